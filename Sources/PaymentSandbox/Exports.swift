@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: MIT
+// In-process users configure limits and read responses with the HTTP core's types.
+@_exported import SandboxHTTP

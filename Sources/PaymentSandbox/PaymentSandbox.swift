@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import Synchronization
+
+/// The sandbox, in-process: start it on port 0, read ``baseURL``, send requests, stop it.
+///
+/// ```swift
+/// import PaymentSandbox
+/// import Testing
+///
+/// @Test func sandboxAnswersHealth() async throws {
+///     try await PaymentSandbox.withRunning(SandboxConfiguration(port: 0)) { baseURL in
+///         let (_, response) = try await URLSession.shared.data(from: baseURL.appending(path: "__sandbox/health"))
+///         #expect((response as? HTTPURLResponse)?.statusCode == 200)
+///     }
+/// }
+/// ```
+public final class PaymentSandbox: Sendable {
+    public let configuration: SandboxConfiguration
+    private let server: HTTPServer
+    private let started = Mutex<URL?>(nil)
+
+    public init(configuration: SandboxConfiguration = SandboxConfiguration(port: 0)) {
+        self.configuration = configuration
+        var router = Router()
+        ControlRoutes(startedAt: .now).add(to: &router)
+        self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger)
+    }
+
+    /// Binds and starts serving. Returns the base URL, e.g. `http://127.0.0.1:53187`.
+    @discardableResult
+    public func start() throws -> URL {
+        let port = try server.start()
+        let url = PaymentSandbox.baseURL(host: configuration.http.host, port: port)
+        started.withLock { $0 = url }
+        return url
+    }
+
+    /// The base URL while running.
+    public var baseURL: URL? { started.withLock { $0 } }
+
+    /// Stops accepting, finishes requests in flight (within the grace period) and releases every socket and thread.
+    public func stop() async {
+        await server.stop()
+        started.withLock { $0 = nil }
+    }
+
+    /// Starts a sandbox, runs `body` with its base URL and stops it, also when `body` throws.
+    public static func withRunning<T>(
+        _ configuration: SandboxConfiguration = SandboxConfiguration(port: 0),
+        _ body: (URL) async throws -> T
+    ) async throws -> T {
+        let sandbox = PaymentSandbox(configuration: configuration)
+        let url = try sandbox.start()
+        do {
+            let result = try await body(url)
+            await sandbox.stop()
+            return result
+        } catch {
+            await sandbox.stop()
+            throw error
+        }
+    }
+
+    /// A URL clients can use: wildcard binds are reached over loopback; IPv6 literals get brackets.
+    static func baseURL(host: String, port: Int) -> URL {
+        let reachable: String
+        switch host {
+        case "", "0.0.0.0": reachable = "127.0.0.1"
+        case "::": reachable = "[::1]"
+        default: reachable = host.contains(":") ? "[\(host)]" : host
+        }
+        return URL(string: "http://\(reachable):\(port)")!
+    }
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// How a sandbox instance listens and what it loads. Each instance owns its state: run as many as you like.
+///
+/// ```swift
+/// var configuration = SandboxConfiguration(port: 0)   // any free port
+/// configuration.http.limits.maxBodyBytes = 1 << 20
+/// ```
+public struct SandboxConfiguration: Sendable {
+    /// Address, port, limits and timeouts of the HTTP server.
+    public var http: HTTPServerConfiguration
+    /// Scenario directories in load order: the bundled one first, then each `--scenarios DIR`.
+    public var scenarioDirectories: [URL]
+    /// Request and event log; nil logs nothing (the default in-process).
+    public var logger: (any HTTPServerLogger)?
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, scenarioDirectories: [URL] = [],
+        logger: (any HTTPServerLogger)? = nil
+    ) {
+        self.http = HTTPServerConfiguration(host: host, port: port)
+        self.scenarioDirectories = scenarioDirectories
+        self.logger = logger
+    }
+
+    public var host: String {
+        get { http.host }
+        set { http.host = newValue }
+    }
+
+    public var port: Int {
+        get { http.port }
+        set { http.port = newValue }
+    }
+}

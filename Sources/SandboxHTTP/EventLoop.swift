@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One thread polling a set of connections. Loop 0 also owns the listening socket and hands new
+/// connections to the loops in turn.
+///
+/// Thread confinement: everything but `inbox`, `wakePending` and the wake pipe's write end is touched
+/// only by this loop's thread (or before it starts). Other threads reach the loop only through
+/// ``submit(_:)``, ``submitConnection(_:)`` and ``requestStop(deadline:)``, which go through the
+/// mutex-guarded inbox. That is why the class is `@unchecked Sendable`.
+final class EventLoop: @unchecked Sendable {
+    let index: Int
+    let shared: ServerShared
+    private let exits: LoopExitTracker
+
+    // Cross-thread.
+    private let inbox = Mutex(Inbox())
+    private let wakePending = Atomic<Bool>(false)
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    private struct Inbox {
+        var connections: [Int32] = []
+        var completions: [Completion] = []
+        var stopDeadline: UInt64?
+    }
+
+    struct Completion: Sendable {
+        var connectionID: UInt64
+        var fd: Int32
+        var sequence: Int
+        var response: HTTPResponse
+    }
+
+    // Loop-thread state.
+    private var connections: [Int32: HTTPConnection] = [:]
+    private var listener: Int32 = -1
+    private var siblings: [EventLoop] = []
+    private var nextSibling = 0
+    private var acceptPausedUntil: UInt64 = 0
+    private var pollSet: [pollfd] = []
+    private var pollOwners: [HTTPConnection?] = []
+    private var nextTimerCheck: UInt64 = 0
+    private(set) var stopDeadline: UInt64?
+    private(set) var dateCache = HTTPDateCache()
+    let readBuffer: UnsafeMutableRawBufferPointer
+    let timerResolution: UInt64
+
+    init?(index: Int, shared: ServerShared, exits: LoopExitTracker) {
+        guard let pipe = Platform.pipe() else { return nil }
+        Socket.setNonBlocking(pipe.read)
+        Socket.setNonBlocking(pipe.write)
+        self.index = index
+        self.shared = shared
+        self.exits = exits
+        self.wakeRead = pipe.read
+        self.wakeWrite = pipe.write
+        self.readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        let configuration = shared.configuration
+        // Check deadlines often enough for the shortest configured timeout, at most every 100 ms.
+        let shortest = [configuration.headTimeout, configuration.bodyIdleTimeout, configuration.idleTimeout,
+                        configuration.writeTimeout, configuration.handlerTimeout, configuration.lingerTimeout]
+            .map(\.nanoseconds).min() ?? 100_000_000
+        self.timerResolution = max(5_000_000, min(100_000_000, shortest / 4))
+    }
+
+    /// Called before the threads start.
+    func adoptListener(_ fd: Int32, siblings: [EventLoop]) {
+        listener = fd
+        self.siblings = siblings
+    }
+
+    /// Frees what `init` took when the server fails to start before this loop's thread ran.
+    func discardUnstarted() {
+        _ = Platform.close(wakeRead)
+        _ = Platform.close(wakeWrite)
+        readBuffer.deallocate()
+    }
+
+    // MARK: Cross-thread entry points
+
+    func submit(_ completion: Completion) {
+        inbox.withLock { $0.completions.append(completion) }
+        wake()
+    }
+
+    func submitConnection(_ fd: Int32) {
+        inbox.withLock { $0.connections.append(fd) }
+        wake()
+    }
+
+    func requestStop(deadline: UInt64) {
+        inbox.withLock { $0.stopDeadline = deadline }
+        wake()
+    }
+
+    private func wake() {
+        // One byte in the pipe is enough until the loop has drained it.
+        if !wakePending.exchange(true, ordering: .acquiringAndReleasing) {
+            var byte: UInt8 = 1
+            _ = Platform.write(wakeWrite, &byte, 1)
+        }
+    }
+
+    // MARK: The loop
+
+    func run() {
+        while true {
+            drainInbox()
+            if let stopDeadline {
+                if connections.isEmpty || Socket.now() >= stopDeadline { break }
+            }
+            buildPollSet()
+            let ready = pollSet.withUnsafeMutableBufferPointer { Platform.poll($0.baseAddress!, $0.count, pollTimeout()) }
+            if ready > 0 { dispatchReadyEvents() }
+            let now = Socket.now()
+            if now >= nextTimerCheck {
+                nextTimerCheck = now + timerResolution
+                checkDeadlines(now: now)
+            }
+        }
+        for connection in Array(connections.values) { connection.close() }
+        if listener >= 0 { _ = Platform.close(listener) }
+        _ = Platform.close(wakeRead)
+        _ = Platform.close(wakeWrite)
+        readBuffer.deallocate()
+        exits.loopExited()
+    }
+
+    private func buildPollSet() {
+        pollSet.removeAll(keepingCapacity: true)
+        pollOwners.removeAll(keepingCapacity: true)
+        pollSet.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
+        pollOwners.append(nil)
+        if listener >= 0 && Socket.now() >= acceptPausedUntil {
+            pollSet.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+            pollOwners.append(nil)
+        }
+        for connection in connections.values {
+            var events: Int16 = 0
+            if connection.wantsRead { events |= Int16(POLLIN) }
+            if connection.wantsWrite { events |= Int16(POLLOUT) }
+            // A connection waiting on its handler is left out: poll would report a hang-up on it
+            // over and over. The handler's answer finds out whether the peer is still there.
+            guard events != 0 else { continue }
+            pollSet.append(pollfd(fd: connection.fd, events: events, revents: 0))
+            pollOwners.append(connection)
+        }
+    }
+
+    private func pollTimeout() -> Int32 {
+        if let stopDeadline {
+            let now = Socket.now()
+            return stopDeadline > now ? Int32(min(1000, (stopDeadline - now) / 1_000_000 + 1)) : 0
+        }
+        if listener >= 0 && acceptPausedUntil > 0 { return Int32(timerResolution / 1_000_000) }
+        return connections.isEmpty ? 1000 : Int32(max(1, timerResolution / 1_000_000))
+    }
+
+    private func dispatchReadyEvents() {
+        for index in pollSet.indices {
+            let revents = pollSet[index].revents
+            guard revents != 0 else { continue }
+            let fd = pollSet[index].fd
+            if let connection = pollOwners[index] {
+                guard !connection.isClosed else { continue }
+                if revents & Int16(POLLNVAL) != 0 {
+                    connection.close()
+                    continue
+                }
+                if revents & Int16(POLLOUT) != 0 { connection.onWritable() }
+                if !connection.isClosed, revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { connection.onReadable() }
+            } else if fd == wakeRead {
+                drainWakePipe()
+            } else if fd == listener {
+                acceptConnections()
+            }
+        }
+    }
+
+    private func drainWakePipe() {
+        var scratch = [UInt8](repeating: 0, count: 64)
+        wakePending.store(false, ordering: .sequentiallyConsistent)
+        while Platform.read(wakeRead, &scratch, scratch.count) > 0 {}
+        drainInbox()
+    }
+
+    private func drainInbox() {
+        let taken = inbox.withLock { inbox -> Inbox in
+            let taken = inbox
+            inbox.connections.removeAll()
+            inbox.completions.removeAll()
+            return taken
+        }
+        if let deadline = taken.stopDeadline, stopDeadline == nil { beginStop(deadline: deadline) }
+        for fd in taken.connections { adopt(fd) }
+        for completion in taken.completions {
+            guard let connection = connections[completion.fd], connection.id == completion.connectionID else { continue }
+            connection.complete(sequence: completion.sequence, response: completion.response)
+        }
+    }
+
+    private func beginStop(deadline: UInt64) {
+        stopDeadline = deadline
+        if listener >= 0 {
+            _ = Platform.close(listener)
+            listener = -1
+        }
+        for connection in Array(connections.values) { connection.beginShutdown() }
+    }
+
+    // MARK: Connections
+
+    private func acceptConnections() {
+        let configuration = shared.configuration
+        // A bounded batch per wake-up keeps a connection storm from starving established connections.
+        for _ in 0..<128 {
+            switch Socket.accept(listener) {
+            case .accepted(let fd):
+                if shared.openConnections.load(ordering: .relaxed) >= configuration.maxConnections {
+                    refuseOverCapacity(fd)
+                    continue
+                }
+                shared.openConnections.add(1, ordering: .relaxed)
+                let target = siblings[nextSibling % siblings.count]
+                nextSibling &+= 1
+                if target === self { adopt(fd) } else { target.submitConnection(fd) }
+            case .wouldBlock:
+                return
+            case .outOfDescriptors:
+                // EMFILE / ENFILE: leave the rest in the backlog and try again shortly instead of spinning.
+                acceptPausedUntil = Socket.now() + 100_000_000
+                shared.logger?.log(.warning, "out of file descriptors; pausing accept for 100 ms")
+                return
+            case .failed:
+                return
+            }
+        }
+    }
+
+    private func adopt(_ fd: Int32) {
+        if stopDeadline != nil {
+            _ = Platform.close(fd)
+            shared.openConnections.subtract(1, ordering: .relaxed)
+            return
+        }
+        let id = shared.nextConnectionID.add(1, ordering: .relaxed).newValue
+        let connection = HTTPConnection(fd: fd, id: id, loop: self)
+        connections[fd] = connection
+        // Bytes may already be waiting; read them now rather than after the next poll.
+        connection.onReadable()
+    }
+
+    func connectionClosed(_ connection: HTTPConnection) {
+        if connections[connection.fd] === connection {
+            connections.removeValue(forKey: connection.fd)
+            shared.openConnections.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Over the connection cap: a 503 in one write, then close. The connection never reaches a loop.
+    private func refuseOverCapacity(_ fd: Int32) {
+        var response = HTTPResponse.json(
+            JSONText.object([("error", .string("Service Unavailable")),
+                             ("message", .string("connection limit of \(shared.configuration.maxConnections) reached")),
+                             ("status", .int(503))]).data,
+            status: .serviceUnavailable)
+        response.headers.add(name: "Retry-After", value: "1")
+        var bytes: [UInt8] = []
+        ResponseSerializer.write(response, requestMethod: .get, requestVersion: .http1_1, keepAlive: false,
+                                 date: dateCache.current(), into: &bytes)
+        _ = bytes.withUnsafeBytes { Socket.write(fd, $0) }
+        // Read what the client already sent so close() does not turn into a reset that hides the 503.
+        _ = Socket.read(fd, into: readBuffer)
+        Platform.shutdownWrite(fd)
+        _ = Platform.close(fd)
+        shared.logger?.log(.warning, "refused a connection: limit of \(shared.configuration.maxConnections) reached")
+    }
+
+    private func checkDeadlines(now: UInt64) {
+        for connection in Array(connections.values) where connection.deadline <= now && !connection.isClosed {
+            connection.deadlinePassed()
+        }
+    }
+
+    func currentDate() -> [UInt8] { dateCache.current() }
+}

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// One client connection, confined to its event loop's thread. Requests are answered strictly in order:
+/// while a handler runs, the connection reads nothing more (pipelined bytes wait in the parser).
+final class HTTPConnection {
+    let fd: Int32
+    let id: UInt64
+    unowned let loop: EventLoop
+
+    private var parser: HTTPRequestParser
+    private var output: [UInt8] = []
+    private var outputSent = 0
+    private var phase: Phase = .reading
+    private var closeAfterFlush = false
+    private var peerClosed = false
+    private var requestsAnswered = 0
+    private var inFlight: InFlight?
+    private var sequence = 0
+    private var lingerBytes = 0
+
+    private(set) var deadline: UInt64
+    private var deadlineKind: DeadlineKind
+
+    private enum Phase { case reading, handling, lingering, closed }
+    private enum DeadlineKind { case head, body, idle, handler, write, linger }
+
+    private struct InFlight {
+        var request: HTTPRequest
+        var started: UInt64
+        var task: Task<Void, Never>?
+    }
+
+    /// Output beyond this stops reading pipelined requests until the client has read some.
+    private static let outputHighWater = 1 << 20
+
+    init(fd: Int32, id: UInt64, loop: EventLoop) {
+        self.fd = fd
+        self.id = id
+        self.loop = loop
+        self.parser = HTTPRequestParser(limits: loop.shared.configuration.limits, idPrefix: String(id, radix: 36) + "-")
+        self.deadlineKind = .head
+        self.deadline = Socket.now() + loop.shared.configuration.headTimeout.nanoseconds
+    }
+
+    var isClosed: Bool { phase == .closed }
+    var wantsRead: Bool {
+        switch phase {
+        case .reading: !peerClosed && !closeAfterFlush && output.count - outputSent < Self.outputHighWater
+        case .lingering: true
+        case .handling, .closed: false
+        }
+    }
+    var wantsWrite: Bool { phase != .closed && outputSent < output.count }
+
+    private var configuration: HTTPServerConfiguration { loop.shared.configuration }
+
+    // MARK: Events from the loop
+
+    func onReadable() {
+        switch phase {
+        case .reading:
+            var progressed = false
+            readLoop: for _ in 0..<4 {
+                switch Socket.read(fd, into: loop.readBuffer) {
+                case .bytes(let count):
+                    parser.append(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
+                    progressed = true
+                    if count < loop.readBuffer.count { break readLoop }
+                case .wouldBlock:
+                    break readLoop
+                case .closed:
+                    peerClosed = true
+                    break readLoop
+                }
+            }
+            processInput(progressed: progressed)
+            if phase == .reading && peerClosed && !wantsWrite { close() }
+        case .lingering:
+            // Discard what the client still sends after our final answer, until it closes.
+            while true {
+                switch Socket.read(fd, into: loop.readBuffer) {
+                case .bytes(let count):
+                    lingerBytes += count
+                    if lingerBytes > 4 << 20 { close(); return }
+                case .wouldBlock: return
+                case .closed: close(); return
+                }
+            }
+        case .handling, .closed:
+            return
+        }
+    }
+
+    func onWritable() { flush() }
+
+    /// The handler's answer arrived from its task.
+    func complete(sequence: Int, response: HTTPResponse) {
+        guard phase == .handling, sequence == self.sequence, let inFlight else { return }
+        self.inFlight = nil
+        phase = .reading
+        finish(inFlight.request, response, started: inFlight.started)
+        processInput(progressed: false)
+        flush()
+    }
+
+    func deadlinePassed() {
+        switch deadlineKind {
+        case .idle, .write, .linger:
+            close()
+        case .head:
+            // Nothing received at all: just close. Part of a head: 408 (slowloris).
+            if parser.isMidRequest {
+                answerAndClose(HTTPError(.requestTimeout, "request head not received within \(configuration.headTimeout)", kind: .malformedRequest), request: nil)
+            } else {
+                close()
+            }
+        case .body:
+            answerAndClose(HTTPError(.requestTimeout, "request body stalled for \(configuration.bodyIdleTimeout)", kind: .malformedRequest),
+                           request: parser.pendingHead)
+        case .handler:
+            guard let inFlight else { return }
+            inFlight.task?.cancel()
+            self.inFlight = nil
+            phase = .reading
+            let error = HTTPError(.serviceUnavailable, "handler did not answer within \(configuration.handlerTimeout)", kind: .handlerTimeout)
+            closeAfterFlush = true
+            finish(inFlight.request, loop.shared.router.errorRenderer(forPath: inFlight.request.path).render(error, for: inFlight.request),
+                   started: inFlight.started)
+            flush()
+        }
+    }
+
+    /// The server is stopping: idle connections close now, busy ones after their current answer.
+    func beginShutdown() {
+        switch phase {
+        case .reading where !parser.isMidRequest && !wantsWrite:
+            close()
+        case .lingering, .closed:
+            break
+        default:
+            break  // finish() sees the loop stopping and answers with Connection: close.
+        }
+    }
+
+    // MARK: Requests
+
+    private func processInput(progressed: Bool) {
+        while phase == .reading && !closeAfterFlush && output.count - outputSent < Self.outputHighWater {
+            let event: HTTPParserEvent?
+            do {
+                event = try parser.next()
+            } catch {
+                answerAndClose(HTTPError(error.status, error.reason, kind: .malformedRequest), request: error.head)
+                return
+            }
+            guard let event else { break }
+            switch event {
+            case .continueExpected:
+                output.append(contentsOf: ResponseSerializer.continueResponse)
+            case .request(let request):
+                dispatch(request)
+            }
+        }
+        flush()
+        updateReadDeadline(progressed: progressed)
+    }
+
+    private func dispatch(_ request: HTTPRequest) {
+        let started = Socket.now()
+        var request = request
+        let router = loop.shared.router
+        switch router.resolve(&request) {
+        case .error(let error):
+            finish(request, router.errorRenderer(forPath: request.path).render(error, for: request), started: started)
+        case .handler(.immediate(let handler)):
+            let response: HTTPResponse
+            do { response = try handler(request) } catch { response = router.response(for: error, to: request) }
+            finish(request, response, started: started)
+        case .handler(.async(let handler)):
+            sequence += 1
+            phase = .handling
+            setDeadline(.handler, after: configuration.handlerTimeout)
+            let loop = self.loop, id = self.id, fd = self.fd, sequence = self.sequence
+            let task = Task {
+                let response: HTTPResponse
+                do { response = try await handler(request) } catch { response = router.response(for: error, to: request) }
+                loop.submit(EventLoop.Completion(connectionID: id, fd: fd, sequence: sequence, response: response))
+            }
+            inFlight = InFlight(request: request, started: started, task: task)
+        }
+    }
+
+    /// Queues the answer to `request` and logs it.
+    private func finish(_ request: HTTPRequest, _ response: HTTPResponse, started: UInt64) {
+        let keepAlive = request.wantsKeepAlive && !response.closesConnection && !parser.isFinished
+            && !closeAfterFlush && loop.stopDeadline == nil
+        let before = output.count
+        ResponseSerializer.write(response, requestMethod: request.method, requestVersion: request.version,
+                                 keepAlive: keepAlive, date: loop.currentDate(), into: &output)
+        if !keepAlive { closeAfterFlush = true }
+        requestsAnswered += 1
+        log(request.id, request.method.rawValue, request.path, response.status.code, started: started, bytes: output.count - before)
+    }
+
+    /// Answers a protocol error (bad framing, limits, timeouts) in the format of the API the path belongs to, then closes.
+    private func answerAndClose(_ error: HTTPError, request: HTTPRequest?) {
+        let started = Socket.now()
+        let subject = request ?? HTTPRequest(placeholderWithID: "\(String(id, radix: 36))-err")
+        var response = loop.shared.router.errorRenderer(forPath: request?.path ?? "").render(error, for: subject)
+        response.closesConnection = true
+        closeAfterFlush = true
+        let before = output.count
+        ResponseSerializer.write(response, requestMethod: subject.method, requestVersion: subject.version,
+                                 keepAlive: false, date: loop.currentDate(), into: &output)
+        log(subject.id, request?.method.rawValue ?? "-", request?.path ?? "-", response.status.code, started: started,
+            bytes: output.count - before)
+        flush()
+    }
+
+    private func log(_ requestID: String, _ method: String, _ path: String, _ status: Int, started: UInt64, bytes: Int) {
+        guard let logger = loop.shared.logger else { return }
+        let elapsed = Double(Socket.now() - started) / 1e9
+        logger.logRequest(RequestLogEntry(requestID: requestID, method: method, path: path, status: status,
+                                          durationSeconds: elapsed, responseBytes: bytes))
+    }
+
+    // MARK: Output
+
+    private func flush() {
+        guard phase != .closed else { return }
+        var progressed = false
+        while outputSent < output.count {
+            let result = output.withUnsafeBytes { Socket.write(fd, UnsafeRawBufferPointer(rebasing: $0[outputSent...])) }
+            switch result {
+            case .bytes(let count):
+                outputSent += count
+                progressed = true
+            case .wouldBlock:
+                if deadlineKind != .write || progressed { setDeadline(.write, after: configuration.writeTimeout) }
+                return
+            case .closed:
+                close()
+                return
+            }
+        }
+        if output.capacity > 1 << 20 { output = [] } else { output.removeAll(keepingCapacity: true) }
+        outputSent = 0
+        if closeAfterFlush && phase == .reading {
+            beginLingeringClose()
+        } else if progressed && phase == .reading {
+            updateReadDeadline(progressed: false)
+        }
+    }
+
+    private func beginLingeringClose() {
+        if peerClosed || loop.stopDeadline != nil {
+            close()
+            return
+        }
+        Platform.shutdownWrite(fd)
+        phase = .lingering
+        setDeadline(.linger, after: configuration.lingerTimeout)
+    }
+
+    private func updateReadDeadline(progressed: Bool) {
+        guard phase == .reading, !closeAfterFlush, !wantsWrite else { return }
+        if parser.isAwaitingBody {
+            if deadlineKind != .body || progressed { setDeadline(.body, after: configuration.bodyIdleTimeout) }
+        } else if parser.isMidRequest {
+            // Set once when the head starts: trickling bytes does not extend it.
+            if deadlineKind != .head { setDeadline(.head, after: configuration.headTimeout) }
+        } else if requestsAnswered > 0 && deadlineKind != .idle {
+            setDeadline(.idle, after: configuration.idleTimeout)
+        }
+    }
+
+    private func setDeadline(_ kind: DeadlineKind, after duration: Duration) {
+        deadlineKind = kind
+        deadline = Socket.now() + duration.nanoseconds
+    }
+
+    func close() {
+        guard phase != .closed else { return }
+        phase = .closed
+        inFlight?.task?.cancel()
+        inFlight = nil
+        _ = Platform.close(fd)
+        loop.connectionClosed(self)
+    }
+}
+
+extension HTTPRequest {
+    /// Stands in for a request whose head could not be read, so an error can still be rendered.
+    init(placeholderWithID id: String) {
+        self.method = .get
+        self.target = "/"
+        self.path = "/"
+        self.rawPath = "/"
+        self.query = []
+        self.version = .http1_1
+        self.headers = [:]
+        self.body = Data()
+        self.trailers = [:]
+        self.parameters = RouteParameters()
+        self.id = id
+    }
+}

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+
+/// An error that knows how to answer the client. Provider errors (Klarna's envelope, Swedbank Pay's
+/// RFC 7807 problems) conform to it, and the server renders whatever a handler throws through it.
+public protocol HTTPResponseError: Error {
+    func response(for request: HTTPRequest) -> HTTPResponse
+}
+
+/// A protocol-level failure that is not tied to a provider: unknown route, wrong method, bad framing,
+/// limits, timeouts. The router's ``HTTPErrorRenderer`` for the request's path turns it into a response,
+/// so each faked API answers in its own error format.
+public struct HTTPError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        case notFound
+        case methodNotAllowed(allowed: [HTTPMethod])
+        /// Bad framing or syntax found by the parser (400, 413, 431, 408, 501, 505, 417).
+        case malformedRequest
+        case handlerTimeout
+        case internalError
+        case other
+    }
+
+    public var status: HTTPStatus
+    public var kind: Kind
+    public var message: String
+
+    public init(_ status: HTTPStatus, _ message: String, kind: Kind = .other) {
+        self.status = status
+        self.message = message
+        self.kind = kind
+    }
+
+    public static func notFound(_ path: String) -> HTTPError {
+        HTTPError(.notFound, "No route for \(path)", kind: .notFound)
+    }
+    public static func methodNotAllowed(_ method: HTTPMethod, allowed: [HTTPMethod]) -> HTTPError {
+        HTTPError(.methodNotAllowed, "Method \(method) is not allowed here", kind: .methodNotAllowed(allowed: allowed))
+    }
+    public var description: String { "\(status.code) \(message)" }
+}
+
+/// Renders protocol-level errors in one API's own format. Registered on a ``Router`` per path prefix.
+public protocol HTTPErrorRenderer: Sendable {
+    func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse
+}
+
+/// The renderer used where no provider claims the path: a small JSON body.
+public struct DefaultErrorRenderer: HTTPErrorRenderer {
+    public init() {}
+    public func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
+        var response = HTTPResponse.json(
+            JSONText.object([
+                ("error", .string(error.status.reasonPhrase)),
+                ("message", .string(error.message)),
+                ("status", .int(error.status.code)),
+            ]).data,
+            status: error.status)
+        if case let .methodNotAllowed(allowed) = error.kind {
+            response.headers.set(name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", "))
+        }
+        return response
+    }
+}

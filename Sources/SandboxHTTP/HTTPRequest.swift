@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// A fully received HTTP request: head, body and any chunked trailers.
+public struct HTTPRequest: Sendable {
+    public var method: HTTPMethod
+    /// The request-target exactly as it appeared on the request line.
+    public var target: String
+    /// The percent-decoded path ("/payments/v1/sessions"); "*" for `OPTIONS *`.
+    public var path: String
+    /// The path as sent, still percent-encoded; routing splits this on "/" before decoding each segment.
+    public var rawPath: String
+    /// Query parameters in order, percent-decoded, "+" read as a space (HTML form rules).
+    public var query: [QueryItem]
+    public var version: HTTPVersion
+    public var headers: HTTPHeaders
+    public var body: Data
+    /// Trailer fields of a chunked body (RFC 9112 §7.1.2).
+    public var trailers: HTTPHeaders
+    /// Values bound by the route pattern (":name" segments).
+    public var parameters: RouteParameters
+    /// A short id unique within this server, for logs and correlation ids.
+    public var id: String
+
+    public struct QueryItem: Sendable, Equatable {
+        public var name: String
+        public var value: String
+        public init(name: String, value: String) { self.name = name; self.value = value }
+    }
+
+    public init(
+        method: HTTPMethod, target: String, version: HTTPVersion = .http1_1, headers: HTTPHeaders = [:],
+        body: Data = Data(), trailers: HTTPHeaders = [:], id: String = "test"
+    ) throws(HTTPRequestTargetError) {
+        let parsed = try RequestTarget.parse(target, method: method)
+        self.method = method
+        self.target = target
+        self.path = parsed.path
+        self.rawPath = parsed.rawPath
+        self.query = parsed.query
+        self.version = version
+        self.headers = headers
+        self.body = body
+        self.trailers = trailers
+        self.parameters = RouteParameters()
+        self.id = id
+    }
+
+    /// The first query value named `name`.
+    public func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
+
+    /// Whether the connection stays open after this request (RFC 9112 §9.3).
+    public var wantsKeepAlive: Bool {
+        let connection = headers.tokens(for: "Connection")
+        if version == .http1_0 { return connection.contains("keep-alive") }
+        return !connection.contains("close")
+    }
+}
+
+/// Values bound by a route's ":name" segments, percent-decoded.
+public struct RouteParameters: Sendable, Equatable {
+    public private(set) var values: [(name: String, value: String)] = []
+    public init() {}
+    public subscript(name: String) -> String? { values.first { $0.name == name }?.value }
+    mutating func append(name: String, value: String) { values.append((name, value)) }
+    /// The value of `name`, or a 400 if the route has no such parameter (a programming error in a route).
+    public func require(_ name: String) throws -> String {
+        guard let value = self[name] else { throw HTTPError(.internalServerError, "route has no parameter \(name)") }
+        return value
+    }
+    public static func == (lhs: RouteParameters, rhs: RouteParameters) -> Bool {
+        lhs.values.elementsEqual(rhs.values) { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+public struct HTTPRequestTargetError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var reason: String
+    public var description: String { reason }
+}
+
+/// Splits a request-target into path and query (RFC 9112 §3.2): origin-form, absolute-form,
+/// asterisk-form (OPTIONS only) and authority-form (CONNECT only).
+enum RequestTarget {
+    struct Parsed { var rawPath: String; var path: String; var query: [HTTPRequest.QueryItem] }
+
+    static func parse(_ target: String, method: HTTPMethod) throws(HTTPRequestTargetError) -> Parsed {
+        if target == "*" {
+            guard method == .options else { throw HTTPRequestTargetError(reason: "asterisk-form is only for OPTIONS") }
+            return Parsed(rawPath: "*", path: "*", query: [])
+        }
+        if method == .connect {
+            // authority-form: host:port. Routed as is; nothing here tunnels.
+            return Parsed(rawPath: target, path: target, query: [])
+        }
+        var rest = Substring(target)
+        if !rest.hasPrefix("/") {
+            // absolute-form: scheme "://" authority path-abempty [ "?" query ]
+            guard let schemeEnd = rest.range(of: "://"),
+                  rest[..<schemeEnd.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
+                  !rest[..<schemeEnd.lowerBound].isEmpty
+            else { throw HTTPRequestTargetError(reason: "request-target must start with \"/\"") }
+            rest = rest[schemeEnd.upperBound...]
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+            guard authorityEnd != rest.startIndex else { throw HTTPRequestTargetError(reason: "absolute-form without a host") }
+            rest = rest[authorityEnd...]
+            if !rest.hasPrefix("/") { rest = "/" + rest }
+        }
+        let queryStart = rest.firstIndex(of: "?")
+        let rawPath = String(rest[..<(queryStart ?? rest.endIndex)])
+        guard let path = percentDecode(rawPath, plusAsSpace: false) else {
+            throw HTTPRequestTargetError(reason: "invalid percent-encoding in path")
+        }
+        var query: [HTTPRequest.QueryItem] = []
+        if let queryStart {
+            for pair in rest[rest.index(after: queryStart)...].split(separator: "&", omittingEmptySubsequences: true) {
+                let equals = pair.firstIndex(of: "=")
+                let rawName = pair[..<(equals ?? pair.endIndex)]
+                let rawValue = equals.map { pair[pair.index(after: $0)...] } ?? ""
+                guard let name = percentDecode(rawName, plusAsSpace: true),
+                      let value = percentDecode(rawValue, plusAsSpace: true)
+                else { throw HTTPRequestTargetError(reason: "invalid percent-encoding in query") }
+                query.append(.init(name: name, value: value))
+            }
+        }
+        return Parsed(rawPath: rawPath, path: path, query: query)
+    }
+
+    /// Decodes %XX escapes; nil for a broken escape or bytes that are not UTF-8.
+    static func percentDecode(_ text: some StringProtocol, plusAsSpace: Bool) -> String? {
+        let utf8 = text.utf8
+        if !utf8.contains(UInt8(ascii: "%")) && !(plusAsSpace && utf8.contains(UInt8(ascii: "+"))) {
+            return String(text)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
+                bytes.append(high << 4 | low)
+            case UInt8(ascii: "+") where plusAsSpace: bytes.append(UInt8(ascii: " "))
+            default: bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// Limits the parser enforces while bytes arrive, before anything is buffered past them.
+public struct HTTPParserLimits: Sendable, Equatable {
+    /// Request line plus header fields, and separately the trailer section (431 past it).
+    public var maxHeadBytes: Int
+    /// Decoded body bytes (413 past it, sent as soon as the head or a chunk size shows it).
+    public var maxBodyBytes: Int
+    /// Header field lines (431 past it).
+    public var maxHeaderCount: Int
+
+    public init(maxHeadBytes: Int = 64 * 1024, maxBodyBytes: Int = 8 * 1024 * 1024, maxHeaderCount: Int = 256) {
+        self.maxHeadBytes = maxHeadBytes
+        self.maxBodyBytes = maxBodyBytes
+        self.maxHeaderCount = maxHeaderCount
+    }
+}
+
+/// Why a request could not be read. The connection is closed after the error is answered.
+public struct HTTPParseError: Error, Sendable, CustomStringConvertible {
+    public var status: HTTPStatus
+    public var reason: String
+    /// The request head when the error came after it (413 on a body, bad chunk framing), so the error
+    /// can be rendered in the format of the API the request was for, and logged with its path.
+    public var head: HTTPRequest?
+
+    public init(_ status: HTTPStatus, _ reason: String, head: HTTPRequest? = nil) {
+        self.status = status
+        self.reason = reason
+        self.head = head
+    }
+    public var description: String { "\(status.code) \(reason)" }
+}
+
+public enum HTTPParserEvent: Sendable {
+    /// The head asked for `Expect: 100-continue` and the body has not arrived yet: send `100 Continue`.
+    case continueExpected
+    /// A whole request, body and trailers included.
+    case request(HTTPRequest)
+}
+
+/// An incremental HTTP/1.1 request parser (RFC 9112). Feed it bytes as they arrive with ``append(_:)``
+/// and pull events with ``next()`` until it returns nil (more bytes needed).
+///
+/// Strict where leniency enables request smuggling: CRLF only (no bare CR or LF), no whitespace before
+/// a header colon, no obsolete line folding, Content-Length and Transfer-Encoding never together,
+/// `chunked` must be the only transfer coding, Content-Length must be one non-negative decimal value.
+/// After a request that ends the connection (`Connection: close`, HTTP/1.0 without keep-alive, CONNECT,
+/// Upgrade) it reads nothing more, as llhttp does.
+public struct HTTPRequestParser: Sendable {
+    public let limits: HTTPParserLimits
+
+    private var buffer: [UInt8] = []
+    /// Index of the first unconsumed byte.
+    private var start = 0
+    private var state: State = .head(HeadScan())
+    private var requestCounter = 0
+    private let idPrefix: String
+
+    private enum State: Sendable {
+        case head(HeadScan)
+        case body(HTTPRequest, BodyFraming, continueSent: Bool)
+        case closed
+        case failed
+    }
+
+    private enum BodyFraming: Sendable {
+        case length(Int)
+        case chunked(ChunkedBody)
+    }
+
+    private struct ChunkedBody: Sendable {
+        enum Step: Sendable { case size, data(Int), dataEnd, trailers(HeadScan) }
+        var step: Step = .size
+        var body: [UInt8] = []
+    }
+
+    /// Where the search for the end of a header section stopped, so bytes are scanned once.
+    private struct HeadScan: Sendable {
+        var scanOffset = 0
+        var lineStartOffset = 0
+        var lineCount = 0
+    }
+
+    /// - Parameter idPrefix: request ids are `idPrefix` followed by a counter.
+    public init(limits: HTTPParserLimits = HTTPParserLimits(), idPrefix: String = "") {
+        self.limits = limits
+        self.idPrefix = idPrefix
+    }
+
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        switch state {
+        case .closed, .failed: return
+        default: buffer.append(contentsOf: bytes)
+        }
+    }
+
+    public mutating func append(contentsOf bytes: some Sequence<UInt8>) {
+        switch state {
+        case .closed, .failed: return
+        default: buffer.append(contentsOf: bytes)
+        }
+    }
+
+    /// True while part of a request has arrived but not all of it (a head or body in progress).
+    public var isMidRequest: Bool {
+        switch state {
+        case .body: return true
+        case .head: return buffer.count > start
+        case .closed, .failed: return false
+        }
+    }
+
+    /// True when a head has been read and its body is still arriving.
+    public var isAwaitingBody: Bool {
+        if case .body = state { return true }
+        return false
+    }
+
+    /// The head whose body is still arriving, if any.
+    public var pendingHead: HTTPRequest? {
+        if case .body(let request, _, _) = state { return request }
+        return nil
+    }
+
+    /// True once a request has ended the connection or an error was thrown: no more events will come.
+    public var isFinished: Bool {
+        switch state {
+        case .closed, .failed: return true
+        default: return false
+        }
+    }
+
+    /// The next event, or nil when more bytes are needed. After a thrown error the parser is finished.
+    public mutating func next() throws(HTTPParseError) -> HTTPParserEvent? {
+        do {
+            return try step()
+        } catch {
+            state = .failed
+            buffer = []
+            start = 0
+            throw error
+        }
+    }
+
+    private mutating func step() throws(HTTPParseError) -> HTTPParserEvent? {
+        switch state {
+        case .closed, .failed:
+            return nil
+        case .head(var scan):
+            skipLeadingEmptyLines(scan: scan)
+            guard let headEnd = try findSectionEnd(&scan, limit: limits.maxHeadBytes, what: "request head") else {
+                state = .head(scan)
+                return nil
+            }
+            let request = try parseHead(upTo: headEnd)
+            start = headEnd
+            let framing = try bodyFraming(of: request)
+            state = .body(request, framing, continueSent: false)
+            return try step()
+        case .body(var request, let framing, let continueSent):
+            switch framing {
+            case .length(let length):
+                if buffer.count - start >= length {
+                    request.body = Data(buffer[start..<(start + length)])
+                    start += length
+                    return finish(request)
+                }
+            case .chunked(var chunked):
+                if try readChunks(&chunked, request: &request) {
+                    request.body = Data(chunked.body)
+                    return finish(request)
+                }
+                state = .body(request, .chunked(chunked), continueSent: continueSent)
+            }
+            if !continueSent, expectsContinue(request), case .body(let pending, let progress, _) = state {
+                state = .body(pending, progress, continueSent: true)
+                return .continueExpected
+            }
+            return nil
+        }
+    }
+
+    private mutating func finish(_ request: HTTPRequest) -> HTTPParserEvent {
+        let endsConnection = !request.wantsKeepAlive || request.method == .connect
+            || (request.headers.contains("Upgrade") && request.headers.tokens(for: "Connection").contains("upgrade"))
+        if endsConnection {
+            state = .closed
+            buffer = []
+            start = 0
+        } else {
+            state = .head(HeadScan())
+            compact()
+        }
+        return .request(request)
+    }
+
+    private mutating func compact() {
+        if start == buffer.count {
+            if buffer.capacity > 1 << 20 { buffer = [] } else { buffer.removeAll(keepingCapacity: true) }
+            start = 0
+        } else if start > 1 << 16 {
+            buffer.removeSubrange(0..<start)
+            start = 0
+        }
+    }
+
+    /// RFC 9112 §2.2: a server SHOULD ignore at least one empty line received before the request-line.
+    private mutating func skipLeadingEmptyLines(scan: HeadScan) {
+        guard scan.scanOffset == 0 else { return }
+        while buffer.count - start >= 2, buffer[start] == .cr, buffer[start + 1] == .lf { start += 2 }
+    }
+
+    /// Finds the empty line that ends a header section starting at `start`. Returns the index just past it.
+    private func findSectionEnd(_ scan: inout HeadScan, limit: Int, what: String) throws(HTTPParseError) -> Int? {
+        var result: Int?
+        var failure: HTTPParseError?
+        buffer.withUnsafeBufferPointer { bytes in
+            var i = start + scan.scanOffset
+            var lineStart = start + scan.lineStartOffset
+            while i < bytes.count {
+                let byte = bytes[i]
+                if byte == .lf {
+                    guard i > lineStart, bytes[i - 1] == .cr else {
+                        failure = HTTPParseError(.badRequest, "bare LF in \(what)")
+                        return
+                    }
+                    if i - 1 == lineStart {
+                        result = i + 1
+                        return
+                    }
+                    lineStart = i + 1
+                    scan.lineCount += 1
+                    if scan.lineCount > limits.maxHeaderCount + 1 {
+                        failure = HTTPParseError(.requestHeaderFieldsTooLarge, "more than \(limits.maxHeaderCount) header fields")
+                        return
+                    }
+                } else if byte == .cr, i + 1 < bytes.count, bytes[i + 1] != .lf {
+                    failure = HTTPParseError(.badRequest, "bare CR in \(what)")
+                    return
+                }
+                i += 1
+                if i - start > limit {
+                    failure = HTTPParseError(.requestHeaderFieldsTooLarge, "\(what) larger than \(limit) bytes")
+                    return
+                }
+            }
+            scan.scanOffset = i - start
+            scan.lineStartOffset = lineStart - start
+        }
+        if let failure { throw failure }
+        return result
+    }
+
+    // MARK: Head
+
+    private mutating func parseHead(upTo headEnd: Int) throws(HTTPParseError) -> HTTPRequest {
+        // Lines end in CRLF (checked by findSectionEnd); the last line is the empty one.
+        var lines: [Range<Int>] = []
+        var lineStart = start
+        var i = start
+        while i < headEnd {
+            if buffer[i] == .lf {
+                lines.append(lineStart..<(i - 1))
+                lineStart = i + 1
+            }
+            i += 1
+        }
+        lines.removeLast()  // the empty line
+        guard let requestLine = lines.first else { throw HTTPParseError(.badRequest, "missing request line") }
+        let (method, target, version) = try parseRequestLine(requestLine)
+        let headers = try parseFields(lines.dropFirst(), section: "header")
+
+        requestCounter += 1
+        var request: HTTPRequest
+        do {
+            request = try HTTPRequest(method: method, target: target, version: version, headers: headers,
+                                      id: idPrefix + String(requestCounter))
+        } catch {
+            throw HTTPParseError(.badRequest, error.reason)
+        }
+        // RFC 9112 §3.2: a server MUST respond 400 to an HTTP/1.1 request without exactly one Host.
+        let hosts = headers.values(for: "Host")
+        if hosts.count > 1 { throw HTTPParseError(.badRequest, "more than one Host header", head: request) }
+        if version == .http1_1 && hosts.isEmpty { throw HTTPParseError(.badRequest, "missing Host header", head: request) }
+        if let host = hosts.first, host.utf8.contains(where: { $0 == .space || $0 == .tab || $0 == UInt8(ascii: "/") }) {
+            throw HTTPParseError(.badRequest, "invalid Host header", head: request)
+        }
+        return request
+    }
+
+    private func parseRequestLine(_ line: Range<Int>) throws(HTTPParseError) -> (HTTPMethod, String, HTTPVersion) {
+        let bytes = buffer[line]
+        guard let firstSpace = bytes.firstIndex(of: .space) else { throw HTTPParseError(.badRequest, "malformed request line") }
+        let methodBytes = bytes[bytes.startIndex..<firstSpace]
+        guard !methodBytes.isEmpty, methodBytes.allSatisfy(\.isTokenCharacter) else {
+            throw HTTPParseError(.badRequest, "invalid method")
+        }
+        let afterMethod = bytes[(firstSpace + 1)...]
+        guard let secondSpace = afterMethod.firstIndex(of: .space) else { throw HTTPParseError(.badRequest, "malformed request line") }
+        let targetBytes = afterMethod[afterMethod.startIndex..<secondSpace]
+        // request-target: visible ASCII only (RFC 9112 §3.2; RFC 3986 has no raw spaces, controls or non-ASCII).
+        guard !targetBytes.isEmpty, targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw HTTPParseError(.badRequest, "invalid request-target")
+        }
+        let versionBytes = Array(afterMethod[(secondSpace + 1)...])
+        let version: HTTPVersion
+        // HTTP-version = "HTTP" "/" DIGIT "." DIGIT, case-sensitive (RFC 9112 §2.3).
+        if versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8), versionBytes[6] == UInt8(ascii: "."),
+           versionBytes[5].isDigit, versionBytes[7].isDigit {
+            let major = Int(versionBytes[5] - UInt8(ascii: "0")), minor = Int(versionBytes[7] - UInt8(ascii: "0"))
+            guard major == 1 else { throw HTTPParseError(.httpVersionNotSupported, "HTTP/\(major).\(minor) is not supported") }
+            version = HTTPVersion(major: 1, minor: minor == 0 ? 0 : 1)
+        } else {
+            throw HTTPParseError(.badRequest, "invalid HTTP version")
+        }
+        return (HTTPMethod(String(decoding: methodBytes, as: UTF8.self)), String(decoding: targetBytes, as: UTF8.self), version)
+    }
+
+    private func parseFields(_ lines: some Collection<Range<Int>>, section: String) throws(HTTPParseError) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        for line in lines {
+            let bytes = buffer[line]
+            guard let first = bytes.first else { continue }
+            // RFC 9112 §5.2: obs-fold is rejected with 400.
+            if first == .space || first == .tab { throw HTTPParseError(.badRequest, "obsolete line folding in \(section)") }
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
+                throw HTTPParseError(.badRequest, "\(section) field without a colon")
+            }
+            let name = bytes[bytes.startIndex..<colon]
+            // RFC 9112 §5.1: no whitespace between the field name and the colon.
+            guard !name.isEmpty, name.allSatisfy(\.isTokenCharacter) else {
+                throw HTTPParseError(.badRequest, "invalid \(section) field name")
+            }
+            var value = bytes[(colon + 1)...]
+            while let byte = value.first, byte == .space || byte == .tab { value.removeFirst() }
+            while let byte = value.last, byte == .space || byte == .tab { value.removeLast() }
+            guard value.allSatisfy(\.isFieldValueCharacter) else {
+                throw HTTPParseError(.badRequest, "invalid character in \(section) field value")
+            }
+            headers.add(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        }
+        return headers
+    }
+
+    // MARK: Body
+
+    /// RFC 9112 §6.3: how the body's length is determined.
+    private func bodyFraming(of request: HTTPRequest) throws(HTTPParseError) -> BodyFraming {
+        let transferEncodings = request.headers.values(for: "Transfer-Encoding")
+        let contentLengths = request.headers.values(for: "Content-Length")
+        if !transferEncodings.isEmpty {
+            guard contentLengths.isEmpty else {
+                throw HTTPParseError(.badRequest, "both Content-Length and Transfer-Encoding", head: request)
+            }
+            guard request.version == .http1_1 else {
+                throw HTTPParseError(.badRequest, "Transfer-Encoding in an HTTP/1.0 request", head: request)
+            }
+            let codings = request.headers.tokens(for: "Transfer-Encoding")
+            guard codings.last == "chunked", codings.filter({ $0 == "chunked" }).count == 1 else {
+                // §6.3: a final coding other than chunked makes the length undeterminable: 400.
+                throw HTTPParseError(.badRequest, "chunked must be the final transfer coding", head: request)
+            }
+            guard codings.count == 1 else {
+                throw HTTPParseError(.notImplemented, "transfer codings other than chunked are not supported", head: request)
+            }
+            return .chunked(ChunkedBody())
+        }
+        guard !contentLengths.isEmpty else { return .length(0) }
+        var length: Int?
+        for element in contentLengths.flatMap({ $0.split(separator: ",", omittingEmptySubsequences: false) }) {
+            let digits = element.trimmingOWS()
+            guard !digits.isEmpty, digits.utf8.allSatisfy(\.isDigit) else {
+                throw HTTPParseError(.badRequest, "invalid Content-Length", head: request)
+            }
+            // More digits than the limit could ever need: too large, without overflowing.
+            guard digits.utf8.count <= 18, let value = Int(digits) else {
+                throw HTTPParseError(.contentTooLarge, "body larger than \(limits.maxBodyBytes) bytes", head: request)
+            }
+            if let length, length != value { throw HTTPParseError(.badRequest, "conflicting Content-Length values", head: request) }
+            length = value
+        }
+        guard let length else { throw HTTPParseError(.badRequest, "invalid Content-Length", head: request) }
+        if length > limits.maxBodyBytes {
+            throw HTTPParseError(.contentTooLarge, "body larger than \(limits.maxBodyBytes) bytes", head: request)
+        }
+        return .length(length)
+    }
+
+    private func expectsContinue(_ request: HTTPRequest) -> Bool {
+        request.version == .http1_1 && request.headers.tokens(for: "Expect") == ["100-continue"]
+    }
+
+    /// Reads as much of a chunked body as has arrived (RFC 9112 §7.1). True when the body and trailers are complete.
+    private mutating func readChunks(_ chunked: inout ChunkedBody, request: inout HTTPRequest) throws(HTTPParseError) -> Bool {
+        while true {
+            switch chunked.step {
+            case .size:
+                guard let lineEnd = try findLineEnd(maxLength: 4096, what: "chunk size line", head: request) else { return false }
+                let size = try parseChunkSize(buffer[start..<(lineEnd - 2)], head: request)
+                start = lineEnd
+                if size == 0 {
+                    chunked.step = .trailers(HeadScan())
+                } else {
+                    guard chunked.body.count + size <= limits.maxBodyBytes else {
+                        throw HTTPParseError(.contentTooLarge, "body larger than \(limits.maxBodyBytes) bytes", head: request)
+                    }
+                    chunked.step = .data(size)
+                }
+            case .data(let remaining):
+                let available = min(remaining, buffer.count - start)
+                guard available > 0 else { return false }
+                chunked.body.append(contentsOf: buffer[start..<(start + available)])
+                start += available
+                chunked.step = remaining == available ? .dataEnd : .data(remaining - available)
+                compact()
+            case .dataEnd:
+                guard buffer.count - start >= 2 else { return false }
+                guard buffer[start] == .cr, buffer[start + 1] == .lf else {
+                    throw HTTPParseError(.badRequest, "chunk data not followed by CRLF", head: request)
+                }
+                start += 2
+                chunked.step = .size
+            case .trailers(var scan):
+                let found: Int?
+                do {
+                    found = try findSectionEnd(&scan, limit: limits.maxHeadBytes, what: "trailer section")
+                } catch {
+                    throw HTTPParseError(error.status, error.reason, head: request)
+                }
+                guard let sectionEnd = found else {
+                    chunked.step = .trailers(scan)
+                    return false
+                }
+                var lines: [Range<Int>] = []
+                var lineStart = start
+                for i in start..<sectionEnd where buffer[i] == .lf {
+                    lines.append(lineStart..<(i - 1))
+                    lineStart = i + 1
+                }
+                lines.removeLast()
+                do {
+                    request.trailers = try parseFields(lines, section: "trailer")
+                } catch {
+                    throw HTTPParseError(error.status, error.reason, head: request)
+                }
+                start = sectionEnd
+                return true
+            }
+        }
+    }
+
+    /// The index just past the next CRLF, or nil when it has not arrived.
+    private func findLineEnd(maxLength: Int, what: String, head: HTTPRequest) throws(HTTPParseError) -> Int? {
+        var i = start
+        while i < buffer.count {
+            switch buffer[i] {
+            case .lf:
+                guard i > start, buffer[i - 1] == .cr else { throw HTTPParseError(.badRequest, "bare LF in \(what)", head: head) }
+                return i + 1
+            case .cr where i + 1 < buffer.count && buffer[i + 1] != .lf:
+                throw HTTPParseError(.badRequest, "bare CR in \(what)", head: head)
+            default:
+                i += 1
+                if i - start > maxLength { throw HTTPParseError(.badRequest, "\(what) too long", head: head) }
+            }
+        }
+        return nil
+    }
+
+    /// chunk-size [ chunk-ext ]: hex digits, then `;name[=value]` extensions (ignored, but checked).
+    private func parseChunkSize(_ line: ArraySlice<UInt8>, head: HTTPRequest) throws(HTTPParseError) -> Int {
+        var size = 0
+        var index = line.startIndex
+        while index < line.endIndex, let digit = RequestTarget.hexValue(line[index]) {
+            guard size <= (Int.max >> 4) else { throw HTTPParseError(.contentTooLarge, "chunk size too large", head: head) }
+            size = size << 4 | Int(digit)
+            index += 1
+        }
+        guard index > line.startIndex else { throw HTTPParseError(.badRequest, "invalid chunk size", head: head) }
+        let extensions = line[index...]
+        if !extensions.isEmpty {
+            // BWS ";" ... : only tokens, "=", quoted strings and whitespace; no controls.
+            var rest = extensions.drop { $0 == .space || $0 == .tab }
+            guard rest.first == UInt8(ascii: ";"),
+                  rest.allSatisfy({ $0 == .tab || ($0 >= 0x20 && $0 != 0x7F) })
+            else { throw HTTPParseError(.badRequest, "invalid chunk extension", head: head) }
+            rest = rest.dropFirst()
+            guard rest.contains(where: \.isTokenCharacter) else { throw HTTPParseError(.badRequest, "empty chunk extension", head: head) }
+        }
+        return size
+    }
+}
+
+extension UInt8 {
+    static let cr: UInt8 = 0x0D
+    static let lf: UInt8 = 0x0A
+    static let space: UInt8 = 0x20
+    static let tab: UInt8 = 0x09
+
+    var isDigit: Bool { self >= 0x30 && self <= 0x39 }
+
+    /// tchar (RFC 9110 §5.6.2).
+    var isTokenCharacter: Bool {
+        switch self {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// field-vchar, SP or HTAB (RFC 9110 §5.5); obs-text allowed.
+    var isFieldValueCharacter: Bool { self == .tab || (self >= 0x20 && self != 0x7F) }
+}

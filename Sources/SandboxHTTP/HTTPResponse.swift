@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// A response a handler returns. The server adds `Date`, `Content-Length` and `Connection` itself.
+public struct HTTPResponse: Sendable {
+    public var status: HTTPStatus
+    public var headers: HTTPHeaders
+    public var body: Data
+    /// Set by a handler that wants the connection dropped after this response (scenario faults use it).
+    public var closesConnection: Bool
+
+    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: Data = Data(), closesConnection: Bool = false) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.closesConnection = closesConnection
+    }
+
+    /// A JSON body from raw bytes, for handlers that build their JSON by hand.
+    public static func json(_ body: Data, status: HTTPStatus = .ok, contentType: String = "application/json") -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": contentType], body: body)
+    }
+
+    /// A JSON body encoded from a value.
+    ///
+    /// ```swift
+    /// return try .json(session, status: .ok)
+    /// ```
+    public static func json(
+        _ value: some Encodable, status: HTTPStatus = .ok, contentType: String = "application/json",
+        encoder: JSONEncoder = HTTPResponse.defaultEncoder
+    ) throws -> HTTPResponse {
+        json(try encoder.encode(value), status: status, contentType: contentType)
+    }
+
+    public static func text(_ text: String, status: HTTPStatus = .ok, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": contentType], body: Data(text.utf8))
+    }
+
+    public static func html(_ html: String, status: HTTPStatus = .ok) -> HTTPResponse {
+        text(html, status: status, contentType: "text/html; charset=utf-8")
+    }
+
+    /// Sorted keys, ISO 8601 dates, no escaped slashes: stable output that diff tools and tests can compare.
+    public static var defaultEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import Synchronization
+
+/// Everything about the server that a user may want to tune. Defaults follow nginx and SwiftNIO practice.
+public struct HTTPServerConfiguration: Sendable {
+    public var host: String
+    /// 0 binds any free port; read the bound one from ``HTTPServer/start()``.
+    public var port: Int
+    public var limits: HTTPParserLimits
+    /// The whole request head must arrive within this (slowloris); 408 then close. A connection that sends
+    /// nothing at all within it is closed without an answer.
+    public var headTimeout: Duration
+    /// A body that stops arriving for this long gets 408 and the connection is closed.
+    public var bodyIdleTimeout: Duration
+    /// A keep-alive connection with no request for this long is closed.
+    public var idleTimeout: Duration
+    /// A client that reads none of its response for this long is dropped.
+    public var writeTimeout: Duration
+    /// A handler that has not answered within this gets a 503 in its API's format; its task is cancelled.
+    public var handlerTimeout: Duration
+    /// After an answer that closes the connection, unread input is drained for up to this long so the
+    /// client sees the answer rather than a reset (nginx's lingering close).
+    public var lingerTimeout: Duration
+    /// Connections beyond this are answered 503 and closed at once.
+    public var maxConnections: Int
+    /// Threads polling sockets; one per core by default.
+    public var eventLoopCount: Int
+    /// On stop, requests in flight get this long to finish before their connections are closed.
+    public var shutdownGracePeriod: Duration
+    public var listenBacklog: Int32
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, limits: HTTPParserLimits = HTTPParserLimits(),
+        headTimeout: Duration = .seconds(10), bodyIdleTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60),
+        writeTimeout: Duration = .seconds(30), handlerTimeout: Duration = .seconds(120), lingerTimeout: Duration = .seconds(2),
+        maxConnections: Int = 1024, eventLoopCount: Int = ProcessInfo.processInfo.activeProcessorCount,
+        shutdownGracePeriod: Duration = .milliseconds(800), listenBacklog: Int32 = 1024
+    ) {
+        self.host = host
+        self.port = port
+        self.limits = limits
+        self.headTimeout = headTimeout
+        self.bodyIdleTimeout = bodyIdleTimeout
+        self.idleTimeout = idleTimeout
+        self.writeTimeout = writeTimeout
+        self.handlerTimeout = handlerTimeout
+        self.lingerTimeout = lingerTimeout
+        self.maxConnections = maxConnections
+        self.eventLoopCount = max(1, eventLoopCount)
+        self.shutdownGracePeriod = shutdownGracePeriod
+        self.listenBacklog = listenBacklog
+    }
+}
+
+/// A non-blocking HTTP/1.1 server: a fixed set of event-loop threads polling their sockets, handlers
+/// run inline (``Router/Handler/immediate``) or as tasks (``Router/Handler/async``).
+///
+/// ```swift
+/// let server = HTTPServer(configuration: .init(port: 0), router: router)
+/// let port = try server.start()
+/// // ... send requests to 127.0.0.1:port ...
+/// await server.stop()
+/// ```
+public final class HTTPServer: Sendable {
+    public let configuration: HTTPServerConfiguration
+    private let router: Router
+    private let logger: (any HTTPServerLogger)?
+    private let state = Mutex<State>(.idle)
+
+    private enum State {
+        case idle
+        case running(loops: [EventLoop], exits: LoopExitTracker, port: Int)
+        case stopped
+    }
+
+    public init(configuration: HTTPServerConfiguration, router: Router, logger: (any HTTPServerLogger)? = nil) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger
+    }
+
+    /// Binds, starts the event loops and returns the bound port.
+    @discardableResult
+    public func start() throws(HTTPServerError) -> Int {
+        try state.withLock { (state: inout State) throws(HTTPServerError) -> Int in
+            guard case .idle = state else { throw .alreadyStarted }
+            let (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port, backlog: configuration.listenBacklog)
+            let shared = ServerShared(configuration: configuration, router: router, logger: logger)
+            let exits = LoopExitTracker(count: configuration.eventLoopCount)
+            var loops: [EventLoop] = []
+            for index in 0..<configuration.eventLoopCount {
+                guard let loop = EventLoop(index: index, shared: shared, exits: exits) else {
+                    loops.forEach { $0.discardUnstarted() }
+                    _ = Platform.close(listener)
+                    throw .system(call: "pipe", errno: errno)
+                }
+                loops.append(loop)
+            }
+            loops[0].adoptListener(listener, siblings: loops)
+            for loop in loops {
+                let thread = Thread { loop.run() }
+                thread.name = "sandbox-http-\(loop.index)"
+                thread.start()
+            }
+            state = .running(loops: loops, exits: exits, port: port)
+            return port
+        }
+    }
+
+    /// The bound port while running.
+    public var port: Int? {
+        state.withLock { state in
+            if case let .running(_, _, port) = state { return port }
+            return nil
+        }
+    }
+
+    /// Stops accepting, lets requests in flight finish (up to ``HTTPServerConfiguration/shutdownGracePeriod``),
+    /// closes every connection and returns once every event-loop thread has exited.
+    public func stop() async {
+        let running: ([EventLoop], LoopExitTracker)? = state.withLock { state in
+            guard case let .running(loops, exits, _) = state else { return nil }
+            state = .stopped
+            return (loops, exits)
+        }
+        guard let (loops, exits) = running else { return }
+        let deadline = Socket.now() + configuration.shutdownGracePeriod.nanoseconds
+        for loop in loops { loop.requestStop(deadline: deadline) }
+        await exits.wait()
+    }
+}
+
+/// What every event loop of one server reads: configuration, routes, logger and shared counters.
+final class ServerShared: Sendable {
+    let configuration: HTTPServerConfiguration
+    let router: Router
+    let logger: (any HTTPServerLogger)?
+    let openConnections = Atomic<Int>(0)
+    let nextConnectionID = Atomic<UInt64>(1)
+
+    init(configuration: HTTPServerConfiguration, router: Router, logger: (any HTTPServerLogger)?) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger
+    }
+}
+
+/// Lets ``HTTPServer/stop()`` wait for every loop thread to finish.
+final class LoopExitTracker: Sendable {
+    private let state: Mutex<(remaining: Int, waiters: [CheckedContinuation<Void, Never>])>
+
+    init(count: Int) { state = Mutex((count, [])) }
+
+    func loopExited() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.remaining -= 1
+            guard state.remaining == 0 else { return [] }
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state -> Bool in
+                if state.remaining == 0 { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+}
+
+extension Duration {
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+// Basic HTTP vocabulary: methods, versions, statuses, header fields (RFC 9110).
+
+/// An HTTP request method. Any RFC 9110 token is a valid method; the constants cover the common ones.
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public var description: String { rawValue }
+
+    public static let get: HTTPMethod = "GET"
+    public static let head: HTTPMethod = "HEAD"
+    public static let post: HTTPMethod = "POST"
+    public static let put: HTTPMethod = "PUT"
+    public static let patch: HTTPMethod = "PATCH"
+    public static let delete: HTTPMethod = "DELETE"
+    public static let options: HTTPMethod = "OPTIONS"
+    public static let connect: HTTPMethod = "CONNECT"
+    public static let trace: HTTPMethod = "TRACE"
+}
+
+/// The protocol version of a request line. Only HTTP/1.0 and HTTP/1.1 are served (RFC 9112 §2.3).
+public struct HTTPVersion: Hashable, Sendable, CustomStringConvertible {
+    public var major: Int
+    public var minor: Int
+    public init(major: Int, minor: Int) { self.major = major; self.minor = minor }
+    public static let http1_0 = HTTPVersion(major: 1, minor: 0)
+    public static let http1_1 = HTTPVersion(major: 1, minor: 1)
+    public var description: String { "HTTP/\(major).\(minor)" }
+}
+
+/// A response status code with its reason phrase.
+public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
+    public var code: Int
+    public var reasonPhrase: String
+    public init(code: Int, reasonPhrase: String? = nil) {
+        self.code = code
+        self.reasonPhrase = reasonPhrase ?? HTTPStatus.standardReasonPhrase(code)
+    }
+    public var description: String { "\(code) \(reasonPhrase)" }
+
+    public static let `continue` = HTTPStatus(code: 100)
+    public static let ok = HTTPStatus(code: 200)
+    public static let created = HTTPStatus(code: 201)
+    public static let accepted = HTTPStatus(code: 202)
+    public static let noContent = HTTPStatus(code: 204)
+    public static let seeOther = HTTPStatus(code: 303)
+    public static let badRequest = HTTPStatus(code: 400)
+    public static let unauthorized = HTTPStatus(code: 401)
+    public static let forbidden = HTTPStatus(code: 403)
+    public static let notFound = HTTPStatus(code: 404)
+    public static let methodNotAllowed = HTTPStatus(code: 405)
+    public static let requestTimeout = HTTPStatus(code: 408)
+    public static let conflict = HTTPStatus(code: 409)
+    public static let contentTooLarge = HTTPStatus(code: 413)
+    public static let unsupportedMediaType = HTTPStatus(code: 415)
+    public static let expectationFailed = HTTPStatus(code: 417)
+    public static let unprocessableContent = HTTPStatus(code: 422)
+    public static let requestHeaderFieldsTooLarge = HTTPStatus(code: 431)
+    public static let internalServerError = HTTPStatus(code: 500)
+    public static let notImplemented = HTTPStatus(code: 501)
+    public static let badGateway = HTTPStatus(code: 502)
+    public static let serviceUnavailable = HTTPStatus(code: 503)
+    public static let gatewayTimeout = HTTPStatus(code: 504)
+    public static let httpVersionNotSupported = HTTPStatus(code: 505)
+
+    /// RFC 9110 §15 reason phrases.
+    public static func standardReasonPhrase(_ code: Int) -> String {
+        switch code {
+        case 100: "Continue"
+        case 101: "Switching Protocols"
+        case 200: "OK"
+        case 201: "Created"
+        case 202: "Accepted"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 303: "See Other"
+        case 304: "Not Modified"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 402: "Payment Required"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 406: "Not Acceptable"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 410: "Gone"
+        case 411: "Length Required"
+        case 412: "Precondition Failed"
+        case 413: "Content Too Large"
+        case 414: "URI Too Long"
+        case 415: "Unsupported Media Type"
+        case 417: "Expectation Failed"
+        case 422: "Unprocessable Content"
+        case 425: "Too Early"
+        case 428: "Precondition Required"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        case 505: "HTTP Version Not Supported"
+        default: "Status \(code)"
+        }
+    }
+}
+
+/// Header fields in the order they arrived. Names compare case-insensitively (RFC 9110 §5.1);
+/// repeated fields are kept as separate entries.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    public struct Field: Sendable, Equatable {
+        public var name: String
+        public var value: String
+        public init(name: String, value: String) { self.name = name; self.value = value }
+    }
+
+    public private(set) var fields: [Field] = []
+
+    public init() {}
+    public init(_ pairs: [(String, String)]) { fields = pairs.map { Field(name: $0.0, value: $0.1) } }
+    public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
+
+    public var count: Int { fields.count }
+    public var isEmpty: Bool { fields.isEmpty }
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// The first value of `name`, or nil.
+    public subscript(name: String) -> String? {
+        for field in fields where field.name.equalsCaseInsensitiveASCII(name) { return field.value }
+        return nil
+    }
+
+    /// Every value of `name`, in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.equalsCaseInsensitiveASCII(name) }.map(\.value)
+    }
+
+    public func contains(_ name: String) -> Bool { self[name] != nil }
+
+    /// Appends a field, keeping any existing ones of the same name.
+    public mutating func add(name: String, value: String) { fields.append(Field(name: name, value: value)) }
+
+    /// Replaces every field of `name` with one field.
+    public mutating func set(name: String, value: String) {
+        remove(name: name)
+        fields.append(Field(name: name, value: value))
+    }
+
+    public mutating func remove(name: String) { fields.removeAll { $0.name.equalsCaseInsensitiveASCII(name) } }
+
+    /// The comma-separated list elements of every `name` field, trimmed and lower-cased (RFC 9110 §5.6.1).
+    public func tokens(for name: String) -> [String] {
+        values(for: name).flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingOWS().lowercasedASCII() }
+            .filter { !$0.isEmpty }
+    }
+}
+
+extension StringProtocol {
+    /// ASCII case-insensitive comparison, the rule for header names and tokens.
+    public func equalsCaseInsensitiveASCII(_ other: some StringProtocol) -> Bool {
+        var lhs = utf8.makeIterator(), rhs = other.utf8.makeIterator()
+        while true {
+            switch (lhs.next(), rhs.next()) {
+            case (nil, nil): return true
+            case let (a?, b?):
+                if a == b { continue }
+                if a | 0x20 == b | 0x20, (a | 0x20) >= 0x61, (a | 0x20) <= 0x7A { continue }
+                return false
+            default: return false
+            }
+        }
+    }
+
+    func lowercasedASCII() -> String {
+        String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// Drops optional whitespace (SP / HTAB) from both ends.
+    func trimmingOWS() -> Substring {
+        var s = Substring(self)
+        while let first = s.first, first == " " || first == "\t" { s.removeFirst() }
+        while let last = s.last, last == " " || last == "\t" { s.removeLast() }
+        return s
+    }
+}

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// A small typed JSON value with ordered object keys, written without JSONEncoder.
+/// For hot paths (health) and error bodies whose key order should read like the real API's.
+public indirect enum JSONText: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONText])
+    case object([(String, JSONText)])
+
+    public var data: Data { Data(bytes) }
+
+    public var bytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        write(into: &out)
+        return out
+    }
+
+    public func write(into out: inout [UInt8]) {
+        switch self {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .int(let value): out.append(contentsOf: String(value).utf8)
+        case .double(let value):
+            out.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
+        case .string(let value): JSONText.writeString(value, into: &out)
+        case .array(let values):
+            out.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                value.write(into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                JSONText.writeString(key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                value.write(into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// RFC 8259 §7 string escaping.
+    static func writeString(_ string: String, into out: inout [UInt8]) {
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20, 0x7F:
+                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    public static func == (lhs: JSONText, rhs: JSONText) -> Bool { lhs.bytes == rhs.bytes }
+}

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// One finished request, as the server logs it.
+public struct RequestLogEntry: Sendable {
+    public var requestID: String
+    public var method: String
+    public var path: String
+    public var status: Int
+    /// From the complete request to the response handed to the socket.
+    public var durationSeconds: Double
+    public var responseBytes: Int
+}
+
+public enum LogLevel: String, Sendable { case debug, info, warning, error }
+
+/// Where the server reports requests and notable events. Called from event-loop threads: keep it quick.
+public protocol HTTPServerLogger: Sendable {
+    func logRequest(_ entry: RequestLogEntry)
+    func log(_ level: LogLevel, _ message: String)
+}

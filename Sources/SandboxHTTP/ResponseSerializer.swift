@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes responses as HTTP/1.1 bytes (RFC 9112 §4, §6). The server owns `Date`, `Content-Length`,
+/// `Connection` and `Transfer-Encoding`; handlers' values for those are dropped.
+enum ResponseSerializer {
+    static func write(
+        _ response: HTTPResponse, requestMethod: HTTPMethod, requestVersion: HTTPVersion, keepAlive: Bool,
+        date: [UInt8], into out: inout [UInt8]
+    ) {
+        let code = response.status.code
+        out.reserveCapacity(out.count + 160 + response.body.count)
+        out.append(contentsOf: "HTTP/1.1 ".utf8)
+        out.append(contentsOf: String(code).utf8)
+        out.append(.space)
+        appendSanitized(response.status.reasonPhrase, into: &out)
+        out.append(contentsOf: crlf)
+        for field in response.headers.fields where !managedHeader(field.name) {
+            appendSanitized(field.name, into: &out)
+            out.append(contentsOf: ": ".utf8)
+            appendSanitized(field.value, into: &out)
+            out.append(contentsOf: crlf)
+        }
+        out.append(contentsOf: "Date: ".utf8)
+        out.append(contentsOf: date)
+        out.append(contentsOf: crlf)
+        // RFC 9110 §8.6: no Content-Length in 1xx or 204 responses.
+        let bodyAllowed = code >= 200 && code != 204 && code != 304
+        if bodyAllowed || code == 304 {
+            out.append(contentsOf: "Content-Length: ".utf8)
+            out.append(contentsOf: String(response.body.count).utf8)
+            out.append(contentsOf: crlf)
+        }
+        if !keepAlive {
+            out.append(contentsOf: "Connection: close\r\n".utf8)
+        } else if requestVersion == .http1_0 {
+            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        }
+        out.append(contentsOf: crlf)
+        if bodyAllowed && requestMethod != .head { out.append(contentsOf: response.body) }
+    }
+
+    static let crlf: [UInt8] = [.cr, .lf]
+    static let continueResponse: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    private static func managedHeader(_ name: String) -> Bool {
+        name.equalsCaseInsensitiveASCII("Content-Length") || name.equalsCaseInsensitiveASCII("Date")
+            || name.equalsCaseInsensitiveASCII("Connection") || name.equalsCaseInsensitiveASCII("Transfer-Encoding")
+    }
+
+    /// No CR, LF or other controls in what a handler put in a header: response splitting is not possible.
+    private static func appendSanitized(_ text: String, into out: inout [UInt8]) {
+        for byte in text.utf8 { out.append(byte < 0x20 && byte != .tab || byte == 0x7F ? .space : byte) }
+    }
+}
+
+/// The IMF-fixdate for `Date` headers (RFC 9110 §5.6.7), formatted once a second per event loop.
+struct HTTPDateCache {
+    private var second = -1
+    private(set) var bytes: [UInt8] = []
+
+    mutating func current() -> [UInt8] {
+        let now = time(nil)
+        if now != second {
+            second = now
+            bytes = HTTPDateCache.format(now)
+        }
+        return bytes
+    }
+
+    static func format(_ seconds: time_t) -> [UInt8] {
+        var value = seconds
+        var parts = tm()
+        gmtime_r(&value, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let text = "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+        return Array(text.utf8)
+    }
+}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+
+/// Maps "METHOD /path/:param" patterns to handlers. Build it, then hand it to ``HTTPServer``, which
+/// keeps it as an immutable `Sendable` value.
+///
+/// ```swift
+/// var router = Router()
+/// router.add("GET /payments/v1/sessions/:session_id") { request in
+///     let id = try request.parameters.require("session_id")
+///     return try .json(await store.session(id))
+/// }
+/// router.setErrorRenderer(KlarnaErrorRenderer(), forPathPrefix: "/payments/")
+/// ```
+///
+/// Patterns: literal segments, `:name` (one segment, percent-decoded) and a final `*` (the rest of the
+/// path, bound as `*`). The method `*` matches any method. HEAD falls back to the GET handler.
+public struct Router: Sendable {
+    /// A route's handler. `immediate` handlers run on the connection's event-loop thread without a task
+    /// hop: use them only for work that never blocks or waits (health, echo). Everything else is `async`.
+    public enum Handler: Sendable {
+        case immediate(@Sendable (HTTPRequest) throws -> HTTPResponse)
+        case async(@Sendable (HTTPRequest) async throws -> HTTPResponse)
+    }
+
+    public enum Resolution: Sendable {
+        case handler(Handler)
+        case error(HTTPError)
+    }
+
+    private var root = Node()
+    private var renderers: [(prefix: String, renderer: any HTTPErrorRenderer)] = []
+    private var fallbackRenderer: any HTTPErrorRenderer = DefaultErrorRenderer()
+
+    public init() {}
+
+    private struct Node: Sendable {
+        var literals: [String: Node] = [:]
+        var parameter: [ParameterChild] = []  // zero or one; an array keeps the recursive struct finite
+        var wildcard: [String: Handler] = [:]
+        var handlers: [String: Handler] = [:]
+    }
+
+    private struct ParameterChild: Sendable {
+        var name: String
+        var node: Node
+    }
+
+    /// Adds an `async` route. `route` is "METHOD /path".
+    public mutating func add(_ route: String, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+        add(route, handler: .async(handler))
+    }
+
+    /// Adds an `immediate` route (see ``Handler/immediate``).
+    public mutating func addImmediate(_ route: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) {
+        add(route, handler: .immediate(handler))
+    }
+
+    public mutating func add(_ route: String, handler: Handler) {
+        let parts = route.split(separator: " ", maxSplits: 1)
+        precondition(parts.count == 2 && parts[1].hasPrefix("/"), "route must be \"METHOD /path\": \(route)")
+        let method = String(parts[0])
+        let segments = parts[1].split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        Router.insert(handler, method: method, segments: segments[...], into: &root)
+    }
+
+    private static func insert(_ handler: Handler, method: String, segments: ArraySlice<String>, into node: inout Node) {
+        guard let segment = segments.first else {
+            node.handlers[method] = handler
+            return
+        }
+        let rest = segments.dropFirst()
+        if segment == "*" {
+            precondition(rest.isEmpty, "* must be the last segment of a route")
+            node.wildcard[method] = handler
+        } else if segment.hasPrefix(":") {
+            let name = String(segment.dropFirst())
+            if node.parameter.isEmpty { node.parameter = [ParameterChild(name: name, node: Node())] }
+            precondition(node.parameter[0].name == name, "conflicting parameter names :\(node.parameter[0].name) and :\(name)")
+            insert(handler, method: method, segments: rest, into: &node.parameter[0].node)
+        } else {
+            insert(handler, method: method, segments: rest, into: &node.literals[segment, default: Node()])
+        }
+    }
+
+    /// Errors for paths under `prefix` (e.g. "/payments/") are rendered by `renderer`; the longest prefix wins.
+    public mutating func setErrorRenderer(_ renderer: any HTTPErrorRenderer, forPathPrefix prefix: String) {
+        renderers.removeAll { $0.prefix == prefix }
+        renderers.append((prefix, renderer))
+        renderers.sort { $0.prefix.count > $1.prefix.count }
+    }
+
+    /// The renderer used where no prefix matches.
+    public mutating func setFallbackErrorRenderer(_ renderer: any HTTPErrorRenderer) { fallbackRenderer = renderer }
+
+    public func errorRenderer(forPath path: String) -> any HTTPErrorRenderer {
+        renderers.first { path.hasPrefix($0.prefix) }?.renderer ?? fallbackRenderer
+    }
+
+    /// Finds the handler for a request and binds its path parameters; 404 or 405 (with `Allow`) otherwise.
+    public func resolve(_ request: inout HTTPRequest) -> Resolution {
+        guard request.rawPath.hasPrefix("/") else { return .error(.notFound(request.path)) }
+        let rawSegments = request.rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
+        var segments: [String] = []
+        segments.reserveCapacity(rawSegments.count)
+        for raw in rawSegments {
+            guard let decoded = RequestTarget.percentDecode(Substring(raw), plusAsSpace: false) else {
+                return .error(HTTPError(.badRequest, "invalid percent-encoding in path", kind: .malformedRequest))
+            }
+            segments.append(decoded)
+        }
+        var parameters = RouteParameters()
+        guard let handlers = Router.match(segments[...], in: root, parameters: &parameters) else {
+            return .error(.notFound(request.path))
+        }
+        let method = request.method.rawValue
+        let handler = handlers[method] ?? (request.method == .head ? handlers["GET"] : nil) ?? handlers["*"]
+        guard let handler else {
+            var allowed = handlers.keys.sorted().map(HTTPMethod.init(rawValue:))
+            if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
+            return .error(.methodNotAllowed(request.method, allowed: allowed))
+        }
+        request.parameters = parameters
+        return .handler(handler)
+    }
+
+    private static func match(_ segments: ArraySlice<String>, in node: Node, parameters: inout RouteParameters) -> [String: Handler]? {
+        guard let segment = segments.first else {
+            if !node.handlers.isEmpty { return node.handlers }
+            return node.wildcard.isEmpty ? nil : bindWildcard("", node.wildcard, &parameters)
+        }
+        let rest = segments.dropFirst()
+        if let child = node.literals[segment], let found = match(rest, in: child, parameters: &parameters) {
+            return found
+        }
+        if let child = node.parameter.first, !segment.isEmpty {
+            var attempt = parameters
+            attempt.append(name: child.name, value: segment)
+            if let found = match(rest, in: child.node, parameters: &attempt) {
+                parameters = attempt
+                return found
+            }
+        }
+        if !node.wildcard.isEmpty {
+            return bindWildcard(segments.joined(separator: "/"), node.wildcard, &parameters)
+        }
+        return nil
+    }
+
+    private static func bindWildcard(_ rest: String, _ handlers: [String: Handler], _ parameters: inout RouteParameters) -> [String: Handler] {
+        parameters.append(name: "*", value: rest)
+        return handlers
+    }
+
+    /// The response for anything a handler threw: an ``HTTPResponseError`` answers for itself, an
+    /// ``HTTPError`` goes through the path's renderer, anything else is a 500 in the path's format.
+    public func response(for error: any Error, to request: HTTPRequest) -> HTTPResponse {
+        switch error {
+        case let error as any HTTPResponseError: return error.response(for: request)
+        case let error as HTTPError: return errorRenderer(forPath: request.path).render(error, for: request)
+        default:
+            return errorRenderer(forPath: request.path).render(
+                HTTPError(.internalServerError, "Internal error: \(error)", kind: .internalError), for: request)
+        }
+    }
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import PaymentSandbox
+
+/// What the command line asked for, after flags and `PAYMENT_SANDBOX_*` variables (flags win).
+struct CommandLineOptions: Equatable {
+    enum Command: Equatable { case serve, healthcheck, help, version }
+
+    var command: Command = .serve
+    var host = "127.0.0.1"
+    var port = 8080
+    var scenarioDirectories: [String] = []
+    var logFormat: LogFormat = .text
+    var quiet = false
+    var maxBodyBytes = HTTPParserLimits().maxBodyBytes
+    var maxHeadBytes = HTTPParserLimits().maxHeadBytes
+    var maxConnections = HTTPServerConfiguration().maxConnections
+    var headTimeoutSeconds = 10.0
+    var idleTimeoutSeconds = 60.0
+    var handlerTimeoutSeconds = 120.0
+    var healthcheckTimeoutSeconds = 2.0
+
+    struct UsageError: Error, Equatable { var message: String }
+
+    static let usage = """
+        usage: payment-sandbox [serve] [options]
+               payment-sandbox healthcheck [--host HOST] [--port PORT] [--timeout SECONDS]
+               payment-sandbox --help | --version
+
+        Serves fakes of the Klarna and Swedbank Pay APIs that play scenarios from JSON files.
+
+        options (each also as an environment variable; the flag wins):
+          --host HOST              address to listen on (PAYMENT_SANDBOX_HOST, default 127.0.0.1)
+          --port PORT              port, 0 = any free port (PAYMENT_SANDBOX_PORT, default 8080)
+          --scenarios DIR          extra scenario directory, repeatable; the bundled scenarios/ is always
+                                   loaded (PAYMENT_SANDBOX_SCENARIOS, directories separated by ':')
+          --log-format text|json   request log format (PAYMENT_SANDBOX_LOG_FORMAT, default text)
+          --quiet                  no request log (PAYMENT_SANDBOX_QUIET=1)
+          --max-body-bytes N       largest request body, 413 past it (PAYMENT_SANDBOX_MAX_BODY_BYTES, default 8388608)
+          --max-head-bytes N       largest request head, 431 past it (PAYMENT_SANDBOX_MAX_HEAD_BYTES, default 65536)
+          --max-connections N      open connections, 503 past it (PAYMENT_SANDBOX_MAX_CONNECTIONS, default 1024)
+          --head-timeout SECONDS   time to send a request head, 408 past it (PAYMENT_SANDBOX_HEAD_TIMEOUT, default 10)
+          --idle-timeout SECONDS   keep-alive idle time (PAYMENT_SANDBOX_IDLE_TIMEOUT, default 60)
+          --handler-timeout SECONDS  slowest answer before a 503 (PAYMENT_SANDBOX_HANDLER_TIMEOUT, default 120)
+          -h, --help               this text
+          --version                the version
+        """
+
+    /// Parses `arguments` (without the program name) over `environment`.
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> CommandLineOptions {
+        var options = CommandLineOptions()
+        try options.apply(environment: environment)
+        var rest = arguments[...]
+        if let first = rest.first, !first.hasPrefix("-") {
+            switch first {
+            case "serve": options.command = .serve
+            case "healthcheck": options.command = .healthcheck
+            default: throw UsageError(message: "unknown command '\(first)'")
+            }
+            rest = rest.dropFirst()
+        }
+        var scenarioFlags: [String] = []
+        while let argument = rest.popFirst() {
+            var name = argument
+            var inlineValue: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            func value() throws(UsageError) -> String {
+                if let inlineValue { return inlineValue }
+                guard let next = rest.popFirst() else { throw UsageError(message: "\(name) needs a value") }
+                return next
+            }
+            switch name {
+            case "-h", "--help": options.command = .help
+            case "--version": options.command = .version
+            case "--host": options.host = try value()
+            case "--port": options.port = try parsePort(try value(), source: name)
+            case "--scenarios": scenarioFlags.append(try value())
+            case "--log-format": options.logFormat = try parseFormat(try value(), source: name)
+            case "--quiet": options.quiet = true
+            case "--timeout": options.healthcheckTimeoutSeconds = try parseSeconds(try value(), source: name)
+            case "--max-body-bytes": options.maxBodyBytes = try parseCount(try value(), source: name)
+            case "--max-head-bytes": options.maxHeadBytes = try parseCount(try value(), source: name)
+            case "--max-connections": options.maxConnections = try parseCount(try value(), source: name)
+            case "--head-timeout": options.headTimeoutSeconds = try parseSeconds(try value(), source: name)
+            case "--idle-timeout": options.idleTimeoutSeconds = try parseSeconds(try value(), source: name)
+            case "--handler-timeout": options.handlerTimeoutSeconds = try parseSeconds(try value(), source: name)
+            default: throw UsageError(message: "unknown option '\(argument)'")
+            }
+        }
+        if !scenarioFlags.isEmpty { options.scenarioDirectories = scenarioFlags }
+        if options.host.isEmpty { throw UsageError(message: "--host must not be empty") }
+        return options
+    }
+
+    private mutating func apply(environment: [String: String]) throws(UsageError) {
+        func variable(_ suffix: String) -> (name: String, value: String)? {
+            let name = "PAYMENT_SANDBOX_" + suffix
+            guard let value = environment[name], !value.isEmpty else { return nil }
+            return (name, value)
+        }
+        if let (_, value) = variable("HOST") { host = value }
+        if let (name, value) = variable("PORT") { port = try Self.parsePort(value, source: name) }
+        if let (_, value) = variable("SCENARIOS") { scenarioDirectories = value.split(separator: ":").map(String.init) }
+        if let (name, value) = variable("LOG_FORMAT") { logFormat = try Self.parseFormat(value, source: name) }
+        if let (name, value) = variable("QUIET") {
+            switch value.lowercased() {
+            case "1", "true", "yes": quiet = true
+            case "0", "false", "no": quiet = false
+            default: throw UsageError(message: "\(name) must be 1 or 0, not '\(value)'")
+            }
+        }
+        if let (name, value) = variable("MAX_BODY_BYTES") { maxBodyBytes = try Self.parseCount(value, source: name) }
+        if let (name, value) = variable("MAX_HEAD_BYTES") { maxHeadBytes = try Self.parseCount(value, source: name) }
+        if let (name, value) = variable("MAX_CONNECTIONS") { maxConnections = try Self.parseCount(value, source: name) }
+        if let (name, value) = variable("HEAD_TIMEOUT") { headTimeoutSeconds = try Self.parseSeconds(value, source: name) }
+        if let (name, value) = variable("IDLE_TIMEOUT") { idleTimeoutSeconds = try Self.parseSeconds(value, source: name) }
+        if let (name, value) = variable("HANDLER_TIMEOUT") { handlerTimeoutSeconds = try Self.parseSeconds(value, source: name) }
+    }
+
+    private static func parsePort(_ text: String, source: String) throws(UsageError) -> Int {
+        guard let port = Int(text), (0...65535).contains(port) else {
+            throw UsageError(message: "\(source) must be a port number from 0 to 65535, not '\(text)'")
+        }
+        return port
+    }
+
+    private static func parseCount(_ text: String, source: String) throws(UsageError) -> Int {
+        guard let count = Int(text), count > 0 else { throw UsageError(message: "\(source) must be a positive whole number, not '\(text)'") }
+        return count
+    }
+
+    private static func parseSeconds(_ text: String, source: String) throws(UsageError) -> Double {
+        guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+            throw UsageError(message: "\(source) must be a positive number of seconds, not '\(text)'")
+        }
+        return seconds
+    }
+
+    private static func parseFormat(_ text: String, source: String) throws(UsageError) -> LogFormat {
+        guard let format = LogFormat(rawValue: text) else { throw UsageError(message: "\(source) must be text or json, not '\(text)'") }
+        return format
+    }
+}

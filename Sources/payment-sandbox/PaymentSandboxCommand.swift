@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+import Dispatch
+import Foundation
+import PaymentSandbox
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@main
+enum PaymentSandboxCommand {
+    static func main() async {
+        let options: CommandLineOptions
+        do {
+            options = try CommandLineOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+        } catch {
+            printError("payment-sandbox: \(error.message)\n\n\(CommandLineOptions.usage)")
+            exit(2)
+        }
+        switch options.command {
+        case .help:
+            print(CommandLineOptions.usage)
+        case .version:
+            print("payment-sandbox \(SandboxVersion.current)")
+        case .healthcheck:
+            exit(Healthcheck.run(host: options.host, port: options.port, timeoutSeconds: options.healthcheckTimeoutSeconds) ? 0 : 1)
+        case .serve:
+            await serve(options)
+        }
+    }
+
+    static func serve(_ options: CommandLineOptions) async {
+        var directories: [URL] = []
+        if let bundled = bundledScenarioDirectory() {
+            directories.append(bundled)
+        } else {
+            printError("payment-sandbox: warning: the bundled scenarios/ directory was not found (set PAYMENT_SANDBOX_BUNDLED_SCENARIOS)")
+        }
+        for path in options.scenarioDirectories {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                printError("payment-sandbox: --scenarios \(path): no such directory\n\n\(CommandLineOptions.usage)")
+                exit(2)
+            }
+            directories.append(URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL)
+        }
+
+        raiseOpenFileLimit()
+        signal(SIGPIPE, SIG_IGN)
+        var configuration = SandboxConfiguration(host: options.host, port: options.port, scenarioDirectories: directories)
+        configuration.http.limits.maxBodyBytes = options.maxBodyBytes
+        configuration.http.limits.maxHeadBytes = options.maxHeadBytes
+        configuration.http.maxConnections = options.maxConnections
+        configuration.http.headTimeout = .seconds(options.headTimeoutSeconds)
+        configuration.http.idleTimeout = .seconds(options.idleTimeoutSeconds)
+        configuration.http.handlerTimeout = .seconds(options.handlerTimeoutSeconds)
+        // SIGTERM must end the process within a second: leave time to exit after the grace period.
+        configuration.http.shutdownGracePeriod = .milliseconds(700)
+        configuration.logger = options.quiet ? nil : LineLogger(format: options.logFormat)
+
+        let sandbox = PaymentSandbox(configuration: configuration)
+        let baseURL: URL
+        do {
+            baseURL = try sandbox.start()
+        } catch HTTPServerError.addressInUse(let host, let port) {
+            printError("payment-sandbox: port \(port) on \(host) is already in use")
+            exit(1)
+        } catch {
+            printError("payment-sandbox: cannot listen on \(options.host):\(options.port): \(error)")
+            exit(1)
+        }
+        let scenarioList = directories.map(\.path).joined(separator: ", ")
+        // Written straight to the descriptor: tests and scripts wait for this line, so it must not sit in a buffer.
+        let line = "payment-sandbox \(SandboxVersion.current) listening on \(baseURL.absoluteString) (scenarios: \(scenarioList.isEmpty ? "none" : scenarioList))\n"
+        FileHandle.standardOutput.write(Data(line.utf8))
+
+        let signalName = await waitForTerminationSignal()
+        configuration.logger?.log(.info, "\(signalName) received, stopping")
+        await sandbox.stop()
+        exit(0)
+    }
+
+    /// Suspends until SIGTERM or SIGINT arrives and returns its name.
+    static func waitForTerminationSignal() async -> String {
+        let queue = DispatchQueue(label: "payment-sandbox.signals")
+        let (names, continuation) = AsyncStream.makeStream(of: String.self)
+        var sources: [any DispatchSourceSignal] = []
+        for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { continuation.yield(name) }
+            source.resume()
+            sources.append(source)
+        }
+        var iterator = names.makeAsyncIterator()
+        let name = await iterator.next() ?? "SIGTERM"
+        sources.forEach { $0.cancel() }  // also keeps the sources alive until a signal came
+        return name
+    }
+
+    /// Where the bundled scenarios are: `PAYMENT_SANDBOX_BUNDLED_SCENARIOS`, `./scenarios` (swift run from
+    /// the package), or `../share/payment-sandbox/scenarios` beside the executable (the Docker image).
+    static func bundledScenarioDirectory() -> URL? {
+        var candidates: [URL] = []
+        if let explicit = ProcessInfo.processInfo.environment["PAYMENT_SANDBOX_BUNDLED_SCENARIOS"], !explicit.isEmpty {
+            candidates.append(URL(fileURLWithPath: explicit))
+        }
+        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("scenarios"))
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        candidates.append(executable.deletingLastPathComponent().appendingPathComponent("../share/payment-sandbox/scenarios"))
+        return candidates.map(\.standardizedFileURL).first { url in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }
+    }
+
+    /// Lets --max-connections exceed the default soft limit of 1024 descriptors, as nginx's worker_rlimit_nofile does.
+    static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = min(limit.rlim_max, 1 << 20)
+        _ = setrlimit(resource, &limit)
+    }
+
+    static func printError(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}
+
