@@ -64,12 +64,15 @@ public final class PaymentSandbox: Sendable {
 
     /// A URL clients can use: wildcard binds are reached over loopback; IPv6 literals get brackets.
     static func baseURL(host: String, port: Int) -> URL {
-        let reachable: String
+        var components = URLComponents()
+        components.scheme = "http"
         switch host {
-        case "", "0.0.0.0": reachable = "127.0.0.1"
-        case "::": reachable = "[::1]"
-        default: reachable = host.contains(":") ? "[\(host)]" : host
+        case "", "0.0.0.0": components.host = "127.0.0.1"
+        case "::": components.host = "[::1]"
+        default: components.host = host.contains(":") ? "[\(host)]" : host
         }
-        return URL(string: "http://\(reachable):\(port)")!
+        components.port = port
+        // The host resolved when the server bound it, so it is a valid URL host; a literal is the fallback.
+        return components.url ?? URL(string: "http://127.0.0.1:\(port)")!
     }
 }

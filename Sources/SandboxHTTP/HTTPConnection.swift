@@ -75,7 +75,6 @@ final class HTTPConnection {
                 }
             }
             processInput(progressed: progressed)
-            if phase == .reading && peerClosed && !wantsWrite { close() }
         case .lingering:
             // Discard what the client still sends after our final answer, until it closes.
             while true {
@@ -92,7 +91,11 @@ final class HTTPConnection {
         }
     }
 
-    func onWritable() { flush() }
+    func onWritable() {
+        flush()
+        // Pipelined requests may have waited for the output to drain below the high-water mark.
+        if phase == .reading && !wantsWrite && !closeAfterFlush { processInput(progressed: false) }
+    }
 
     /// The handler's answer arrived from its task.
     func complete(sequence: Int, response: HTTPResponse) {
@@ -164,6 +167,8 @@ final class HTTPConnection {
         }
         flush()
         updateReadDeadline(progressed: progressed)
+        // The client half-closed and every request it sent has been answered: nothing more can come.
+        if phase == .reading && peerClosed && !wantsWrite && !closeAfterFlush { close() }
     }
 
     private func dispatch(_ request: HTTPRequest) {
