@@ -30,6 +30,8 @@ final class EventLoop: @unchecked Sendable {
         var connections: [Int32] = []
         var completions: [Completion] = []
         var stopDeadline: UInt64?
+        /// Set when the loop has exited: its wake pipe is closed and nothing may be queued any more.
+        var closed = false
     }
 
     struct Completion: Sendable {
@@ -86,22 +88,39 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: Cross-thread entry points
 
+    /// A handler's answer; dropped if the loop has already exited (the server stopped).
     func submit(_ completion: Completion) {
-        inbox.withLock { $0.completions.append(completion) }
-        wake()
+        inbox.withLock { inbox in
+            guard !inbox.closed else { return }
+            inbox.completions.append(completion)
+            wakeLocked()
+        }
     }
 
+    /// A connection accepted by loop 0 for this loop; closed here if this loop has already exited.
     func submitConnection(_ fd: Int32) {
-        inbox.withLock { $0.connections.append(fd) }
-        wake()
+        let accepted = inbox.withLock { inbox -> Bool in
+            guard !inbox.closed else { return false }
+            inbox.connections.append(fd)
+            wakeLocked()
+            return true
+        }
+        if !accepted {
+            _ = Platform.close(fd)
+            shared.openConnections.subtract(1, ordering: .relaxed)
+        }
     }
 
     func requestStop(deadline: UInt64) {
-        inbox.withLock { $0.stopDeadline = deadline }
-        wake()
+        inbox.withLock { inbox in
+            guard !inbox.closed else { return }
+            inbox.stopDeadline = deadline
+            wakeLocked()
+        }
     }
 
-    private func wake() {
+    /// Called with the inbox lock held, so the pipe cannot be closed (and its number reused) under the write.
+    private func wakeLocked() {
         // One byte in the pipe is enough until the loop has drained it.
         if !wakePending.exchange(true, ordering: .acquiringAndReleasing) {
             var byte: UInt8 = 1
@@ -128,8 +147,16 @@ final class EventLoop: @unchecked Sendable {
         }
         for connection in Array(connections.values) { connection.close() }
         if listener >= 0 { _ = Platform.close(listener) }
-        _ = Platform.close(wakeRead)
-        _ = Platform.close(wakeWrite)
+        let leftover = inbox.withLock { inbox -> [Int32] in
+            inbox.closed = true
+            _ = Platform.close(wakeRead)
+            _ = Platform.close(wakeWrite)
+            return inbox.connections
+        }
+        for fd in leftover {
+            _ = Platform.close(fd)
+            shared.openConnections.subtract(1, ordering: .relaxed)
+        }
         readBuffer.deallocate()
         exits.loopExited()
     }
