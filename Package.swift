@@ -20,7 +20,7 @@ let package = Package(
         .target(name: "PaymentSandbox", dependencies: ["SandboxHTTP"], swiftSettings: strict),
         // The command line: flags, environment, signals. Process-only code lives here.
         .executableTarget(name: "payment-sandbox", dependencies: ["PaymentSandbox"], swiftSettings: strict),
-        .testTarget(name: "SandboxHTTPTests", dependencies: ["SandboxHTTP"], swiftSettings: strict),
+        .testTarget(name: "SandboxHTTPTests", dependencies: ["SandboxHTTP"], exclude: ["FuzzCorpus"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["PaymentSandbox", "SandboxHTTP"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -12,7 +12,11 @@ import Darwin
 
 @main
 enum PaymentSandboxCommand {
-    static func main() async {
+    static func main() {
+        // Before any thread exists, so every thread inherits it: SIGTERM and SIGINT stay pending until
+        // the signal thread takes them with sigwait. A signal sent the instant the server is ready is
+        // never lost (with SIG_IGN plus a Dispatch source it could be, between the two).
+        TerminationSignals.block()
         let options: CommandLineOptions
         do {
             options = try CommandLineOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
@@ -28,11 +32,11 @@ enum PaymentSandboxCommand {
         case .healthcheck:
             exit(Healthcheck.run(host: options.host, port: options.port, timeoutSeconds: options.healthcheckTimeoutSeconds) ? 0 : 1)
         case .serve:
-            await serve(options)
+            serve(options)
         }
     }
 
-    static func serve(_ options: CommandLineOptions) async {
+    static func serve(_ options: CommandLineOptions) -> Never {
         var directories: [URL] = []
         if let bundled = bundledScenarioDirectory() {
             directories.append(bundled)
@@ -49,7 +53,6 @@ enum PaymentSandboxCommand {
         }
 
         raiseOpenFileLimit()
-        signal(SIGPIPE, SIG_IGN)
         var configuration = SandboxConfiguration(host: options.host, port: options.port, scenarioDirectories: directories)
         configuration.http.limits.maxBodyBytes = options.maxBodyBytes
         configuration.http.limits.maxHeadBytes = options.maxHeadBytes
@@ -77,28 +80,17 @@ enum PaymentSandboxCommand {
         let line = "payment-sandbox \(SandboxVersion.current) listening on \(baseURL.absoluteString) (scenarios: \(scenarioList.isEmpty ? "none" : scenarioList))\n"
         FileHandle.standardOutput.write(Data(line.utf8))
 
-        let signalName = await waitForTerminationSignal()
-        configuration.logger?.log(.info, "\(signalName) received, stopping")
-        await sandbox.stop()
-        exit(0)
-    }
-
-    /// Suspends until SIGTERM or SIGINT arrives and returns its name.
-    static func waitForTerminationSignal() async -> String {
-        let queue = DispatchQueue(label: "payment-sandbox.signals")
-        let (names, continuation) = AsyncStream.makeStream(of: String.self)
-        var sources: [any DispatchSourceSignal] = []
-        for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { continuation.yield(name) }
-            source.resume()
-            sources.append(source)
+        let signalName = TerminationSignals.wait()
+        let logger = configuration.logger
+        logger?.log(.info, "\(signalName) received, stopping")
+        Task {
+            await sandbox.stop()
+            exit(0)
         }
-        var iterator = names.makeAsyncIterator()
-        let name = await iterator.next() ?? "SIGTERM"
-        sources.forEach { $0.cancel() }  // also keeps the sources alive until a signal came
-        return name
+        // A second signal while stopping: leave at once.
+        let second = TerminationSignals.wait()
+        logger?.log(.warning, "\(second) received again, exiting without waiting")
+        exit(0)
     }
 
     /// Where the bundled scenarios are: `PAYMENT_SANDBOX_BUNDLED_SCENARIOS`, `./scenarios` (swift run from
