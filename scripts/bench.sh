@@ -1,0 +1,450 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# bench.sh - payment-sandbox against nginx on the same machine.
+#
+#   throughput + p99   wrk -t2 -c32 --latency, ROUNDS alternating rounds, median
+#   cold start         spawn -> first HTTP 200 on a fresh port, median of COLD_RUNS
+#   memory             sandbox VmRSS idle, after 1M requests, after 5 s idle
+#
+# nginx serves a canned JSON body of exactly the sandbox health body's length, so
+# both servers move the same number of body bytes per request.
+#
+# Environment:
+#   ROUNDS=3             wrk rounds per server
+#   BENCH_DURATION=10s   wrk duration per round
+#   BENCH_SKIP_BUILD=1   do not run the release build (as docker/Dockerfile builds it)
+#   BENCH_STRICT=1       exit 1 when a target is missed (default: always exit 0)
+#   COLD_RUNS=10         cold-start spawns per server
+#   RSS_REQUESTS=1000000 requests sent before the "after load" RSS reading
+#
+# Installs wrk, nginx-light and python3 with apt-get when missing (Debian).
+set -euo pipefail
+
+ROUNDS=${ROUNDS:-3}
+BENCH_DURATION=${BENCH_DURATION:-10s}
+BENCH_SKIP_BUILD=${BENCH_SKIP_BUILD:-0}
+BENCH_STRICT=${BENCH_STRICT:-0}
+COLD_RUNS=${COLD_RUNS:-10}
+RSS_REQUESTS=${RSS_REQUESTS:-1000000}
+WRK_THREADS=2
+WRK_CONNS=32
+HEALTH_PATH=/__sandbox/health
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+BIN=$ROOT/.build/release/payment-sandbox
+
+log() { printf '[bench %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+die() { log "error: $*"; exit 2; }
+
+# ---------------------------------------------------------------- cleanup
+# Every process we start goes into PIDS; the EXIT trap stops them all.
+PIDS=()
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX")
+cleanup() {
+    local rc=$? pid
+    trap - EXIT INT TERM
+    for pid in ${PIDS[@]+"${PIDS[@]}"}; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in ${PIDS[@]+"${PIDS[@]}"}; do
+        # give each up to 4 s (the python helper itself waits 2 s for its server), then SIGKILL
+        for _ in $(seq 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null || true
+    done
+    rm -rf "$TMP"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Run a command in the background and wait for it, so INT/TERM traps fire at once
+# instead of after the command finishes. Output goes to the file given first.
+run_waiting() {
+    local out=$1; shift
+    "$@" >"$out" 2>&1 &
+    local pid=$!
+    PIDS+=("$pid")
+    wait "$pid" || { local rc=$?; forget_pid "$pid"; cat "$out" >&2; log "failed ($rc): $*"; return "$rc"; }
+    forget_pid "$pid"
+}
+
+# Drop a finished process from PIDS (so cleanup never signals a recycled pid).
+forget_pid() {
+    local p keep=()
+    for p in ${PIDS[@]+"${PIDS[@]}"}; do [[ $p == "$1" ]] || keep+=("$p"); done
+    PIDS=(${keep[@]+"${keep[@]}"})
+}
+
+# Stop one process we started: SIGTERM, up to 3 s, then SIGKILL (and say so).
+stop_pid() {
+    local pid=$1 name=$2
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then
+        log "warning: $name (pid $pid) ignored SIGTERM for 3 s, sending SIGKILL"
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+    forget_pid "$pid"
+}
+
+# ---------------------------------------------------------------- tools
+NGINX=$(command -v nginx || true)
+[[ -z $NGINX && -x /usr/sbin/nginx ]] && NGINX=/usr/sbin/nginx
+missing=()
+command -v wrk >/dev/null || missing+=(wrk)
+[[ -n $NGINX ]] || missing+=(nginx-light)
+command -v python3 >/dev/null || missing+=(python3)
+if ((${#missing[@]})); then
+    SUDO=""
+    [[ $(id -u) -eq 0 ]] || SUDO=sudo
+    log "installing ${missing[*]} with apt-get"
+    $SUDO apt-get update
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y "${missing[@]}"
+    NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+fi
+[[ -x $NGINX ]] || die "nginx not found after install"
+
+# ---------------------------------------------------------------- python helper
+# Small helper for what bash does badly: precise timing, /proc scans, parsing, maths.
+PY=$TMP/bench.py
+cat >"$PY" <<'PYEOF'
+import os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+
+CURRENT = None  # (process, temp dir) of the server being measured, for on_signal
+
+def stop(proc):
+    """SIGTERM, 2 s grace, then SIGKILL; returns True when SIGKILL was needed."""
+    proc.terminate()
+    try:
+        proc.wait(2); return False
+    except subprocess.TimeoutExpired:
+        proc.kill(); proc.wait(); return True
+
+def on_signal(signo, _frame):
+    """Stop the server being measured and leave (bench.sh's trap sends SIGTERM)."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN); signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if CURRENT:
+        stop(CURRENT[0]); shutil.rmtree(CURRENT[1], ignore_errors=True)
+    os._exit(128 + signo)
+
+signal.signal(signal.SIGTERM, on_signal)
+signal.signal(signal.SIGINT, on_signal)
+
+def free_port():
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
+
+def get(port, path, timeout=1.0):
+    """One raw HTTP/1.1 GET; returns (status, body) or raises OSError."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" % path.encode())
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk: break
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1]) if head else 0
+    return status, body
+
+def first_200(port, path, t0, deadline_s=10.0, proc=None):
+    """Poll every ~0.5 ms until GET path answers 200; return ns since t0."""
+    req = b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" % path.encode()
+    end = t0 + int(deadline_s * 1e9)
+    while time.perf_counter_ns() < end:
+        if proc is not None and proc.poll() is not None:
+            raise SystemExit("server exited early with %s" % proc.returncode)
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            s.connect(("127.0.0.1", port))
+            s.sendall(req)
+            buf = b""
+            while b"\r\n" not in buf:
+                chunk = s.recv(4096)
+                if not chunk: break
+                buf += chunk
+            if buf.startswith(b"HTTP/1.1 200") or buf.startswith(b"HTTP/1.0 200"):
+                return time.perf_counter_ns() - t0
+        except OSError:
+            pass
+        finally:
+            s.close()
+        time.sleep(0.0005)
+    raise SystemExit("no 200 on port %d within %.0f s" % (port, deadline_s))
+
+def cmd_freeport():
+    print(free_port())
+
+def cmd_wait200(port, path, timeout="10"):
+    """Wait for a 200 and print its body (no trailing newline)."""
+    first_200(int(port), path, time.perf_counter_ns(), float(timeout))
+    _, body = get(int(port), path)
+    sys.stdout.write(body.decode())
+
+def cmd_coldstart(runs, path, template, *argv):
+    global CURRENT
+    """Spawn argv (tokens {port} {dir} replaced) runs times on fresh ports; print the ms
+    values, then on a second line how many ignored SIGTERM (SIGKILLed after 2 s).
+    When template is not '-', it is written to {dir}/nginx.conf with @PORT@/@DIR@ replaced."""
+    tpl = open(template).read() if template != "-" else None
+    times, killed = [], 0
+    for _ in range(int(runs)):
+        port, d = free_port(), tempfile.mkdtemp(prefix="cold.")
+        if tpl is not None:
+            with open(os.path.join(d, "nginx.conf"), "w") as f:
+                f.write(tpl.replace("@PORT@", str(port)).replace("@DIR@", d))
+        args = [a.replace("{port}", str(port)).replace("{dir}", d) for a in argv]
+        err = open(os.path.join(d, "stderr.log"), "w")
+        t0 = time.perf_counter_ns()
+        CURRENT = (subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err), d)
+        try:
+            times.append(first_200(port, path, t0, proc=CURRENT[0]) / 1e6)
+        finally:
+            killed += stop(CURRENT[0])
+            CURRENT = None
+            err.close()
+            shutil.rmtree(d, ignore_errors=True)
+        time.sleep(0.05)  # let the previous one's sockets settle
+    print(" ".join("%.2f" % t for t in times))
+    print(killed)
+
+def vmrss_kib(pid, field="VmRSS"):
+    with open("/proc/%s/status" % pid) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+def cmd_rss(pid, field="VmRSS"):
+    """field (kB) of pid plus its direct children (nginx master + workers), in MiB."""
+    pids = [pid]
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                stat = open("/proc/%s/stat" % p).read()
+                if stat.rsplit(")", 1)[1].split()[1] == str(pid): pids.append(p)
+            except OSError:
+                pass
+    print("%.1f" % (sum(vmrss_kib(p, field) for p in pids) / 1024))
+
+def cmd_wrk(path):
+    """Parse wrk --latency output: req/s p99_ms requests errors."""
+    text = open(path).read()
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+    m = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)  # only with --latency
+    p99 = float(m.group(1)) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[m.group(2)] if m else 0.0
+    reqs = int(re.search(r"(\d+) requests in", text).group(1))
+    errs = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", text))
+    m = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    errs += int(m.group(1)) if m else 0
+    print("%.0f %.3f %d %d" % (rps, p99, reqs, errs))
+
+def cmd_median(*xs):
+    print(("%.2f" % statistics.median(float(x) for x in xs)).rstrip("0").rstrip("."))
+
+def cmd_range(*xs):
+    print("%s..%s" % (min(xs, key=float), max(xs, key=float)))
+
+def cmd_calc(expr):
+    """Tiny calculator for ratios and comparisons: prints the value of expr."""
+    v = eval(expr, {"__builtins__": {}})
+    print(("PASS" if v else "MISS") if isinstance(v, bool) else "%.2f" % v)
+
+if __name__ == "__main__":
+    globals()["cmd_" + sys.argv[1]](*sys.argv[2:])
+PYEOF
+py() { python3 "$PY" "$@"; }
+
+# ---------------------------------------------------------------- build
+if [[ $BENCH_SKIP_BUILD != 1 ]]; then
+    # The binary users run: built exactly as docker/Dockerfile builds it.
+    log "swift build -c release --static-swift-stdlib --product payment-sandbox"
+    swift build -c release --static-swift-stdlib --product payment-sandbox 2>&1 | tail -n 3 || die "release build failed"
+fi
+[[ -x $BIN ]] || die "$BIN missing (build first or unset BENCH_SKIP_BUILD)"
+
+# Start the sandbox on a port, wait for its health 200; sets SANDBOX_PID and BODY.
+start_sandbox() {
+    local port=$1
+    "$BIN" --port "$port" --quiet >>"$TMP/sandbox.log" 2>&1 &
+    SANDBOX_PID=$!
+    PIDS+=("$SANDBOX_PID")
+    BODY=$(py wait200 "$port" "$HEALTH_PATH") || { cat "$TMP/sandbox.log" >&2; die "sandbox did not answer"; }
+}
+
+# ---------------------------------------------------------------- servers
+SB_PORT=$(py freeport)
+NG_PORT=$(py freeport)
+
+start_sandbox "$SB_PORT"
+sleep 0.5
+SB_RSS_START=$(py rss "$SANDBOX_PID")
+log "sandbox pid $SANDBOX_PID on :$SB_PORT, health body ${#BODY} bytes: $BODY"
+
+# nginx config; @PORT@/@DIR@ are filled in per instance. The canned body is the
+# sandbox's own health body (valid JSON, exactly the same length).
+NG_BODY=${BODY//\\/\\\\}
+NG_BODY=${NG_BODY//\'/\\\'}
+NG_TEMPS="client_body_temp_path @DIR@/body; proxy_temp_path @DIR@/proxy; fastcgi_temp_path @DIR@/fastcgi;"
+"$NGINX" -V 2>&1 | grep -q without-http_uwsgi_module || NG_TEMPS+=" uwsgi_temp_path @DIR@/uwsgi;"
+"$NGINX" -V 2>&1 | grep -q without-http_scgi_module || NG_TEMPS+=" scgi_temp_path @DIR@/scgi;"
+cat >"$TMP/nginx.conf.tpl" <<EOF
+worker_processes auto;
+daemon off;
+pid @DIR@/nginx.pid;
+error_log @DIR@/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    keepalive_timeout 65s;
+    $NG_TEMPS
+    server {
+        listen 127.0.0.1:@PORT@;
+        location / { default_type application/json; return 200 '$NG_BODY'; }
+    }
+}
+EOF
+
+# Start an nginx on a port from the template; sets NGINX_PID.
+start_nginx() {
+    local port=$1 dir=$TMP/nginx-$1
+    mkdir -p "$dir"
+    sed -e "s|@PORT@|$port|g" -e "s|@DIR@|$dir|g" "$TMP/nginx.conf.tpl" >"$dir/nginx.conf"
+    "$NGINX" -p "$dir" -e "$dir/error.log" -c "$dir/nginx.conf" >>"$dir/stderr.log" 2>&1 &
+    NGINX_PID=$!
+    PIDS+=("$NGINX_PID")
+    local body
+    body=$(py wait200 "$port" /) || { cat "$dir"/*.log >&2; die "nginx did not answer"; }
+    [[ ${#body} == "${#BODY}" ]] || die "nginx body is ${#body} bytes, sandbox ${#BODY}"
+}
+
+start_nginx "$NG_PORT"
+sleep 0.5
+NG_RSS_START=$(py rss "$NGINX_PID")
+log "nginx pid $NGINX_PID (+workers) on :$NG_PORT"
+
+# ---------------------------------------------------------------- throughput
+# Alternate nginx / sandbox each round so drift (thermal, noisy neighbours) hits both.
+wrk_run() { # url -> $TMP/wrk.out
+    run_waiting "$TMP/wrk.out" wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d"$BENCH_DURATION" --latency "$1"
+}
+NG_RPS=() NG_P99=() SB_RPS=() SB_P99=() NG_REQS=0
+# The machine may be shared: record the load so noisy runs can be recognised.
+LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
+log "warm-up: 2 s per server, not counted (load average $LOADAVG)"
+run_waiting "$TMP/wrk.out" wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d2s "http://127.0.0.1:$NG_PORT/"
+run_waiting "$TMP/wrk.out" wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d2s "http://127.0.0.1:$SB_PORT$HEALTH_PATH"
+log "throughput: $ROUNDS rounds x 2 servers x $BENCH_DURATION (wrk -t$WRK_THREADS -c$WRK_CONNS)"
+for r in $(seq "$ROUNDS"); do
+    wrk_run "http://127.0.0.1:$NG_PORT/"
+    read -r ng_rps ng_p99 ng_n ng_err < <(py wrk "$TMP/wrk.out")
+    wrk_run "http://127.0.0.1:$SB_PORT$HEALTH_PATH"
+    read -r sb_rps sb_p99 sb_n sb_err < <(py wrk "$TMP/wrk.out")
+    NG_RPS+=("$ng_rps") NG_P99+=("$ng_p99") SB_RPS+=("$sb_rps") SB_P99+=("$sb_p99")
+    NG_REQS=$((NG_REQS + ng_n))
+    ((ng_err + sb_err == 0)) || log "round $r: errors nginx=$ng_err sandbox=$sb_err"
+    printf 'round %d: nginx %8s req/s p99 %6s ms | sandbox %8s req/s p99 %6s ms | ratio %s\n' \
+        "$r" "$ng_rps" "$ng_p99" "$sb_rps" "$sb_p99" "$(py calc "$sb_rps/$ng_rps")"
+done
+NG_RPS_MED=$(py median "${NG_RPS[@]}")
+SB_RPS_MED=$(py median "${SB_RPS[@]}")
+NG_P99_MED=$(py median "${NG_P99[@]}")
+SB_P99_MED=$(py median "${SB_P99[@]}")
+sleep 1
+NG_RSS_LOAD=$(py rss "$NGINX_PID")
+
+# Both benchmark servers stop here so they do not disturb what follows.
+stop_pid "$SANDBOX_PID" sandbox
+stop_pid "$NGINX_PID" nginx
+
+# ---------------------------------------------------------------- cold start
+log "cold start: $COLD_RUNS spawns each, spawn -> first 200 (0.5 ms poll)"
+# Each server is stopped with SIGTERM right after its first 200; the helper counts
+# the ones that ignore it (SIGKILLed after 2 s, not part of the timing).
+run_waiting "$TMP/cold-sb.out" python3 "$PY" coldstart "$COLD_RUNS" "$HEALTH_PATH" - \
+    "$BIN" --port '{port}' --quiet
+run_waiting "$TMP/cold-ng.out" python3 "$PY" coldstart "$COLD_RUNS" / "$TMP/nginx.conf.tpl" \
+    "$NGINX" -p '{dir}' -e '{dir}/error.log' -c '{dir}/nginx.conf'
+{ read -r SB_COLD; read -r SB_COLD_KILLED; } <"$TMP/cold-sb.out"
+{ read -r NG_COLD; read -r NG_COLD_KILLED; } <"$TMP/cold-ng.out"
+echo "cold start sandbox ms: $SB_COLD"
+echo "cold start nginx   ms: $NG_COLD"
+((SB_COLD_KILLED + NG_COLD_KILLED == 0)) ||
+    log "warning: ignored SIGTERM right after the first 200: sandbox $SB_COLD_KILLED/$COLD_RUNS, nginx $NG_COLD_KILLED/$COLD_RUNS"
+# shellcheck disable=SC2086  # word splitting intended: one value per run
+SB_COLD_MED=$(py median $SB_COLD)
+# shellcheck disable=SC2086
+NG_COLD_MED=$(py median $NG_COLD)
+
+# ---------------------------------------------------------------- memory
+# A fresh sandbox: RSS idle, after RSS_REQUESTS keep-alive requests (wrk runs sized
+# from the measured throughput, repeated until the count is reached), then 5 s idle.
+log "memory: fresh sandbox, $RSS_REQUESTS requests"
+SB_PORT=$(py freeport)
+start_sandbox "$SB_PORT"
+sleep 0.5
+SB_RSS_IDLE=$(py rss "$SANDBOX_PID")
+done_reqs=0
+for _ in 1 2 3 4 5; do
+    left=$((RSS_REQUESTS - done_reqs))
+    ((left > 0)) || break
+    secs=$(python3 -c "import math; print(max(1, math.ceil($left * 1.1 / max($SB_RPS_MED, 1000))))")
+    run_waiting "$TMP/wrk.out" wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d"${secs}s" \
+        "http://127.0.0.1:$SB_PORT$HEALTH_PATH"
+    read -r _ _ n err < <(py wrk "$TMP/wrk.out")
+    done_reqs=$((done_reqs + n))
+    ((err == 0)) || log "memory load: $err errors"
+done
+SB_RSS_LOAD=$(py rss "$SANDBOX_PID")
+SB_HWM=$(py rss "$SANDBOX_PID" VmHWM)
+sleep 5
+SB_RSS_AFTER=$(py rss "$SANDBOX_PID")
+echo "memory: sandbox served $done_reqs requests; RSS idle $SB_RSS_IDLE MiB," \
+    "after load $SB_RSS_LOAD MiB (peak $SB_HWM), after 5 s idle $SB_RSS_AFTER MiB"
+stop_pid "$SANDBOX_PID" sandbox
+
+# ---------------------------------------------------------------- summary
+MISSES=0
+judge() { # name python-boolean-expression: sets RESULT_<name> to PASS/MISS
+    local v
+    v=$(py calc "$2")
+    [[ $v == PASS ]] || MISSES=$((MISSES + 1))
+    printf -v "RESULT_$1" '%s' "$v"
+}
+judge rps "$SB_RPS_MED/$NG_RPS_MED >= 0.50"
+judge p99 "$SB_P99_MED < 5"
+judge cold "$SB_COLD_MED < 20"
+judge idle "$SB_RSS_IDLE < 20"
+judge load "$SB_RSS_LOAD < $SB_RSS_IDLE + 10"
+judge after "$SB_RSS_AFTER < $SB_RSS_IDLE + 10"
+row() { printf '%-34s %11s %11s %8s  %-16s %s\n' "$@"; }
+
+echo
+echo "== payment-sandbox vs nginx ($(nproc) cores, wrk -t$WRK_THREADS -c$WRK_CONNS -d$BENCH_DURATION x $ROUNDS rounds, body ${#BODY} B) =="
+row "metric" "sandbox" "nginx" "sb/nginx" "target" "result"
+row "throughput req/s (median)" "$SB_RPS_MED" "$NG_RPS_MED" "$(py calc "$SB_RPS_MED/$NG_RPS_MED")" \
+    "ratio >= 0.50" "$RESULT_rps"
+row "p99 latency ms (median)" "$SB_P99_MED" "$NG_P99_MED" "$(py calc "$SB_P99_MED/$NG_P99_MED")" \
+    "< 5 ms" "$RESULT_p99"
+row "cold start to 200 ms (median/$COLD_RUNS)" "$SB_COLD_MED" "$NG_COLD_MED" "$(py calc "$SB_COLD_MED/$NG_COLD_MED")" \
+    "< 20 ms" "$RESULT_cold"
+row "RSS idle after start MiB" "$SB_RSS_IDLE" "$NG_RSS_START" "$(py calc "$SB_RSS_IDLE/$NG_RSS_START")" \
+    "< 20 MiB" "$RESULT_idle"
+row "RSS after $((done_reqs / 1000))k req MiB" "$SB_RSS_LOAD" "$NG_RSS_LOAD" "$(py calc "$SB_RSS_LOAD/$NG_RSS_LOAD")" \
+    "< idle + 10 MiB" "$RESULT_load"
+row "RSS after 5 s idle MiB" "$SB_RSS_AFTER" "-" "-" "< idle + 10 MiB" "$RESULT_after"
+echo "(nginx RSS = master + workers; nginx 'after' = after its $((NG_REQS / 1000))k benchmark requests;" \
+    "sandbox peak VmHWM $SB_HWM MiB; first sandbox instance idle $SB_RSS_START MiB)"
+echo "per round: sandbox $(py range "${SB_RPS[@]}") req/s, p99 $(py range "${SB_P99[@]}") ms;" \
+    "nginx $(py range "${NG_RPS[@]}") req/s, p99 $(py range "${NG_P99[@]}") ms; load average at start $LOADAVG"
+if [[ $(py calc "${LOADAVG%% *} > $(nproc) / 2") == PASS ]]; then
+    echo "note: load average ${LOADAVG%% *} on $(nproc) cores before the rounds: other processes competed" \
+        "for the CPU, so req/s and p99 (both servers) are noisy; rerun on an idle machine"
+fi
+echo "targets missed: $MISSES"
+
+if ((MISSES > 0)) && [[ $BENCH_STRICT == 1 ]]; then exit 1; fi
+exit 0
