@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-import Synchronization
 
 /// The sandbox, in-process: start it on port 0, read ``baseURL``, send requests, stop it.
 ///
@@ -18,7 +17,7 @@ import Synchronization
 public final class PaymentSandbox: Sendable {
     public let configuration: SandboxConfiguration
     private let server: HTTPServer
-    private let started = Mutex<URL?>(nil)
+    private let started = Locked<URL?>(nil)
 
     public init(configuration: SandboxConfiguration = SandboxConfiguration(port: 0)) {
         self.configuration = configuration

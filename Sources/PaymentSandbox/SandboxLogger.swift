@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -20,7 +19,7 @@ public enum LogFormat: String, Sendable, CaseIterable {
 public final class LineLogger: HTTPServerLogger {
     public let format: LogFormat
     private let fd: Int32
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     public init(format: LogFormat, fileDescriptor: Int32 = 1) {
         self.format = format

@@ -21,7 +21,7 @@ final class EventLoop: @unchecked Sendable {
     private let exits: LoopExitTracker
 
     // Cross-thread.
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     private let wakePending = Atomic<Bool>(false)
     private let wakeRead: Int32
     private let wakeWrite: Int32

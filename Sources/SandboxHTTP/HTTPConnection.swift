@@ -18,6 +18,8 @@ final class HTTPConnection {
     private var inFlight: InFlight?
     private var sequence = 0
     private var lingerBytes = 0
+    /// The answer count when the idle deadline was last armed.
+    private var idleSince = 0
 
     private(set) var deadline: UInt64
     private var deadlineKind: DeadlineKind
@@ -187,7 +189,7 @@ final class HTTPConnection {
             phase = .handling
             setDeadline(.handler, after: configuration.handlerTimeout)
             let loop = self.loop, id = self.id, fd = self.fd, sequence = self.sequence
-            let task = Task {
+            let task = Task { [request] in
                 let response: HTTPResponse
                 do { response = try await handler(request) } catch { response = router.response(for: error, to: request) }
                 loop.submit(EventLoop.Completion(connectionID: id, fd: fd, sequence: sequence, response: response))
@@ -275,7 +277,9 @@ final class HTTPConnection {
         } else if parser.isMidRequest {
             // Set once when the head starts: trickling bytes does not extend it.
             if deadlineKind != .head { setDeadline(.head, after: configuration.headTimeout) }
-        } else if requestsAnswered > 0 && deadlineKind != .idle {
+        } else if requestsAnswered > 0 && (deadlineKind != .idle || idleSince != requestsAnswered) {
+            // Idle from the last answer on: re-armed after every request, not once per connection.
+            idleSince = requestsAnswered
             setDeadline(.idle, after: configuration.idleTimeout)
         }
     }

@@ -66,7 +66,7 @@ public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     private let router: Router
     private let logger: (any HTTPServerLogger)?
-    private let state = Mutex<State>(.idle)
+    private let state = Locked<State>(.idle)
 
     private enum State {
         case idle
@@ -84,7 +84,11 @@ public final class HTTPServer: Sendable {
     @discardableResult
     public func start() throws(HTTPServerError) -> Int {
         try state.withLock { (state: inout State) throws(HTTPServerError) -> Int in
-            guard case .idle = state else { throw .alreadyStarted }
+            switch state {
+            case .idle: break
+            case .running: throw .alreadyStarted
+            case .stopped: throw .stopped
+            }
             let (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port, backlog: configuration.listenBacklog)
             let shared = ServerShared(configuration: configuration, router: router, logger: logger)
             let exits = LoopExitTracker(count: configuration.eventLoopCount)
@@ -148,16 +152,21 @@ final class ServerShared: Sendable {
 
 /// Lets ``HTTPServer/stop()`` wait for every loop thread to finish.
 final class LoopExitTracker: Sendable {
-    private let state: Mutex<(remaining: Int, waiters: [CheckedContinuation<Void, Never>])>
+    private let state: Locked<Waiters>
 
-    init(count: Int) { state = Mutex((count, [])) }
+    private struct Waiters {
+        var remaining: Int
+        var continuations: [CheckedContinuation<Void, Never>] = []
+    }
+
+    init(count: Int) { state = Locked(Waiters(remaining: count)) }
 
     func loopExited() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.remaining -= 1
             guard state.remaining == 0 else { return [] }
-            defer { state.waiters = [] }
-            return state.waiters
+            defer { state.continuations = [] }
+            return state.continuations
         }
         waiters.forEach { $0.resume() }
     }
@@ -166,7 +175,7 @@ final class LoopExitTracker: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = state.withLock { state -> Bool in
                 if state.remaining == 0 { return true }
-                state.waiters.append(continuation)
+                state.continuations.append(continuation)
                 return false
             }
             if done { continuation.resume() }

@@ -13,6 +13,7 @@ public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible
     case cannotResolve(host: String)
     case system(call: String, errno: Int32)
     case alreadyStarted
+    case stopped
 
     public var description: String {
         switch self {
@@ -20,6 +21,7 @@ public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible
         case let .cannotResolve(host): "cannot resolve host \(host)"
         case let .system(call, code): "\(call) failed: \(String(cString: strerror(code)))"
         case .alreadyStarted: "the server is already running"
+        case .stopped: "a stopped server cannot be started again; create a new one"
         }
     }
 }
