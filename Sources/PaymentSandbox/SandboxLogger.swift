@@ -19,7 +19,8 @@ public enum LogFormat: String, Sendable, CaseIterable {
 public final class LineLogger: HTTPServerLogger {
     public let format: LogFormat
     private let fd: Int32
-    private let lock = Locked(())
+    /// Lines written so far; the lock also keeps lines from different threads from interleaving.
+    private let linesWritten = Locked(0)
 
     public init(format: LogFormat, fileDescriptor: Int32 = 1) {
         self.format = format
@@ -59,7 +60,8 @@ public final class LineLogger: HTTPServerLogger {
     private func emit(_ line: String) {
         var bytes = Array(line.utf8)
         bytes.append(0x0A)
-        lock.withLock { _ in
+        linesWritten.withLock { count in
+            count += 1
             var offset = 0
             while offset < bytes.count {
                 let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }

@@ -182,7 +182,7 @@ final class HTTPConnection {
             finish(request, router.errorRenderer(forPath: request.path).render(error, for: request), started: started)
         case .handler(.immediate(let handler)):
             let response: HTTPResponse
-            do { response = try handler(request) } catch { response = router.response(for: error, to: request) }
+            do { response = try handler(request) } catch { response = respond(to: error, for: request) }
             finish(request, response, started: started)
         case .handler(.async(let handler)):
             sequence += 1
@@ -191,11 +191,24 @@ final class HTTPConnection {
             let loop = self.loop, id = self.id, fd = self.fd, sequence = self.sequence
             let task = Task { [request] in
                 let response: HTTPResponse
-                do { response = try await handler(request) } catch { response = router.response(for: error, to: request) }
+                do { response = try await handler(request) } catch { response = HTTPConnection.respond(to: error, for: request, shared: loop.shared) }
                 loop.submit(EventLoop.Completion(connectionID: id, fd: fd, sequence: sequence, response: response))
             }
             inFlight = InFlight(request: request, started: started, task: task)
         }
+    }
+
+    private func respond(to error: any Error, for request: HTTPRequest) -> HTTPResponse {
+        HTTPConnection.respond(to: error, for: request, shared: loop.shared)
+    }
+
+    /// The answer to what a handler threw. Errors that are not meant for the client are logged in full
+    /// here; the client's 500 names only the request id.
+    static func respond(to error: any Error, for request: HTTPRequest, shared: ServerShared) -> HTTPResponse {
+        if !(error is any HTTPResponseError) && !(error is HTTPError) {
+            shared.logger?.log(.error, "\(request.id) \(request.method) \(request.path): handler threw \(error)")
+        }
+        return shared.router.response(for: error, to: request)
     }
 
     /// Queues the answer to `request` and logs it.

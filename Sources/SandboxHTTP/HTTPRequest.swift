@@ -63,7 +63,12 @@ public struct RouteParameters: Sendable, Equatable {
     public init() {}
     public subscript(name: String) -> String? { values.first { $0.name == name }?.value }
     mutating func append(name: String, value: String) { values.append((name, value)) }
-    /// The value of `name`, or a 400 if the route has no such parameter (a programming error in a route).
+    func appending(name: String, value: String) -> RouteParameters {
+        var copy = self
+        copy.append(name: name, value: value)
+        return copy
+    }
+    /// The value of `name`, or a 500 if the route has no such parameter (a programming error in a route).
     public func require(_ name: String) throws -> String {
         guard let value = self[name] else { throw HTTPError(.internalServerError, "route has no parameter \(name)") }
         return value
@@ -93,6 +98,9 @@ enum RequestTarget {
             return Parsed(rawPath: target, path: target, query: [])
         }
         var rest = Substring(target)
+        // RFC 9112 §3.2: a request-target carries no fragment. Clients strip it; if one comes anyway it is
+        // dropped rather than read as part of the path or the last query value (llhttp accepts "#" too).
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
         if !rest.hasPrefix("/") {
             // absolute-form: scheme "://" authority path-abempty [ "?" query ]
             guard let schemeEnd = rest.range(of: "://"),

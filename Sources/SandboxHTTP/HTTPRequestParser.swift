@@ -47,7 +47,8 @@ public enum HTTPParserEvent: Sendable {
 /// a header colon, no obsolete line folding, Content-Length and Transfer-Encoding never together,
 /// `chunked` must be the only transfer coding, Content-Length must be one non-negative decimal value.
 /// After a request that ends the connection (`Connection: close`, HTTP/1.0 without keep-alive, CONNECT,
-/// Upgrade) it reads nothing more, as llhttp does.
+/// Upgrade) it reads nothing more, as llhttp does. A method outside llhttp's list gets 501 (RFC 9110 §9.1),
+/// an expectation other than 100-continue 417 (RFC 9110 §10.1.1), both right after the head.
 public struct HTTPRequestParser: Sendable {
     public let limits: HTTPParserLimits
 
@@ -150,13 +151,17 @@ public struct HTTPRequestParser: Sendable {
             return nil
         case .head(var scan):
             skipLeadingEmptyLines(scan: scan)
-            guard let headEnd = try findSectionEnd(&scan, limit: limits.maxHeadBytes, what: "request head") else {
+            // The request line plus at most maxHeaderCount field lines.
+            guard let headEnd = try findSectionEnd(&scan, limit: limits.maxHeadBytes, maxLines: limits.maxHeaderCount + 1,
+                                                   what: "request head") else {
                 state = .head(scan)
                 return nil
             }
             let request = try parseHead(upTo: headEnd)
             start = headEnd
             let framing = try bodyFraming(of: request)
+            try checkMethod(of: request)
+            try checkExpectation(of: request)
             state = .body(request, framing, continueSent: false)
             return try step()
         case .body(var request, let framing, let continueSent):
@@ -209,17 +214,29 @@ public struct HTTPRequestParser: Sendable {
     /// RFC 9112 §2.2: a server SHOULD ignore at least one empty line received before the request-line.
     private mutating func skipLeadingEmptyLines(scan: HeadScan) {
         guard scan.scanOffset == 0 else { return }
-        while buffer.count - start >= 2, buffer[start] == .cr, buffer[start + 1] == .lf { start += 2 }
+        var skipped = false
+        while buffer.count - start >= 2, buffer[start] == .cr, buffer[start + 1] == .lf {
+            start += 2
+            skipped = true
+        }
+        // Drop them from the buffer too: an endless stream of CRLFs must not grow it without bound.
+        if skipped { compact() }
     }
 
     /// Finds the empty line that ends a header section starting at `start`. Returns the index just past it.
-    private func findSectionEnd(_ scan: inout HeadScan, limit: Int, what: String) throws(HTTPParseError) -> Int? {
+    /// The section, final CRLF included, may be at most `limit` bytes and `maxLines` non-empty lines; the
+    /// error comes as soon as the buffered bytes pass the limit, without waiting for the end of the section.
+    private func findSectionEnd(_ scan: inout HeadScan, limit: Int, maxLines: Int, what: String) throws(HTTPParseError) -> Int? {
         var result: Int?
         var failure: HTTPParseError?
         buffer.withUnsafeBufferPointer { bytes in
             var i = start + scan.scanOffset
             var lineStart = start + scan.lineStartOffset
             while i < bytes.count {
+                if i - start >= limit {
+                    failure = HTTPParseError(.requestHeaderFieldsTooLarge, "\(what) larger than \(limit) bytes")
+                    return
+                }
                 let byte = bytes[i]
                 if byte == .lf {
                     guard i > lineStart, bytes[i - 1] == .cr else {
@@ -232,19 +249,20 @@ public struct HTTPRequestParser: Sendable {
                     }
                     lineStart = i + 1
                     scan.lineCount += 1
-                    if scan.lineCount > limits.maxHeaderCount + 1 {
-                        failure = HTTPParseError(.requestHeaderFieldsTooLarge, "more than \(limits.maxHeaderCount) header fields")
+                    if scan.lineCount > maxLines {
+                        failure = HTTPParseError(.requestHeaderFieldsTooLarge, "more than \(limits.maxHeaderCount) fields in \(what)")
                         return
                     }
-                } else if byte == .cr, i + 1 < bytes.count, bytes[i + 1] != .lf {
-                    failure = HTTPParseError(.badRequest, "bare CR in \(what)")
-                    return
+                } else if byte == .cr {
+                    // A CR that is the last byte so far: stop before it, so the next call sees what follows it
+                    // (scanning past it would let a bare CR split across two reads go unnoticed).
+                    if i + 1 == bytes.count { break }
+                    if bytes[i + 1] != .lf {
+                        failure = HTTPParseError(.badRequest, "bare CR in \(what)")
+                        return
+                    }
                 }
                 i += 1
-                if i - start > limit {
-                    failure = HTTPParseError(.requestHeaderFieldsTooLarge, "\(what) larger than \(limit) bytes")
-                    return
-                }
             }
             scan.scanOffset = i - start
             scan.lineStartOffset = lineStart - start
@@ -388,6 +406,32 @@ public struct HTTPRequestParser: Sendable {
         return .length(length)
     }
 
+    /// The methods this parser recognizes: llhttp's HTTP method list (RFC 9110's, WebDAV, CalDAV, Subversion,
+    /// UPnP, PATCH, PURGE, LINK, UNLINK, SOURCE, QUERY, PRI), so the server and Node.js agree on what is a request.
+    static let recognizedMethods: Set<String> = [
+        "DELETE", "GET", "HEAD", "POST", "PUT", "CONNECT", "OPTIONS", "TRACE",
+        "COPY", "LOCK", "MKCOL", "MOVE", "PROPFIND", "PROPPATCH", "SEARCH", "UNLOCK", "BIND", "REBIND", "UNBIND", "ACL",
+        "REPORT", "MKACTIVITY", "CHECKOUT", "MERGE", "M-SEARCH", "NOTIFY", "SUBSCRIBE", "UNSUBSCRIBE",
+        "PATCH", "PURGE", "MKCALENDAR", "LINK", "UNLINK", "SOURCE", "QUERY", "PRI",
+    ]
+
+    /// RFC 9110 §9.1: "An origin server that receives a request method that is unrecognized or not implemented
+    /// SHOULD respond with the 501 (Not Implemented) status code." Methods are case-sensitive.
+    private func checkMethod(of request: HTTPRequest) throws(HTTPParseError) {
+        guard Self.recognizedMethods.contains(request.method.rawValue) else {
+            throw HTTPParseError(.notImplemented, "method \(request.method) is not recognized", head: request)
+        }
+    }
+
+    /// RFC 9110 §10.1.1: 100-continue is the only expectation defined, and "a server that receives an Expect
+    /// field value containing a member other than 100-continue MAY respond with a 417 (Expectation Failed)".
+    /// Answering 417 at once, before the body, beats ignoring an expectation the client relies on.
+    private func checkExpectation(of request: HTTPRequest) throws(HTTPParseError) {
+        if let unknown = request.headers.tokens(for: "Expect").first(where: { $0 != "100-continue" }) {
+            throw HTTPParseError(.expectationFailed, "unsupported expectation \"\(unknown)\"", head: request)
+        }
+    }
+
     private func expectsContinue(_ request: HTTPRequest) -> Bool {
         request.version == .http1_1 && request.headers.tokens(for: "Expect") == ["100-continue"]
     }
@@ -403,7 +447,8 @@ public struct HTTPRequestParser: Sendable {
                 if size == 0 {
                     chunked.step = .trailers(HeadScan())
                 } else {
-                    guard chunked.body.count + size <= limits.maxBodyBytes else {
+                    // Compared without adding: a size near Int.max must not overflow the sum.
+                    guard size <= limits.maxBodyBytes - chunked.body.count else {
                         throw HTTPParseError(.contentTooLarge, "body larger than \(limits.maxBodyBytes) bytes", head: request)
                     }
                     chunked.step = .data(size)
@@ -425,7 +470,8 @@ public struct HTTPRequestParser: Sendable {
             case .trailers(var scan):
                 let found: Int?
                 do {
-                    found = try findSectionEnd(&scan, limit: limits.maxHeadBytes, what: "trailer section")
+                    found = try findSectionEnd(&scan, limit: limits.maxHeadBytes, maxLines: limits.maxHeaderCount,
+                                               what: "trailer section")
                 } catch {
                     throw HTTPParseError(error.status, error.reason, head: request)
                 }
@@ -469,7 +515,11 @@ public struct HTTPRequestParser: Sendable {
         return nil
     }
 
-    /// chunk-size [ chunk-ext ]: hex digits, then `;name[=value]` extensions (ignored, but checked).
+    /// chunk-size [ chunk-ext ] (RFC 9112 §7.1.1): hex digits, then extensions, which are ignored but must
+    /// follow the grammar, so that a line another parser would read differently is refused:
+    ///
+    ///     chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
+    ///     chunk-ext-name = token;  chunk-ext-val = token / quoted-string
     private func parseChunkSize(_ line: ArraySlice<UInt8>, head: HTTPRequest) throws(HTTPParseError) -> Int {
         var size = 0
         var index = line.startIndex
@@ -479,15 +529,48 @@ public struct HTTPRequestParser: Sendable {
             index += 1
         }
         guard index > line.startIndex else { throw HTTPParseError(.badRequest, "invalid chunk size", head: head) }
-        let extensions = line[index...]
-        if !extensions.isEmpty {
-            // BWS ";" ... : only tokens, "=", quoted strings and whitespace; no controls.
-            var rest = extensions.drop { $0 == .space || $0 == .tab }
-            guard rest.first == UInt8(ascii: ";"),
-                  rest.allSatisfy({ $0 == .tab || ($0 >= 0x20 && $0 != 0x7F) })
-            else { throw HTTPParseError(.badRequest, "invalid chunk extension", head: head) }
-            rest = rest.dropFirst()
-            guard rest.contains(where: \.isTokenCharacter) else { throw HTTPParseError(.badRequest, "empty chunk extension", head: head) }
+        func skipWhitespace() {
+            while index < line.endIndex, line[index] == .space || line[index] == .tab { index += 1 }
+        }
+        func skipToken() -> Bool {
+            let tokenStart = index
+            while index < line.endIndex, line[index].isTokenCharacter { index += 1 }
+            return index > tokenStart
+        }
+        let invalid = HTTPParseError(.badRequest, "invalid chunk extension", head: head)
+        while index < line.endIndex {
+            skipWhitespace()
+            guard index < line.endIndex, line[index] == UInt8(ascii: ";") else { throw invalid }
+            index += 1
+            skipWhitespace()
+            guard skipToken() else { throw invalid }
+            let afterName = index
+            skipWhitespace()
+            guard index < line.endIndex, line[index] == UInt8(ascii: "=") else {
+                index = afterName  // BWS only before "=" or ";", never at the end of the line
+                continue
+            }
+            index += 1
+            skipWhitespace()
+            if index < line.endIndex, line[index] == UInt8(ascii: "\"") {
+                // quoted-string (RFC 9110 §5.6.4): qdtext or quoted-pair up to the closing DQUOTE.
+                index += 1
+                var closed = false
+                while index < line.endIndex {
+                    let byte = line[index]
+                    if byte == UInt8(ascii: "\"") { closed = true; index += 1; break }
+                    if byte == UInt8(ascii: "\\") {
+                        index += 1
+                        guard index < line.endIndex, line[index].isFieldValueCharacter else { throw invalid }
+                    } else if !byte.isFieldValueCharacter {
+                        throw invalid
+                    }
+                    index += 1
+                }
+                guard closed else { throw invalid }
+            } else {
+                guard skipToken() else { throw invalid }
+            }
         }
         return size
     }

@@ -108,47 +108,42 @@ public struct Router: Sendable {
             }
             segments.append(decoded)
         }
-        var parameters = RouteParameters()
-        guard let handlers = Router.match(segments[...], in: root, parameters: &parameters) else {
-            return .error(.notFound(request.path))
-        }
+        // Every route whose path matches, most specific first (literal, then :param, then *).
+        var candidates: [(handlers: [String: Handler], parameters: RouteParameters)] = []
+        Router.collectMatches(segments[...], in: root, parameters: RouteParameters(), into: &candidates)
+        guard !candidates.isEmpty else { return .error(.notFound(request.path)) }
         let method = request.method.rawValue
-        let handler = handlers[method] ?? (request.method == .head ? handlers["GET"] : nil) ?? handlers["*"]
-        guard let handler else {
-            var allowed = handlers.keys.sorted().map(HTTPMethod.init(rawValue:))
-            if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
-            return .error(.methodNotAllowed(request.method, allowed: allowed))
-        }
-        request.parameters = parameters
-        return .handler(handler)
-    }
-
-    private static func match(_ segments: ArraySlice<String>, in node: Node, parameters: inout RouteParameters) -> [String: Handler]? {
-        guard let segment = segments.first else {
-            if !node.handlers.isEmpty { return node.handlers }
-            return node.wildcard.isEmpty ? nil : bindWildcard("", node.wildcard, &parameters)
-        }
-        let rest = segments.dropFirst()
-        if let child = node.literals[segment], let found = match(rest, in: child, parameters: &parameters) {
-            return found
-        }
-        if let child = node.parameter.first, !segment.isEmpty {
-            var attempt = parameters
-            attempt.append(name: child.name, value: segment)
-            if let found = match(rest, in: child.node, parameters: &attempt) {
-                parameters = attempt
-                return found
+        for candidate in candidates {
+            let handlers = candidate.handlers
+            if let handler = handlers[method] ?? (request.method == .head ? handlers["GET"] : nil) ?? handlers["*"] {
+                request.parameters = candidate.parameters
+                return .handler(handler)
             }
         }
-        if !node.wildcard.isEmpty {
-            return bindWildcard(segments.joined(separator: "/"), node.wildcard, &parameters)
-        }
-        return nil
+        var allowed = Set(candidates.flatMap(\.handlers.keys)).sorted().map(HTTPMethod.init(rawValue:))
+        if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
+        return .error(.methodNotAllowed(request.method, allowed: allowed))
     }
 
-    private static func bindWildcard(_ rest: String, _ handlers: [String: Handler], _ parameters: inout RouteParameters) -> [String: Handler] {
-        parameters.append(name: "*", value: rest)
-        return handlers
+    private static func collectMatches(
+        _ segments: ArraySlice<String>, in node: Node, parameters: RouteParameters,
+        into candidates: inout [(handlers: [String: Handler], parameters: RouteParameters)]
+    ) {
+        guard let segment = segments.first else {
+            if !node.handlers.isEmpty { candidates.append((node.handlers, parameters)) }
+            if !node.wildcard.isEmpty { candidates.append((node.wildcard, parameters.appending(name: "*", value: ""))) }
+            return
+        }
+        let rest = segments.dropFirst()
+        if let child = node.literals[segment] {
+            collectMatches(rest, in: child, parameters: parameters, into: &candidates)
+        }
+        if let child = node.parameter.first, !segment.isEmpty {
+            collectMatches(rest, in: child.node, parameters: parameters.appending(name: child.name, value: segment), into: &candidates)
+        }
+        if !node.wildcard.isEmpty {
+            candidates.append((node.wildcard, parameters.appending(name: "*", value: segments.joined(separator: "/"))))
+        }
     }
 
     /// The response for anything a handler threw: an ``HTTPResponseError`` answers for itself, an
@@ -158,8 +153,9 @@ public struct Router: Sendable {
         case let error as any HTTPResponseError: return error.response(for: request)
         case let error as HTTPError: return errorRenderer(forPath: request.path).render(error, for: request)
         default:
+            // The error's text stays in the log (the server logs it); the client gets the request id to find it.
             return errorRenderer(forPath: request.path).render(
-                HTTPError(.internalServerError, "Internal error: \(error)", kind: .internalError), for: request)
+                HTTPError(.internalServerError, "Internal error (request \(request.id))", kind: .internalError), for: request)
         }
     }
 }
