@@ -19,10 +19,17 @@ public final class PaymentSandbox: Sendable {
     private let server: HTTPServer
     private let started = Locked<URL?>(nil)
 
+    /// Per-namespace clock offsets; the providers' state is in their stores.
+    public let registry: NamespaceRegistry
+    public let klarnaPayments: KlarnaPaymentsStore
+
     public init(configuration: SandboxConfiguration = SandboxConfiguration(port: 0)) {
         self.configuration = configuration
+        registry = NamespaceRegistry(clock: configuration.clock)
+        klarnaPayments = KlarnaPaymentsStore(registry: registry, ids: configuration.ids, configuration: configuration.klarnaPayments)
         var router = Router()
-        ControlRoutes(startedAt: .now).add(to: &router)
+        ControlRoutes(startedAt: .now, registry: registry, states: [klarnaPayments]).add(to: &router)
+        KlarnaPaymentsRoutes(store: klarnaPayments).add(to: &router)
         self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger)
     }
 

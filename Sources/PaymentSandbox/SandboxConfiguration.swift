@@ -14,6 +14,13 @@ public struct SandboxConfiguration: Sendable {
     public var scenarioDirectories: [URL]
     /// Request and event log; nil logs nothing (the default in-process).
     public var logger: (any HTTPServerLogger)?
+    /// Where time comes from; every namespace's clock is this plus its own offset. Inject a
+    /// ``ManualClock`` to make lifetimes deterministic.
+    public var clock: any SandboxClock = SystemClock()
+    /// Makes session ids, tokens and order ids; ``SequentialIDGenerator`` gives predictable ones.
+    public var ids: any IDGenerator = RandomIDGenerator()
+    /// Lifetimes, offered payment categories and accepted credentials of Klarna Payments.
+    public var klarnaPayments = KlarnaPaymentsConfiguration()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, scenarioDirectories: [URL] = [],

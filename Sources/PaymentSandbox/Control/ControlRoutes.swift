@@ -4,6 +4,8 @@ import Foundation
 /// Everything the sandbox adds beyond the faked APIs lives under `/__sandbox/`.
 struct ControlRoutes: Sendable {
     let startedAt: ContinuousClock.Instant
+    let registry: NamespaceRegistry
+    let states: [any NamespacedState]
 
     func add(to router: inout Router) {
         // GET /__sandbox/health -> {"status":"ok","version":...,"uptime_seconds":...}
@@ -18,6 +20,63 @@ struct ControlRoutes: Sendable {
         // Any method: what the server parsed, for debugging clients and for the parser tests.
         router.addImmediate("* /__sandbox/echo") { request in .json(Self.echo(request).data) }
         router.addImmediate("* /__sandbox/echo/*") { request in .json(Self.echo(request).data) }
+
+        let registry = self.registry, states = self.states
+        // Clears the namespace's objects, clock offset (and, with the scenario engine, default scenario and journal).
+        router.add("POST /__sandbox/reset") { request in
+            let namespace = Namespace(for: request)
+            registry.reset(namespace)
+            for state in states { await state.reset(namespace) }
+            return .json(JSONText.object([("namespace", .string(namespace.name)), ("reset", .bool(true))]).data)
+        }
+        router.addImmediate("GET /__sandbox/clock") { request in
+            .json(Self.clock(Namespace(for: request), registry).data)
+        }
+        // {"advance_seconds": N} moves the namespace's clock by N seconds; {"now": "2026-11-22T10:00:00Z"} sets it.
+        router.addImmediate("POST /__sandbox/clock") { request in
+            let namespace = Namespace(for: request)
+            struct Change: Decodable { var advance_seconds: Double?; var now: String? }
+            guard let change = try? JSONDecoder().decode(Change.self, from: request.body) else {
+                throw HTTPError(.badRequest, #"expected a JSON object: {"advance_seconds": N} or {"now": "<ISO 8601>"}"#)
+            }
+            switch (change.advance_seconds, change.now) {
+            case let (seconds?, nil) where seconds.isFinite:
+                registry.advance(namespace, by: seconds)
+            case let (nil, text?):
+                guard let date = Self.parseISO8601(text) else {
+                    throw HTTPError(.badRequest, "now: \"\(text)\" is not an ISO 8601 date-time such as 2026-11-22T10:00:00Z")
+                }
+                registry.set(namespace, to: date)
+            default:
+                throw HTTPError(.badRequest, #"give exactly one of "advance_seconds" (a number) or "now" (ISO 8601)"#)
+            }
+            return .json(Self.clock(namespace, registry).data)
+        }
+        router.add("GET /__sandbox/state") { request in
+            let namespace = Namespace(for: request)
+            var members: [(String, JSONText)] = [("namespace", .string(namespace.name)),
+                                                 ("now", .string(Self.iso8601(registry.now(namespace))))]
+            for state in states { members.append((state.stateName, await state.snapshot(namespace))) }
+            return .json(JSONText.object(members).data)
+        }
+    }
+
+    static func clock(_ namespace: Namespace, _ registry: NamespaceRegistry) -> JSONText {
+        .object([("namespace", .string(namespace.name)), ("now", .string(iso8601(registry.now(namespace)))),
+                 ("offset_seconds", .double(registry.offset(namespace)))])
+    }
+
+    static func iso8601(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    static func parseISO8601(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
     }
 
     static func echo(_ request: HTTPRequest) -> JSONText {

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// An error in Klarna's envelope (KP and OM, klarna-api.md §1.4):
+/// `{"error_code":"BAD_VALUE","error_messages":["Bad value: order_amount"],"correlation_id":"<uuid>"}`.
+public struct KlarnaError: Error, HTTPResponseError, Equatable, Sendable {
+    public var status: HTTPStatus
+    public var code: String
+    public var messages: [String]
+
+    public init(_ status: HTTPStatus, code: String, messages: [String] = []) {
+        self.status = status
+        self.code = code
+        self.messages = messages
+    }
+
+    public func response(for request: HTTPRequest) -> HTTPResponse {
+        var response = KlarnaError.envelope(status: status, code: code, messages: messages, request: request)
+        // RFC 9110 §11.6.1: a 401 names the scheme the client should use.
+        if status == .unauthorized { response.headers.add(name: "WWW-Authenticate", value: "Basic realm=\"Klarna\"") }
+        return response
+    }
+
+    /// The correlation id is a UUID derived from the request id, so the same request always shows the same one
+    /// and it can be found in the log.
+    static func envelope(status: HTTPStatus, code: String, messages: [String], request: HTTPRequest) -> HTTPResponse {
+        HTTPResponse.json(JSONText.object([
+            ("error_code", .string(code)),
+            ("error_messages", .array(messages.map(JSONText.string))),
+            ("correlation_id", .string(correlationID(for: request))),
+        ]).data, status: status)
+    }
+
+    static func correlationID(for request: HTTPRequest) -> String {
+        // 32 hex digits from the request id's bytes (FNV-1a, twice with different seeds), UUID-shaped.
+        func fnv(_ seed: UInt64) -> UInt64 {
+            var hash = seed
+            for byte in request.id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+            return hash
+        }
+        let hex = String(format: "%016llx%016llx", fnv(0xcbf29ce484222325), fnv(0x84222325cbf29ce4))
+        let c = Array(hex)
+        return "\(String(c[0..<8]))-\(String(c[8..<12]))-4\(String(c[13..<16]))-a\(String(c[17..<20]))-\(String(c[20..<32]))"
+    }
+
+    // Klarna Payments' catalogue (klarna-api.md §3.1).
+    public static func badValue(_ path: String) -> KlarnaError { KlarnaError(.badRequest, code: "BAD_VALUE", messages: ["Bad value: \(path)"]) }
+    public static let invalidSessionID = KlarnaError(.notFound, code: "NOT_FOUND", messages: ["Invalid session id"])
+    public static let invalidAuthorizationToken = KlarnaError(.notFound, code: "NOT_FOUND", messages: ["Invalid authorization token"])
+    public static let sessionCompleted = KlarnaError(.notFound, code: "SESSION_COMPLETED", messages: ["Session has already been completed"])
+    public static let rejected = KlarnaError(.forbidden, code: "REJECTED", messages: ["Rejected"])
+    public static let differentRequestBody = KlarnaError(.conflict, code: "BAD_VALUE",
+                                                         messages: ["The order has been already completed with different request body"])
+    public static func notMatching(_ fields: [String]) -> KlarnaError {
+        KlarnaError(.conflict, code: "BAD_VALUE", messages: ["Not matching fields: [\(fields.joined(separator: ", "))]"])
+    }
+    public static let internalError = KlarnaError(.internalServerError, code: "INTERNAL_SERVER_ERROR", messages: ["Internal error"])
+}
+
+/// 404, 405, framing errors, timeouts and uncaught errors under a Klarna path, in Klarna's envelope.
+/// Klarna documents no body for 404 on unknown paths or 405; the codes below are the sandbox's choice,
+/// in the format every Klarna client already parses.
+public struct KlarnaErrorRenderer: HTTPErrorRenderer {
+    public init() {}
+    public func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
+        let code: String
+        switch error.kind {
+        case .notFound: code = "NOT_FOUND"
+        case .methodNotAllowed: code = "METHOD_NOT_ALLOWED"
+        case .malformedRequest: code = error.status == .contentTooLarge ? "REQUEST_TOO_LARGE" : "BAD_REQUEST"
+        case .handlerTimeout: code = "TEMPORARILY_UNAVAILABLE"
+        case .internalError: code = "INTERNAL_SERVER_ERROR"
+        case .other: code = error.status.code >= 500 ? "INTERNAL_SERVER_ERROR" : "BAD_REQUEST"
+        }
+        var response = KlarnaError.envelope(status: error.status, code: code, messages: [error.message], request: request)
+        if case let .methodNotAllowed(allowed) = error.kind {
+            response.headers.set(name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", "))
+        }
+        return response
+    }
+}

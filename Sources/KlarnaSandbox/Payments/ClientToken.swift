@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// A `client_token` shaped like Klarna's: a JWT whose payload carries the claims real tokens carry
+/// (klarna-api.md §2.1). Real ones are RS256-signed by Klarna; nothing outside Klarna verifies them, so this
+/// one says `"alg":"RS256"` for shape but its signature is not a real signature: it is never checked.
+enum ClientToken {
+    static func make(sessionID: String, fields: KlarnaSessionFields) -> String {
+        let header = JSONText.object([("alg", .string("RS256")), ("kid", .string("payment-sandbox")), ("typ", .string("JWT"))])
+        let country = (fields.purchaseCountry ?? "").uppercased()
+        let region = ["US", "CA", "MX"].contains(country) ? "na" : ["AU", "NZ"].contains(country) ? "oc" : "eu"
+        let payload = JSONText.object([
+            ("session_id", .string(sessionID)),
+            ("base_url", .string("https://js.playground.klarna.com/\(region)/kp")),
+            ("design", .string(fields.design ?? "klarna")),
+            ("language", .string(String((fields.locale ?? "en-US").prefix(2)).lowercased())),
+            ("purchase_country", .string(country)),
+            ("environment", .string("playground")),
+            ("merchant_name", .string("payment-sandbox")),
+            ("session_type", .string("PAYMENTS")),
+            ("scheme", .bool(true)),
+        ])
+        let signature = Data("payment-sandbox:\(sessionID)".utf8)
+        return [Data(header.bytes), Data(payload.bytes), signature].map(base64URL).joined(separator: ".")
+    }
+
+    /// The `session_id` claim of a token this sandbox issued, or nil.
+    static func sessionID(of token: String) -> String? {
+        let parts = token.split(separator: ".")
+        struct Claims: Decodable { var session_id: String }
+        guard parts.count == 3, let payload = fromBase64URL(String(parts[1])),
+              let claims = try? JSONDecoder().decode(Claims.self, from: payload) else { return nil }
+        return claims.session_id
+    }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func fromBase64URL(_ text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+}

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// Lifetimes and offers of the faked Klarna Payments API.
+public struct KlarnaPaymentsConfiguration: Sendable {
+    /// "A session stays valid for 48 hours after the last update of it" (klarna-api.md §2.2, §2.8).
+    public var sessionLifetime: TimeInterval = 48 * 3600
+    /// "A successful authorization guarantees that the order can be created within 60 minutes" (§2.4).
+    public var authorizationLifetime: TimeInterval = 60 * 60
+    /// Offered categories. Current docs samples show the single `klarna` category (§2.1); older setups
+    /// show `pay_later` / `pay_over_time`, which can be configured here.
+    public var paymentMethodCategories: [KlarnaPaymentMethodCategory] = [
+        KlarnaPaymentMethodCategory(
+            identifier: "klarna", name: "Pay with Klarna",
+            assetUrls: KlarnaAssetURLs(
+                descriptive: "https://x.klarnacdn.net/payment-method/assets/badges/generic/klarna.svg",
+                standard: "https://x.klarnacdn.net/payment-method/assets/badges/generic/klarna.svg")),
+    ]
+    /// Which HTTP Basic credentials are accepted. Default: any non-empty user and password.
+    public var credentials: KlarnaCredentialPolicy = .anyNonEmpty
+
+    public init() {}
+}
+
+public enum KlarnaCredentialPolicy: Sendable {
+    /// Any user and password that are both non-empty (or a raw `klarna_test_api_…` key).
+    case anyNonEmpty
+    /// Only these user names, each with its password.
+    case only([String: String])
+}
+
+/// What the SDK's `authorize()` / `finalize()` callbacks receive (klarna-api.md §2.4).
+public struct KlarnaSDKResult: Equatable, Sendable {
+    public var approved: Bool
+    public var showForm: Bool
+    public var authorizationToken: String?
+    public var finalizeRequired: Bool?
+
+    var json: JSONText {
+        var members: [(String, JSONText)] = [("approved", .bool(approved)), ("show_form", .bool(showForm))]
+        if let authorizationToken { members.append(("authorization_token", .string(authorizationToken))) }
+        if let finalizeRequired { members.append(("finalize_required", .bool(finalizeRequired))) }
+        return .object(members)
+    }
+}
+
+/// Klarna Payments state, per namespace: sessions, authorization tokens, orders. An actor, so each
+/// operation (check, then change) is atomic: two create-order calls racing on one token make one order.
+public actor KlarnaPaymentsStore: NamespacedState {
+    public nonisolated let stateName = "klarna_payments"
+    let registry: NamespaceRegistry
+    let ids: any IDGenerator
+    let configuration: KlarnaPaymentsConfiguration
+    private var books: [Namespace: Book] = [:]
+    private var createsSinceSweep = 0
+
+    struct Session {
+        var id: String
+        var fields: KlarnaSessionFields
+        var clientToken: String
+        var createdAt: Date
+        var expiresAt: Date
+        var orderID: String?
+        var authorizationTokens: [String] = []
+        var status: String { orderID == nil ? "incomplete" : "complete" }
+    }
+
+    struct Authorization {
+        var token: String
+        var sessionID: String
+        var authorizedAt: Date
+        /// The session as the customer authorized it (with what the app passed to authorize()), for
+        /// the create-order comparison (§2.9 rule 8).
+        var snapshot: KlarnaSessionFields
+        var cancelled = false
+        var orderID: String?
+        var orderRequest: KlarnaCreateOrderRequest?
+    }
+
+    struct Order {
+        var order: KlarnaOrder
+        var sessionID: String
+        var authorizationToken: String
+        var request: KlarnaCreateOrderRequest
+        var createdAt: Date
+    }
+
+    struct Book {
+        var sessions: [String: Session] = [:]
+        var authorizations: [String: Authorization] = [:]
+        var orders: [String: Order] = [:]
+    }
+
+    public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration()) {
+        self.registry = registry
+        self.ids = ids
+        self.configuration = configuration
+    }
+
+    // MARK: Sessions (§2.1–2.3)
+
+    func createSession(_ namespace: Namespace, _ fields: KlarnaSessionFields) throws(KlarnaError) -> KlarnaMerchantSession {
+        try PaymentsValidation.validateSession(fields)
+        let now = registry.now(namespace)
+        let id = ids.uuid()
+        let session = Session(id: id, fields: fields, clientToken: ClientToken.make(sessionID: id, fields: fields),
+                              createdAt: now, expiresAt: now + configuration.sessionLifetime)
+        books[namespace, default: Book()].sessions[id] = session
+        sweepExpiredOccasionally()
+        return KlarnaMerchantSession(sessionId: id, clientToken: session.clientToken,
+                                     paymentMethodCategories: configuration.paymentMethodCategories)
+    }
+
+    func readSession(_ namespace: Namespace, _ id: String) throws(KlarnaError) -> KlarnaSessionRead {
+        let session = try liveSession(namespace, id)
+        return KlarnaSessionRead(fields: session.fields, clientToken: session.clientToken, expiresAt: session.expiresAt,
+                                 paymentMethodCategories: configuration.paymentMethodCategories, status: session.status,
+                                 authorizationToken: session.authorizationTokens.last)
+    }
+
+    /// A partial update; it validates the merged session and extends the lifetime (§2.3).
+    func updateSession(_ namespace: Namespace, _ id: String, _ update: KlarnaSessionFields) throws(KlarnaError) {
+        var session = try liveSession(namespace, id)
+        guard session.orderID == nil else { throw .sessionCompleted }
+        var merged = session.fields
+        merged.merge(update)
+        try PaymentsValidation.validateSession(merged)
+        session.fields = merged
+        session.expiresAt = registry.now(namespace) + configuration.sessionLifetime
+        books[namespace]?.sessions[id] = session
+    }
+
+    /// DELETE session: documented for in-store payments only (§2); here it removes the session and its tokens.
+    func cancelSession(_ namespace: Namespace, _ id: String) throws(KlarnaError) {
+        let session = try liveSession(namespace, id)
+        guard session.orderID == nil else { throw .sessionCompleted }
+        books[namespace]?.sessions[id] = nil
+        for token in session.authorizationTokens { books[namespace]?.authorizations[token] = nil }
+    }
+
+    private func liveSession(_ namespace: Namespace, _ id: String) throws(KlarnaError) -> Session {
+        guard let session = books[namespace]?.sessions[id] else { throw .invalidSessionID }
+        guard registry.now(namespace) < session.expiresAt else {
+            books[namespace]?.sessions[id] = nil
+            throw .invalidSessionID
+        }
+        return session
+    }
+
+    // MARK: The SDK's part (§2.4)
+
+    /// What `Klarna.Payments.authorize()` does in the customer's device, approving: mints a token valid
+    /// for 60 minutes and keeps a snapshot of what was authorized.
+    func authorize(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?) throws(KlarnaError) -> KlarnaSDKResult {
+        var session = try liveSession(namespace, sessionID)
+        guard session.orderID == nil else { throw .sessionCompleted }
+        var snapshot = session.fields
+        if let data { snapshot.merge(data) }
+        let token = ids.uuid()
+        session.authorizationTokens.append(token)
+        books[namespace]?.sessions[sessionID] = session
+        books[namespace]?.authorizations[token] = Authorization(token: token, sessionID: sessionID,
+                                                                authorizedAt: registry.now(namespace), snapshot: snapshot)
+        return KlarnaSDKResult(approved: true, showForm: true, authorizationToken: token, finalizeRequired: false)
+    }
+
+    /// `load()`: the widget checks its client token and that the category is offered.
+    func load(_ namespace: Namespace, sessionID: String, clientToken: String?, category: String?) throws(KlarnaError) -> Bool {
+        let session = try liveSession(namespace, sessionID)
+        if let clientToken, clientToken != session.clientToken { throw KlarnaError(.badRequest, code: "INVALID_CLIENT_TOKEN") }
+        if let category, !configuration.paymentMethodCategories.contains(where: { $0.identifier == category }) {
+            throw KlarnaError(.badRequest, code: "PAYMENT_METHOD_CATEGORY_NOT_OFFERED")
+        }
+        return true
+    }
+
+    // MARK: Authorizations (§2.5–2.7)
+
+    func createOrder(_ namespace: Namespace, token: String, _ request: KlarnaCreateOrderRequest, redirectBase: String?) throws(KlarnaError) -> KlarnaOrder {
+        var authorization = try liveAuthorization(namespace, token)
+        if let orderID = authorization.orderID, let existing = books[namespace]?.orders[orderID] {
+            // create_order is idempotent per token (krokedil/klarna-payments-for-woocommerce#31): the same
+            // body answers the same order; another body is a 409 (§2.5, inferred).
+            guard authorization.orderRequest == request else { throw .differentRequestBody }
+            return existing.order
+        }
+        guard var session = books[namespace]?.sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
+        guard session.orderID == nil else { throw .sessionCompleted }
+        try PaymentsValidation.validateCreateOrder(request)
+        if let mismatch = PaymentsValidation.mismatch(authorized: authorization.snapshot, order: request.sessionFields) {
+            throw mismatch
+        }
+        let orderID = ids.uuid()
+        let redirect: String? = request.merchantUrls?.confirmation == nil ? nil
+            : redirectBase.map { "\($0)/__sandbox/klarna/payments/orders/\(orderID)/redirect" }
+        let order = KlarnaOrder(orderId: orderID, redirectUrl: redirect, fraudStatus: "ACCEPTED",
+                                authorizedPaymentMethod: KlarnaAuthorizedPaymentMethod(type: "invoice", numberOfDays: 30))
+        authorization.orderID = orderID
+        authorization.orderRequest = request
+        session.orderID = orderID
+        books[namespace]?.authorizations[token] = authorization
+        books[namespace]?.sessions[session.id] = session
+        books[namespace]?.orders[orderID] = Order(order: order, sessionID: session.id, authorizationToken: token,
+                                                  request: request, createdAt: registry.now(namespace))
+        return order
+    }
+
+    func cancelAuthorization(_ namespace: Namespace, token: String) throws(KlarnaError) {
+        let authorization = try liveAuthorization(namespace, token)
+        guard authorization.orderID == nil else {
+            throw KlarnaError(.forbidden, code: "INVALID_OPERATION", messages: ["Authorization token already consumed"])
+        }
+        books[namespace]?.authorizations[token]?.cancelled = true
+    }
+
+    func createCustomerToken(_ namespace: Namespace, token: String, _ request: KlarnaCustomerTokenRequest) throws(KlarnaError) -> KlarnaCustomerToken {
+        let authorization = try liveAuthorization(namespace, token)
+        guard let session = books[namespace]?.sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
+        if (session.fields.intent ?? "buy") == "buy" {
+            throw KlarnaError(.forbidden, code: "INVALID_OPERATION", messages: ["Not allowed to create customer token for intent buy"])
+        }
+        try PaymentsValidation.validateCustomerToken(request)
+        return KlarnaCustomerToken(tokenId: ids.uuid(), redirectUrl: nil, paymentMethodReference: ids.uuid(),
+                                   billingAddress: request.billingAddress ?? authorization.snapshot.billingAddress,
+                                   customer: (request.customer ?? authorization.snapshot.customer).map {
+                                       KlarnaCustomer(dateOfBirth: $0.dateOfBirth, gender: $0.gender)
+                                   })
+    }
+
+    /// A token that exists, was not cancelled and is within its 60 minutes; otherwise Klarna's 404.
+    private func liveAuthorization(_ namespace: Namespace, _ token: String) throws(KlarnaError) -> Authorization {
+        guard let authorization = books[namespace]?.authorizations[token], !authorization.cancelled else {
+            throw .invalidAuthorizationToken
+        }
+        if authorization.orderID == nil,
+           registry.now(namespace) >= authorization.authorizedAt + configuration.authorizationLifetime {
+            throw .invalidAuthorizationToken
+        }
+        return authorization
+    }
+
+    func confirmationURL(_ namespace: Namespace, orderID: String) -> String? {
+        guard let order = books[namespace]?.orders[orderID],
+              let confirmation = order.request.merchantUrls?.confirmation else { return nil }
+        // Placeholders of merchant_urls in KP (single braces, §2.1).
+        return confirmation.replacingOccurrences(of: "{session.id}", with: order.sessionID)
+            .replacingOccurrences(of: "{order.id}", with: orderID)
+    }
+
+    // MARK: Housekeeping
+
+    /// Expired sessions and tokens are dropped so memory stays bounded as sessions pile up.
+    private func sweepExpiredOccasionally() {
+        createsSinceSweep += 1
+        guard createsSinceSweep >= 1024 else { return }
+        createsSinceSweep = 0
+        for (namespace, var book) in books {
+            let now = registry.now(namespace)
+            book.sessions = book.sessions.filter { $0.value.orderID != nil || $0.value.expiresAt > now }
+            book.authorizations = book.authorizations.filter {
+                $0.value.orderID != nil || (!$0.value.cancelled && $0.value.authorizedAt + configuration.authorizationLifetime > now)
+            }
+            books[namespace] = book
+        }
+    }
+
+    public func reset(_ namespace: Namespace) { books[namespace] = nil }
+
+    public func snapshot(_ namespace: Namespace) -> JSONText {
+        let book = books[namespace] ?? Book()
+        let now = registry.now(namespace)
+        return .object([
+            ("sessions", .array(book.sessions.values.sorted { $0.createdAt < $1.createdAt }.map { session in
+                .object([("session_id", .string(session.id)), ("status", .string(session.status)),
+                         ("expired", .bool(session.expiresAt <= now)),
+                         ("expires_at", .string(KlarnaJSON.timestamp(session.expiresAt))),
+                         ("authorization_tokens", .array(session.authorizationTokens.map(JSONText.string))),
+                         ("order_id", session.orderID.map(JSONText.string) ?? .null)])
+            })),
+            ("authorizations", .array(book.authorizations.values.sorted { $0.authorizedAt < $1.authorizedAt }.map { authorization in
+                .object([("authorization_token", .string(authorization.token)), ("session_id", .string(authorization.sessionID)),
+                         ("authorized_at", .string(KlarnaJSON.timestamp(authorization.authorizedAt))),
+                         ("expires_at", .string(KlarnaJSON.timestamp(authorization.authorizedAt + configuration.authorizationLifetime))),
+                         ("cancelled", .bool(authorization.cancelled)),
+                         ("order_id", authorization.orderID.map(JSONText.string) ?? .null)])
+            })),
+            ("orders", .array(book.orders.values.sorted { $0.createdAt < $1.createdAt }.map { order in
+                .object([("order_id", .string(order.order.orderId)), ("session_id", .string(order.sessionID)),
+                         ("authorization_token", .string(order.authorizationToken)),
+                         ("fraud_status", .string(order.order.fraudStatus)),
+                         ("order_amount", order.request.orderAmount.map(JSONText.int) ?? .null)])
+            })),
+        ])
+    }
+}
