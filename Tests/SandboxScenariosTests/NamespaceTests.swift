@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import Testing
+@testable import SandboxScenarios
+
+@Suite struct NamespaceTests {
+    static func request(_ headers: HTTPHeaders) throws -> HTTPRequest {
+        try HTTPRequest(method: .get, target: "/", headers: headers)
+    }
+
+    @Test func namespace_PrefersHeader_ThenBasicUser_ThenDefault() throws {
+        let basic = "Basic " + Data("merchant-1:secret".utf8).base64EncodedString()
+        #expect(Namespace(for: try Self.request(["Sandbox-Namespace": "suite-a", "Authorization": basic])).name == "suite-a")
+        #expect(Namespace(for: try Self.request(["Authorization": basic])).name == "merchant-1")
+        #expect(Namespace(for: try Self.request([:])) == .default)
+        #expect(Namespace(for: try Self.request(["Sandbox-Namespace": "  "])) == .default)
+    }
+
+    @Test func basicCredentials_RejectsMalformedHeaders() throws {
+        #expect(BasicCredentials(try Self.request(["Authorization": "Bearer abc"])) == nil)
+        #expect(BasicCredentials(try Self.request(["Authorization": "Basic !!!"])) == nil)
+        #expect(BasicCredentials(try Self.request(["Authorization": "Basic " + Data("nocolon".utf8).base64EncodedString()])) == nil)
+        let withColon = try #require(BasicCredentials(try Self.request(["Authorization": "Basic " + Data("u:p:q".utf8).base64EncodedString()])))
+        #expect(withColon == BasicCredentials(user: "u", password: "p:q"))
+    }
+
+    @Test func registry_ClocksArePerNamespace() {
+        let base = ManualClock(Date(timeIntervalSince1970: 1_000_000))
+        let registry = NamespaceRegistry(clock: base)
+        let a = Namespace("a"), b = Namespace("b")
+        registry.advance(a, by: 3600)
+        #expect(registry.now(a) == Date(timeIntervalSince1970: 1_003_600))
+        #expect(registry.now(b) == Date(timeIntervalSince1970: 1_000_000))
+        base.advance(by: 10)
+        #expect(registry.now(a) == Date(timeIntervalSince1970: 1_003_610))
+        registry.set(b, to: Date(timeIntervalSince1970: 2_000_000))
+        #expect(registry.now(b) == Date(timeIntervalSince1970: 2_000_000))
+        registry.reset(a)
+        #expect(registry.now(a) == base.now())
+    }
+
+    @Test func sequentialIDs_AreUUIDShapedAndIncreasing() {
+        let ids = SequentialIDGenerator()
+        #expect(ids.uuid() == "00000000-0000-4000-8000-000000000001")
+        #expect(ids.uuid() == "00000000-0000-4000-8000-000000000002")
+        #expect(UUID(uuidString: ids.uuid()) != nil)
+    }
+}
