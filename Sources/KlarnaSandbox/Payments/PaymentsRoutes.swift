@@ -55,21 +55,21 @@ public struct KlarnaPaymentsRoutes: Sendable {
         // The SDK's authorize(), load() and finalize(), without the SDK (issue: "What Klarna's SDK would do").
         router.add("POST /__sandbox/klarna/payments/sessions/:session_id/authorize") { request in
             let body = try SDKRequest.decode(request.body)
-            let result = try await store.authorize(Namespace(for: request), sessionID: try request.parameters.require("session_id"),
-                                                   data: body.jsonData)
+            let result = await store.authorize(Namespace(for: request), sessionID: try request.parameters.require("session_id"),
+                                               data: body.jsonData)
             return .json(result.json.data)
         }
         router.add("POST /__sandbox/klarna/payments/sessions/:session_id/finalize") { request in
             let body = try SDKRequest.decode(request.body)
-            let result = try await store.authorize(Namespace(for: request), sessionID: try request.parameters.require("session_id"),
-                                                   data: body.jsonData)
+            let result = await store.authorize(Namespace(for: request), sessionID: try request.parameters.require("session_id"),
+                                               data: body.jsonData)
             return .json(result.json.data)
         }
         router.add("POST /__sandbox/klarna/payments/sessions/:session_id/load") { request in
             let body = try SDKRequest.decode(request.body)
-            _ = try await store.load(Namespace(for: request), sessionID: try request.parameters.require("session_id"),
-                                     clientToken: body.clientToken, category: body.paymentMethodCategory)
-            return .json(JSONText.object([("show_form", .bool(true))]).data)
+            let result = await store.load(Namespace(for: request), sessionID: try request.parameters.require("session_id"),
+                                          clientToken: body.clientToken, category: body.paymentMethodCategory)
+            return .json(result.json.data)
         }
         // Where an order's redirect_url leads: a 303 to merchant_urls.confirmation with its placeholders filled.
         router.add("GET /__sandbox/klarna/payments/orders/:order_id/redirect") { request in

@@ -29,18 +29,52 @@ public enum KlarnaCredentialPolicy: Sendable {
     case only([String: String])
 }
 
-/// What the SDK's `authorize()` / `finalize()` callbacks receive (klarna-api.md §2.4).
+/// What the SDK's `load()` / `authorize()` / `finalize()` callbacks receive (klarna-api.md §2.4), or the
+/// error its `onErrorOccurred` gets: `{name, action, message, is_fatal}` (Klarna's mobile SDK "Flows and
+/// error handling" page).
 public struct KlarnaSDKResult: Equatable, Sendable {
-    public var approved: Bool
+    public var approved: Bool?
     public var showForm: Bool
     public var authorizationToken: String?
     public var finalizeRequired: Bool?
+    public var error: KlarnaSDKError?
 
     var json: JSONText {
-        var members: [(String, JSONText)] = [("approved", .bool(approved)), ("show_form", .bool(showForm))]
+        var members: [(String, JSONText)] = []
+        if let approved { members.append(("approved", .bool(approved))) }
+        members.append(("show_form", .bool(showForm)))
         if let authorizationToken { members.append(("authorization_token", .string(authorizationToken))) }
         if let finalizeRequired { members.append(("finalize_required", .bool(finalizeRequired))) }
+        if let error {
+            members.append(("error", .object([("name", .string(error.name)), ("action", .string(error.action)),
+                                              ("message", .string(error.message)), ("is_fatal", .bool(error.isFatal))])))
+        }
         return .object(members)
+    }
+
+    static func failed(_ error: KlarnaSDKError, approved: Bool?) -> KlarnaSDKResult {
+        KlarnaSDKResult(approved: approved, showForm: false, error: error)
+    }
+}
+
+public struct KlarnaSDKError: Equatable, Sendable {
+    public var name, action, message: String
+    public var isFatal: Bool
+
+    /// The docs' example: action Initialize, name InvalidClientTokenError, "Error performing
+    /// Klarna.Payments.init()." The fix is a new client token, so it is not fatal (inferred).
+    static func invalidClientToken(action: String) -> KlarnaSDKError {
+        KlarnaSDKError(name: "InvalidClientTokenError", action: action,
+                       message: action == "Initialize" ? "Error performing Klarna.Payments.init()."
+                           : "Error performing Klarna.Payments.\(action.lowercased())(): the client token is invalid or expired.",
+                       isFatal: false)
+    }
+
+    /// A category the session does not offer. Klarna's docs describe this error but its name was not
+    /// retrievable; this name is the sandbox's.
+    static func categoryNotOffered(_ category: String, action: String) -> KlarnaSDKError {
+        KlarnaSDKError(name: "InvalidPaymentMethodCategoryError", action: action,
+                       message: "Payment method category \"\(category)\" is not available for this session.", isFatal: false)
     }
 }
 
@@ -151,9 +185,12 @@ public actor KlarnaPaymentsStore: NamespacedState {
 
     /// What `Klarna.Payments.authorize()` does in the customer's device, approving: mints a token valid
     /// for 60 minutes and keeps a snapshot of what was authorized.
-    func authorize(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?) throws(KlarnaError) -> KlarnaSDKResult {
-        var session = try liveSession(namespace, sessionID)
-        guard session.orderID == nil else { throw .sessionCompleted }
+    /// A session that is unknown, expired or completed has no usable client token: the SDK reports
+    /// InvalidClientTokenError rather than an HTTP error.
+    func authorize(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?) -> KlarnaSDKResult {
+        guard var session = try? liveSession(namespace, sessionID), session.orderID == nil else {
+            return .failed(.invalidClientToken(action: "Authorize"), approved: false)
+        }
         var snapshot = session.fields
         if let data { snapshot.merge(data) }
         let token = ids.uuid()
@@ -165,13 +202,14 @@ public actor KlarnaPaymentsStore: NamespacedState {
     }
 
     /// `load()`: the widget checks its client token and that the category is offered.
-    func load(_ namespace: Namespace, sessionID: String, clientToken: String?, category: String?) throws(KlarnaError) -> Bool {
-        let session = try liveSession(namespace, sessionID)
-        if let clientToken, clientToken != session.clientToken { throw KlarnaError(.badRequest, code: "INVALID_CLIENT_TOKEN") }
+    func load(_ namespace: Namespace, sessionID: String, clientToken: String?, category: String?) -> KlarnaSDKResult {
+        guard let session = try? liveSession(namespace, sessionID), session.orderID == nil,
+              clientToken == nil || clientToken == session.clientToken
+        else { return .failed(.invalidClientToken(action: "Initialize"), approved: nil) }
         if let category, !configuration.paymentMethodCategories.contains(where: { $0.identifier == category }) {
-            throw KlarnaError(.badRequest, code: "PAYMENT_METHOD_CATEGORY_NOT_OFFERED")
+            return .failed(.categoryNotOffered(category, action: "Load"), approved: nil)
         }
-        return true
+        return KlarnaSDKResult(showForm: true)
     }
 
     // MARK: Authorizations (§2.5–2.7)
