@@ -22,15 +22,18 @@ public final class PaymentSandbox: Sendable {
     /// Per-namespace clock offsets; the providers' state is in their stores.
     public let registry: NamespaceRegistry
     public let klarnaPayments: KlarnaPaymentsStore
+    /// Every call to a faked API, bounded (``SandboxConfiguration/journalCapacity``).
+    public let journal: Journal
 
     public init(configuration: SandboxConfiguration = SandboxConfiguration(port: 0)) {
         self.configuration = configuration
         registry = NamespaceRegistry(clock: configuration.clock)
         klarnaPayments = KlarnaPaymentsStore(registry: registry, ids: configuration.ids, configuration: configuration.klarnaPayments)
+        journal = Journal(capacity: configuration.journalCapacity, registry: registry)
         var router = Router()
-        ControlRoutes(startedAt: .now, registry: registry, states: [klarnaPayments]).add(to: &router)
+        ControlRoutes(startedAt: .now, registry: registry, journal: journal, states: [klarnaPayments]).add(to: &router)
         KlarnaPaymentsRoutes(store: klarnaPayments).add(to: &router)
-        self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger)
+        self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger, observer: journal)
     }
 
     /// Binds and starts serving. Returns the base URL, e.g. `http://127.0.0.1:53187`.

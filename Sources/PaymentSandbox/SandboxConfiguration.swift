@@ -19,6 +19,8 @@ public struct SandboxConfiguration: Sendable {
     public var clock: any SandboxClock = SystemClock()
     /// Makes session ids, tokens and order ids; ``SequentialIDGenerator`` gives predictable ones.
     public var ids: any IDGenerator = RandomIDGenerator()
+    /// Entries the request journal keeps across all namespaces; the oldest go first.
+    public var journalCapacity = 10_000
     /// Lifetimes, offered payment categories and accepted credentials of Klarna Payments.
     public var klarnaPayments = KlarnaPaymentsConfiguration()
 

@@ -221,6 +221,9 @@ final class HTTPConnection {
         if !keepAlive { closeAfterFlush = true }
         requestsAnswered += 1
         log(request.id, request.method.rawValue, request.path, response.status.code, started: started, bytes: output.count - before)
+        if let observer = loop.shared.observer {
+            observer.exchangeCompleted(request, response, durationSeconds: Double(Socket.now() - started) / 1e9)
+        }
     }
 
     /// Answers a protocol error (bad framing, limits, timeouts) in the format of the API the path belongs to, then closes.

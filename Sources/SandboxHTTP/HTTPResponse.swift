@@ -8,6 +8,9 @@ public struct HTTPResponse: Sendable {
     public var body: Data
     /// Set by a handler that wants the connection dropped after this response (scenario faults use it).
     public var closesConnection: Bool
+    /// Never sent: a note for ``HTTPExchangeObserver``s on what the handler decided (the sandbox's journal
+    /// shows it, e.g. which scenario rule applied).
+    public var diagnostic: String?
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: Data = Data(), closesConnection: Bool = false) {
         self.status = status

@@ -66,6 +66,7 @@ public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     private let router: Router
     private let logger: (any HTTPServerLogger)?
+    private let observer: (any HTTPExchangeObserver)?
     private let state = Locked<State>(.idle)
 
     private enum State {
@@ -74,10 +75,12 @@ public final class HTTPServer: Sendable {
         case stopped
     }
 
-    public init(configuration: HTTPServerConfiguration, router: Router, logger: (any HTTPServerLogger)? = nil) {
+    public init(configuration: HTTPServerConfiguration, router: Router, logger: (any HTTPServerLogger)? = nil,
+                observer: (any HTTPExchangeObserver)? = nil) {
         self.configuration = configuration
         self.router = router
         self.logger = logger
+        self.observer = observer
     }
 
     /// Binds, starts the event loops and returns the bound port.
@@ -90,7 +93,7 @@ public final class HTTPServer: Sendable {
             case .stopped: throw .stopped
             }
             let (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port, backlog: configuration.listenBacklog)
-            let shared = ServerShared(configuration: configuration, router: router, logger: logger)
+            let shared = ServerShared(configuration: configuration, router: router, logger: logger, observer: observer)
             let exits = LoopExitTracker(count: configuration.eventLoopCount)
             var loops: [EventLoop] = []
             for index in 0..<configuration.eventLoopCount {
@@ -140,13 +143,16 @@ final class ServerShared: Sendable {
     let configuration: HTTPServerConfiguration
     let router: Router
     let logger: (any HTTPServerLogger)?
+    let observer: (any HTTPExchangeObserver)?
     let openConnections = Atomic<Int>(0)
     let nextConnectionID = Atomic<UInt64>(1)
 
-    init(configuration: HTTPServerConfiguration, router: Router, logger: (any HTTPServerLogger)?) {
+    init(configuration: HTTPServerConfiguration, router: Router, logger: (any HTTPServerLogger)?,
+         observer: (any HTTPExchangeObserver)?) {
         self.configuration = configuration
         self.router = router
         self.logger = logger
+        self.observer = observer
     }
 }
 

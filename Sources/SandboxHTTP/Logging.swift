@@ -19,3 +19,9 @@ public protocol HTTPServerLogger: Sendable {
     func logRequest(_ entry: RequestLogEntry)
     func log(_ level: LogLevel, _ message: String)
 }
+
+/// Sees every answered request with its response, on the event-loop thread that answered it: keep it quick
+/// and non-blocking (the sandbox's request journal is one).
+public protocol HTTPExchangeObserver: Sendable {
+    func exchangeCompleted(_ request: HTTPRequest, _ response: HTTPResponse, durationSeconds: Double)
+}

@@ -5,6 +5,7 @@ import Foundation
 struct ControlRoutes: Sendable {
     let startedAt: ContinuousClock.Instant
     let registry: NamespaceRegistry
+    let journal: Journal
     let states: [any NamespacedState]
 
     func add(to router: inout Router) {
@@ -21,11 +22,12 @@ struct ControlRoutes: Sendable {
         router.addImmediate("* /__sandbox/echo") { request in .json(Self.echo(request).data) }
         router.addImmediate("* /__sandbox/echo/*") { request in .json(Self.echo(request).data) }
 
-        let registry = self.registry, states = self.states
+        let registry = self.registry, states = self.states, journal = self.journal
         // Clears the namespace's objects, clock offset (and, with the scenario engine, default scenario and journal).
         router.add("POST /__sandbox/reset") { request in
             let namespace = Namespace(for: request)
             registry.reset(namespace)
+            journal.reset(namespace)
             for state in states { await state.reset(namespace) }
             return .json(JSONText.object([("namespace", .string(namespace.name)), ("reset", .bool(true))]).data)
         }
@@ -52,6 +54,34 @@ struct ControlRoutes: Sendable {
             }
             return .json(Self.clock(namespace, registry).data)
         }
+        // ?method=POST&path_prefix=/payments/&status=409&limit=50: the namespace's newest matching calls, oldest first.
+        router.addImmediate("GET /__sandbox/journal") { request in
+            let namespace = Namespace(for: request)
+            var filter = Journal.Filter()
+            for item in request.query {
+                switch item.name {
+                case "method": filter.method = item.value
+                case "path_prefix": filter.pathPrefix = item.value
+                case "status":
+                    guard let status = Int(item.value) else { throw HTTPError(.badRequest, "status must be a number, not \"\(item.value)\"") }
+                    filter.status = status
+                case "limit":
+                    guard let limit = Int(item.value), limit >= 0 else {
+                        throw HTTPError(.badRequest, "limit must be a whole number ≥ 0, not \"\(item.value)\"")
+                    }
+                    filter.limit = limit
+                default:
+                    throw HTTPError(.badRequest, "unknown filter \"\(item.name)\" (use method, path_prefix, status, limit)")
+                }
+            }
+            let entries = journal.entries(namespace, filter)
+            return .json(JSONText.object([
+                ("namespace", .string(namespace.name)),
+                ("capacity", .int(journal.capacity)),
+                ("dropped", .int(journal.dropped)),
+                ("entries", .array(entries.map(Self.journalEntry))),
+            ]).data)
+        }
         router.add("GET /__sandbox/state") { request in
             let namespace = Namespace(for: request)
             var members: [(String, JSONText)] = [("namespace", .string(namespace.name)),
@@ -59,6 +89,16 @@ struct ControlRoutes: Sendable {
             for state in states { members.append((state.stateName, await state.snapshot(namespace))) }
             return .json(JSONText.object(members).data)
         }
+    }
+
+    static func journalEntry(_ entry: Journal.Entry) -> JSONText {
+        .object([
+            ("sequence", .int(entry.sequence)), ("time", .string(iso8601(entry.time))), ("request_id", .string(entry.requestID)),
+            ("method", .string(entry.method)), ("path", .string(entry.path)), ("query", entry.query.map(JSONText.string) ?? .null),
+            ("status", .int(entry.status)), ("duration_ms", .double((entry.durationSeconds * 1_000_000).rounded() / 1000)),
+            ("request_body", .string(entry.requestBody)), ("request_body_truncated", .bool(entry.requestBodyTruncated)),
+            ("note", .string(entry.note)),
+        ])
     }
 
     static func clock(_ namespace: Namespace, _ registry: NamespaceRegistry) -> JSONText {

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// Every call to a faked API, newest last, in a ring of fixed size shared by all namespaces of a server:
+/// when it is full the oldest entry goes and ``dropped`` counts it (WireMock's unbounded journal is how
+/// mock servers run out of memory; mock-server-peers.md Part 2). Read per namespace through `/__sandbox/journal`.
+public final class Journal: Sendable, HTTPExchangeObserver {
+    public struct Entry: Sendable {
+        public var sequence: Int
+        public var namespace: Namespace
+        public var time: Date
+        public var requestID: String
+        public var method: String
+        public var path: String
+        public var query: String?
+        public var status: Int
+        public var durationSeconds: Double
+        /// The request body as text, cut at ``bodyLimit`` bytes.
+        public var requestBody: String
+        public var requestBodyTruncated: Bool
+        /// What the sandbox decided, e.g. `scenario=reject rule=0 outcome=reject`; empty when nothing applied.
+        public var note: String
+    }
+
+    public struct Filter: Sendable {
+        public var method: String?
+        public var pathPrefix: String?
+        public var status: Int?
+        public var limit: Int
+        public init(method: String? = nil, pathPrefix: String? = nil, status: Int? = nil, limit: Int = 100) {
+            self.method = method
+            self.pathPrefix = pathPrefix
+            self.status = status
+            self.limit = limit
+        }
+    }
+
+    public let capacity: Int
+    public let bodyLimit: Int
+    private let registry: NamespaceRegistry
+    private let state: Locked<Ring>
+
+    private struct Ring {
+        var slots: [Entry?]
+        var next = 0          // where the next entry goes
+        var count = 0
+        var sequence = 0
+        var dropped = 0
+    }
+
+    public init(capacity: Int = 10_000, bodyLimit: Int = 4096, registry: NamespaceRegistry) {
+        self.capacity = max(1, capacity)
+        self.bodyLimit = bodyLimit
+        self.registry = registry
+        state = Locked(Ring(slots: Array(repeating: nil, count: max(1, capacity))))
+    }
+
+    /// Journals the faked APIs and the SDK stand-ins; the sandbox's own control and debug endpoints
+    /// (health, echo, journal, clock, ...) are left out so they never push real calls out of the ring.
+    static func isJournaled(_ path: String) -> Bool {
+        !path.hasPrefix("/__sandbox/") || path.hasPrefix("/__sandbox/klarna/") || path.hasPrefix("/__sandbox/swedbankpay/")
+    }
+
+    public func exchangeCompleted(_ request: HTTPRequest, _ response: HTTPResponse, durationSeconds: Double) {
+        guard Journal.isJournaled(request.path) else { return }
+        let namespace = Namespace(for: request)
+        let body = request.body.prefix(bodyLimit)
+        let query = request.target.firstIndex(of: "?").map { String(request.target[request.target.index(after: $0)...]) }
+        var entry = Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: request.id,
+                          method: request.method.rawValue, path: request.path, query: query, status: response.status.code,
+                          durationSeconds: durationSeconds, requestBody: String(decoding: body, as: UTF8.self),
+                          requestBodyTruncated: request.body.count > bodyLimit,
+                          note: response.diagnostic ?? "")
+        state.withLock { ring in
+            ring.sequence += 1
+            entry.sequence = ring.sequence
+            if ring.count == capacity { ring.dropped += 1 } else { ring.count += 1 }
+            ring.slots[ring.next] = entry
+            ring.next = (ring.next + 1) % capacity
+        }
+    }
+
+    /// The namespace's entries that pass `filter`, oldest first, at most `filter.limit` (the newest ones).
+    public func entries(_ namespace: Namespace, _ filter: Filter) -> [Entry] {
+        let all = state.withLock { ring -> [Entry] in
+            var out: [Entry] = []
+            out.reserveCapacity(ring.count)
+            let start = (ring.next - ring.count + capacity) % capacity
+            for offset in 0..<ring.count {
+                if let entry = ring.slots[(start + offset) % capacity], entry.namespace == namespace { out.append(entry) }
+            }
+            return out
+        }
+        let matching = all.filter { entry in
+            (filter.method.map { $0.uppercased() == entry.method } ?? true)
+                && (filter.pathPrefix.map { entry.path.hasPrefix($0) } ?? true)
+                && (filter.status.map { $0 == entry.status } ?? true)
+        }
+        return Array(matching.suffix(max(0, filter.limit)))
+    }
+
+    /// Entries that fell out of the ring since the server started (all namespaces).
+    public var dropped: Int { state.withLock { $0.dropped } }
+
+    /// Forgets the namespace's entries.
+    public func reset(_ namespace: Namespace) {
+        state.withLock { ring in
+            let start = (ring.next - ring.count + capacity) % capacity
+            var kept: [Entry] = []
+            for offset in 0..<ring.count {
+                if let entry = ring.slots[(start + offset) % capacity], entry.namespace != namespace { kept.append(entry) }
+            }
+            ring.slots = Array(repeating: nil, count: capacity)
+            for (index, entry) in kept.enumerated() { ring.slots[index] = entry }
+            ring.count = kept.count
+            ring.next = kept.count % capacity
+        }
+    }
+}
