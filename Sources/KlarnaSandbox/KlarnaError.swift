@@ -55,6 +55,30 @@ public struct KlarnaError: Error, HTTPResponseError, Equatable, Sendable {
         KlarnaError(.conflict, code: "BAD_VALUE", messages: ["Not matching fields: [\(fields.joined(separator: ", "))]"])
     }
     public static let internalError = KlarnaError(.internalServerError, code: "INTERNAL_SERVER_ERROR", messages: ["Internal error"])
+
+    /// A `Sandbox-Scenario` header naming no loaded scenario.
+    static func unknownScenario(_ error: ScenarioEngine.UnknownScenario) -> KlarnaError {
+        KlarnaError(.badRequest, code: "BAD_VALUE", messages: ["Sandbox-Scenario: \(error)"])
+    }
+
+    /// The envelope a scenario's `http_error` without a body sends: Klarna's code for that status
+    /// (KP and OM catalogues, klarna-api.md §3).
+    public static func forStatus(_ status: Int) -> KlarnaError {
+        let code: String, messages: [String]
+        switch status {
+        case 400: (code, messages) = ("BAD_REQUEST", [])
+        case 401: (code, messages) = ("UNAUTHORIZED", [])
+        case 403: (code, messages) = ("FORBIDDEN", [])
+        case 404: (code, messages) = ("NOT_FOUND", [])
+        case 409: (code, messages) = ("CONFLICT", [])
+        case 413: (code, messages) = ("REQUEST_TOO_LARGE", ["Request is too large"])
+        case 429: (code, messages) = ("TOO_MANY_REQUESTS", ["Too many requests"])
+        case 500: (code, messages) = ("INTERNAL_SERVER_ERROR", ["Internal error"])
+        case 502, 503, 504: (code, messages) = ("TEMPORARILY_UNAVAILABLE", ["Temporarily unavailable"])
+        default: (code, messages) = (status >= 500 ? "INTERNAL_SERVER_ERROR" : "BAD_REQUEST", [])
+        }
+        return KlarnaError(HTTPStatus(code: status), code: code, messages: messages)
+    }
 }
 
 /// 404, 405, framing errors, timeouts and uncaught errors under a Klarna path, in Klarna's envelope.

@@ -18,30 +18,53 @@ public final class PaymentSandbox: Sendable {
     public let configuration: SandboxConfiguration
     private let server: HTTPServer
     private let started = Locked<URL?>(nil)
+    /// Problems found loading the scenario files: ``start()`` refuses to start with them.
+    private let loadFailure: ScenarioLoadFailure?
+    private let watcher = Locked<Task<Void, Never>?>(nil)
 
     /// Per-namespace clock offsets; the providers' state is in their stores.
     public let registry: NamespaceRegistry
     public let klarnaPayments: KlarnaPaymentsStore
     /// Every call to a faked API, bounded (``SandboxConfiguration/journalCapacity``).
     public let journal: Journal
+    /// The loaded scenarios and who uses which.
+    public let scenarios: ScenarioEngine
+
+    /// Content rules that honour Klarna's own playground test data (scenarios/klarna/playground.json).
+    public static let contentRuleScenarios = ["klarna-playground"]
 
     public init(configuration: SandboxConfiguration = SandboxConfiguration(port: 0)) {
         self.configuration = configuration
         registry = NamespaceRegistry(clock: configuration.clock)
         klarnaPayments = KlarnaPaymentsStore(registry: registry, ids: configuration.ids, configuration: configuration.klarnaPayments)
         journal = Journal(capacity: configuration.journalCapacity, registry: registry)
+        do {
+            scenarios = try ScenarioEngine.load(directories: configuration.scenarioDirectories,
+                                                contentRuleScenarios: PaymentSandbox.contentRuleScenarios)
+            loadFailure = nil
+        } catch {
+            scenarios = ScenarioEngine(library: ScenarioLibrary(scenarios: []), directories: configuration.scenarioDirectories)
+            loadFailure = error
+        }
         var router = Router()
-        ControlRoutes(startedAt: .now, registry: registry, journal: journal, states: [klarnaPayments]).add(to: &router)
-        KlarnaPaymentsRoutes(store: klarnaPayments).add(to: &router)
+        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: [klarnaPayments])
+            .add(to: &router)
+        KlarnaPaymentsRoutes(store: klarnaPayments, scenarios: scenarios).add(to: &router)
         self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger, observer: journal)
     }
 
     /// Binds and starts serving. Returns the base URL, e.g. `http://127.0.0.1:53187`.
+    /// Throws ``ScenarioLoadFailure`` (every problem, as `file:line:column: JSON path: what is wrong`) when
+    /// a scenario file is invalid, and ``HTTPServerError`` when it cannot listen.
     @discardableResult
     public func start() throws -> URL {
+        if let loadFailure { throw loadFailure }
         let port = try server.start()
         let url = PaymentSandbox.baseURL(host: configuration.http.host, port: port)
         started.withLock { $0 = url }
+        if let interval = configuration.scenarioWatchInterval, !configuration.scenarioDirectories.isEmpty {
+            watcher.withLock { $0 = ScenarioWatcher.start(scenarios, every: interval, logger: configuration.logger) }
+        }
         return url
     }
 
@@ -50,6 +73,7 @@ public final class PaymentSandbox: Sendable {
 
     /// Stops accepting, finishes requests in flight (within the grace period) and releases every socket and thread.
     public func stop() async {
+        watcher.withLock { $0?.cancel(); $0 = nil }
         await server.stop()
         started.withLock { $0 = nil }
     }

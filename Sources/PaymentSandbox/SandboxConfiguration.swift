@@ -12,6 +12,8 @@ public struct SandboxConfiguration: Sendable {
     public var http: HTTPServerConfiguration
     /// Scenario directories in load order: the bundled one first, then each `--scenarios DIR`.
     public var scenarioDirectories: [URL]
+    /// How often the scenario files are checked for changes (picked up without a restart); nil: never.
+    public var scenarioWatchInterval: Duration? = .seconds(1)
     /// Request and event log; nil logs nothing (the default in-process).
     public var logger: (any HTTPServerLogger)?
     /// Where time comes from; every namespace's clock is this plus its own offset. Inject a

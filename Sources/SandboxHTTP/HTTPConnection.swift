@@ -213,6 +213,13 @@ final class HTTPConnection {
 
     /// Queues the answer to `request` and logs it.
     private func finish(_ request: HTTPRequest, _ response: HTTPResponse, started: UInt64) {
+        if response.dropsConnection {
+            // Logged and observed with the pseudo-status 499; the client sees the connection close, nothing else.
+            log(request.id, request.method.rawValue, request.path, response.status.code, started: started, bytes: 0)
+            loop.shared.observer?.exchangeCompleted(request, response, durationSeconds: Double(Socket.now() - started) / 1e9)
+            close()
+            return
+        }
         let keepAlive = request.wantsKeepAlive && !response.closesConnection && !parser.isFinished
             && !closeAfterFlush && loop.stopDeadline == nil
         let before = output.count

@@ -8,6 +8,8 @@ public struct HTTPResponse: Sendable {
     public var body: Data
     /// Set by a handler that wants the connection dropped after this response (scenario faults use it).
     public var closesConnection: Bool
+    /// Set to close the connection without sending anything (a simulated network fault).
+    public var dropsConnection = false
     /// Never sent: a note for ``HTTPExchangeObserver``s on what the handler decided (the sandbox's journal
     /// shows it, e.g. which scenario rule applied).
     public var diagnostic: String?
@@ -42,6 +44,13 @@ public struct HTTPResponse: Sendable {
 
     public static func html(_ html: String, status: HTTPStatus = .ok) -> HTTPResponse {
         text(html, status: status, contentType: "text/html; charset=utf-8")
+    }
+
+    /// No answer at all: the connection is closed (scenarios' `drop_connection`).
+    public static var dropConnection: HTTPResponse {
+        var response = HTTPResponse(status: HTTPStatus(code: 499, reasonPhrase: "Connection Dropped"))
+        response.dropsConnection = true
+        return response
     }
 
     /// Sorted keys, ISO 8601 dates, no escaped slashes: stable output that diff tools and tests can compare.

@@ -4,7 +4,7 @@ import PaymentSandbox
 
 /// What the command line asked for, after flags and `PAYMENT_SANDBOX_*` variables (flags win).
 struct CommandLineOptions: Equatable {
-    enum Command: Equatable { case serve, healthcheck, help, version }
+    enum Command: Equatable { case serve, healthcheck, validate, help, version }
 
     var command: Command = .serve
     var host = "127.0.0.1"
@@ -19,12 +19,15 @@ struct CommandLineOptions: Equatable {
     var idleTimeoutSeconds = 60.0
     var handlerTimeoutSeconds = 120.0
     var healthcheckTimeoutSeconds = 2.0
+    /// `validate`'s directories or files.
+    var validatePaths: [String] = []
 
     struct UsageError: Error, Equatable { var message: String }
 
     static let usage = """
         usage: payment-sandbox [serve] [options]
                payment-sandbox healthcheck [--host HOST] [--port PORT] [--timeout SECONDS]
+               payment-sandbox validate [DIR|FILE]...   (default: the bundled scenarios/)
                payment-sandbox --help | --version
 
         Serves fakes of the Klarna and Swedbank Pay APIs that play scenarios from JSON files.
@@ -55,12 +58,17 @@ struct CommandLineOptions: Equatable {
             switch first {
             case "serve": options.command = .serve
             case "healthcheck": options.command = .healthcheck
+            case "validate": options.command = .validate
             default: throw UsageError(message: "unknown command '\(first)'")
             }
             rest = rest.dropFirst()
         }
         var scenarioFlags: [String] = []
         while let argument = rest.popFirst() {
+            if options.command == .validate && !argument.hasPrefix("-") {
+                options.validatePaths.append(argument)
+                continue
+            }
             var name = argument
             var inlineValue: String?
             if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {

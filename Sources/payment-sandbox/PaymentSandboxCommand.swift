@@ -31,9 +31,33 @@ enum PaymentSandboxCommand {
             print("payment-sandbox \(SandboxVersion.current)")
         case .healthcheck:
             exit(Healthcheck.run(host: options.host, port: options.port, timeoutSeconds: options.healthcheckTimeoutSeconds) ? 0 : 1)
+        case .validate:
+            exit(validate(options.validatePaths))
         case .serve:
             serve(options)
         }
+    }
+
+    /// `payment-sandbox validate DIR...`: every problem as `file:line:column: JSON path: what is wrong`; exit 1 if any.
+    static func validate(_ paths: [String]) -> Int32 {
+        let locations = paths.isEmpty ? bundledScenarioDirectory().map { [$0] } ?? [] : paths.map { URL(fileURLWithPath: $0) }
+        guard !locations.isEmpty else {
+            printError("payment-sandbox: validate: no directory given and the bundled scenarios/ was not found")
+            return 2
+        }
+        let problems = ScenarioLibrary.validate(files: locations)
+        guard problems.isEmpty else {
+            printError(problems.map(\.description).joined(separator: "\n"))
+            printError("\(problems.count) problem\(problems.count == 1 ? "" : "s") found")
+            return 1
+        }
+        let count = locations.reduce(0) { total, url in
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+            return total + (isDirectory.boolValue ? (try? ScenarioLibrary.scenarioFiles(in: url).count) ?? 0 : 1)
+        }
+        print("\(count) scenario file\(count == 1 ? "" : "s") valid")
+        return 0
     }
 
     static func serve(_ options: CommandLineOptions) -> Never {
@@ -68,6 +92,9 @@ enum PaymentSandboxCommand {
         let baseURL: URL
         do {
             baseURL = try sandbox.start()
+        } catch let failure as ScenarioLoadFailure {
+            printError("\(failure)\npayment-sandbox: not starting: \(failure.problems.count) problem\(failure.problems.count == 1 ? "" : "s") in the scenario files")
+            exit(1)
         } catch HTTPServerError.addressInUse(let host, let port) {
             printError("payment-sandbox: port \(port) on \(host) is already in use")
             exit(1)

@@ -5,71 +5,100 @@ import Foundation
 /// under `/__sandbox/klarna/payments/...`.
 public struct KlarnaPaymentsRoutes: Sendable {
     public let store: KlarnaPaymentsStore
+    public let scenarios: ScenarioEngine
 
-    public init(store: KlarnaPaymentsStore) { self.store = store }
+    public init(store: KlarnaPaymentsStore, scenarios: ScenarioEngine) {
+        self.store = store
+        self.scenarios = scenarios
+    }
 
     public func add(to router: inout Router) {
         router.setErrorRenderer(KlarnaErrorRenderer(), forPathPrefix: "/payments/")
         let store = self.store
+        let play = ScenarioPlayer(engine: scenarios)
         let encoder = KlarnaJSON.encoder()
 
         router.add("POST /payments/v1/sessions") { request in
             let namespace = try authorize(request, store.configuration)
-            let fields = try KlarnaJSON.decode(KlarnaSessionFields.self, from: request.body)
-            return try .json(await store.createSession(namespace, fields), encoder: encoder)
+            let sticky = try play.scenarioForNewObject(request, namespace)
+            return await play(.klarnaPaymentsCreateSession, request, namespace, object: "new-session", sticky: sticky) { _ in
+                let fields = try KlarnaJSON.decode(KlarnaSessionFields.self, from: request.body)
+                return try .json(await store.createSession(namespace, fields, scenario: sticky), encoder: encoder)
+            }
         }
         router.add("GET /payments/v1/sessions/:session_id") { request in
             let namespace = try authorize(request, store.configuration)
-            return try .json(await store.readSession(namespace, try request.parameters.require("session_id")), encoder: encoder)
+            let id = try request.parameters.require("session_id")
+            return await play(.klarnaPaymentsReadSession, request, namespace, object: id, sticky: await store.scenarioOf(namespace, sessionID: id)) { _ in
+                try .json(await store.readSession(namespace, id), encoder: encoder)
+            }
         }
         router.add("POST /payments/v1/sessions/:session_id") { request in
             let namespace = try authorize(request, store.configuration)
-            let update = try KlarnaJSON.decode(KlarnaSessionFields.self, from: request.body)
-            try await store.updateSession(namespace, try request.parameters.require("session_id"), update)
-            return HTTPResponse(status: .noContent)
+            let id = try request.parameters.require("session_id")
+            return await play(.klarnaPaymentsUpdateSession, request, namespace, object: id, sticky: await store.scenarioOf(namespace, sessionID: id)) { _ in
+                let update = try KlarnaJSON.decode(KlarnaSessionFields.self, from: request.body)
+                try await store.updateSession(namespace, id, update)
+                return HTTPResponse(status: .noContent)
+            }
         }
         router.add("DELETE /payments/v1/sessions/:session_id") { request in
             let namespace = try authorize(request, store.configuration)
-            try await store.cancelSession(namespace, try request.parameters.require("session_id"))
-            return HTTPResponse(status: .noContent)
+            let id = try request.parameters.require("session_id")
+            return await play(.klarnaPaymentsCancelSession, request, namespace, object: id, sticky: await store.scenarioOf(namespace, sessionID: id)) { _ in
+                try await store.cancelSession(namespace, id)
+                return HTTPResponse(status: .noContent)
+            }
         }
         router.add("POST /payments/v1/authorizations/:token/order") { request in
             let namespace = try authorize(request, store.configuration)
-            let body = try KlarnaJSON.decode(KlarnaCreateOrderRequest.self, from: request.body)
-            let order = try await store.createOrder(namespace, token: try request.parameters.require("token"), body,
-                                                    redirectBase: publicBaseURL(request))
-            return try .json(order, encoder: encoder)
+            let token = try request.parameters.require("token")
+            return await play(.klarnaPaymentsCreateOrder, request, namespace, object: token, sticky: await store.scenarioOf(namespace, token: token)) { outcome in
+                let body = try KlarnaJSON.decode(KlarnaCreateOrderRequest.self, from: request.body)
+                return try .json(await store.createOrder(namespace, token: token, body, redirectBase: publicBaseURL(request), outcome: outcome),
+                                 encoder: encoder)
+            }
         }
         router.add("DELETE /payments/v1/authorizations/:token") { request in
             let namespace = try authorize(request, store.configuration)
-            try await store.cancelAuthorization(namespace, token: try request.parameters.require("token"))
-            return HTTPResponse(status: .noContent)
+            let token = try request.parameters.require("token")
+            return await play(.klarnaPaymentsCancelAuthorization, request, namespace, object: token, sticky: await store.scenarioOf(namespace, token: token)) { outcome in
+                try await store.cancelAuthorization(namespace, token: token, outcome: outcome)
+                return HTTPResponse(status: .noContent)
+            }
         }
         router.add("POST /payments/v1/authorizations/:token/customer-token") { request in
             let namespace = try authorize(request, store.configuration)
-            let body = try KlarnaJSON.decode(KlarnaCustomerTokenRequest.self, from: request.body)
-            return try .json(await store.createCustomerToken(namespace, token: try request.parameters.require("token"), body),
-                             encoder: encoder)
+            let token = try request.parameters.require("token")
+            return await play(.klarnaPaymentsCreateCustomerToken, request, namespace, object: token, sticky: await store.scenarioOf(namespace, token: token)) { outcome in
+                let body = try KlarnaJSON.decode(KlarnaCustomerTokenRequest.self, from: request.body)
+                return try .json(await store.createCustomerToken(namespace, token: token, body, outcome: outcome), encoder: encoder)
+            }
         }
 
         // The SDK's authorize(), load() and finalize(), without the SDK (issue: "What Klarna's SDK would do").
-        router.add("POST /__sandbox/klarna/payments/sessions/:session_id/authorize") { request in
-            let body = try SDKRequest.decode(request.body)
-            let result = await store.authorize(Namespace(for: request), sessionID: try request.parameters.require("session_id"),
-                                               data: body.jsonData)
-            return .json(result.json.data)
-        }
-        router.add("POST /__sandbox/klarna/payments/sessions/:session_id/finalize") { request in
-            let body = try SDKRequest.decode(request.body)
-            let result = await store.authorize(Namespace(for: request), sessionID: try request.parameters.require("session_id"),
-                                               data: body.jsonData)
-            return .json(result.json.data)
-        }
-        router.add("POST /__sandbox/klarna/payments/sessions/:session_id/load") { request in
-            let body = try SDKRequest.decode(request.body)
-            let result = await store.load(Namespace(for: request), sessionID: try request.parameters.require("session_id"),
-                                          clientToken: body.clientToken, category: body.paymentMethodCategory)
-            return .json(result.json.data)
+        // Scenario conditions see the session as the customer authorizes it (stored fields + jsonData).
+        for (action, operation) in [("authorize", ScenarioOperation.klarnaPaymentsAuthorize), ("finalize", .klarnaPaymentsFinalize),
+                                    ("load", .klarnaPaymentsLoad)] {
+            router.add("POST /__sandbox/klarna/payments/sessions/:session_id/\(action)") { request in
+                let namespace = Namespace(for: request)
+                let id = try request.parameters.require("session_id")
+                let body = try SDKRequest.decode(request.body)
+                let view = await store.customerView(namespace, sessionID: id, data: body.jsonData)
+                let subject = view.flatMap { try? KlarnaJSON.encoder().encode($0.fields) }.flatMap(ScenarioEngine.subject)
+                return await play(operation, request, namespace, subject: subject, object: id, sticky: view?.scenario) { outcome in
+                    let result: KlarnaSDKResult
+                    switch operation {
+                    case .klarnaPaymentsLoad:
+                        result = await store.load(namespace, sessionID: id, clientToken: body.clientToken,
+                                                  category: body.paymentMethodCategory, outcome: outcome)
+                    default:
+                        result = await store.authorize(namespace, sessionID: id, data: body.jsonData, outcome: outcome,
+                                                       finalizing: operation == .klarnaPaymentsFinalize)
+                    }
+                    return .json(result.json.data)
+                }
+            }
         }
         // Where an order's redirect_url leads: a 303 to merchant_urls.confirmation with its placeholders filled.
         router.add("GET /__sandbox/klarna/payments/orders/:order_id/redirect") { request in
@@ -79,6 +108,59 @@ public struct KlarnaPaymentsRoutes: Sendable {
             }
             return HTTPResponse(status: .seeOther, headers: ["Location": location])
         }
+    }
+}
+
+/// Plays the scenario decision for one call: waits the delay, answers `http_error` and `drop_connection`
+/// itself, passes every other outcome to the operation, and notes the decision for the journal.
+struct ScenarioPlayer: Sendable {
+    let engine: ScenarioEngine
+
+    func scenarioForNewObject(_ request: HTTPRequest, _ namespace: Namespace) throws(KlarnaError) -> String? {
+        do {
+            return try engine.scenarioForNewObject(request, namespace: namespace)
+        } catch {
+            throw KlarnaError.unknownScenario(error)
+        }
+    }
+
+    func callAsFunction(
+        _ operation: ScenarioOperation, _ request: HTTPRequest, _ namespace: Namespace, subject: JSONNode?? = nil,
+        object: String, sticky: String?, perform: (ScenarioOutcome) async throws -> HTTPResponse
+    ) async -> HTTPResponse {
+        let scenario: String?, decision: ScenarioDecision
+        do {
+            (scenario, decision) = try engine.decide(operation, request: request, namespace: namespace,
+                                                     subject: subject ?? ScenarioEngine.subject(request.body), object: object, sticky: sticky)
+        } catch {
+            return KlarnaError.unknownScenario(error).response(for: request)
+        }
+        if let delay = decision.delay {
+            // Ends early only if the server gives up on the request (handler timeout, stop).
+            try? await Task.sleep(for: delay)
+        }
+        var response: HTTPResponse
+        switch decision.outcome {
+        case let .httpError(status, body, headers):
+            if let body {
+                response = .json(Data(body.jsonText.bytes), status: HTTPStatus(code: status))
+            } else {
+                response = KlarnaError.forStatus(status).response(for: request)
+            }
+            for field in headers { response.headers.set(name: field.name, value: field.value) }
+        case .dropConnection:
+            response = .dropConnection
+        default:
+            do {
+                response = try await perform(decision.outcome)
+            } catch let error as any HTTPResponseError {
+                response = error.response(for: request)
+            } catch {
+                response = KlarnaError.internalError.response(for: request)
+            }
+        }
+        response.diagnostic = "scenario=\(scenario ?? "-") \(operation.rawValue): \(decision)"
+        return response
     }
 }
 

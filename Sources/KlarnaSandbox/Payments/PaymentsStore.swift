@@ -70,6 +70,12 @@ public struct KlarnaSDKError: Equatable, Sendable {
                        isFatal: false)
     }
 
+    /// Klarna's pre-screen decided not to show the form (playground "+red"): fatal for this purchase.
+    static func showFormFalse(action: String) -> KlarnaSDKError {
+        KlarnaSDKError(name: "ShowFormFalseError", action: action,
+                       message: "Klarna is not available for this purchase: the form cannot be shown.", isFatal: true)
+    }
+
     /// A category the session does not offer. Klarna's docs describe this error but its name was not
     /// retrievable; this name is the sandbox's.
     static func categoryNotOffered(_ category: String, action: String) -> KlarnaSDKError {
@@ -96,6 +102,10 @@ public actor KlarnaPaymentsStore: NamespacedState {
         var expiresAt: Date
         var orderID: String?
         var authorizationTokens: [String] = []
+        /// The scenario the session was created under; its tokens and orders follow it too.
+        var scenario: String?
+        /// authorize() answered finalize_required: finalize() completes it.
+        var awaitingFinalize = false
         var status: String { orderID == nil ? "incomplete" : "complete" }
     }
 
@@ -133,12 +143,12 @@ public actor KlarnaPaymentsStore: NamespacedState {
 
     // MARK: Sessions (§2.1–2.3)
 
-    func createSession(_ namespace: Namespace, _ fields: KlarnaSessionFields) throws(KlarnaError) -> KlarnaMerchantSession {
+    func createSession(_ namespace: Namespace, _ fields: KlarnaSessionFields, scenario: String? = nil) throws(KlarnaError) -> KlarnaMerchantSession {
         try PaymentsValidation.validateSession(fields)
         let now = registry.now(namespace)
         let id = ids.uuid()
         let session = Session(id: id, fields: fields, clientToken: ClientToken.make(sessionID: id, fields: fields),
-                              createdAt: now, expiresAt: now + configuration.sessionLifetime)
+                              createdAt: now, expiresAt: now + configuration.sessionLifetime, scenario: scenario)
         books[namespace, default: Book()].sessions[id] = session
         sweepExpiredOccasionally()
         return KlarnaMerchantSession(sessionId: id, clientToken: session.clientToken,
@@ -185,15 +195,46 @@ public actor KlarnaPaymentsStore: NamespacedState {
 
     /// What `Klarna.Payments.authorize()` does in the customer's device, approving: mints a token valid
     /// for 60 minutes and keeps a snapshot of what was authorized.
+    /// What the scenarios see when the SDK works on a session: the session as the customer would authorize
+    /// it (the stored fields with what the app passes in `jsonData`); nil for an unknown or expired session.
+    func customerView(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?) -> (fields: KlarnaSessionFields, scenario: String?)? {
+        guard let session = try? liveSession(namespace, sessionID) else { return nil }
+        var fields = session.fields
+        if let data { fields.merge(data) }
+        return (fields, session.scenario)
+    }
+
+    /// `authorize()` (or with `finalizing`, `finalize()`) in the customer's device, as the scenario decides.
     /// A session that is unknown, expired or completed has no usable client token: the SDK reports
     /// InvalidClientTokenError rather than an HTTP error.
-    func authorize(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?) -> KlarnaSDKResult {
+    func authorize(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?, outcome: ScenarioOutcome = .approve,
+                   finalizing: Bool = false) -> KlarnaSDKResult {
+        let action = finalizing ? "Finalize" : "Authorize"
         guard var session = try? liveSession(namespace, sessionID), session.orderID == nil else {
-            return .failed(.invalidClientToken(action: "Authorize"), approved: false)
+            return .failed(.invalidClientToken(action: action), approved: false)
+        }
+        switch outcome {
+        case .reject:
+            // A hard decline: the form is not shown again (Klarna's playground "+denied").
+            return KlarnaSDKResult(approved: false, showForm: false)
+        case .cancel:
+            // The customer closed the form: it stays available.
+            return KlarnaSDKResult(approved: false, showForm: true)
+        case .finalizeRequired where !finalizing:
+            session.awaitingFinalize = true
+            books[namespace]?.sessions[sessionID] = session
+            return KlarnaSDKResult(approved: false, showForm: true, finalizeRequired: true)
+        case .showFormFalse:
+            return .failed(.showFormFalse(action: action), approved: false)
+        case .invalidClientToken:
+            return .failed(.invalidClientToken(action: action), approved: false)
+        default:
+            break
         }
         var snapshot = session.fields
         if let data { snapshot.merge(data) }
         let token = ids.uuid()
+        session.awaitingFinalize = false
         session.authorizationTokens.append(token)
         books[namespace]?.sessions[sessionID] = session
         books[namespace]?.authorizations[token] = Authorization(token: token, sessionID: sessionID,
@@ -202,19 +243,36 @@ public actor KlarnaPaymentsStore: NamespacedState {
     }
 
     /// `load()`: the widget checks its client token and that the category is offered.
-    func load(_ namespace: Namespace, sessionID: String, clientToken: String?, category: String?) -> KlarnaSDKResult {
+    func load(_ namespace: Namespace, sessionID: String, clientToken: String?, category: String?,
+              outcome: ScenarioOutcome = .approve) -> KlarnaSDKResult {
         guard let session = try? liveSession(namespace, sessionID), session.orderID == nil,
               clientToken == nil || clientToken == session.clientToken
         else { return .failed(.invalidClientToken(action: "Initialize"), approved: nil) }
+        switch outcome {
+        case .invalidClientToken: return .failed(.invalidClientToken(action: "Initialize"), approved: nil)
+        case .showFormFalse: return .failed(.showFormFalse(action: "Load"), approved: nil)
+        case .reject: return KlarnaSDKResult(showForm: false)
+        default: break
+        }
         if let category, !configuration.paymentMethodCategories.contains(where: { $0.identifier == category }) {
             return .failed(.categoryNotOffered(category, action: "Load"), approved: nil)
         }
         return KlarnaSDKResult(showForm: true)
     }
 
+    /// The session id and sticky scenario behind a session id or a token, for scenario selection.
+    func scenarioOf(_ namespace: Namespace, sessionID: String) -> String? { books[namespace]?.sessions[sessionID]?.scenario }
+
+    func scenarioOf(_ namespace: Namespace, token: String) -> String? {
+        guard let sessionID = books[namespace]?.authorizations[token]?.sessionID else { return nil }
+        return books[namespace]?.sessions[sessionID]?.scenario
+    }
+
     // MARK: Authorizations (§2.5–2.7)
 
-    func createOrder(_ namespace: Namespace, token: String, _ request: KlarnaCreateOrderRequest, redirectBase: String?) throws(KlarnaError) -> KlarnaOrder {
+    func createOrder(_ namespace: Namespace, token: String, _ request: KlarnaCreateOrderRequest, redirectBase: String?,
+                     outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaOrder {
+        if case .expireToken = outcome { throw .invalidAuthorizationToken }
         var authorization = try liveAuthorization(namespace, token)
         if let orderID = authorization.orderID, let existing = books[namespace]?.orders[orderID] {
             // create_order is idempotent per token (krokedil/klarna-payments-for-woocommerce#31): the same
@@ -225,13 +283,30 @@ public actor KlarnaPaymentsStore: NamespacedState {
         guard var session = books[namespace]?.sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
         guard session.orderID == nil else { throw .sessionCompleted }
         try PaymentsValidation.validateCreateOrder(request)
+        var fraudStatus = "ACCEPTED"
+        switch outcome {
+        case .mismatchedFields(let fields):
+            throw .notMatching(fields)
+        case let .cartChanged(expected, actual):
+            let expected = expected ?? authorization.snapshot.orderLines?.count ?? 0
+            let actual = actual ?? request.orderLines?.count ?? 0
+            throw .notMatching(["Incorrect number of items in the cart. Expected: \(expected), Actual: \(actual)"])
+        case .rejected:
+            throw .rejected
+        case .fraudPending:
+            fraudStatus = "PENDING"
+        case .fraudRejected:
+            fraudStatus = "REJECTED"
+        default:
+            break
+        }
         if let mismatch = PaymentsValidation.mismatch(authorized: authorization.snapshot, order: request.sessionFields) {
             throw mismatch
         }
         let orderID = ids.uuid()
         let redirect: String? = request.merchantUrls?.confirmation == nil ? nil
             : redirectBase.map { "\($0)/__sandbox/klarna/payments/orders/\(orderID)/redirect" }
-        let order = KlarnaOrder(orderId: orderID, redirectUrl: redirect, fraudStatus: "ACCEPTED",
+        let order = KlarnaOrder(orderId: orderID, redirectUrl: redirect, fraudStatus: fraudStatus,
                                 authorizedPaymentMethod: KlarnaAuthorizedPaymentMethod(type: "invoice", numberOfDays: 30))
         authorization.orderID = orderID
         authorization.orderRequest = request
@@ -243,7 +318,8 @@ public actor KlarnaPaymentsStore: NamespacedState {
         return order
     }
 
-    func cancelAuthorization(_ namespace: Namespace, token: String) throws(KlarnaError) {
+    func cancelAuthorization(_ namespace: Namespace, token: String, outcome: ScenarioOutcome = .approve) throws(KlarnaError) {
+        if case .expireToken = outcome { throw .invalidAuthorizationToken }
         let authorization = try liveAuthorization(namespace, token)
         guard authorization.orderID == nil else {
             throw KlarnaError(.forbidden, code: "INVALID_OPERATION", messages: ["Authorization token already consumed"])
@@ -251,7 +327,10 @@ public actor KlarnaPaymentsStore: NamespacedState {
         books[namespace]?.authorizations[token]?.cancelled = true
     }
 
-    func createCustomerToken(_ namespace: Namespace, token: String, _ request: KlarnaCustomerTokenRequest) throws(KlarnaError) -> KlarnaCustomerToken {
+    func createCustomerToken(_ namespace: Namespace, token: String, _ request: KlarnaCustomerTokenRequest,
+                             outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaCustomerToken {
+        if case .expireToken = outcome { throw .invalidAuthorizationToken }
+        if case .mismatchedFields(let fields) = outcome { throw .notMatching(fields) }
         let authorization = try liveAuthorization(namespace, token)
         guard let session = books[namespace]?.sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
         if (session.fields.intent ?? "buy") == "buy" {
@@ -310,6 +389,7 @@ public actor KlarnaPaymentsStore: NamespacedState {
         return .object([
             ("sessions", .array(book.sessions.values.sorted { $0.createdAt < $1.createdAt }.map { session in
                 .object([("session_id", .string(session.id)), ("status", .string(session.status)),
+                         ("scenario", session.scenario.map(JSONText.string) ?? .null),
                          ("expired", .bool(session.expiresAt <= now)),
                          ("expires_at", .string(KlarnaJSON.timestamp(session.expiresAt))),
                          ("authorization_tokens", .array(session.authorizationTokens.map(JSONText.string))),

@@ -6,6 +6,7 @@ struct ControlRoutes: Sendable {
     let startedAt: ContinuousClock.Instant
     let registry: NamespaceRegistry
     let journal: Journal
+    let scenarios: ScenarioEngine
     let states: [any NamespacedState]
 
     func add(to router: inout Router) {
@@ -22,12 +23,13 @@ struct ControlRoutes: Sendable {
         router.addImmediate("* /__sandbox/echo") { request in .json(Self.echo(request).data) }
         router.addImmediate("* /__sandbox/echo/*") { request in .json(Self.echo(request).data) }
 
-        let registry = self.registry, states = self.states, journal = self.journal
+        let registry = self.registry, states = self.states, journal = self.journal, scenarios = self.scenarios
         // Clears the namespace's objects, clock offset (and, with the scenario engine, default scenario and journal).
         router.add("POST /__sandbox/reset") { request in
             let namespace = Namespace(for: request)
             registry.reset(namespace)
             journal.reset(namespace)
+            scenarios.reset(namespace)
             for state in states { await state.reset(namespace) }
             return .json(JSONText.object([("namespace", .string(namespace.name)), ("reset", .bool(true))]).data)
         }
@@ -82,6 +84,39 @@ struct ControlRoutes: Sendable {
                 ("entries", .array(entries.map(Self.journalEntry))),
             ]).data)
         }
+        // The loaded scenarios, the namespace's default, and why the last reload failed (if it did).
+        router.addImmediate("GET /__sandbox/scenarios") { request in
+            .json(Self.scenarioList(scenarios, Namespace(for: request)).data)
+        }
+        // {"name": "reject"} makes it the namespace's default; {"name": null} clears it.
+        router.addImmediate("PUT /__sandbox/scenario") { request in
+            let namespace = Namespace(for: request)
+            struct Choice: Decodable { var name: String? }
+            guard let choice = try? JSONDecoder().decode(Choice.self, from: request.body) else {
+                throw HTTPError(.badRequest, #"expected a JSON object: {"name": "<scenario>"} or {"name": null}"#)
+            }
+            do {
+                try scenarios.setDefault(choice.name, for: namespace)
+            } catch {
+                throw HTTPError(HTTPStatus(code: 422), "\(error)")
+            }
+            return .json(JSONText.object([("namespace", .string(namespace.name)),
+                                          ("default_scenario", choice.name.map(JSONText.string) ?? .null)]).data)
+        }
+        // Reads the scenario files again now (they are also watched). An invalid set leaves the last good one.
+        router.addImmediate("POST /__sandbox/scenarios/reload") { request in
+            switch scenarios.reload() {
+            case .success:
+                return .json(Self.scenarioList(scenarios, Namespace(for: request)).data)
+            case .failure(let failure):
+                return .json(JSONText.object([
+                    ("error", .string("Unprocessable Content")),
+                    ("message", .string("the scenario files have problems; the previous set stays loaded")),
+                    ("status", .int(422)),
+                    ("problems", .array(failure.problems.map { .string($0.description) })),
+                ]).data, status: HTTPStatus(code: 422))
+            }
+        }
         router.add("GET /__sandbox/state") { request in
             let namespace = Namespace(for: request)
             var members: [(String, JSONText)] = [("namespace", .string(namespace.name)),
@@ -89,6 +124,20 @@ struct ControlRoutes: Sendable {
             for state in states { members.append((state.stateName, await state.snapshot(namespace))) }
             return .json(JSONText.object(members).data)
         }
+    }
+
+    static func scenarioList(_ scenarios: ScenarioEngine, _ namespace: Namespace) -> JSONText {
+        .object([
+            ("namespace", .string(namespace.name)),
+            ("default_scenario", scenarios.defaultScenario(for: namespace).map(JSONText.string) ?? .null),
+            ("directories", .array(scenarios.directories.map { .string($0.path) })),
+            ("scenarios", .array(scenarios.scenarios.map { scenario in
+                .object([("name", .string(scenario.name)), ("description", .string(scenario.description)),
+                         ("file", .string(scenario.file)),
+                         ("operations", .array(Array(Set(scenario.rules.map(\.operation.rawValue))).sorted().map(JSONText.string)))])
+            })),
+            ("reload_problems", .array(scenarios.lastReloadProblems.map { .string($0.description) })),
+        ])
     }
 
     static func journalEntry(_ entry: Journal.Entry) -> JSONText {

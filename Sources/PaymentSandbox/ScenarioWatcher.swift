@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// Polls the scenario directories and reloads when a file was added, removed or changed (size or
+/// modification time). Polling works the same in containers with bind mounts, where file events often
+/// do not arrive. A set that became invalid leaves the last good one in place; the log says why.
+enum ScenarioWatcher {
+    static func start(_ engine: ScenarioEngine, every interval: Duration, logger: (any HTTPServerLogger)?) -> Task<Void, Never> {
+        Task.detached(priority: .background) {
+            var last = fingerprint(engine.directories)
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard !Task.isCancelled else { return }
+                let current = fingerprint(engine.directories)
+                guard current != last else { continue }
+                last = current
+                switch engine.reload() {
+                case .success(let count):
+                    logger?.log(.info, "scenario files changed: \(count) scenarios loaded")
+                case .failure(let failure):
+                    logger?.log(.error, "scenario files changed but are invalid; keeping the previous set:\n\(failure)")
+                }
+            }
+        }
+    }
+
+    /// Path, size and modification time of every scenario file.
+    static func fingerprint(_ directories: [URL]) -> [String] {
+        var entries: [String] = []
+        for directory in directories {
+            guard let files = try? ScenarioLibrary.scenarioFiles(in: directory) else {
+                entries.append("missing:\(directory.path)")
+                continue
+            }
+            for file in files {
+                let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
+                let size = (attributes?[.size] as? NSNumber)?.intValue ?? -1
+                let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+                entries.append("\(file.path)|\(size)|\(modified)")
+            }
+        }
+        return entries
+    }
+}

@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// A line and column in a JSON text, both 1-based.
+///
+/// Columns count Unicode scalars (code points), not UTF-8 bytes and not UTF-16 units: in `{"é": x}` the `x`
+/// is in column 7, although it is the 8th byte. A tab counts as one column. For ASCII text, which scenario
+/// files almost always are, this is the column every editor shows.
+public struct JSONPosition: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int
+    public init(line: Int, column: Int) { self.line = line; self.column = column }
+    public var description: String { "\(line):\(column)" }
+    public static func < (lhs: JSONPosition, rhs: JSONPosition) -> Bool {
+        (lhs.line, lhs.column) < (rhs.line, rhs.column)
+    }
+}
+
+/// A JSON value (RFC 8259) with the position where it starts in its source text.
+///
+/// Object members keep their order and duplicates (the scenario validator reports duplicate keys; lookups
+/// with `node["key"]` take the last one, as most JSON parsers do). Numbers keep their source
+/// text next to their `Double` value so integers and exact digits survive a round trip.
+public struct JSONNode: Sendable, Equatable, CustomStringConvertible {
+    public indirect enum Value: Sendable, Equatable {
+        case null
+        case bool(Bool)
+        case number(Double, text: String)
+        case string(String)
+        case array([JSONNode])
+        case object([Member])
+
+        /// JSON equality: numbers by value (`1`, `1.0` and `1e0` are equal), objects by key regardless of
+        /// member order (with duplicates, the last member of a key counts), arrays element by element.
+        /// Positions are never compared.
+        public static func == (lhs: Value, rhs: Value) -> Bool {
+            switch (lhs, rhs) {
+            case (.null, .null): return true
+            case let (.bool(a), .bool(b)): return a == b
+            case let (.number(a, _), .number(b, _)): return a == b
+            case let (.string(a), .string(b)): return a == b
+            case let (.array(a), .array(b)): return a.count == b.count && zip(a, b).allSatisfy { $0.value == $1.value }
+            case let (.object(a), .object(b)):
+                let left = Value.lastMembers(a), right = Value.lastMembers(b)
+                guard left.count == right.count else { return false }
+                for (key, value) in left {
+                    guard let other = right[key], other.value == value.value else { return false }
+                }
+                return true
+            default: return false
+            }
+        }
+
+        static func lastMembers(_ members: [Member]) -> [String: JSONNode] {
+            var result: [String: JSONNode] = [:]
+            for member in members { result[member.key] = member.value }
+            return result
+        }
+    }
+
+    /// One `"key": value` pair of an object.
+    public struct Member: Sendable, Equatable {
+        public var key: String
+        public var keyPosition: JSONPosition
+        public var value: JSONNode
+        public init(key: String, keyPosition: JSONPosition, value: JSONNode) {
+            self.key = key
+            self.keyPosition = keyPosition
+            self.value = value
+        }
+        public static func == (lhs: Member, rhs: Member) -> Bool { lhs.key == rhs.key && lhs.value == rhs.value }
+    }
+
+    public var value: Value
+    public var line: Int
+    public var column: Int
+
+    public init(_ value: Value, line: Int = 1, column: Int = 1) {
+        self.value = value
+        self.line = line
+        self.column = column
+    }
+
+    public var position: JSONPosition { JSONPosition(line: line, column: column) }
+
+    /// Two nodes are equal when their values are (see ``Value/==(_:_:)``); positions are ignored.
+    public static func == (lhs: JSONNode, rhs: JSONNode) -> Bool { lhs.value == rhs.value }
+
+    // MARK: Access
+
+    /// The value of the last member named `key`, when this is an object.
+    public subscript(key: String) -> JSONNode? {
+        guard case .object(let members) = value else { return nil }
+        return members.last { $0.key == key }?.value
+    }
+
+    /// The element at `index`, when this is an array and the index is in range.
+    public subscript(index: Int) -> JSONNode? {
+        guard case .array(let elements) = value, elements.indices.contains(index) else { return nil }
+        return elements[index]
+    }
+
+    public var members: [Member]? { if case .object(let members) = value { members } else { nil } }
+    public var elements: [JSONNode]? { if case .array(let elements) = value { elements } else { nil } }
+    public var stringValue: String? { if case .string(let string) = value { string } else { nil } }
+    public var boolValue: Bool? { if case .bool(let bool) = value { bool } else { nil } }
+    public var doubleValue: Double? { if case .number(let number, _) = value { number } else { nil } }
+    public var isNull: Bool { if case .null = value { true } else { false } }
+
+    /// The value as an `Int` when it is a number with no fractional part that fits (`3`, `3.0`, `3e0`).
+    public var intValue: Int? {
+        guard case .number(let number, _) = value, number.rounded() == number,
+              number >= -9.007_199_254_740_992e15, number <= 9.007_199_254_740_992e15
+        else { return nil }
+        return Int(number)
+    }
+
+    /// "object", "array", "string", "number", "boolean" or "null": for messages.
+    public var kindName: String {
+        switch value {
+        case .null: "null"
+        case .bool: "boolean"
+        case .number: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+
+    /// The value as ``JSONText`` (for writing it out): numbers without a fraction or exponent become
+    /// `.int`, others `.double`; duplicate keys are kept as they are.
+    public var jsonText: JSONText {
+        switch value {
+        case .null: return .null
+        case .bool(let bool): return .bool(bool)
+        case .number(let number, let text):
+            if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let int = Int(text) { return .int(int) }
+            return .double(number)
+        case .string(let string): return .string(string)
+        case .array(let elements): return .array(elements.map(\.jsonText))
+        case .object(let members): return .object(members.map { ($0.key, $0.value.jsonText) })
+        }
+    }
+
+    /// Compact JSON text of the value (numbers as they were written).
+    public var description: String {
+        switch value {
+        case .null: return "null"
+        case .bool(let bool): return bool ? "true" : "false"
+        case .number(_, let text): return text
+        case .string(let string): return JSONNode.quoted(string)
+        case .array(let elements): return "[" + elements.map(\.description).joined(separator: ",") + "]"
+        case .object(let members):
+            return "{" + members.map { JSONNode.quoted($0.key) + ":" + $0.value.description }.joined(separator: ",") + "}"
+        }
+    }
+
+    static func quoted(_ string: String) -> String {
+        String(decoding: JSONText.string(string).bytes, as: UTF8.self)
+    }
+}
+
+/// A place in a JSON document, rendered JSONPath-style for messages: `$.rules[2].when[0].contains`.
+/// Keys that are not plain identifiers are bracketed and quoted: `$.headers["X-Request-Id"]`.
+public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
+    public enum Component: Hashable, Sendable {
+        case key(String)
+        case index(Int)
+    }
+
+    public var components: [Component]
+    public init(_ components: [Component] = []) { self.components = components }
+
+    public static let root = JSONPath()
+
+    public func appending(_ key: String) -> JSONPath { JSONPath(components + [.key(key)]) }
+    public func appending(_ index: Int) -> JSONPath { JSONPath(components + [.index(index)]) }
+    public static func / (path: JSONPath, key: String) -> JSONPath { path.appending(key) }
+    public static func / (path: JSONPath, index: Int) -> JSONPath { path.appending(index) }
+
+    public var description: String {
+        var text = "$"
+        for component in components {
+            switch component {
+            case .index(let index): text += "[\(index)]"
+            case .key(let key):
+                if JSONPath.isIdentifier(key) { text += "." + key } else { text += "[" + JSONNode.quoted(key) + "]" }
+            }
+        }
+        return text
+    }
+
+    static func isIdentifier(_ key: String) -> Bool {
+        guard let first = key.unicodeScalars.first, first == "_" || first == "$" || first.properties.isAlphabetic && first.isASCII
+        else { return false }
+        return key.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || $0 == "$" || $0.properties.isAlphabetic || ("0"..."9").contains($0)) }
+    }
+}
+
+/// Why a text is not JSON, and where: `line` and `column` as in ``JSONPosition``.
+public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int
+    public var message: String
+    public init(line: Int, column: Int, message: String) {
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+    public var position: JSONPosition { JSONPosition(line: line, column: column) }
+    public var description: String { "\(line):\(column): \(message)" }
+}
+
+/// A strict RFC 8259 parser that keeps positions. No comments, no trailing commas, no single quotes, no
+/// NaN/Infinity; a UTF-8 byte order mark at the very start is skipped (RFC 8259 §8.1 allows that).
+/// Hostile input cannot crash it: nesting and size are limited, recursion depth is bounded by the nesting.
+public enum JSONDocument {
+    public struct Limits: Sendable, Equatable {
+        /// Arrays and objects nested deeper than this are an error (the top-level value is depth 1).
+        public var maxDepth: Int
+        /// Texts longer than this many bytes are an error.
+        public var maxBytes: Int
+        public init(maxDepth: Int = 64, maxBytes: Int = 8 << 20) {
+            self.maxDepth = maxDepth
+            self.maxBytes = maxBytes
+        }
+        public static let `default` = Limits()
+    }
+
+    public static func parse(_ data: Data, limits: Limits = .default) throws(JSONSyntaxError) -> JSONNode {
+        try parse(bytes: [UInt8](data), limits: limits)
+    }
+
+    public static func parse(_ text: String, limits: Limits = .default) throws(JSONSyntaxError) -> JSONNode {
+        try parse(bytes: Array(text.utf8), limits: limits)
+    }
+
+    public static func parse(bytes: [UInt8], limits: Limits = .default) throws(JSONSyntaxError) -> JSONNode {
+        guard bytes.count <= limits.maxBytes else {
+            throw JSONSyntaxError(line: 1, column: 1, message: "document is larger than \(limits.maxBytes) bytes")
+        }
+        var parser = JSONParser(bytes: bytes, maxDepth: limits.maxDepth)
+        return try parser.parseDocument()
+    }
+}
+
+struct JSONParser {
+    let bytes: [UInt8]
+    let maxDepth: Int
+    var index = 0
+    var line = 1
+    /// Byte offset where the current line starts; columns are computed from it on demand.
+    var lineStart = 0 { didSet { cachedOffset = lineStart; cachedColumn = 1 } }
+    /// The last computed column and its offset, so a long single line is not rescanned for every value.
+    var cachedOffset = 0
+    var cachedColumn = 1
+
+    init(bytes: [UInt8], maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    // MARK: Positions
+
+    /// The column of byte offset `offset` on the current line, counting Unicode scalars
+    /// (every byte that is not a UTF-8 continuation byte starts one).
+    mutating func column(at offset: Int) -> Int {
+        var column = 1
+        var i = lineStart
+        if cachedOffset >= lineStart && cachedOffset <= offset {
+            column = cachedColumn
+            i = cachedOffset
+        }
+        while i < offset && i < bytes.count {
+            if bytes[i] & 0xC0 != 0x80 { column += 1 }
+            i += 1
+        }
+        cachedOffset = i
+        cachedColumn = column
+        return column
+    }
+
+    var position: JSONPosition { mutating get { JSONPosition(line: line, column: column(at: index)) } }
+
+    mutating func error(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
+        let column = column(at: offset ?? index)
+        return JSONSyntaxError(line: line, column: column, message: message)
+    }
+
+    func error(_ message: String, at position: JSONPosition) -> JSONSyntaxError {
+        JSONSyntaxError(line: position.line, column: position.column, message: message)
+    }
+
+    // MARK: Document
+
+    mutating func parseDocument() throws(JSONSyntaxError) -> JSONNode {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            index = 3
+            lineStart = 3
+        }
+        try skipWhitespace()
+        guard index < bytes.count else { throw error("empty document: expected a JSON value") }
+        let node = try parseValue(depth: 1)
+        try skipWhitespace()
+        if index < bytes.count {
+            throw error("unexpected \(describe(at: index)) after the JSON value")
+        }
+        return node
+    }
+
+    mutating func skipWhitespace() throws(JSONSyntaxError) {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0D: index += 1
+            case 0x0A:
+                index += 1
+                line += 1
+                lineStart = index
+            case UInt8(ascii: "/") where index + 1 < bytes.count && (bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "*")):
+                throw error("comments are not allowed in JSON")
+            default: return
+            }
+        }
+    }
+
+    /// A short description of the byte at `offset` for messages: `'x'`, `end of input`, `byte 0xFF`.
+    func describe(at offset: Int) -> String {
+        guard offset < bytes.count else { return "end of input" }
+        let byte = bytes[offset]
+        if byte >= 0x21 && byte < 0x7F { return "character '\(Character(UnicodeScalar(byte)))'" }
+        if byte < 0x80 { return String(format: "character U+%04X", byte) }
+        if let scalar = decodeScalar(at: offset)?.scalar { return String(format: "character U+%04X", scalar.value) }
+        return String(format: "byte 0x%02X (invalid UTF-8)", byte)
+    }
+
+    // MARK: Values
+
+    mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONNode {
+        let start = position
+        guard index < bytes.count else { throw error("unexpected end of input: expected a JSON value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"):
+            guard depth <= maxDepth else { throw error("nesting deeper than \(maxDepth) levels") }
+            return JSONNode(.object(try parseObject(depth: depth)), line: start.line, column: start.column)
+        case UInt8(ascii: "["):
+            guard depth <= maxDepth else { throw error("nesting deeper than \(maxDepth) levels") }
+            return JSONNode(.array(try parseArray(depth: depth)), line: start.line, column: start.column)
+        case UInt8(ascii: "\""):
+            return JSONNode(.string(try parseString()), line: start.line, column: start.column)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let (number, text) = try parseNumber()
+            return JSONNode(.number(number, text: text), line: start.line, column: start.column)
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            return JSONNode(try parseLiteral(), line: start.line, column: start.column)
+        case UInt8(ascii: "'"):
+            throw error("strings must use double quotes, not single quotes")
+        case UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "+"), UInt8(ascii: "."):
+            throw error("unexpected \(describe(at: index)): not a JSON value (NaN, Infinity, '+' and leading '.' are not JSON)")
+        default:
+            throw error("unexpected \(describe(at: index)): expected a JSON value")
+        }
+    }
+
+    mutating func parseLiteral() throws(JSONSyntaxError) -> JSONNode.Value {
+        let start = index
+        var end = index
+        while end < bytes.count, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[end]) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(bytes[end]) {
+            end += 1
+        }
+        let word = String(decoding: bytes[start..<end], as: UTF8.self)
+        index = end
+        switch word {
+        case "true": return .bool(true)
+        case "false": return .bool(false)
+        case "null": return .null
+        default: throw error("invalid literal '\(word)': expected true, false or null", at: start)
+        }
+    }
+
+    mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> [JSONNode.Member] {
+        index += 1 // {
+        var members: [JSONNode.Member] = []
+        try skipWhitespace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return members
+        }
+        while true {
+            guard index < bytes.count else { throw error("unexpected end of input: expected a string key or '}'") }
+            guard bytes[index] == UInt8(ascii: "\"") else {
+                if bytes[index] == UInt8(ascii: "'") { throw error("object keys must use double quotes, not single quotes") }
+                throw error("unexpected \(describe(at: index)): expected a string key")
+            }
+            let keyPosition = position
+            let key = try parseString()
+            try skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw error("expected ':' after object key, found \(describe(at: index))")
+            }
+            index += 1
+            try skipWhitespace()
+            let value = try parseValue(depth: depth + 1)
+            members.append(JSONNode.Member(key: key, keyPosition: keyPosition, value: value))
+            try skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input: expected ',' or '}' after object member") }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                let comma = position
+                index += 1
+                try skipWhitespace()
+                if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
+                    throw error("trailing comma before '}'", at: comma)
+                }
+            case UInt8(ascii: "}"):
+                index += 1
+                return members
+            default:
+                throw error("expected ',' or '}' after object member, found \(describe(at: index))")
+            }
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws(JSONSyntaxError) -> [JSONNode] {
+        index += 1 // [
+        var elements: [JSONNode] = []
+        try skipWhitespace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return elements
+        }
+        while true {
+            elements.append(try parseValue(depth: depth + 1))
+            try skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input: expected ',' or ']' after array element") }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                let comma = position
+                index += 1
+                try skipWhitespace()
+                if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+                    throw error("trailing comma before ']'", at: comma)
+                }
+            case UInt8(ascii: "]"):
+                index += 1
+                return elements
+            default:
+                throw error("expected ',' or ']' after array element, found \(describe(at: index))")
+            }
+        }
+    }
+
+    // MARK: Numbers
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` (RFC 8259 §6); values beyond Double's range are an error.
+    mutating func parseNumber() throws(JSONSyntaxError) -> (Double, String) {
+        let start = index
+        func isDigit(_ offset: Int) -> Bool {
+            offset < bytes.count && bytes[offset] >= UInt8(ascii: "0") && bytes[offset] <= UInt8(ascii: "9")
+        }
+        if bytes[index] == UInt8(ascii: "-") {
+            index += 1
+            guard isDigit(index) else { throw error("invalid number: expected a digit after '-'") }
+        }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if isDigit(index) { throw error("invalid number: leading zeros are not allowed", at: start) }
+        } else {
+            while isDigit(index) { index += 1 }
+        }
+        if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard isDigit(index) else { throw error("invalid number: expected a digit after the decimal point") }
+            while isDigit(index) { index += 1 }
+        }
+        if index < bytes.count && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")) {
+            index += 1
+            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) { index += 1 }
+            guard isDigit(index) else { throw error("invalid number: expected a digit in the exponent") }
+            while isDigit(index) { index += 1 }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let value = Double(text), value.isFinite else {
+            throw error("number \(text) is out of range", at: start)
+        }
+        return (value, text)
+    }
+
+    // MARK: Strings
+
+    /// Reads a string starting at the opening quote; validates UTF-8 and escapes, joins surrogate pairs.
+    mutating func parseString() throws(JSONSyntaxError) -> String {
+        let open = index
+        index += 1
+        var out: [UInt8] = []
+        while true {
+            guard index < bytes.count else { throw error("unterminated string", at: open) }
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(decoding: out, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                try parseEscape(into: &out)
+            case 0x0A, 0x0D:
+                // Most likely a missing closing quote rather than a raw newline the author meant.
+                throw error("unterminated string (a raw line break is not allowed in a string; write \\n)", at: open)
+            case 0..<0x20:
+                throw error(String(format: "unescaped control character U+%04X in string", byte))
+            case 0x20..<0x80:
+                out.append(byte)
+                index += 1
+            default:
+                guard let (_, length) = decodeScalar(at: index) else { throw error("invalid UTF-8 in string") }
+                out.append(contentsOf: bytes[index..<index + length])
+                index += length
+            }
+        }
+    }
+
+    mutating func parseEscape(into out: inout [UInt8]) throws(JSONSyntaxError) {
+        let backslash = index
+        index += 1
+        guard index < bytes.count else { throw error("unterminated string", at: backslash) }
+        let simple: UInt8?
+        switch bytes[index] {
+        case UInt8(ascii: "\""): simple = 0x22
+        case UInt8(ascii: "\\"): simple = 0x5C
+        case UInt8(ascii: "/"): simple = 0x2F
+        case UInt8(ascii: "b"): simple = 0x08
+        case UInt8(ascii: "f"): simple = 0x0C
+        case UInt8(ascii: "n"): simple = 0x0A
+        case UInt8(ascii: "r"): simple = 0x0D
+        case UInt8(ascii: "t"): simple = 0x09
+        case UInt8(ascii: "u"): simple = nil
+        default:
+            throw error("invalid escape '\\\(describeEscape(at: index))' in string", at: backslash)
+        }
+        if let simple {
+            out.append(simple)
+            index += 1
+            return
+        }
+        index += 1
+        let first = try hex4(escapeStart: backslash)
+        var scalarValue = first
+        if (0xD800...0xDBFF).contains(first) {
+            // A high surrogate must be followed by \u and a low surrogate (RFC 8259 §7).
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                throw error(String(format: "unpaired surrogate \\u%04X in string", first), at: backslash)
+            }
+            let second = index
+            index += 2
+            let low = try hex4(escapeStart: second)
+            guard (0xDC00...0xDFFF).contains(low) else {
+                throw error(String(format: "unpaired surrogate \\u%04X in string", first), at: backslash)
+            }
+            scalarValue = 0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(first) {
+            throw error(String(format: "unpaired surrogate \\u%04X in string", first), at: backslash)
+        }
+        guard let scalar = Unicode.Scalar(scalarValue) else {
+            throw error("invalid \\u escape in string", at: backslash)
+        }
+        out.append(contentsOf: Array(String(Character(scalar)).utf8))
+    }
+
+    func describeEscape(at offset: Int) -> String {
+        let byte = bytes[offset]
+        if byte >= 0x21 && byte < 0x7F { return String(Character(UnicodeScalar(byte))) }
+        return String(format: "\\x%02X", byte)
+    }
+
+    mutating func hex4(escapeStart: Int) throws(JSONSyntaxError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard index < bytes.count else { throw error("invalid \\u escape: expected 4 hex digits", at: escapeStart) }
+            let byte = bytes[index]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw error("invalid \\u escape: expected 4 hex digits", at: escapeStart)
+            }
+            value = value << 4 | digit
+            index += 1
+        }
+        return value
+    }
+
+    /// Decodes one well-formed UTF-8 sequence (no overlongs, no surrogates, at most U+10FFFF).
+    func decodeScalar(at offset: Int) -> (scalar: Unicode.Scalar, length: Int)? {
+        let lead = bytes[offset]
+        let length: Int
+        var value: UInt32
+        var lower: UInt8 = 0x80, upper: UInt8 = 0xBF
+        switch lead {
+        case 0x00...0x7F: return Unicode.Scalar(UInt32(lead)).map { ($0, 1) }
+        case 0xC2...0xDF: length = 2; value = UInt32(lead & 0x1F)
+        case 0xE0: length = 3; value = UInt32(lead & 0x0F); lower = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3; value = UInt32(lead & 0x0F)
+        case 0xED: length = 3; value = UInt32(lead & 0x0F); upper = 0x9F
+        case 0xF0: length = 4; value = UInt32(lead & 0x07); lower = 0x90
+        case 0xF1...0xF3: length = 4; value = UInt32(lead & 0x07)
+        case 0xF4: length = 4; value = UInt32(lead & 0x07); upper = 0x8F
+        default: return nil
+        }
+        guard offset + length <= bytes.count else { return nil }
+        for i in 1..<length {
+            let byte = bytes[offset + i]
+            if i == 1 {
+                guard byte >= lower && byte <= upper else { return nil }
+            } else {
+                guard byte & 0xC0 == 0x80 else { return nil }
+            }
+            value = value << 6 | UInt32(byte & 0x3F)
+        }
+        return Unicode.Scalar(value).map { ($0, length) }
+    }
+}

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// Decides which scenario applies to a request and what it makes happen. Shared by every provider.
+///
+/// Selection, first that applies:
+/// 1. the `Sandbox-Scenario` request header;
+/// 2. the scenario the object (session, token, order) was created under: it sticks;
+/// 3. content rules that honour the provider's own test data (Klarna's playground customers), when one
+///    of their rules matches this call;
+/// 4. the namespace's default (`PUT /__sandbox/scenario`);
+/// 5. the server's default: approve everything.
+public final class ScenarioEngine: Sendable {
+    public static let headerName = "Sandbox-Scenario"
+
+    public let directories: [URL]
+    /// Scenarios consulted at step 3, in order (e.g. "klarna-playground").
+    public let contentRuleScenarios: [String]
+    private let state: Locked<State>
+
+    private struct State {
+        var library: ScenarioLibrary
+        var defaults: [Namespace: String] = [:]
+        var counters: [CounterKey: Int] = [:]
+        var lastReloadProblems: [ScenarioProblem] = []
+    }
+
+    private struct CounterKey: Hashable {
+        var namespace: Namespace
+        var object: String
+        var operation: ScenarioOperation
+        var scenario: String
+        var rule: Int
+    }
+
+    public init(library: ScenarioLibrary, directories: [URL] = [], contentRuleScenarios: [String] = []) {
+        self.directories = directories
+        self.contentRuleScenarios = contentRuleScenarios
+        state = Locked(State(library: library))
+    }
+
+    /// Loads every scenario in `directories`; any problem fails the whole load (the server does not start).
+    public static func load(directories: [URL], contentRuleScenarios: [String] = []) throws(ScenarioLoadFailure) -> ScenarioEngine {
+        switch ScenarioLibrary.load(directories: directories) {
+        case .success(let library):
+            return ScenarioEngine(library: library, directories: directories, contentRuleScenarios: contentRuleScenarios)
+        case .failure(let failure):
+            throw failure
+        }
+    }
+
+    public var scenarios: [Scenario] { state.withLock { $0.library.scenarios } }
+
+    public func scenario(named name: String) -> Scenario? { state.withLock { $0.library.scenario(named: name) } }
+
+    /// Reads the directories again. A set with problems leaves the last good one in place; the problems are
+    /// returned and kept for `GET /__sandbox/scenarios`.
+    @discardableResult
+    public func reload() -> Result<Int, ScenarioLoadFailure> {
+        switch ScenarioLibrary.load(directories: directories) {
+        case .success(let library):
+            state.withLock {
+                $0.library = library
+                $0.lastReloadProblems = []
+                // Counters refer to rules by index: a changed file starts its sequences again.
+                $0.counters = [:]
+            }
+            return .success(library.scenarios.count)
+        case .failure(let failure):
+            state.withLock { $0.lastReloadProblems = failure.problems }
+            return .failure(failure)
+        }
+    }
+
+    /// Problems of the last reload that failed (empty after a good one).
+    public var lastReloadProblems: [ScenarioProblem] { state.withLock { $0.lastReloadProblems } }
+
+    // MARK: Namespace defaults
+
+    public struct UnknownScenario: Error, Sendable, CustomStringConvertible {
+        public var name: String
+        public var known: [String]
+        public var description: String { "unknown scenario \"\(name)\" (known: \(known.joined(separator: ", ")))" }
+    }
+
+    /// Sets (or with nil clears) the namespace's default scenario.
+    public func setDefault(_ name: String?, for namespace: Namespace) throws(UnknownScenario) {
+        try state.withLock { (state: inout State) throws(UnknownScenario) in
+            if let name, state.library.scenario(named: name) == nil {
+                throw UnknownScenario(name: name, known: state.library.scenarios.map(\.name))
+            }
+            state.defaults[namespace] = name
+        }
+    }
+
+    public func defaultScenario(for namespace: Namespace) -> String? { state.withLock { $0.defaults[namespace] } }
+
+    /// Forgets the namespace's default scenario and sequence counters.
+    public func reset(_ namespace: Namespace) {
+        state.withLock { state in
+            state.defaults[namespace] = nil
+            state.counters = state.counters.filter { $0.key.namespace != namespace }
+        }
+    }
+
+    // MARK: Deciding
+
+    /// The scenario an object created by this request sticks to: the header's, else the namespace default.
+    /// nil when neither names one (the object then follows content rules and later defaults).
+    public func scenarioForNewObject(_ request: HTTPRequest, namespace: Namespace) throws(UnknownScenario) -> String? {
+        try headerScenario(request)?.name ?? defaultScenario(for: namespace)
+    }
+
+    /// The decision for one call.
+    /// - Parameters:
+    ///   - subject: the JSON the scenario's field conditions look at (usually the request body; for the SDK's
+    ///     authorize, the session as the customer authorizes it).
+    ///   - object: what sequences count per (a session id, a token); calls on different objects count apart.
+    ///   - sticky: the scenario the object was created under, if any.
+    public func decide(
+        _ operation: ScenarioOperation, request: HTTPRequest, namespace: Namespace, subject: JSONNode?, object: String,
+        sticky: String?
+    ) throws(UnknownScenario) -> (scenario: String?, decision: ScenarioDecision) {
+        let selected: Scenario?
+        if let fromHeader = try headerScenario(request) {
+            selected = fromHeader
+        } else if let sticky, let scenario = scenario(named: sticky) {
+            selected = scenario
+        } else if let content = contentRuleScenarios.lazy.compactMap({ self.scenario(named: $0) })
+            .first(where: { $0.firstMatchingRule(for: operation, body: subject, headers: request.headers) != nil }) {
+            selected = content
+        } else {
+            selected = defaultScenario(for: namespace).flatMap { scenario(named: $0) }
+        }
+        guard let scenario = selected,
+              let ruleIndex = scenario.firstMatchingRule(for: operation, body: subject, headers: request.headers)
+        else { return (selected?.name, .approve) }
+        let key = CounterKey(namespace: namespace, object: object, operation: operation, scenario: scenario.name, rule: ruleIndex)
+        let callIndex = state.withLock { state -> Int in
+            let index = state.counters[key, default: 0]
+            state.counters[key] = index + 1
+            return index
+        }
+        return (scenario.name, scenario.rules[ruleIndex].decision(ruleIndex: ruleIndex, callIndex: callIndex))
+    }
+
+    private func headerScenario(_ request: HTTPRequest) throws(UnknownScenario) -> Scenario? {
+        guard let name = request.headers[ScenarioEngine.headerName]?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
+            return nil
+        }
+        guard let scenario = scenario(named: name) else { throw UnknownScenario(name: name, known: scenarios.map(\.name)) }
+        return scenario
+    }
+
+    /// The request body as JSON for field conditions; nil when empty or not JSON.
+    public static func subject(_ body: Data) -> JSONNode? {
+        body.isEmpty ? nil : try? JSONDocument.parse(body)
+    }
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+// Choosing an outcome: pure functions of the scenario, the request and a call counter the caller keeps.
+// Which scenario applies to a request (header, session, playground data, namespace default, approve) is the
+// caller's business; this file only answers "given this scenario, what happens to this call?".
+
+/// What a scenario decided for one call, and why (for the journal).
+public struct ScenarioDecision: Sendable, Equatable, CustomStringConvertible {
+    public var outcome: ScenarioOutcome
+    /// Wait this long before answering (or before dropping the connection); nil: answer at once.
+    public var delay: Duration?
+    /// The index in ``Scenario/rules`` of the rule that matched; nil when none did (the default approve).
+    public var ruleIndex: Int?
+    /// Which element of the rule's steps was used (0 for an inline outcome); nil when no rule matched.
+    public var stepIndex: Int?
+
+    public init(outcome: ScenarioOutcome, delay: Duration? = nil, ruleIndex: Int? = nil, stepIndex: Int? = nil) {
+        self.outcome = outcome
+        self.delay = delay
+        self.ruleIndex = ruleIndex
+        self.stepIndex = stepIndex
+    }
+
+    /// No rule matched: the normal answer, without delay.
+    public static let approve = ScenarioDecision(outcome: .approve)
+
+    public var matchedRule: Bool { ruleIndex != nil }
+
+    /// `reject (rule 0)`, `http_error 503 (rule 1, step 0), delay 1.5 seconds`, `approve (no rule)`.
+    public var description: String {
+        var text = outcome.description
+        switch (ruleIndex, stepIndex) {
+        case let (rule?, step?): text += " (rule \(rule), step \(step))"
+        case let (rule?, nil): text += " (rule \(rule))"
+        default: text += " (no rule)"
+        }
+        if let delay { text += ", delay \(delay)" }
+        return text
+    }
+}
+
+extension Scenario {
+    /// The outcome for a call of `operation`: the first rule for that operation whose conditions all hold
+    /// decides; its step is `steps[min(callIndex, steps.count - 1)]` (a sequence's last element repeats).
+    /// No matching rule: ``ScenarioDecision/approve``.
+    ///
+    /// - Parameters:
+    ///   - body: the request's JSON body (nil when there is none or it is not JSON: field conditions then
+    ///     see no fields, so `exists: false` holds and every other field test fails).
+    ///   - callIndex: 0 for the first call of this operation on this object (session, token, ...), 1 for
+    ///     the second, ...; the caller keeps the counter. For per-rule counting, find the rule with
+    ///     ``firstMatchingRule(for:body:headers:)`` first, then use ``ScenarioRule/decision(ruleIndex:callIndex:)``.
+    public func decide(_ operation: ScenarioOperation, body: JSONNode?, headers: HTTPHeaders, callIndex: Int) -> ScenarioDecision {
+        guard let index = firstMatchingRule(for: operation, body: body, headers: headers) else { return .approve }
+        return rules[index].decision(ruleIndex: index, callIndex: callIndex)
+    }
+
+    /// The index of the first rule for `operation` whose conditions all hold, or nil.
+    public func firstMatchingRule(for operation: ScenarioOperation, body: JSONNode?, headers: HTTPHeaders) -> Int? {
+        rules.indices.first { rules[$0].operation == operation && rules[$0].matches(body: body, headers: headers) }
+    }
+
+    /// Whether any rule names `operation` (a scenario that never mentions an operation approves it).
+    public func hasRules(for operation: ScenarioOperation) -> Bool { rules.contains { $0.operation == operation } }
+}
+
+extension ScenarioRule {
+    /// Whether every condition holds (a rule without conditions always matches).
+    public func matches(body: JSONNode?, headers: HTTPHeaders) -> Bool {
+        conditions.allSatisfy { $0.holds(body: body, headers: headers) }
+    }
+
+    /// The step for the `callIndex`-th call (0-based); past the end, the last step.
+    public func step(forCall callIndex: Int) -> (index: Int, step: ScenarioStep) {
+        let index = min(max(callIndex, 0), steps.count - 1)
+        return (index, steps[index])
+    }
+
+    public func decision(ruleIndex: Int, callIndex: Int) -> ScenarioDecision {
+        let (index, step) = step(forCall: callIndex)
+        return ScenarioDecision(outcome: step.outcome, delay: step.delay, ruleIndex: ruleIndex, stepIndex: index)
+    }
+}
+
+extension ScenarioCondition {
+    /// Whether the condition holds for a request with this JSON body and these headers.
+    public func holds(body: JSONNode?, headers: HTTPHeaders) -> Bool {
+        switch subject {
+        case .field(let path):
+            let value = path.resolve(in: body)
+            switch test {
+            case .exists(let expected): return (value != nil) == expected
+            case .equals(let expected): return value.map { $0 == expected } ?? false
+            case .contains(let needle):
+                guard let value else { return false }
+                switch value.value {
+                case .string(let string): return string.contains(needle)
+                case .array(let elements): return elements.contains { $0.stringValue == needle }
+                default: return false
+                }
+            case .matches(let pattern):
+                guard let value else { return false }
+                switch value.value {
+                case .string(let string): return pattern.matches(string)
+                case .number(_, let text): return pattern.matches(text)
+                default: return false
+                }
+            }
+        case .header(let name):
+            let values = headers.values(for: name)
+            switch test {
+            case .exists(let expected): return !values.isEmpty == expected
+            case .equals(let expected):
+                guard let string = expected.stringValue else { return false }
+                return values.contains(string)
+            case .contains(let needle): return values.contains { $0.contains(needle) }
+            case .matches(let pattern): return values.contains(where: pattern.matches)
+            }
+        }
+    }
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import Testing
+@testable import SandboxScenarios
+
+/// The scenarios shipped in the repository's `scenarios/` directory, and the schema beside them.
+@Suite struct ScenarioBundledTests {
+    /// <repo>/scenarios, found from this file's path (Tests/SandboxScenariosTests/ScenarioBundledTests.swift).
+    static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scenarios")
+
+    static let bundledNames = [
+        "approve", "reject", "cancel", "expire-token", "mismatched-fields", "cart-changed", "rejected-at-order",
+        "fraud-pending", "invalid-client-token", "finalize-required", "server-error", "slow",
+    ]
+
+    static func library() throws -> ScenarioLibrary {
+        switch ScenarioLibrary.load(directories: [directory]) {
+        case .success(let library): return library
+        case .failure(let failure):
+            Issue.record("bundled scenarios are invalid:\n\(failure)")
+            throw failure
+        }
+    }
+
+    @Test func bundledDirectory_IsValid_AndHasEveryScenario() throws {
+        #expect(ScenarioLibrary.validate(files: [Self.directory]).isEmpty)
+        let library = try Self.library()
+        #expect(Set(library.names) == Set(Self.bundledNames + ["klarna-playground"]))
+        for name in Self.bundledNames {
+            let scenario = try #require(library.scenario(named: name))
+            #expect(scenario.file.hasSuffix("/klarna/\(name).json"), "\(name) is in \(scenario.file)")
+            #expect(scenario.description.count > 40, "\(name) says what a test sees")
+        }
+    }
+
+    static func decide(_ name: String, _ operation: ScenarioOperation, body: String? = nil, call: Int = 0) throws -> ScenarioOutcome {
+        let scenario = try #require(try library().scenario(named: name))
+        return scenario.decide(operation, body: try body.map { try JSONDocument.parse($0) }, headers: [:], callIndex: call).outcome
+    }
+
+    @Test func bundledScenarios_DoWhatTheirNamesSay() throws {
+        #expect(try Self.decide("approve", .klarnaPaymentsAuthorize) == .approve)
+        #expect(try Self.decide("reject", .klarnaPaymentsAuthorize) == .reject(reason: nil))
+        #expect(try Self.decide("cancel", .klarnaPaymentsAuthorize) == .cancel)
+        #expect(try Self.decide("expire-token", .klarnaPaymentsCreateOrder) == .expireToken)
+        #expect(try Self.decide("mismatched-fields", .klarnaPaymentsCreateOrder) == .mismatchedFields(["billing_address.postal_code"]))
+        #expect(try Self.decide("cart-changed", .klarnaPaymentsCreateOrder) == .cartChanged(expected: nil, actual: nil))
+        #expect(try Self.decide("rejected-at-order", .klarnaPaymentsCreateOrder) == .rejected)
+        #expect(try Self.decide("fraud-pending", .klarnaPaymentsCreateOrder) == .fraudPending)
+        #expect(try Self.decide("invalid-client-token", .klarnaPaymentsLoad) == .invalidClientToken)
+        #expect(try Self.decide("finalize-required", .klarnaPaymentsAuthorize) == .finalizeRequired)
+        #expect(try Self.decide("finalize-required", .klarnaPaymentsFinalize) == .approve)
+        #expect(try Self.decide("server-error", .klarnaPaymentsCreateOrder) == .httpError(status: 500, body: nil, headers: [:]))
+        #expect(try Self.decide("server-error", .klarnaPaymentsCreateSession) == .approve)
+        let slow = try #require(try Self.library().scenario(named: "slow"))
+        for operation in [ScenarioOperation.klarnaPaymentsCreateSession, .klarnaPaymentsAuthorize, .klarnaPaymentsCreateOrder] {
+            #expect(slow.decide(operation, body: nil, headers: [:], callIndex: 0) == ScenarioDecision(
+                outcome: .approve, delay: .seconds(2), ruleIndex: slow.rules.firstIndex { $0.operation == operation }, stepIndex: 0))
+        }
+    }
+
+    @Test func playground_FollowsKlarnasTestData() throws {
+        func authorize(email: String, phone: String = "+13106683312") throws -> ScenarioOutcome {
+            try Self.decide("klarna-playground", .klarnaPaymentsAuthorize,
+                            body: #"{"billing_address": {"email": "\#(email)", "phone": "\#(phone)"}}"#)
+        }
+        #expect(try authorize(email: "customer@email.us") == .approve)
+        #expect(try authorize(email: "customer+denied@email.us") == .reject(reason: nil))
+        #expect(try authorize(email: "customer+se+denied@klarna.com") == .reject(reason: nil))
+        #expect(try authorize(email: "customer+reject_reason_high_risk@email.us") == .reject(reason: "high_risk"))
+        #expect(try authorize(email: "email+reject_reason_HIGH_RISK@email.com") == .reject(reason: "high_risk"))
+        #expect(try authorize(email: "customer+reject_reason_denied@email.us") == .reject(reason: "denied"))
+        #expect(try authorize(email: "customer+reject_reason_something_new@email.us") == .reject(reason: nil))
+        #expect(try authorize(email: "customer@email.us", phone: "+13106354386") == .reject(reason: nil))
+        #expect(try authorize(email: "customer@email.uk", phone: "+447355505530") == .reject(reason: nil))
+        #expect(try authorize(email: "customer+red@email.us") == .showFormFalse)
+        #expect(try Self.decide("klarna-playground", .klarnaPaymentsLoad, body: #"{"billing_address": {"email": "customer+red@email.us"}}"#)
+                == .showFormFalse)
+        #expect(try Self.decide("klarna-playground", .klarnaPaymentsLoad, body: #"{"billing_address": {"email": "customer@email.us"}}"#)
+                == .approve)
+        for tag in ["+pend-accept-05", "+pend-reject-10"] {
+            #expect(try Self.decide("klarna-playground", .klarnaPaymentsCreateOrder,
+                                    body: #"{"billing_address": {"email": "customer\#(tag)@email.us"}}"#) == .fraudPending)
+        }
+        #expect(try Self.decide("klarna-playground", .klarnaPaymentsCreateOrder, body: #"{"billing_address": {"email": "customer@email.us"}}"#)
+                == .approve)
+    }
+
+    // MARK: The schema agrees with the Swift validator
+
+    static func schema() throws -> JSONNode {
+        try JSONDocument.parse(Data(contentsOf: directory.appendingPathComponent("scenario.schema.json")))
+    }
+
+    @Test func schema_ListsTheSameOperationsOutcomesAndReasons() throws {
+        let schema = try Self.schema()
+        let defs = try #require(schema["$defs"])
+        #expect(defs["operation"]?["enum"]?.elements?.compactMap(\.stringValue) == ScenarioOperation.known.map(\.rawValue))
+        #expect(defs["outcome"]?["enum"]?.elements?.compactMap(\.stringValue) == ScenarioOutcome.Kind.allCases.map(\.rawValue))
+        #expect(defs["operation"]?["enumDescriptions"]?.elements?.count == ScenarioOperation.known.count)
+        #expect(defs["outcome"]?["enumDescriptions"]?.elements?.count == ScenarioOutcome.Kind.allCases.count)
+
+        // Per operation: rule.allOf[i] = {if: {properties: {operation: {const: op}}}, then: {properties: {outcome: {enum: [...]}}}}.
+        var allowedBySchema: [String: [String]] = [:]
+        for entry in defs["rule"]?["allOf"]?.elements ?? [] {
+            guard let operation = entry["if"]?["properties"]?["operation"]?["const"]?.stringValue else { continue }
+            let outcomes = entry["then"]?["properties"]?["outcome"]?["enum"]?.elements?.compactMap(\.stringValue)
+            let inSequence = entry["then"]?["properties"]?["sequence"]?["items"]?["properties"]?["outcome"]?["enum"]?.elements?.compactMap(\.stringValue)
+            #expect(outcomes == inSequence, "\(operation): inline and sequence lists differ")
+            allowedBySchema[operation] = outcomes
+        }
+        var allowedBySwift: [String: [String]] = [:]
+        for operation in ScenarioOperation.known { allowedBySwift[operation.rawValue] = operation.allowedOutcomes?.map(\.rawValue) }
+        #expect(allowedBySchema == allowedBySwift)
+
+        // Parameters per outcome: outcomeFields.allOf[i] = {if: {properties: {outcome: {const: k}}}, then: {properties: {...}}}.
+        var parametersBySchema: [String: [String]] = [:]
+        for entry in defs["outcomeFields"]?["allOf"]?.elements ?? [] {
+            guard let outcome = entry["if"]?["properties"]?["outcome"]?["const"]?.stringValue else { continue }
+            parametersBySchema[outcome] = entry["then"]?["properties"]?.members?.map(\.key)
+        }
+        var parametersBySwift: [String: [String]] = [:]
+        for kind in ScenarioOutcome.Kind.allCases where !kind.parameters.isEmpty { parametersBySwift[kind.rawValue] = kind.parameters }
+        #expect(parametersBySchema == parametersBySwift)
+
+        let reasons = defs["outcomeFields"]?["allOf"]?[0]?["then"]?["properties"]?["reason"]?["enum"]?.elements?.compactMap(\.stringValue)
+        #expect(reasons == ScenarioOutcome.rejectReasons)
+        #expect(schema["properties"]?["name"]?["pattern"]?.stringValue == "^[a-z0-9][a-z0-9._-]{0,63}$")
+        let delay = defs["delay_ms"]
+        #expect(delay?["minimum"]?.intValue == ScenarioOutcome.delayRange.lowerBound)
+        #expect(delay?["maximum"]?.intValue == ScenarioOutcome.delayRange.upperBound)
+    }
+
+    @Test func schemaFile_IsSkippedByTheLoader_AndIsStrictJSON() throws {
+        _ = try Self.schema()
+        #expect(try !ScenarioLibrary.scenarioFiles(in: Self.directory).contains { $0.lastPathComponent == ScenarioLibrary.schemaFileName })
+    }
+}
