@@ -36,6 +36,7 @@ KNOWN_BAD = {
     "empty sequence": {**BASE, "rules": [{"operation": "klarna.payments.load", "sequence": []}]},
     "http_error without status": {**BASE, "rules": [{"operation": "klarna.payments.load", "outcome": "http_error"}]},
     "status out of range": {**BASE, "rules": [{"operation": "klarna.payments.load", "outcome": "http_error", "status": 600}]},
+    "interim status": {**BASE, "rules": [{"operation": "klarna.payments.load", "outcome": "http_error", "status": 101}]},
     "parameter of another outcome": {**BASE, "rules": [{"operation": "klarna.payments.authorize", "outcome": "reject", "status": 500}]},
     "unknown reject reason": {**BASE, "rules": [{"operation": "klarna.payments.authorize", "outcome": "reject", "reason": "because"}]},
     "mismatched_fields without fields": {**BASE, "rules": [{"operation": "klarna.payments.create_order", "outcome": "mismatched_fields"}]},

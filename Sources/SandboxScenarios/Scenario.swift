@@ -255,7 +255,8 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
     /// `delay_ms` range.
     public static let delayRange = 0...60_000
     /// `http_error` `status` range.
-    public static let statusRange = 100...599
+    /// A final answer: 1xx are interim responses a client would keep waiting after, so they are not allowed.
+    public static let statusRange = 200...599
     /// Headers `http_error` may not set: the server frames the message itself.
     public static let reservedHeaders: Set<String> = ["content-length", "transfer-encoding", "connection"]
 }

@@ -224,8 +224,8 @@ import Testing
             #"{"operation": "klarna.payments.load", "outcome": "approve", "delay_ms": "5"}"#
         )) == [
             #"scenarios/klarna/test.json:6:5: $.rules[0]: missing required key "status" for outcome "http_error""#,
-            #"scenarios/klarna/test.json:7:78: $.rules[1].status: expected an integer from 100 to 599, found 600"#,
-            #"scenarios/klarna/test.json:8:78: $.rules[2].status: expected an integer from 100 to 599, found a string ("500")"#,
+            #"scenarios/klarna/test.json:7:78: $.rules[1].status: expected an integer from 200 to 599, found 600"#,
+            #"scenarios/klarna/test.json:8:78: $.rules[2].status: expected an integer from 200 to 599, found a string ("500")"#,
             #"scenarios/klarna/test.json:9:69: $.rules[3].status: unknown key "status" for outcome "reject" (expected one of: operation, when, outcome, reason, delay_ms)"#,
             #"scenarios/klarna/test.json:10:79: $.rules[4].reason: unknown reject reason "because" (expected one of: other, could_not_establish_identity, credit_limit_exceeded, customer_not_fulfilling_previous_engagements, external_hard_reject, high_risk, legal_restraints, technical_error, internal_block, low_credit_rating, under_age, denied)"#,
             #"scenarios/klarna/test.json:11:5: $.rules[5]: missing required key "fields" for outcome "mismatched_fields""#,
