@@ -21,26 +21,12 @@ public struct KlarnaError: Error, HTTPResponseError, Equatable, Sendable {
         return response
     }
 
-    /// The correlation id is a UUID derived from the request id, so the same request always shows the same one
-    /// and it can be found in the log.
     static func envelope(status: HTTPStatus, code: String, messages: [String], request: HTTPRequest) -> HTTPResponse {
         HTTPResponse.json(JSONText.object([
             ("error_code", .string(code)),
             ("error_messages", .array(messages.map(JSONText.string))),
-            ("correlation_id", .string(correlationID(for: request))),
+            ("correlation_id", .string(UUID().uuidString.lowercased())),
         ]).data, status: status)
-    }
-
-    static func correlationID(for request: HTTPRequest) -> String {
-        // 32 hex digits from the request id's bytes (FNV-1a, twice with different seeds), UUID-shaped.
-        func fnv(_ seed: UInt64) -> UInt64 {
-            var hash = seed
-            for byte in request.id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
-            return hash
-        }
-        let hex = String(format: "%016llx%016llx", fnv(0xcbf29ce484222325), fnv(0x84222325cbf29ce4))
-        let c = Array(hex)
-        return "\(String(c[0..<8]))-\(String(c[8..<12]))-4\(String(c[13..<16]))-a\(String(c[17..<20]))-\(String(c[20..<32]))"
     }
 
     // Klarna Payments' catalogue (klarna-api.md §3.1).

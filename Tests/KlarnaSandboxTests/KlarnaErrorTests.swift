@@ -4,7 +4,7 @@ import Testing
 @testable import KlarnaSandbox
 
 @Suite struct KlarnaErrorTests {
-    @Test func envelope_HasKlarnaKeys_AndAStableCorrelationID() throws {
+    @Test func envelope_HasKlarnaKeys_AndAFreshCorrelationID() throws {
         let request = try HTTPRequest(method: .get, target: "/payments/v1/sessions/x", id: "7-3")
         let response = KlarnaError.invalidSessionID.response(for: request)
         #expect(response.status == .notFound)
@@ -13,9 +13,9 @@ import Testing
         #expect(body["error_messages"] as? [String] == ["Invalid session id"])
         let correlation = try #require(body["correlation_id"] as? String)
         #expect(correlation.count == 36 && correlation.split(separator: "-").map(\.count) == [8, 4, 4, 4, 12])
-        #expect(KlarnaError.correlationID(for: request) == correlation)
-        let other = try HTTPRequest(method: .get, target: "/", id: "7-4")
-        #expect(KlarnaError.correlationID(for: other) != correlation)
+        #expect(UUID(uuidString: correlation) != nil)
+        let again = try #require(try JSONSerialization.jsonObject(with: KlarnaError.invalidSessionID.response(for: request).body) as? [String: Any])
+        #expect(again["correlation_id"] as? String != correlation)
     }
 
     @Test func decode_NamesTheFieldWithTheWrongType_InSnakeCase() throws {
@@ -28,9 +28,32 @@ import Testing
         }
     }
 
-    @Test func decode_MalformedJSON_IsBadRequest() {
-        #expect(throws: KlarnaError(.badRequest, code: "BAD_REQUEST", messages: ["Malformed JSON in request body"])) {
+    @Test func decode_MalformedJSON_IsBadRequest_WithWhere() throws {
+        do {
             _ = try KlarnaJSON.decode(KlarnaSessionFields.self, from: Data("{\"a\":".utf8))
+            Issue.record("malformed JSON was accepted")
+        } catch {
+            #expect(error.code == "BAD_REQUEST")
+            #expect(error.messages.first?.hasPrefix("Malformed JSON in request body: line 1, column ") == true)
+        }
+        // Foundation alone would accept a trailing comma; Klarna's JSON parser does not.
+        #expect(throws: KlarnaError.self) { _ = try KlarnaJSON.decode(KlarnaSessionFields.self, from: Data(#"{"locale":"en-GB",}"#.utf8)) }
+    }
+
+    @Test func decode_NonIntegerNumbers_NameTheirField() {
+        #expect(throws: KlarnaError.badValue("order_lines[0].quantity")) {
+            _ = try KlarnaJSON.decode(KlarnaSessionFields.self, from: Data(#"{"order_lines":[{"name":"a","quantity":1.5}]}"#.utf8))
+        }
+        #expect(throws: KlarnaError.badValue("order_amount")) {
+            _ = try KlarnaJSON.decode(KlarnaSessionFields.self, from: Data(#"{"order_amount":99999999999999999999}"#.utf8))
+        }
+    }
+
+    @Test func decode_NonObjectBody_IsBadRequest() {
+        for body in ["[]", "\"GB\"", "null", "42"] {
+            #expect(throws: KlarnaError(.badRequest, code: "BAD_REQUEST", messages: ["Request body must be a JSON object"])) {
+                _ = try KlarnaJSON.decode(KlarnaSessionFields.self, from: Data(body.utf8))
+            }
         }
     }
 

@@ -219,12 +219,25 @@ enum KlarnaJSON {
         return formatter.string(from: date)
     }
 
-    /// Decodes a request body. Unparseable JSON is a 400 BAD_REQUEST; a value of the wrong type is
-    /// `BAD_VALUE` naming its path, as Klarna names fields (`Bad value: order_lines[0].quantity`).
-    /// Klarna's exact text for these is not documented (klarna-api.md §9.1): this is the sandbox's choice.
+    /// Decodes a request body. Unparseable JSON (RFC 8259, strictly: no trailing commas) and a body that is
+    /// not a JSON object are 400 BAD_REQUEST; a value of the wrong type is `BAD_VALUE` naming its path, as
+    /// Klarna names fields (`Bad value: order_lines[0].quantity`). Klarna's exact text for these is not
+    /// documented (klarna-api.md §9.1): this is the sandbox's choice.
     static func decode<T: Decodable>(_ type: T.Type, from body: Data) throws(KlarnaError) -> T {
         guard !body.isEmpty else {
             throw KlarnaError(.badRequest, code: "BAD_REQUEST", messages: ["Request body is missing"])
+        }
+        // Foundation's decoder accepts some non-JSON (trailing commas) and reports number errors without a
+        // path, so the body is parsed strictly first and number errors are located in that tree.
+        let document: JSONNode
+        do {
+            document = try JSONDocument.parse(body)
+        } catch {
+            throw KlarnaError(.badRequest, code: "BAD_REQUEST",
+                              messages: ["Malformed JSON in request body: line \(error.line), column \(error.column): \(error.message)"])
+        }
+        guard case .object = document.value else {
+            throw KlarnaError(.badRequest, code: "BAD_REQUEST", messages: ["Request body must be a JSON object"])
         }
         do {
             return try decoder().decode(type, from: body)
@@ -237,7 +250,31 @@ enum KlarnaJSON {
         } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
             throw .badValue(path(context.codingPath))
         } catch {
+            // Every number in Klarna's request bodies is an integer (minor units, quantities, rates).
+            if let field = firstNonInteger(in: document, path: "") { throw .badValue(field) }
             throw KlarnaError(.badRequest, code: "BAD_REQUEST", messages: ["Malformed JSON in request body"])
+        }
+    }
+
+    /// The path of the first number that is not a whole number fitting in 64 bits.
+    static func firstNonInteger(in node: JSONNode, path: String) -> String? {
+        switch node.value {
+        case .number(_, let text):
+            return Int64(text) == nil ? path : nil
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                if let found = firstNonInteger(in: element, path: path + "[\(index)]") { return found }
+            }
+            return nil
+        case .object(let members):
+            for member in members {
+                if let found = firstNonInteger(in: member.value, path: path.isEmpty ? member.key : path + "." + member.key) {
+                    return found
+                }
+            }
+            return nil
+        default:
+            return nil
         }
     }
 

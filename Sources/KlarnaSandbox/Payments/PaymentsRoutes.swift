@@ -103,7 +103,7 @@ public struct KlarnaPaymentsRoutes: Sendable {
         // Where an order's redirect_url leads: a 303 to merchant_urls.confirmation with its placeholders filled.
         router.add("GET /__sandbox/klarna/payments/orders/:order_id/redirect") { request in
             let orderID = try request.parameters.require("order_id")
-            guard let location = await store.confirmationURL(Namespace(for: request), orderID: orderID) else {
+            guard let location = await store.confirmationURL(orderID: orderID) else {
                 throw HTTPError.notFound(request.path)
             }
             return HTTPResponse(status: .seeOther, headers: ["Location": location])

@@ -182,10 +182,10 @@ public actor KlarnaPaymentsStore: NamespacedState {
         for token in session.authorizationTokens { books[namespace]?.authorizations[token] = nil }
     }
 
+    /// A session within its lifetime. An expired one stays stored (a token issued before expiry can still
+    /// place its order within its 60 minutes, §2.4) until the sweep drops it.
     private func liveSession(_ namespace: Namespace, _ id: String) throws(KlarnaError) -> Session {
-        guard let session = books[namespace]?.sessions[id] else { throw .invalidSessionID }
-        guard registry.now(namespace) < session.expiresAt else {
-            books[namespace]?.sessions[id] = nil
+        guard let session = books[namespace]?.sessions[id], registry.now(namespace) < session.expiresAt else {
             throw .invalidSessionID
         }
         return session
@@ -234,6 +234,8 @@ public actor KlarnaPaymentsStore: NamespacedState {
         var snapshot = session.fields
         if let data { snapshot.merge(data) }
         let token = ids.uuid()
+        // "We only share customer details after authorizing the session" (§2.2): a read now shows them.
+        session.fields = snapshot
         session.awaitingFinalize = false
         session.authorizationTokens.append(token)
         books[namespace]?.sessions[sessionID] = session
@@ -319,8 +321,11 @@ public actor KlarnaPaymentsStore: NamespacedState {
     }
 
     func cancelAuthorization(_ namespace: Namespace, token: String, outcome: ScenarioOutcome = .approve) throws(KlarnaError) {
-        if case .expireToken = outcome { throw .invalidAuthorizationToken }
-        let authorization = try liveAuthorization(namespace, token)
+        // §3.1 lists 404 NOT_FOUND "Authorization cannot be deleted" for this call.
+        let cannotDelete = KlarnaError(.notFound, code: "NOT_FOUND", messages: ["Authorization cannot be deleted"])
+        if case .expireToken = outcome { throw cannotDelete }
+        let authorization: Authorization
+        do { authorization = try liveAuthorization(namespace, token) } catch { throw cannotDelete }
         guard authorization.orderID == nil else {
             throw KlarnaError(.forbidden, code: "INVALID_OPERATION", messages: ["Authorization token already consumed"])
         }
@@ -337,6 +342,12 @@ public actor KlarnaPaymentsStore: NamespacedState {
             throw KlarnaError(.forbidden, code: "INVALID_OPERATION", messages: ["Not allowed to create customer token for intent buy"])
         }
         try PaymentsValidation.validateCustomerToken(request)
+        // "The same comparison applies to customer-token (409)" (§2.9 rule 8): the billing address and the
+        // customer that were authorized.
+        var authorized = KlarnaSessionFields(), sent = KlarnaSessionFields()
+        authorized.billingAddress = authorization.snapshot.billingAddress
+        sent.billingAddress = request.billingAddress ?? authorization.snapshot.billingAddress
+        if let mismatch = PaymentsValidation.mismatch(authorized: authorized, order: sent) { throw mismatch }
         return KlarnaCustomerToken(tokenId: ids.uuid(), redirectUrl: nil, paymentMethodReference: ids.uuid(),
                                    billingAddress: request.billingAddress ?? authorization.snapshot.billingAddress,
                                    customer: (request.customer ?? authorization.snapshot.customer).map {
@@ -356,8 +367,10 @@ public actor KlarnaPaymentsStore: NamespacedState {
         return authorization
     }
 
-    func confirmationURL(_ namespace: Namespace, orderID: String) -> String? {
-        guard let order = books[namespace]?.orders[orderID],
+    /// The browser following `redirect_url` carries neither namespace header nor credentials, so the order
+    /// is looked up in every namespace (order ids are UUIDs).
+    func confirmationURL(orderID: String) -> String? {
+        guard let order = books.values.lazy.compactMap({ $0.orders[orderID] }).first,
               let confirmation = order.request.merchantUrls?.confirmation else { return nil }
         // Placeholders of merchant_urls in KP (single braces, §2.1).
         return confirmation.replacingOccurrences(of: "{session.id}", with: order.sessionID)
@@ -373,9 +386,12 @@ public actor KlarnaPaymentsStore: NamespacedState {
         createsSinceSweep = 0
         for (namespace, var book) in books {
             let now = registry.now(namespace)
-            book.sessions = book.sessions.filter { $0.value.orderID != nil || $0.value.expiresAt > now }
             book.authorizations = book.authorizations.filter {
                 $0.value.orderID != nil || (!$0.value.cancelled && $0.value.authorizedAt + configuration.authorizationLifetime > now)
+            }
+            let withLiveTokens = Set(book.authorizations.values.map(\.sessionID))
+            book.sessions = book.sessions.filter {
+                $0.value.orderID != nil || $0.value.expiresAt > now || withLiveTokens.contains($0.key)
             }
             books[namespace] = book
         }

@@ -116,7 +116,8 @@ enum PaymentsValidation {
 
         // Inference (klarna-api.md §2.9 rule 8, §9.2): the docs only name addresses and order lines; amount,
         // currency and country mismatches are assumed to be reported the same way, named by field.
-        if authorized.orderAmount != order.orderAmount { fields.append("order_amount") }
+        // A changed cart changes its amount too; the one real sample (#169) names only the count.
+        if authorized.orderAmount != order.orderAmount && authorizedLines.count == orderLines.count { fields.append("order_amount") }
         if !sameIgnoringCase(authorized.purchaseCurrency, order.purchaseCurrency) { fields.append("purchase_currency") }
         if !sameIgnoringCase(authorized.purchaseCountry, order.purchaseCountry) { fields.append("purchase_country") }
 
