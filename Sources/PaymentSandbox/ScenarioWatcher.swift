@@ -6,8 +6,10 @@ import Foundation
 /// do not arrive. A set that became invalid leaves the last good one in place; the log says why.
 enum ScenarioWatcher {
     static func start(_ engine: ScenarioEngine, every interval: Duration, logger: (any HTTPServerLogger)?) -> Task<Void, Never> {
-        Task.detached(priority: .background) {
-            var last = fingerprint(engine.directories)
+        // Taken now, not in the task: a file changed right after start() must differ from it.
+        let initial = fingerprint(engine.directories)
+        return Task.detached(priority: .background) {
+            var last = initial
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
                 guard !Task.isCancelled else { return }

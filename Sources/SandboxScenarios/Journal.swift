@@ -18,7 +18,8 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         /// The request body as text, cut at ``bodyLimit`` bytes.
         public var requestBody: String
         public var requestBodyTruncated: Bool
-        /// What the sandbox decided, e.g. `scenario=reject rule=0 outcome=reject`; empty when nothing applied.
+        /// What the sandbox decided, e.g. `scenario=reject klarna.payments.authorize: reject (rule 0)`;
+        /// empty for calls no scenario looked at.
         public var note: String
     }
 

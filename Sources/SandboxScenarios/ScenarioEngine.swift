@@ -59,11 +59,17 @@ public final class ScenarioEngine: Sendable {
     public func reload() -> Result<Int, ScenarioLoadFailure> {
         switch ScenarioLibrary.load(directories: directories) {
         case .success(let library):
-            state.withLock {
-                $0.library = library
-                $0.lastReloadProblems = []
-                // Counters refer to rules by index: a changed file starts its sequences again.
-                $0.counters = [:]
+            state.withLock { state in
+                let old = state.library
+                state.library = library
+                state.lastReloadProblems = []
+                // Counters refer to rules by index: only a scenario whose rules changed (or went away) starts
+                // its sequences again, so one suite editing its file does not reset another suite's retries.
+                state.counters = state.counters.filter { key, _ in
+                    old.scenario(named: key.scenario)?.rules == library.scenario(named: key.scenario)?.rules
+                }
+                // A namespace default naming a scenario that is gone falls back to approve.
+                state.defaults = state.defaults.filter { library.scenario(named: $0.value) != nil }
             }
             return .success(library.scenarios.count)
         case .failure(let failure):

@@ -14,12 +14,16 @@ public struct ScenarioDecision: Sendable, Equatable, CustomStringConvertible {
     public var ruleIndex: Int?
     /// Which element of the rule's steps was used (0 for an inline outcome); nil when no rule matched.
     public var stepIndex: Int?
+    /// The rule is a `sequence` (its step is worth showing).
+    public var fromSequence: Bool
 
-    public init(outcome: ScenarioOutcome, delay: Duration? = nil, ruleIndex: Int? = nil, stepIndex: Int? = nil) {
+    public init(outcome: ScenarioOutcome, delay: Duration? = nil, ruleIndex: Int? = nil, stepIndex: Int? = nil,
+                fromSequence: Bool = false) {
         self.outcome = outcome
         self.delay = delay
         self.ruleIndex = ruleIndex
         self.stepIndex = stepIndex
+        self.fromSequence = fromSequence
     }
 
     /// No rule matched: the normal answer, without delay.
@@ -31,8 +35,8 @@ public struct ScenarioDecision: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         var text = outcome.description
         switch (ruleIndex, stepIndex) {
-        case let (rule?, step?): text += " (rule \(rule), step \(step))"
-        case let (rule?, nil): text += " (rule \(rule))"
+        case let (rule?, step?) where fromSequence: text += " (rule \(rule), step \(step))"
+        case let (rule?, _): text += " (rule \(rule))"
         default: text += " (no rule)"
         }
         if let delay { text += ", delay \(delay)" }
@@ -79,7 +83,8 @@ extension ScenarioRule {
 
     public func decision(ruleIndex: Int, callIndex: Int) -> ScenarioDecision {
         let (index, step) = step(forCall: callIndex)
-        return ScenarioDecision(outcome: step.outcome, delay: step.delay, ruleIndex: ruleIndex, stepIndex: index)
+        return ScenarioDecision(outcome: step.outcome, delay: step.delay, ruleIndex: ruleIndex, stepIndex: index,
+                                fromSequence: isSequence)
     }
 }
 

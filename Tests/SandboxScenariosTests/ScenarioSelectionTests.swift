@@ -157,14 +157,18 @@ import Testing
             #"{"operation": "klarna.payments.load", "when": [{"header": "X-Flaky", "exists": true}], "sequence": [{"outcome": "http_error", "status": 500}, {"outcome": "approve"}]}"#
         )
         let index = try #require(scenario.firstMatchingRule(for: .klarnaPaymentsLoad, body: nil, headers: ["X-Flaky": "1"]))
-        #expect(scenario.rules[index].decision(ruleIndex: index, callIndex: 1) == ScenarioDecision(outcome: .approve, ruleIndex: 0, stepIndex: 1))
+        #expect(scenario.rules[index].decision(ruleIndex: index, callIndex: 1)
+                == ScenarioDecision(outcome: .approve, ruleIndex: 0, stepIndex: 1, fromSequence: true))
         #expect(scenario.rules[index].step(forCall: -1).index == 0)
     }
 
     @Test func decisionDescriptions_ForTheJournal() {
         #expect(ScenarioDecision.approve.description == "approve (no rule)")
-        #expect(ScenarioDecision(outcome: .httpError(status: 503, body: nil, headers: [:]), delay: .milliseconds(1500), ruleIndex: 1, stepIndex: 0).description
+        #expect(ScenarioDecision(outcome: .httpError(status: 503, body: nil, headers: [:]), delay: .milliseconds(1500), ruleIndex: 1,
+                                 stepIndex: 0, fromSequence: true).description
                 == "http_error 503 (rule 1, step 0), delay 1.5 seconds")
+        // An inline outcome has no steps worth naming.
+        #expect(ScenarioDecision(outcome: .reject(reason: nil), ruleIndex: 0, stepIndex: 0).description == "reject (rule 0)")
     }
 
     @Test func programmaticRules() throws {

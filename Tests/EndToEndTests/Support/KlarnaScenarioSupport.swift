@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+// Helpers for the scenario end-to-end tests: the repository's scenarios/ directory, sandboxes that load it
+// (and temporary scenario directories written by the test), scenario-aware Klarna calls, the control API
+// (default scenario, reload, journal) and running the CLI with a chosen working directory.
+import Foundation
+import PaymentSandbox
+import Testing
+
+// MARK: Where things are
+
+enum ScenarioPaths {
+    /// The package root: Tests/EndToEndTests/Support/KlarnaScenarioSupport.swift, four levels up.
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().standardizedFileURL
+    /// The bundled scenarios (always loaded by the CLI).
+    static let bundled = packageRoot.appendingPathComponent("scenarios", isDirectory: true)
+
+    /// The scenario files under `directory` as the README describes them (every *.json, recursively, except
+    /// scenario.schema.json and anything starting with '.'), counted independently of the sandbox's loader.
+    static func countScenarioFiles(in directory: URL) -> Int {
+        guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey],
+                                                              options: [.skipsHiddenFiles]) else { return 0 }
+        var count = 0
+        for case let url as URL in enumerator
+        where url.pathExtension == "json" && url.lastPathComponent != "scenario.schema.json"
+            && (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+            count += 1
+        }
+        return count
+    }
+}
+
+// MARK: Temporary scenario directories
+
+/// A directory under the system's temporary directory, removed by ``withScenarioDirectory(_:)``.
+struct ScenarioDirectory: Sendable {
+    let url: URL
+
+    /// Writes `text` to `name` (relative to the directory), replacing what was there.
+    func write(_ name: String, _ text: String) throws {
+        let file = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: file, options: .atomic)
+    }
+
+    func remove(_ name: String) throws { try FileManager.default.removeItem(at: url.appendingPathComponent(name)) }
+
+    /// The file's path as the sandbox names it in problems: the directory as given, then "/" and the name.
+    func shown(_ name: String) -> String { url.path + "/" + name }
+}
+
+/// Creates a fresh temporary directory, runs `body`, removes the directory whatever happens.
+func withScenarioDirectory<T>(_ body: (ScenarioDirectory) async throws -> T) async throws -> T {
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("payment-sandbox-e2e-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
+        .standardizedFileURL
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try await body(ScenarioDirectory(url: url))
+}
+
+/// A scenario file with `rules` (each a JSON object text), one rule per line from line 5.
+func scenarioFile(_ name: String, _ description: String = "Written by an end-to-end test.", rules: [String]) -> String {
+    """
+    {
+      "name": "\(name)",
+      "description": "\(description)",
+      "rules": [
+        \(rules.joined(separator: ",\n    "))
+      ]
+    }
+
+    """
+}
+
+/// 1-based line and column of the first occurrence of `needle` in `text` (columns count characters).
+func position(of needle: String, in text: String) -> (line: Int, column: Int)? {
+    for (index, line) in text.components(separatedBy: "\n").enumerated() {
+        if let range = line.range(of: needle) {
+            return (index + 1, line.distance(from: line.startIndex, to: range.lowerBound) + 1)
+        }
+    }
+    return nil
+}
+
+// MARK: Sandboxes with scenarios
+
+/// A sandbox that loads the repository's scenarios/ (unless `bundled` is false) and then `extra`, with a manual
+/// clock and sequential ids, and no file watching unless `watch` is given.
+func withScenarioSandbox<T>(
+    bundled: Bool = true, extra: [URL] = [], watch: Duration? = nil,
+    _ body: (PaymentSandbox, RunningServer) async throws -> T
+) async throws -> T {
+    try await withSandboxInstance({ configuration in
+        deterministic(&configuration)
+        configuration.scenarioDirectories = (bundled ? [ScenarioPaths.bundled] : []) + extra
+        configuration.scenarioWatchInterval = watch
+    }, body)
+}
+
+// MARK: Scenario-aware Klarna calls and the control API
+
+extension KlarnaClient {
+    static func scenarioHeader(_ scenario: String?) -> [(String, String)] {
+        scenario.map { [("Sandbox-Scenario", $0)] } ?? []
+    }
+
+    func createSession(_ body: String = KlarnaExamples.gbSession, scenario: String?) async throws -> RawResponse {
+        try await send("POST", "/payments/v1/sessions", body: body, headers: Self.scenarioHeader(scenario))
+    }
+
+    /// The SDK stand-in's authorize(); `body` is e.g. `{"jsonData": {...}}`.
+    func authorize(_ sessionID: String, _ body: String? = nil, scenario: String?) async throws -> RawResponse {
+        try await send("POST", "/__sandbox/klarna/payments/sessions/\(sessionID)/authorize", body: body,
+                       headers: Self.scenarioHeader(scenario))
+    }
+
+    func load(_ sessionID: String, _ body: String? = nil, scenario: String? = nil) async throws -> RawResponse {
+        try await send("POST", "/__sandbox/klarna/payments/sessions/\(sessionID)/load", body: body, headers: Self.scenarioHeader(scenario))
+    }
+
+    func finalize(_ sessionID: String, _ body: String? = nil, scenario: String? = nil) async throws -> RawResponse {
+        try await send("POST", "/__sandbox/klarna/payments/sessions/\(sessionID)/finalize", body: body,
+                       headers: Self.scenarioHeader(scenario))
+    }
+
+    func createOrder(_ token: String, _ body: String = KlarnaExamples.gbOrder, scenario: String?,
+                     headers extra: [(String, String)] = []) async throws -> RawResponse {
+        try await send("POST", "/payments/v1/authorizations/\(token)/order", body: body, headers: Self.scenarioHeader(scenario) + extra)
+    }
+
+    /// Like ``send(_:_:body:headers:)`` but waiting up to `timeout` for the answer: for delayed answers, which
+    /// a busy machine (parallel tests, ThreadSanitizer) may stretch well past the delay.
+    func send(_ method: String, _ path: String, body: String? = nil, headers extra: [(String, String)] = [],
+              timeout: Duration) async throws -> RawResponse {
+        var all = headers(extra)
+        if body != nil { all.append(("Content-Type", "application/json")) }
+        return try await RawClient.exchange(port: port, klarnaRequest(method, path, port: port, headers: all, body: body), timeout: timeout)
+    }
+
+    /// PUT /__sandbox/scenario {"name": ...} (nil sends null).
+    func setDefaultScenario(_ name: String?) async throws -> RawResponse {
+        try await send("PUT", "/__sandbox/scenario", body: name.map { #"{"name": "\#($0)"}"# } ?? #"{"name": null}"#)
+    }
+
+    /// GET /__sandbox/scenarios as an object (fails the test unless 200).
+    func scenarioList(sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
+        let response = try await get("/__sandbox/scenarios")
+        try #require(response.status == 200, "GET /__sandbox/scenarios: \(response)", sourceLocation: sourceLocation)
+        return try response.jsonObject()
+    }
+
+    /// The names of the loaded scenarios, in the order GET /__sandbox/scenarios lists them.
+    func scenarioNames(sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String] {
+        let list = try await scenarioList(sourceLocation: sourceLocation)
+        return (list["scenarios"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+    }
+
+    func reloadScenarios() async throws -> RawResponse { try await post("/__sandbox/scenarios/reload") }
+
+    /// GET /__sandbox/journal?query (fails the test unless 200); returns the entries.
+    func journal(_ query: String = "", sourceLocation: SourceLocation = #_sourceLocation) async throws -> [[String: Any]] {
+        let response = try await get("/__sandbox/journal" + (query.isEmpty ? "" : "?" + query))
+        try #require(response.status == 200, "GET /__sandbox/journal?\(query): \(response)", sourceLocation: sourceLocation)
+        return try #require(try response.jsonObject()["entries"] as? [[String: Any]], "\(response)", sourceLocation: sourceLocation)
+    }
+
+    /// "METHOD path status decision" per journal entry, oldest first, where the decision is the note up to
+    /// the rule and step it names: "scenario=reject klarna.payments.authorize: reject". (The exact note,
+    /// rule and step included, is checked by the journal tests.)
+    func journalLines(_ query: String = "", sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String] {
+        try await journal(query, sourceLocation: sourceLocation).map { journalLine($0, fullNote: false) }
+    }
+}
+
+/// "METHOD path status note"; without `fullNote`, the note is cut before " (" (the rule, step and delay).
+func journalLine(_ entry: [String: Any], fullNote: Bool = true) -> String {
+    var note = entry["note"] as? String ?? "?"
+    if !fullNote, let cut = note.range(of: " (") { note = String(note[..<cut.lowerBound]) }
+    return "\(entry["method"] as? String ?? "?") \(entry["path"] as? String ?? "?") \(entry["status"] as? Int ?? -1) \(note)"
+}
+
+// MARK: Expected bodies
+
+enum ScenarioExpect {
+    /// The 200 of create session with the default category; returns the client token.
+    @discardableResult
+    static func sessionCreated(_ response: RawResponse, id: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+        let clientToken = (try? response.jsonObject())?["client_token"] as? String
+        #expect(clientToken.map { $0.split(separator: ".").count == 3 } == true, "client_token is not a JWT: \(response)",
+                sourceLocation: sourceLocation)
+        expectJSON(response, """
+            {"session_id": "\(id)", "client_token": "\(clientToken ?? "?")",
+             "payment_method_categories": [\(KlarnaExamples.klarnaCategory)]}
+            """, sourceLocation: sourceLocation)
+        return clientToken
+    }
+
+    /// What authorize() (or finalize()) answers when approved.
+    static func approved(_ response: RawResponse, token: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        expectJSON(response, #"{"approved": true, "show_form": true, "authorization_token": "\#(token)", "finalize_required": false}"#,
+                   sourceLocation: sourceLocation)
+    }
+
+    /// A hard decline: approved false, show_form false, no token.
+    static func rejected(_ response: RawResponse, sourceLocation: SourceLocation = #_sourceLocation) {
+        expectJSON(response, #"{"approved": false, "show_form": false}"#, sourceLocation: sourceLocation)
+    }
+
+    /// The order create-order answers for the docs' example orders (both carry a confirmation URL, so a redirect_url).
+    static func order(_ response: RawResponse, id: String, port: Int, fraudStatus: String = "ACCEPTED",
+                      sourceLocation: SourceLocation = #_sourceLocation) {
+        expectJSON(response, """
+            {"order_id": "\(id)", "redirect_url": "http://127.0.0.1:\(port)/__sandbox/klarna/payments/orders/\(id)/redirect",
+             "fraud_status": "\(fraudStatus)", "authorized_payment_method": {"type": "invoice", "number_of_days": 30}}
+            """, sourceLocation: sourceLocation)
+    }
+
+    /// An SDK error object: `{"approved": false, "show_form": false, "error": {...}}` (load has no `approved`).
+    static func sdkError(_ response: RawResponse, approved: Bool? = false, name: String, action: String, message: String,
+                         isFatal: Bool, sourceLocation: SourceLocation = #_sourceLocation) {
+        let approvedMember = approved.map { #""approved": \#($0),"# } ?? ""
+        expectJSON(response, """
+            {\(approvedMember) "show_form": false,
+             "error": {"name": "\(name)", "action": "\(action)", "message": "\(message)", "is_fatal": \(isFatal)}}
+            """, sourceLocation: sourceLocation)
+    }
+
+    static let showFormFalseMessage = "Klarna is not available for this purchase: the form cannot be shown."
+}
+
+// MARK: Bodies for the playground
+
+enum PlaygroundData {
+    /// The US sample person (klarna-api.md §6) with `email` (and optionally `phone`) as the billing address.
+    static func usAddress(email: String, phone: String = "+13106683312") -> String {
+        """
+        {"given_name": "Test", "family_name": "Person-us", "email": "\(email)", "street_address": "509 Amsterdam Ave",
+         "postal_code": "10024-3941", "city": "New York", "region": "NY", "phone": "\(phone)", "country": "US"}
+        """
+    }
+
+    /// The body an app passes to authorize()/load(): `{"jsonData": {"billing_address": ...}}`.
+    static func jsonData(email: String, phone: String = "+13106683312") -> String {
+        #"{"jsonData": {"billing_address": \#(usAddress(email: email, phone: phone))}}"#
+    }
+
+    /// The docs' US order with the sample person's billing address.
+    static func usOrder(email: String, phone: String = "+13106683312") -> String {
+        KlarnaExamples.edit(KlarnaExamples.usOrder) { $0["billing_address"] = KlarnaExamples.object(usAddress(email: email, phone: phone)) }
+    }
+}
+
+// MARK: The CLI
+
+/// Runs the payment-sandbox executable in `workingDirectory` to completion (at most `timeout`), with the
+/// PAYMENT_SANDBOX_* variables of this process removed and `environment` added. (ChildProcess cannot set
+/// the working directory, which `validate` without arguments depends on.)
+func runCLI(_ arguments: [String], workingDirectory: URL, environment: [String: String] = [:],
+            timeout: Duration = .seconds(10)) async throws -> (status: Int32?, stdout: String, stderr: String) {
+    let binary = try #require(CLIBinary.locate(), "\(CLIBinary.notFoundMessage)")
+    return try await ResourceGate.shared {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = workingDirectory
+        var env = ProcessInfo.processInfo.environment
+        for key in env.keys where key.hasPrefix("PAYMENT_SANDBOX_") { env[key] = nil }
+        env["TSAN_OPTIONS"] = [env["TSAN_OPTIONS"], "atexit_sleep_ms=0"].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ":")
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let stdoutPipe = Pipe(), stderrPipe = Pipe()
+        process.standardOutput = stdoutPipe
+        process.standardError = stderrPipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes to their end on their own threads (the child may fill one while we wait on the other).
+        async let out = onThread { stdoutPipe.fileHandleForReading.readDataToEndOfFile() }
+        async let err = onThread { stderrPipe.fileHandleForReading.readDataToEndOfFile() }
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let finished = !process.isRunning
+        if !finished { process.terminate() }
+        let (stdout, stderr) = (try await out, try await err)
+        process.waitUntilExit()
+        return (finished ? process.terminationStatus : nil, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+}
