@@ -6,6 +6,10 @@
 #   throughput + p99   wrk -t2 -c32 --latency, ROUNDS alternating rounds, median
 #   cold start         spawn -> first HTTP 200 on a fresh port, median of COLD_RUNS
 #   memory             sandbox VmRSS idle, after 1M requests, after 5 s idle
+#   Klarna flows       scripts/bench/kpflow.swift: KP_CONNS keep-alive connections each looping
+#                      create session -> authorize -> create order over KP_NAMESPACES namespaces;
+#                      flows/s and requests/s (vs nginx), then RSS as sessions pile up and after
+#                      every namespace's clock moved 49 h ahead and the store's sweep ran
 #
 # nginx serves a canned JSON body of exactly the sandbox health body's length, so
 # both servers move the same number of body bytes per request.
@@ -14,9 +18,17 @@
 #   ROUNDS=3             wrk rounds per server
 #   BENCH_DURATION=10s   wrk duration per round
 #   BENCH_SKIP_BUILD=1   do not run the release build (as docker/Dockerfile builds it)
+#   BENCH_BIN=path       the sandbox binary to measure (default .build/release/payment-sandbox;
+#                        with BENCH_SKIP_BUILD=1, e.g. to compare a patched build)
 #   BENCH_STRICT=1       exit 1 when a target is missed (default: always exit 0)
 #   COLD_RUNS=10         cold-start spawns per server
 #   RSS_REQUESTS=1000000 requests sent before the "after load" RSS reading
+#   KP_CONNS=32          kpflow connections (each runs whole flows, one request in flight)
+#   KP_NAMESPACES=32     namespaces the connections spread over (Basic user kp-bench-N)
+#   KP_THREADS=1         kpflow poll loops (it shares the cores with the sandbox)
+#   KP_RSS_REQUESTS=1000000  requests' worth of flows (3 each) before "RSS after N sessions" ...
+#   KP_RSS_SECONDS=60        ... or as many as fit in this many seconds
+#   KP_SWEEP_FLOWS=2048  flows after the clock jump (the store sweeps every 1024 session creations)
 #
 # Installs wrk, nginx-light and python3 with apt-get when missing (Debian).
 set -euo pipefail
@@ -27,13 +39,20 @@ BENCH_SKIP_BUILD=${BENCH_SKIP_BUILD:-0}
 BENCH_STRICT=${BENCH_STRICT:-0}
 COLD_RUNS=${COLD_RUNS:-10}
 RSS_REQUESTS=${RSS_REQUESTS:-1000000}
+KP_CONNS=${KP_CONNS:-32}
+KP_NAMESPACES=${KP_NAMESPACES:-32}
+KP_THREADS=${KP_THREADS:-1}
+KP_RSS_REQUESTS=${KP_RSS_REQUESTS:-1000000}
+KP_RSS_SECONDS=${KP_RSS_SECONDS:-60}
+KP_SWEEP_FLOWS=${KP_SWEEP_FLOWS:-2048}
 WRK_THREADS=2
 WRK_CONNS=32
 HEALTH_PATH=/__sandbox/health
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
-BIN=$ROOT/.build/release/payment-sandbox
+BIN=${BENCH_BIN:-$ROOT/.build/release/payment-sandbox}
+KPFLOW=$ROOT/.build/kpflow
 
 log() { printf '[bench %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "error: $*"; exit 2; }
@@ -264,6 +283,12 @@ if [[ $BENCH_SKIP_BUILD != 1 ]]; then
     swift build -c release --static-swift-stdlib --product payment-sandbox 2>&1 | tail -n 3 || die "release build failed"
 fi
 [[ -x $BIN ]] || die "$BIN missing (build first or unset BENCH_SKIP_BUILD)"
+# The Klarna flow load generator: a few seconds to compile, so rebuilt whenever its source is newer.
+if [[ ! -x $KPFLOW || $ROOT/scripts/bench/kpflow.swift -nt $KPFLOW ]]; then
+    log "swiftc -O -parse-as-library scripts/bench/kpflow.swift -o .build/kpflow"
+    mkdir -p "$ROOT/.build"
+    swiftc -O -parse-as-library "$ROOT/scripts/bench/kpflow.swift" -o "$KPFLOW" || die "kpflow build failed"
+fi
 
 # Start the sandbox on a port, wait for its health 200; sets SANDBOX_PID and BODY.
 start_sandbox() {
@@ -406,6 +431,74 @@ echo "memory: sandbox served $done_reqs requests; RSS idle $SB_RSS_IDLE MiB," \
     "after load $SB_RSS_LOAD MiB (peak $SB_HWM), after 5 s idle $SB_RSS_AFTER MiB"
 stop_pid "$SANDBOX_PID" sandbox
 
+# ---------------------------------------------------------------- Klarna Payments flows
+# kpflow (scripts/bench/kpflow.swift) keeps KP_CONNS connections busy with whole purchases: create
+# session, authorize (the SDK's part), create order, each connection as Basic user kp-bench-<i mod
+# KP_NAMESPACES>, so the state spreads over that many namespaces. It prints one line of key=value pairs.
+KP_ERRORS=0 KP_NON2XX=0 KP_PARTIAL=0
+
+# Run kpflow against $KP_PORT; its key=value line becomes variables <prefix>_<key>. Errors and non-2xx
+# answers are summed into KP_ERRORS / KP_NON2XX; kpflow's samples of them go to stderr.
+kpflow() { # prefix args...
+    local prefix=$1 out=$TMP/kpflow.out; shift
+    "$KPFLOW" --port "$KP_PORT" --connections "$KP_CONNS" --namespaces "$KP_NAMESPACES" \
+        --threads "$KP_THREADS" "$@" >"$out" 2>"$out.err" &
+    local pid=$! rc=0 kv
+    PIDS+=("$pid")
+    wait "$pid" || rc=$?
+    forget_pid "$pid"
+    [[ -s $out.err ]] && sed 's/^/    /' "$out.err" >&2
+    ((rc <= 1)) || { cat "$out" >&2; die "kpflow $* failed ($rc)"; }
+    for kv in $(tail -n 1 "$out"); do printf -v "${prefix}_${kv%%=*}" '%s' "${kv#*=}"; done
+    local e="${prefix}_errors" n="${prefix}_non2xx" p="${prefix}_partial"
+    KP_ERRORS=$((KP_ERRORS + ${!e:-0})) KP_NON2XX=$((KP_NON2XX + ${!n:-0})) KP_PARTIAL=$((KP_PARTIAL + ${!p:-0}))
+    ((${!e:-0} + ${!n:-0} == 0)) || log "kpflow $*: ${!e:-0} errors, ${!n:-0} non-2xx answers (samples above)"
+    sandbox_alive
+}
+sandbox_alive() {
+    kill -0 "$SANDBOX_PID" 2>/dev/null && return 0
+    tail -n 20 "$TMP/sandbox.log" >&2
+    die "the sandbox (pid $SANDBOX_PID) exited during the Klarna flow benchmark"
+}
+
+# Throughput: a fresh sandbox, 2 s warm-up (not counted), then BENCH_DURATION.
+log "Klarna flows: fresh sandbox, $KP_CONNS connections over $KP_NAMESPACES namespaces, $BENCH_DURATION"
+KP_PORT=$(py freeport)
+start_sandbox "$KP_PORT"
+kpflow KPW --duration 2 --prefix kp-warm-
+kpflow KPT --duration "$BENCH_DURATION"
+echo "klarna flows: $KPT_flows flows ($KPT_requests requests) in $KPT_seconds s: $KPT_flows_per_s flows/s," \
+    "$KPT_requests_per_s req/s; latency per request p50 $KPT_p50_ms ms, p99 $KPT_p99_ms ms, max $KPT_max_ms ms" \
+    "(p99 session $KPT_p99_session_ms, authorize $KPT_p99_authorize_ms, order $KPT_p99_order_ms ms)"
+stop_pid "$SANDBOX_PID" sandbox
+
+# Memory: sessions live 48 h after their last update, so every flow's session, token and order stay.
+# RSS idle, after KP_RSS_REQUESTS requests' worth of flows (or KP_RSS_SECONDS), then every namespace's
+# clock moves 49 h ahead and KP_SWEEP_FLOWS more flows make the store sweep (every 1024 creations).
+KP_PILE_FLOWS=$((KP_RSS_REQUESTS / 3))
+log "Klarna memory: fresh sandbox, up to $KP_PILE_FLOWS flows or ${KP_RSS_SECONDS}s"
+KP_PORT=$(py freeport)
+start_sandbox "$KP_PORT"
+sleep 0.5
+KP_RSS_IDLE=$(py rss "$SANDBOX_PID")
+kpflow KPM --duration "$KP_RSS_SECONDS" --flows "$KP_PILE_FLOWS"
+sleep 1
+KP_RSS_PILE=$(py rss "$SANDBOX_PID")
+# Sessions created = whole flows + flows cut short after their session (non-2xx, errors, the end).
+KP_SESSIONS=$((KPM_flows + KPM_partial))
+echo "klarna memory: $KPM_flows flows ($KPM_requests requests, $KPM_flows_per_s flows/s) in $KPM_seconds s;" \
+    "RSS idle $KP_RSS_IDLE MiB, after $KP_SESSIONS sessions $KP_RSS_PILE MiB" \
+    "($(py calc "($KP_RSS_PILE - $KP_RSS_IDLE) * 1024 / $((KP_SESSIONS > 0 ? KP_SESSIONS : 1))") KiB per flow)"
+run_waiting "$TMP/clock.out" "$KPFLOW" --port "$KP_PORT" --namespaces "$KP_NAMESPACES" --advance-clock 176400 ||
+    die "moving the namespaces' clocks failed"
+log "clocks of $KP_NAMESPACES namespaces moved 49 h ahead; $KP_SWEEP_FLOWS more flows"
+kpflow KPS --duration "$KP_RSS_SECONDS" --flows "$KP_SWEEP_FLOWS"
+sleep 1
+KP_RSS_SWEEP=$(py rss "$SANDBOX_PID")
+KP_HWM=$(py rss "$SANDBOX_PID" VmHWM)
+echo "klarna memory: after the 49 h clock jump and $KPS_flows more flows (sweep): RSS $KP_RSS_SWEEP MiB (peak $KP_HWM)"
+stop_pid "$SANDBOX_PID" sandbox
+
 # ---------------------------------------------------------------- summary
 MISSES=0
 judge() { # name python-boolean-expression: sets RESULT_<name> to PASS/MISS
@@ -420,6 +513,9 @@ judge cold "$SB_COLD_MED < 20"
 judge idle "$SB_RSS_IDLE < 20"
 judge load "$SB_RSS_LOAD < $SB_RSS_IDLE + 10"
 judge after "$SB_RSS_AFTER < $SB_RSS_IDLE + 10"
+judge kpok "$KP_ERRORS + $KP_NON2XX == 0"
+judge kpratio "$KPT_requests_per_s/$NG_RPS_MED >= 0.25"
+judge kpsweep "$KP_RSS_SWEEP < $KP_RSS_PILE"
 row() { printf '%-34s %11s %11s %8s  %-16s %s\n' "$@"; }
 
 echo
@@ -436,6 +532,11 @@ row "RSS idle after start MiB" "$SB_RSS_IDLE" "$NG_RSS_START" "$(py calc "$SB_RS
 row "RSS after $((done_reqs / 1000))k req MiB" "$SB_RSS_LOAD" "$NG_RSS_LOAD" "$(py calc "$SB_RSS_LOAD/$NG_RSS_LOAD")" \
     "< idle + 10 MiB" "$RESULT_load"
 row "RSS after 5 s idle MiB" "$SB_RSS_AFTER" "-" "-" "< idle + 10 MiB" "$RESULT_after"
+row "KP flows/s (3 requests each)" "$KPT_flows_per_s" "-" "-" "0 errors/non-2xx" "$RESULT_kpok"
+row "KP requests/s ratio to nginx" "$KPT_requests_per_s" "$NG_RPS_MED" "$(py calc "$KPT_requests_per_s/$NG_RPS_MED")" \
+    "ratio >= 0.25" "$RESULT_kpratio"
+row "RSS after $((KP_SESSIONS / 1000))k KP sessions MiB" "$KP_RSS_PILE" "-" "-" "(idle $KP_RSS_IDLE)" "info"
+row "RSS after expiry sweep MiB" "$KP_RSS_SWEEP" "-" "-" "< after sessions" "$RESULT_kpsweep"
 echo "(nginx RSS = master + workers; nginx 'after' = after its $((NG_REQS / 1000))k benchmark requests;" \
     "sandbox peak VmHWM $SB_HWM MiB; first sandbox instance idle $SB_RSS_START MiB)"
 echo "per round: sandbox $(py range "${SB_RPS[@]}") req/s, p99 $(py range "${SB_P99[@]}") ms;" \
@@ -443,6 +544,13 @@ echo "per round: sandbox $(py range "${SB_RPS[@]}") req/s, p99 $(py range "${SB_
 if [[ $(py calc "${LOADAVG%% *} > $(nproc) / 2") == PASS ]]; then
     echo "note: load average ${LOADAVG%% *} on $(nproc) cores before the rounds: other processes competed" \
         "for the CPU, so req/s and p99 (both servers) are noisy; rerun on an idle machine"
+fi
+echo "KP: $KP_CONNS connections, $KP_NAMESPACES namespaces; request latency p50 $KPT_p50_ms ms, p99 $KPT_p99_ms ms," \
+    "max $KPT_max_ms ms; all KP runs: $KP_ERRORS errors, $KP_NON2XX non-2xx, $KP_PARTIAL flows left unfinished;" \
+    "memory run $KPM_flows flows in $KPM_seconds s; RSS KiB/flow $(py calc "($KP_RSS_PILE - $KP_RSS_IDLE) * 1024 / $((KP_SESSIONS > 0 ? KP_SESSIONS : 1))")"
+if [[ $(py calc "$KPT_p50_ms >= 90") == PASS ]]; then
+    echo "note: KP p50 $KPT_p50_ms ms is the event loop's poll timeout (100 ms; 1 s with no connection):" \
+        "handler answers wait for the next timer tick instead of waking the loop (a lost wake-up)"
 fi
 echo "targets missed: $MISSES"
 

@@ -212,10 +212,14 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Empties the pipe, then clears `wakePending`, then takes the inbox: in that order. Clearing the flag
+    /// first would lose a wake-up: a producer could write its byte between the clear and the read, the read
+    /// would swallow it, and the flag would stay set with an empty pipe, so nobody would write again and the
+    /// loop would only notice new work at its poll timeout. Anything queued after the clear writes a byte.
     private func drainWakePipe() {
         var scratch = [UInt8](repeating: 0, count: 64)
-        wakePending.store(false, ordering: .sequentiallyConsistent)
         while Platform.read(wakeRead, &scratch, scratch.count) > 0 {}
+        wakePending.store(false, ordering: .sequentiallyConsistent)
         drainInbox()
     }
 

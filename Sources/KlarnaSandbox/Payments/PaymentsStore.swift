@@ -92,7 +92,6 @@ public actor KlarnaPaymentsStore: NamespacedState {
     let ids: any IDGenerator
     let configuration: KlarnaPaymentsConfiguration
     private var books: [Namespace: Book] = [:]
-    private var createsSinceSweep = 0
 
     struct Session {
         var id: String
@@ -133,6 +132,7 @@ public actor KlarnaPaymentsStore: NamespacedState {
         var sessions: [String: Session] = [:]
         var authorizations: [String: Authorization] = [:]
         var orders: [String: Order] = [:]
+        var createsSinceSweep = 0
     }
 
     public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration()) {
@@ -150,7 +150,7 @@ public actor KlarnaPaymentsStore: NamespacedState {
         let session = Session(id: id, fields: fields, clientToken: ClientToken.make(sessionID: id, fields: fields),
                               createdAt: now, expiresAt: now + configuration.sessionLifetime, scenario: scenario)
         books[namespace, default: Book()].sessions[id] = session
-        sweepExpiredOccasionally()
+        sweepExpiredOccasionally(namespace)
         return KlarnaMerchantSession(sessionId: id, clientToken: session.clientToken,
                                      paymentMethodCategories: configuration.paymentMethodCategories)
     }
@@ -379,22 +379,28 @@ public actor KlarnaPaymentsStore: NamespacedState {
 
     // MARK: Housekeeping
 
-    /// Expired sessions and tokens are dropped so memory stays bounded as sessions pile up.
-    private func sweepExpiredOccasionally() {
-        createsSinceSweep += 1
-        guard createsSinceSweep >= 1024 else { return }
-        createsSinceSweep = 0
-        for (namespace, var book) in books {
-            let now = registry.now(namespace)
-            book.authorizations = book.authorizations.filter {
-                $0.value.orderID != nil || (!$0.value.cancelled && $0.value.authorizedAt + configuration.authorizationLifetime > now)
-            }
-            let withLiveTokens = Set(book.authorizations.values.map(\.sessionID))
-            book.sessions = book.sessions.filter {
-                $0.value.orderID != nil || $0.value.expiresAt > now || withLiveTokens.contains($0.key)
-            }
+    /// Expired sessions, with their tokens and orders, are dropped so memory stays bounded as sessions pile
+    /// up: a session 48 h past its last update is gone for Klarna too (§2.8), and a token outlives its session
+    /// only for its own 60 minutes. (Orders will move to Order Management, which keeps them for their
+    /// authorization's lifetime.) Runs for the namespace that creates sessions, every 1024 creations there.
+    private func sweepExpiredOccasionally(_ namespace: Namespace) {
+        guard var book = books[namespace] else { return }
+        book.createsSinceSweep += 1
+        guard book.createsSinceSweep >= 1024 else {
             books[namespace] = book
+            return
         }
+        book.createsSinceSweep = 0
+        let now = registry.now(namespace)
+        let tokenLifetime = configuration.authorizationLifetime
+        book.authorizations = book.authorizations.filter { _, authorization in
+            authorization.authorizedAt + tokenLifetime > now
+                || (book.sessions[authorization.sessionID].map { $0.expiresAt > now } ?? false)
+        }
+        let withLiveTokens = Set(book.authorizations.values.map(\.sessionID))
+        book.sessions = book.sessions.filter { id, session in session.expiresAt > now || withLiveTokens.contains(id) }
+        book.orders = book.orders.filter { _, order in book.sessions[order.sessionID] != nil }
+        books[namespace] = book
     }
 
     public func reset(_ namespace: Namespace) { books[namespace] = nil }
