@@ -33,9 +33,18 @@ enum ClientToken {
         return claims.session_id
     }
 
+    /// RFC 4648 §5, without padding (as JWTs are written).
     static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        var bytes = Array(data.base64EncodedString().utf8)
+        while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
+        for index in bytes.indices {
+            switch bytes[index] {
+            case UInt8(ascii: "+"): bytes[index] = UInt8(ascii: "-")
+            case UInt8(ascii: "/"): bytes[index] = UInt8(ascii: "_")
+            default: break
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func fromBase64URL(_ text: String) -> Data? {

@@ -194,11 +194,15 @@ struct KlarnaCustomerToken: Encodable {
 }
 
 enum KlarnaJSON {
-    static func decoder() -> JSONDecoder {
+    /// Configured once: JSONDecoder and JSONEncoder are Sendable and safe to share.
+    static let sharedDecoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         return decoder
-    }
+    }()
+    static let sharedEncoder = encoder()
+
+    static func decoder() -> JSONDecoder { sharedDecoder }
 
     static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
@@ -213,10 +217,7 @@ enum KlarnaJSON {
     }
 
     static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     /// Decodes a request body. Unparseable JSON (RFC 8259, strictly: no trailing commas) and a body that is

@@ -16,7 +16,7 @@ public struct KlarnaPaymentsRoutes: Sendable {
         router.setErrorRenderer(KlarnaErrorRenderer(), forPathPrefix: "/payments/")
         let store = self.store
         let play = ScenarioPlayer(engine: scenarios)
-        let encoder = KlarnaJSON.encoder()
+        let encoder = KlarnaJSON.sharedEncoder
 
         router.add("POST /payments/v1/sessions") { request in
             let namespace = try authorize(request, store.configuration)
@@ -85,7 +85,7 @@ public struct KlarnaPaymentsRoutes: Sendable {
                 let id = try request.parameters.require("session_id")
                 let body = try SDKRequest.decode(request.body)
                 let view = await store.customerView(namespace, sessionID: id, data: body.jsonData)
-                let subject = view.flatMap { try? KlarnaJSON.encoder().encode($0.fields) }.flatMap(ScenarioEngine.subject)
+                let subject = view.flatMap { try? KlarnaJSON.sharedEncoder.encode($0.fields) }.flatMap(ScenarioEngine.subject)
                 return await play(operation, request, namespace, subject: subject, object: id, sticky: view?.scenario) { outcome in
                     let result: KlarnaSDKResult
                     switch operation {
@@ -214,7 +214,10 @@ func authorize(_ request: HTTPRequest, _ configuration: KlarnaPaymentsConfigurat
     case .only(let accepted):
         guard accepted[credentials.user] == credentials.password else { throw unauthorized }
     }
-    return Namespace(for: request)
+    if let header = request.headers[Namespace.headerName]?.trimmingCharacters(in: .whitespaces), !header.isEmpty {
+        return Namespace(header)
+    }
+    return Namespace(credentials.user)
 }
 
 /// This sandbox's base URL as the client sees it: `X-Forwarded-Proto` / `X-Forwarded-Host` behind a proxy, else Host.

@@ -133,6 +133,7 @@ public actor KlarnaPaymentsStore: NamespacedState {
         var authorizations: [String: Authorization] = [:]
         var orders: [String: Order] = [:]
         var createsSinceSweep = 0
+        var nextSweep = Date.distantPast
     }
 
     public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration()) {
@@ -382,16 +383,19 @@ public actor KlarnaPaymentsStore: NamespacedState {
     /// Expired sessions, with their tokens and orders, are dropped so memory stays bounded as sessions pile
     /// up: a session 48 h past its last update is gone for Klarna too (§2.8), and a token outlives its session
     /// only for its own 60 minutes. (Orders will move to Order Management, which keeps them for their
-    /// authorization's lifetime.) Runs for the namespace that creates sessions, every 1024 creations there.
+    /// authorization's lifetime.) Runs for the namespace that creates sessions, every 1024 creations there
+    /// or when its clock has moved a minute past the last sweep (a clock jump expires everything at once).
     private func sweepExpiredOccasionally(_ namespace: Namespace) {
         guard var book = books[namespace] else { return }
+        let now = registry.now(namespace)
         book.createsSinceSweep += 1
-        guard book.createsSinceSweep >= 1024 else {
+        guard book.createsSinceSweep >= 1024 || now >= book.nextSweep else {
             books[namespace] = book
             return
         }
         book.createsSinceSweep = 0
-        let now = registry.now(namespace)
+        book.nextSweep = now + 60
+        let before = book.sessions.count + book.authorizations.count + book.orders.count
         let tokenLifetime = configuration.authorizationLifetime
         book.authorizations = book.authorizations.filter { _, authorization in
             authorization.authorizedAt + tokenLifetime > now
@@ -400,7 +404,9 @@ public actor KlarnaPaymentsStore: NamespacedState {
         let withLiveTokens = Set(book.authorizations.values.map(\.sessionID))
         book.sessions = book.sessions.filter { id, session in session.expiresAt > now || withLiveTokens.contains(id) }
         book.orders = book.orders.filter { _, order in book.sessions[order.sessionID] != nil }
+        let dropped = before - (book.sessions.count + book.authorizations.count + book.orders.count)
         books[namespace] = book
+        if dropped >= 4096 { FreedMemory.returnToSystem() }
     }
 
     public func reset(_ namespace: Namespace) { books[namespace] = nil }
