@@ -8,7 +8,7 @@ import Foundation
 /// `-max_len=4096`), each time in one read, in reads cut at points derived from the input's hash, and (for
 /// short inputs) one byte per read. The `precondition`s below are the invariants; they live only in this
 /// harness, never in the parser.
-public enum ParserFuzzing {
+enum ParserFuzzing {
     static let limitSets = [
         HTTPParserLimits(),
         HTTPParserLimits(maxHeadBytes: 200, maxBodyBytes: 40, maxHeaderCount: 4),
@@ -34,7 +34,7 @@ public enum ParserFuzzing {
         var midRequest = false
     }
 
-    public static func run(_ data: [UInt8]) {
+    static func run(_ data: [UInt8]) {
         for limits in limitSets {
             let whole = feed([data], limits: limits)
             if whole.outcome.continues > 0 {

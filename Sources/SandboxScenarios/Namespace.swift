@@ -13,9 +13,17 @@ public struct Namespace: Hashable, Sendable, CustomStringConvertible {
     public static let `default` = Namespace("default")
     public static let headerName = "Sandbox-Namespace"
 
+    /// The namespace the `Sandbox-Namespace` header names, if it names one.
+    public init?(header request: HTTPRequest) {
+        guard let name = request.headers[Namespace.headerName]?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
+            return nil
+        }
+        self.init(name)
+    }
+
     public init(for request: HTTPRequest) {
-        if let header = request.headers[Namespace.headerName]?.trimmingCharacters(in: .whitespaces), !header.isEmpty {
-            self.init(header)
+        if let named = Namespace(header: request) {
+            self = named
         } else if let user = BasicCredentials(request)?.user, !user.isEmpty {
             self.init(user)
         } else {

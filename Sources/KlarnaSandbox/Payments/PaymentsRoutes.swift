@@ -214,10 +214,8 @@ func authorize(_ request: HTTPRequest, _ configuration: KlarnaPaymentsConfigurat
     case .only(let accepted):
         guard accepted[credentials.user] == credentials.password else { throw unauthorized }
     }
-    if let header = request.headers[Namespace.headerName]?.trimmingCharacters(in: .whitespaces), !header.isEmpty {
-        return Namespace(header)
-    }
-    return Namespace(credentials.user)
+    // The header, else the user already decoded above (not decoded a second time).
+    return Namespace(header: request) ?? Namespace(credentials.user)
 }
 
 /// This sandbox's base URL as the client sees it: `X-Forwarded-Proto` / `X-Forwarded-Host` behind a proxy, else Host.

@@ -156,9 +156,7 @@ struct ControlRoutes: Sendable {
     }
 
     static func iso8601(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     static func parseISO8601(_ text: String) -> Date? {
