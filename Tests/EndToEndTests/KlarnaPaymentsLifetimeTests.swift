@@ -7,18 +7,19 @@ import Testing
 
 @Suite("Klarna Payments: lifetimes")
 struct KlarnaPaymentsLifetimeTests {
-    /// `manualClock`: the deterministic configuration, else the system clock (real time keeps running between
-    /// requests, a few milliseconds, which the margins of one second absorb).
+    /// `manualClock`: the deterministic configuration, where the boundary is exact; else the system clock, where
+    /// real time keeps running between requests (seconds under the thread sanitizer on a busy machine), so the
+    /// "still valid" case leaves a margin of a minute.
     private func sandbox(manualClock: Bool, _ body: (RunningServer) async throws -> Void) async throws {
         try await withSandbox(manualClock ? deterministic : { _ in }) { server in try await body(server) }
     }
 
-    @Test("an authorization token still places an order 3599 s after authorize()", arguments: [true, false])
+    @Test("an authorization token still places an order just before its 60 minutes are up", arguments: [true, false])
     func tokenJustInTime(manualClock: Bool) async throws {
         try await sandbox(manualClock: manualClock) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("token-3599"))
             let (_, token) = try await client.authorizedSession()
-            try await client.advanceClock(seconds: 3599)
+            try await client.advanceClock(seconds: manualClock ? 3599 : 3540)
             let order = try await client.createOrder(token)
             #expect(order.status == 200, "\(order)")
         }
