@@ -25,7 +25,7 @@ public struct KlarnaError: Error, HTTPResponseError, Equatable, Sendable {
         HTTPResponse.json(JSONText.object([
             ("error_code", .string(code)),
             ("error_messages", .array(messages.map(JSONText.string))),
-            ("correlation_id", .string(UUID().uuidString.lowercased())),
+            ("correlation_id", .string(RandomIDGenerator.shared.uuid())),
         ]).data, status: status)
     }
 

@@ -183,19 +183,29 @@ final class HTTPConnection {
         case .handler(.immediate(let handler)):
             let response: HTTPResponse
             do { response = try handler(request) } catch { response = respond(to: error, for: request) }
-            finish(request, response, started: started)
-        case .handler(.async(let handler)):
-            sequence += 1
-            phase = .handling
-            setDeadline(.handler, after: configuration.handlerTimeout)
-            let loop = self.loop, id = self.id, fd = self.fd, sequence = self.sequence
-            let task = Task { [request] in
-                let response: HTTPResponse
-                do { response = try await handler(request) } catch { response = HTTPConnection.respond(to: error, for: request, shared: loop.shared) }
-                loop.submit(EventLoop.Completion(connectionID: id, fd: fd, sequence: sequence, response: response))
+            if let deferred = response.deferred {
+                startTask(request, started: started) { _ in await deferred() }
+            } else {
+                finish(request, response, started: started)
             }
-            inFlight = InFlight(request: request, started: started, task: task)
+        case .handler(.async(let handler)):
+            startTask(request, started: started, handler)
         }
+    }
+
+    /// Runs `handler` as a task; its answer comes back through the loop's inbox (``complete(sequence:response:)``).
+    private func startTask(_ request: HTTPRequest, started: UInt64, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+        sequence += 1
+        phase = .handling
+        setDeadline(.handler, after: configuration.handlerTimeout)
+        let loop = self.loop, id = self.id, fd = self.fd, sequence = self.sequence
+        let task = Task { [request] in
+            var response: HTTPResponse
+            do { response = try await handler(request) } catch { response = HTTPConnection.respond(to: error, for: request, shared: loop.shared) }
+            response.deferred = nil  // one hand-over only
+            loop.submit(EventLoop.Completion(connectionID: id, fd: fd, sequence: sequence, response: response))
+        }
+        inFlight = InFlight(request: request, started: started, task: task)
     }
 
     private func respond(to error: any Error, for request: HTTPRequest) -> HTTPResponse {

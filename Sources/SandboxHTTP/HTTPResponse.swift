@@ -13,6 +13,10 @@ public struct HTTPResponse: Sendable {
     /// Never sent: a note for ``HTTPExchangeObserver``s on what the handler decided (the sandbox's journal
     /// shows it, e.g. which scenario rule applied).
     public var diagnostic: String?
+    /// Set by an ``Router/Handler/immediate`` handler that decided on the event loop but must wait before
+    /// answering (a scenario's delay): the connection runs this as a task, under the handler timeout, and
+    /// sends what it returns instead. The rest of this response is not sent.
+    public var deferred: (@Sendable () async -> HTTPResponse)?
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: Data = Data(), closesConnection: Bool = false) {
         self.status = status
@@ -50,6 +54,13 @@ public struct HTTPResponse: Sendable {
     public static var dropConnection: HTTPResponse {
         var response = HTTPResponse(status: HTTPStatus(code: 499, reasonPhrase: "Connection Dropped"))
         response.dropsConnection = true
+        return response
+    }
+
+    /// An answer that an `immediate` handler hands over to a task (see ``deferred``).
+    public static func later(_ body: @escaping @Sendable () async -> HTTPResponse) -> HTTPResponse {
+        var response = HTTPResponse(status: .accepted)
+        response.deferred = body
         return response
     }
 

@@ -8,9 +8,74 @@ public protocol IDGenerator: Sendable {
     func uuid() -> String
 }
 
-public struct RandomIDGenerator: IDGenerator {
-    public init() {}
-    public func uuid() -> String { UUID().uuidString.lowercased() }
+/// Random version 4 UUIDs. Not Foundation's `UUID()`: on Linux that opens /dev/urandom for every id
+/// under a process-wide lock (a file open, a read and a close per id, and lock waits between event
+/// loops). Ids here need to be unique and unguessable by accident, not secret: a xoshiro256** generator
+/// seeded from the system's random source gives 122 random bits per id at the cost of a few
+/// multiplications.
+public final class RandomIDGenerator: IDGenerator {
+    private let state: Locked<Xoshiro256StarStar>
+
+    public init() {
+        var seed = SystemRandomNumberGenerator()
+        state = Locked(Xoshiro256StarStar(seed: &seed))
+    }
+
+    /// For ids that need no injection (an error's correlation id): the same generator, shared.
+    public static let shared = RandomIDGenerator()
+
+    public func uuid() -> String {
+        let (high, low) = state.withLock { ($0.next(), $0.next()) }
+        // RFC 9562 §5.4: version 4 in the high nibble of byte 6, variant 0b10 in the top bits of byte 8.
+        let versioned = (high & ~0xF000) | 0x4000
+        let varianted = (low & ~(0xC000 << 48)) | (0x8000 << 48)
+        return Self.format(versioned, varianted)
+    }
+
+    static func format(_ high: UInt64, _ low: UInt64) -> String {
+        let hex: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 36) { buffer in
+            var index = 0
+            func put(_ value: UInt64, nibbles: Int) {
+                for shift in stride(from: (nibbles - 1) * 4, through: 0, by: -4) {
+                    buffer[index] = hex.utf8Start[Int((value >> UInt64(shift)) & 0xF)]
+                    index += 1
+                }
+            }
+            func dash() { buffer[index] = UInt8(ascii: "-"); index += 1 }
+            put(high >> 32, nibbles: 8); dash()
+            put(high >> 16, nibbles: 4); dash()
+            put(high, nibbles: 4); dash()
+            put(low >> 48, nibbles: 4); dash()
+            put(low, nibbles: 12)
+            return index
+        }
+    }
+}
+
+/// xoshiro256** (Blackman and Vigna, 2018): a small, fast generator with 256 bits of state.
+struct Xoshiro256StarStar: RandomNumberGenerator, Sendable {
+    private var s: (UInt64, UInt64, UInt64, UInt64)
+
+    init(seed: inout some RandomNumberGenerator) {
+        repeat {
+            s = (seed.next(), seed.next(), seed.next(), seed.next())
+        } while s == (0, 0, 0, 0)
+    }
+
+    mutating func next() -> UInt64 {
+        let result = rotate(s.1 &* 5, 7) &* 9
+        let t = s.1 << 17
+        s.2 ^= s.0
+        s.3 ^= s.1
+        s.1 ^= s.2
+        s.0 ^= s.3
+        s.2 ^= t
+        s.3 = rotate(s.3, 45)
+        return result
+    }
+
+    private func rotate(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
 }
 
 /// 00000000-0000-4000-8000-000000000001, ...2, ...: for tests that assert on ids.

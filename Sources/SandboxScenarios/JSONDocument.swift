@@ -127,6 +127,21 @@ public struct JSONNode: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A tree built from ``JSONText`` (no source positions: every node is at 1:1), so values built in
+    /// code can be matched like parsed ones without writing and parsing text.
+    public init(_ text: JSONText) {
+        switch text {
+        case .null: self.init(Value.null)
+        case .bool(let bool): self.init(Value.bool(bool))
+        case .int(let int): self.init(Value.number(Double(int), text: String(int)))
+        case .double(let double): self.init(Value.number(double, text: "\(double)"))
+        case .string(let string): self.init(Value.string(string))
+        case .array(let elements): self.init(Value.array(elements.map(JSONNode.init)))
+        case .object(let members):
+            self.init(Value.object(members.map { Member(key: $0.0, keyPosition: JSONPosition(line: 1, column: 1), value: JSONNode($0.1)) }))
+        }
+    }
+
     /// The value as ``JSONText`` (for writing it out): numbers without a fraction or exponent become
     /// `.int`, others `.double`; duplicate keys are kept as they are.
     public var jsonText: JSONText {

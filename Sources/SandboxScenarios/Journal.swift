@@ -16,7 +16,9 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         public var status: Int
         public var durationSeconds: Double
         /// The request body as text, cut at ``bodyLimit`` bytes.
-        public var requestBody: String
+        /// The first bytes of the request body, kept as received and decoded only when read.
+        public var requestBodyBytes: Data
+        public var requestBody: String { String(decoding: requestBodyBytes, as: UTF8.self) }
         public var requestBodyTruncated: Bool
         /// What the sandbox decided, e.g. `scenario=reject klarna.payments.authorize: reject (rule 0)`;
         /// empty for calls no scenario looked at.
@@ -69,7 +71,7 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         let query = request.target.firstIndex(of: "?").map { String(request.target[request.target.index(after: $0)...]) }
         var entry = Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: request.id,
                           method: request.method.rawValue, path: request.path, query: query, status: response.status.code,
-                          durationSeconds: durationSeconds, requestBody: String(decoding: body, as: UTF8.self),
+                          durationSeconds: durationSeconds, requestBodyBytes: body,
                           requestBodyTruncated: request.body.count > bodyLimit,
                           note: response.diagnostic ?? "")
         state.withLock { ring in

@@ -66,3 +66,17 @@ import Testing
         #expect(body["error_code"] as? String == "METHOD_NOT_ALLOWED")
     }
 }
+
+@Suite struct SDKRequestDecodingTests {
+    @Test func acceptsSnakeCaseAndTheSDKsCamelCase() throws {
+        let snake = try SDKRequest.decode(Data(#"{"auto_finalize":false,"client_token":"t","payment_method_category":"klarna","json_data":{"locale":"en-GB"}}"#.utf8))
+        let camel = try SDKRequest.decode(Data(#"{"autoFinalize":false,"clientToken":"t","paymentMethodCategory":"klarna","jsonData":"{\"locale\":\"en-GB\"}"}"#.utf8))
+        for request in [snake, camel] {
+            #expect(request.autoFinalize == false)
+            #expect(request.clientToken == "t")
+            #expect(request.paymentMethodCategory == "klarna")
+            #expect(request.jsonData?.locale == "en-GB")
+        }
+        #expect(throws: KlarnaError.badValue("jsonData.locale")) { _ = try SDKRequest.decode(Data(#"{"jsonData":{"locale":5}}"#.utf8)) }
+    }
+}

@@ -22,7 +22,7 @@ import Testing
         """#
 
     func session() async throws -> String {
-        try await store.createSession(namespace, try KlarnaJSON.decode(KlarnaSessionFields.self, from: Data(Self.cart.utf8))).sessionId
+        try store.createSession(namespace, try KlarnaJSON.decode(KlarnaSessionFields.self, from: Data(Self.cart.utf8))).sessionId
     }
 
     func order() throws -> KlarnaCreateOrderRequest {
@@ -35,35 +35,35 @@ import Testing
 
     @Test func token_IsValidFor60Minutes_ThenInvalid() async throws {
         let sessionID = try await session()
-        let token = try #require(await store.authorize(namespace, sessionID: sessionID, data: nil).authorizationToken)
+        let token = try #require(store.authorize(namespace, sessionID: sessionID, data: nil).authorizationToken)
         clock.advance(by: 60 * 60 - 1)
-        let stillValid = try await store.createOrder(namespace, token: token, try order(), redirectBase: nil)
+        let stillValid = try store.createOrder(namespace, token: token, try order(), redirectBase: nil)
         #expect(stillValid.fraudStatus == "ACCEPTED")
 
         let second = try await session()
-        let late = try #require(await store.authorize(namespace, sessionID: second, data: nil).authorizationToken)
+        let late = try #require(store.authorize(namespace, sessionID: second, data: nil).authorizationToken)
         clock.advance(by: 60 * 60)
-        await #expect(throws: KlarnaError.invalidAuthorizationToken) {
-            _ = try await store.createOrder(namespace, token: late, try order(), redirectBase: nil)
+        #expect(throws: KlarnaError.invalidAuthorizationToken) {
+            _ = try store.createOrder(namespace, token: late, try order(), redirectBase: nil)
         }
     }
 
     @Test func session_Expires48HoursAfterItsLastUpdate() async throws {
         let id = try await session()
         clock.advance(by: 47 * 3600)
-        try await store.updateSession(namespace, id, KlarnaSessionFields())  // extends to now + 48 h
+        try store.updateSession(namespace, id, KlarnaSessionFields())  // extends to now + 48 h
         clock.advance(by: 47 * 3600)
-        #expect(try await store.readSession(namespace, id).status == "incomplete")
+        #expect(try store.readSession(namespace, id).status == "incomplete")
         clock.advance(by: 3600)
-        await #expect(throws: KlarnaError.invalidSessionID) { _ = try await store.readSession(namespace, id) }
+        #expect(throws: KlarnaError.invalidSessionID) { _ = try store.readSession(namespace, id) }
     }
 
     @Test func racingCreateOrders_MakeExactlyOneOrder() async throws {
-        let token = try #require(await store.authorize(namespace, sessionID: try await session(), data: nil).authorizationToken)
+        let token = try #require(store.authorize(namespace, sessionID: try await session(), data: nil).authorizationToken)
         let request = try order()
         let ids = await withTaskGroup(of: String?.self) { group in
             for _ in 0..<32 {
-                group.addTask { try? await store.createOrder(namespace, token: token, request, redirectBase: nil).orderId }
+                group.addTask { try? store.createOrder(namespace, token: token, request, redirectBase: nil).orderId }
             }
             var ids: Set<String> = []
             for await id in group { if let id { ids.insert(id) } }
@@ -74,23 +74,23 @@ import Testing
 
     @Test func completedSession_RefusesUpdatesAndNewTokens() async throws {
         let id = try await session()
-        let token = try #require(await store.authorize(namespace, sessionID: id, data: nil).authorizationToken)
-        _ = try await store.createOrder(namespace, token: token, try order(), redirectBase: nil)
-        await #expect(throws: KlarnaError.sessionCompleted) { try await store.updateSession(namespace, id, KlarnaSessionFields()) }
-        let again = await store.authorize(namespace, sessionID: id, data: nil)
+        let token = try #require(store.authorize(namespace, sessionID: id, data: nil).authorizationToken)
+        _ = try store.createOrder(namespace, token: token, try order(), redirectBase: nil)
+        #expect(throws: KlarnaError.sessionCompleted) { try store.updateSession(namespace, id, KlarnaSessionFields()) }
+        let again = store.authorize(namespace, sessionID: id, data: nil)
         #expect(again.error?.name == "InvalidClientTokenError")
         #expect(again.approved == false && again.authorizationToken == nil)
-        #expect(try await store.readSession(namespace, id).status == "complete")
+        #expect(try store.readSession(namespace, id).status == "complete")
     }
 
     @Test func load_ChecksClientTokenAndCategory() async throws {
         let id = try await session()
-        let token = try await store.readSession(namespace, id).clientToken
-        #expect(await store.load(namespace, sessionID: id, clientToken: token, category: "klarna") == KlarnaSDKResult(showForm: true))
-        let wrongToken = await store.load(namespace, sessionID: id, clientToken: "x.y.z", category: nil)
+        let token = try store.readSession(namespace, id).clientToken
+        #expect(store.load(namespace, sessionID: id, clientToken: token, category: "klarna") == KlarnaSDKResult(showForm: true))
+        let wrongToken = store.load(namespace, sessionID: id, clientToken: "x.y.z", category: nil)
         #expect(wrongToken.error == .invalidClientToken(action: "Initialize"))
         #expect(wrongToken.showForm == false)
-        let category = await store.load(namespace, sessionID: id, clientToken: nil, category: "pay_over_time")
+        let category = store.load(namespace, sessionID: id, clientToken: nil, category: "pay_over_time")
         #expect(category.error?.name == "InvalidPaymentMethodCategoryError")
         #expect(ClientToken.sessionID(of: token) == id)
     }
@@ -98,10 +98,10 @@ import Testing
     @Test func reset_ForgetsOnlyThatNamespace() async throws {
         let id = try await session()
         let other = Namespace("other")
-        let otherID = try await store.createSession(other, try KlarnaJSON.decode(KlarnaSessionFields.self, from: Data(Self.cart.utf8))).sessionId
-        await store.reset(namespace)
-        await #expect(throws: KlarnaError.invalidSessionID) { _ = try await store.readSession(namespace, id) }
-        #expect(try await store.readSession(other, otherID).status == "incomplete")
-        await #expect(throws: KlarnaError.invalidSessionID) { _ = try await store.readSession(other, id) }
+        let otherID = try store.createSession(other, try KlarnaJSON.decode(KlarnaSessionFields.self, from: Data(Self.cart.utf8))).sessionId
+        store.reset(namespace)
+        #expect(throws: KlarnaError.invalidSessionID) { _ = try store.readSession(namespace, id) }
+        #expect(try store.readSession(other, otherID).status == "incomplete")
+        #expect(throws: KlarnaError.invalidSessionID) { _ = try store.readSession(other, id) }
     }
 }

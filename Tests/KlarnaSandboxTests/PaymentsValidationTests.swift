@@ -64,12 +64,12 @@ private let customerTokenExample = #"""
 
 private typealias JSONObject = [String: Any]
 
-private func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
+private func decode<T: KlarnaJSONDecodable>(_ type: T.Type, _ json: String) throws -> T {
     try KlarnaJSON.decode(type, from: Data(json.utf8))
 }
 
 /// A wire body: `base` with `edit` applied to its JSON object, decoded through `KlarnaJSON`.
-private func body<T: Decodable>(_ type: T.Type = KlarnaSessionFields.self, _ base: String = gbExample,
+private func body<T: KlarnaJSONDecodable>(_ type: T.Type = KlarnaSessionFields.self, _ base: String = gbExample,
                                 _ edit: (inout JSONObject) -> Void = { _ in }) throws -> T {
     var object = try #require(try JSONSerialization.jsonObject(with: Data(base.utf8)) as? JSONObject)
     edit(&object)

@@ -6,7 +6,6 @@ import Foundation
 /// one says `"alg":"RS256"` for shape but its signature is not a real signature: it is never checked.
 enum ClientToken {
     static func make(sessionID: String, fields: KlarnaSessionFields) -> String {
-        let header = JSONText.object([("alg", .string("RS256")), ("kid", .string("payment-sandbox")), ("typ", .string("JWT"))])
         let country = (fields.purchaseCountry ?? "").uppercased()
         let region = ["US", "CA", "MX"].contains(country) ? "na" : ["AU", "NZ"].contains(country) ? "oc" : "eu"
         let payload = JSONText.object([
@@ -21,8 +20,11 @@ enum ClientToken {
             ("scheme", .bool(true)),
         ])
         let signature = Data("payment-sandbox:\(sessionID)".utf8)
-        return [Data(header.bytes), Data(payload.bytes), signature].map(base64URL).joined(separator: ".")
+        return encodedHeader + "." + base64URL(Data(payload.bytes)) + "." + base64URL(signature)
     }
+
+    private static let encodedHeader = base64URL(
+        Data(JSONText.object([("alg", .string("RS256")), ("kid", .string("payment-sandbox")), ("typ", .string("JWT"))]).bytes))
 
     /// The `session_id` claim of a token this sandbox issued, or nil.
     static func sessionID(of token: String) -> String? {

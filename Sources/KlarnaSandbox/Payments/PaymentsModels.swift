@@ -2,17 +2,16 @@
 import Foundation
 
 // Klarna Payments request and response bodies (klarna-api.md §2; schemas of payments-v1.openapi.json).
-// Swift names are the wire names in camelCase; the coders below convert to and from snake_case
-// (`merchant_reference1`, `street_address2`, `last_four_ssn` keep their spelling on the wire).
+// Swift names are the wire names in camelCase; PaymentsJSON.swift reads and writes them as snake_case.
 // Every field is optional here so that a missing required field is reported by the validator with
 // Klarna's own message (`Bad value: <path>`) instead of a generic decoding error.
 
-public struct KlarnaAddress: Codable, Equatable, Sendable {
+public struct KlarnaAddress: Equatable, Sendable {
     public var attention, city, country, email, familyName, givenName, organizationName, phone, postalCode, region,
         streetAddress, streetAddress2, title: String?
 }
 
-public struct KlarnaCustomer: Codable, Equatable, Sendable {
+public struct KlarnaCustomer: Equatable, Sendable {
     public var dateOfBirth, gender, lastFourSsn, nationalIdentificationNumber, organizationEntityType,
         organizationRegistrationId, title, type, vatId: String?
 
@@ -25,28 +24,28 @@ public struct KlarnaCustomer: Codable, Equatable, Sendable {
     }
 }
 
-public struct KlarnaMerchantURLs: Codable, Equatable, Sendable {
+public struct KlarnaMerchantURLs: Equatable, Sendable {
     public var confirmation, notification, push, authorization, appReturnUrl: String?
 }
 
-public struct KlarnaOptions: Codable, Equatable, Sendable {
+public struct KlarnaOptions: Equatable, Sendable {
     public var colorBorder, colorBorderSelected, colorDetails, colorText, radiusBorder: String?
 }
 
-public struct KlarnaAttachment: Codable, Equatable, Sendable {
+public struct KlarnaAttachment: Equatable, Sendable {
     public var body, contentType: String?
 }
 
-public struct KlarnaProductIdentifiers: Codable, Equatable, Sendable {
+public struct KlarnaProductIdentifiers: Equatable, Sendable {
     public var brand, categoryPath, globalTradeItemNumber, manufacturerPartNumber, color, size: String?
 }
 
-public struct KlarnaSubscription: Codable, Equatable, Sendable {
+public struct KlarnaSubscription: Equatable, Sendable {
     public var name, interval: String?
     public var intervalCount: Int?
 }
 
-public struct KlarnaOrderLine: Codable, Equatable, Sendable {
+public struct KlarnaOrderLine: Equatable, Sendable {
     public var type, reference, name: String?
     public var quantity: Int?
     public var quantityUnit: String?
@@ -57,7 +56,7 @@ public struct KlarnaOrderLine: Codable, Equatable, Sendable {
 }
 
 /// The fields of `session_create` / `session` (create and update), also the base of `session_read`.
-public struct KlarnaSessionFields: Codable, Equatable, Sendable {
+public struct KlarnaSessionFields: Equatable, Sendable {
     public var purchaseCountry, purchaseCurrency, locale: String?
     public var orderAmount, orderTaxAmount: Int?
     public var orderLines: [KlarnaOrderLine]?
@@ -75,20 +74,31 @@ public struct KlarnaSessionFields: Codable, Equatable, Sendable {
 
     /// An update sends only what changes (klarna-api.md §2.3: partial merge, inferred).
     mutating func merge(_ update: KlarnaSessionFields) {
-        func take<T>(_ keyPath: WritableKeyPath<KlarnaSessionFields, T?>) {
-            if let value = update[keyPath: keyPath] { self[keyPath: keyPath] = value }
-        }
-        take(\.purchaseCountry); take(\.purchaseCurrency); take(\.locale)
-        take(\.orderAmount); take(\.orderTaxAmount); take(\.orderLines)
-        take(\.billingAddress); take(\.shippingAddress); take(\.customer); take(\.merchantUrls)
-        take(\.merchantReference1); take(\.merchantReference2); take(\.merchantData)
-        take(\.attachment); take(\.options); take(\.acquiringChannel); take(\.intent)
-        take(\.customPaymentMethodIds); take(\.design)
+        // Spelled out rather than through key paths: this runs on every authorize and update.
+        if let value = update.purchaseCountry { purchaseCountry = value }
+        if let value = update.purchaseCurrency { purchaseCurrency = value }
+        if let value = update.locale { locale = value }
+        if let value = update.orderAmount { orderAmount = value }
+        if let value = update.orderTaxAmount { orderTaxAmount = value }
+        if let value = update.orderLines { orderLines = value }
+        if let value = update.billingAddress { billingAddress = value }
+        if let value = update.shippingAddress { shippingAddress = value }
+        if let value = update.customer { customer = value }
+        if let value = update.merchantUrls { merchantUrls = value }
+        if let value = update.merchantReference1 { merchantReference1 = value }
+        if let value = update.merchantReference2 { merchantReference2 = value }
+        if let value = update.merchantData { merchantData = value }
+        if let value = update.attachment { attachment = value }
+        if let value = update.options { options = value }
+        if let value = update.acquiringChannel { acquiringChannel = value }
+        if let value = update.intent { intent = value }
+        if let value = update.customPaymentMethodIds { customPaymentMethodIds = value }
+        if let value = update.design { design = value }
     }
 }
 
 /// `create_order_request`: the session fields plus `auto_capture`.
-public struct KlarnaCreateOrderRequest: Codable, Equatable, Sendable {
+public struct KlarnaCreateOrderRequest: Equatable, Sendable {
     public var purchaseCountry, purchaseCurrency, locale: String?
     public var orderAmount, orderTaxAmount: Int?
     public var orderLines: [KlarnaOrderLine]?
@@ -121,63 +131,47 @@ public struct KlarnaCreateOrderRequest: Codable, Equatable, Sendable {
 }
 
 /// `customer_token_creation_request`.
-public struct KlarnaCustomerTokenRequest: Codable, Equatable, Sendable {
+public struct KlarnaCustomerTokenRequest: Equatable, Sendable {
     public var description, intendedUse, locale, purchaseCountry, purchaseCurrency: String?
     public var billingAddress: KlarnaAddress?
     public var customer: KlarnaCustomer?
 }
 
-public struct KlarnaAssetURLs: Codable, Equatable, Sendable {
+public struct KlarnaAssetURLs: Equatable, Sendable {
     public var descriptive, standard: String
 }
 
-public struct KlarnaPaymentMethodCategory: Codable, Equatable, Sendable {
+public struct KlarnaPaymentMethodCategory: Equatable, Sendable {
     public var identifier, name: String
     public var assetUrls: KlarnaAssetURLs
 }
 
 /// `merchant_session`: the answer to create session.
-struct KlarnaMerchantSession: Encodable {
+struct KlarnaMerchantSession {
     var sessionId: String
     var clientToken: String
     var paymentMethodCategories: [KlarnaPaymentMethodCategory]
 }
 
 /// `session_read`: the stored fields plus the read-only ones.
-struct KlarnaSessionRead: Encodable {
+struct KlarnaSessionRead {
     var fields: KlarnaSessionFields
     var clientToken: String
     var expiresAt: Date
     var paymentMethodCategories: [KlarnaPaymentMethodCategory]
     var status: String
     var authorizationToken: String?
-
-    enum ReadOnlyKeys: String, CodingKey {
-        case clientToken, expiresAt, paymentMethodCategories, status, authorizationToken
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var shown = fields
-        shown.customer = fields.customer?.forReading
-        try shown.encode(to: encoder)
-        var container = encoder.container(keyedBy: ReadOnlyKeys.self)
-        try container.encode(clientToken, forKey: .clientToken)
-        try container.encode(expiresAt, forKey: .expiresAt)
-        try container.encode(paymentMethodCategories, forKey: .paymentMethodCategories)
-        try container.encode(status, forKey: .status)
-        try container.encodeIfPresent(authorizationToken, forKey: .authorizationToken)
-    }
 }
 
 /// `authorized_payment_method`: an object in the spec (klarna-api.md §2.5), not the docs' bare string.
-public struct KlarnaAuthorizedPaymentMethod: Codable, Equatable, Sendable {
+public struct KlarnaAuthorizedPaymentMethod: Equatable, Sendable {
     public var type: String
     public var numberOfDays: Int?
     public var numberOfInstallments: Int?
 }
 
 /// `order`: the answer to create order.
-public struct KlarnaOrder: Codable, Equatable, Sendable {
+public struct KlarnaOrder: Equatable, Sendable {
     public var orderId: String
     public var redirectUrl: String?
     public var fraudStatus: String
@@ -185,7 +179,7 @@ public struct KlarnaOrder: Codable, Equatable, Sendable {
 }
 
 /// `customer_token_creation_response`.
-struct KlarnaCustomerToken: Encodable {
+struct KlarnaCustomerToken {
     var tokenId: String
     var redirectUrl: String?
     var paymentMethodReference: String
@@ -194,114 +188,8 @@ struct KlarnaCustomerToken: Encodable {
 }
 
 enum KlarnaJSON {
-    /// Configured once: JSONDecoder and JSONEncoder are Sendable and safe to share.
-    static let sharedDecoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return decoder
-    }()
-    static let sharedEncoder = encoder()
-
-    static func decoder() -> JSONDecoder { sharedDecoder }
-
-    static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Klarna's timestamps: ISO 8601 UTC with milliseconds, "2038-01-19T03:14:07.000Z".
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(KlarnaJSON.timestamp(date))
-        }
-        return encoder
-    }
-
+    /// Klarna's timestamps: ISO 8601 UTC with milliseconds, "2038-01-19T03:14:07.000Z".
     static func timestamp(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-
-    /// Decodes a request body. Unparseable JSON (RFC 8259, strictly: no trailing commas) and a body that is
-    /// not a JSON object are 400 BAD_REQUEST; a value of the wrong type is `BAD_VALUE` naming its path, as
-    /// Klarna names fields (`Bad value: order_lines[0].quantity`). Klarna's exact text for these is not
-    /// documented (klarna-api.md §9.1): this is the sandbox's choice.
-    static func decode<T: Decodable>(_ type: T.Type, from body: Data) throws(KlarnaError) -> T {
-        guard !body.isEmpty else {
-            throw KlarnaError(.badRequest, code: "BAD_REQUEST", messages: ["Request body is missing"])
-        }
-        // Foundation's decoder accepts some non-JSON (trailing commas) and reports number errors without a
-        // path, so the body is parsed strictly first and number errors are located in that tree.
-        let document: JSONNode
-        do {
-            document = try JSONDocument.parse(body)
-        } catch {
-            throw KlarnaError(.badRequest, code: "BAD_REQUEST",
-                              messages: ["Malformed JSON in request body: line \(error.line), column \(error.column): \(error.message)"])
-        }
-        guard case .object = document.value else {
-            throw KlarnaError(.badRequest, code: "BAD_REQUEST", messages: ["Request body must be a JSON object"])
-        }
-        do {
-            return try decoder().decode(type, from: body)
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw .badValue(path(context.codingPath))
-        } catch let DecodingError.valueNotFound(_, context) {
-            throw .badValue(path(context.codingPath))
-        } catch let DecodingError.keyNotFound(key, context) {
-            throw .badValue(path(context.codingPath + [key]))
-        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
-            throw .badValue(path(context.codingPath))
-        } catch {
-            // Every number in Klarna's request bodies is an integer (minor units, quantities, rates).
-            if let field = firstNonInteger(in: document, path: "") { throw .badValue(field) }
-            throw KlarnaError(.badRequest, code: "BAD_REQUEST", messages: ["Malformed JSON in request body"])
-        }
-    }
-
-    /// The path of the first number that is not a whole number fitting in 64 bits.
-    static func firstNonInteger(in node: JSONNode, path: String) -> String? {
-        switch node.value {
-        case .number(_, let text):
-            return Int64(text) == nil ? path : nil
-        case .array(let elements):
-            for (index, element) in elements.enumerated() {
-                if let found = firstNonInteger(in: element, path: path + "[\(index)]") { return found }
-            }
-            return nil
-        case .object(let members):
-            for member in members {
-                if let found = firstNonInteger(in: member.value, path: path.isEmpty ? member.key : path + "." + member.key) {
-                    return found
-                }
-            }
-            return nil
-        default:
-            return nil
-        }
-    }
-
-    /// A coding path as Klarna writes field paths: snake_case keys, `[i]` for array elements.
-    static func path(_ codingPath: [any CodingKey]) -> String {
-        var text = ""
-        for key in codingPath {
-            if let index = key.intValue {
-                text += "[\(index)]"
-            } else {
-                if !text.isEmpty { text += "." }
-                text += snakeCase(key.stringValue)
-            }
-        }
-        return text
-    }
-
-    static func snakeCase(_ name: String) -> String {
-        var out = ""
-        for character in name {
-            if character.isUppercase {
-                out += "_" + character.lowercased()
-            } else {
-                out.append(character)
-            }
-        }
-        return out
     }
 }

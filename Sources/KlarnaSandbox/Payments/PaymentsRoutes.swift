@@ -16,63 +16,68 @@ public struct KlarnaPaymentsRoutes: Sendable {
         router.setErrorRenderer(KlarnaErrorRenderer(), forPathPrefix: "/payments/")
         let store = self.store
         let play = ScenarioPlayer(engine: scenarios)
-        let encoder = KlarnaJSON.sharedEncoder
 
-        router.add("POST /payments/v1/sessions") { request in
+        router.addImmediate("POST /payments/v1/sessions") { request in
             let namespace = try authorize(request, store.configuration)
             let sticky = try play.scenarioForNewObject(request, namespace)
-            return await play(.klarnaPaymentsCreateSession, request, namespace, object: "new-session", sticky: sticky) { _ in
-                let fields = try KlarnaJSON.decode(KlarnaSessionFields.self, from: request.body)
-                return try .json(await store.createSession(namespace, fields, scenario: sticky), encoder: encoder)
+            let body = KlarnaJSON.parsedBody(request)
+            return play(.klarnaPaymentsCreateSession, request, namespace, subject: try? body.get(), object: "new-session", sticky: sticky) { _ in
+                let fields = try KlarnaJSON.decode(KlarnaSessionFields.self, from: body.get())
+                return .klarna(try store.createSession(namespace, fields, scenario: sticky))
             }
         }
-        router.add("GET /payments/v1/sessions/:session_id") { request in
+        router.addImmediate("GET /payments/v1/sessions/:session_id") { request in
             let namespace = try authorize(request, store.configuration)
             let id = try request.parameters.require("session_id")
-            return await play(.klarnaPaymentsReadSession, request, namespace, object: id, sticky: await store.scenarioOf(namespace, sessionID: id)) { _ in
-                try .json(await store.readSession(namespace, id), encoder: encoder)
+            return play(.klarnaPaymentsReadSession, request, namespace, object: id, sticky: store.scenarioOf(namespace, sessionID: id)) { _ in
+                .klarna(try store.readSession(namespace, id))
             }
         }
-        router.add("POST /payments/v1/sessions/:session_id") { request in
+        router.addImmediate("POST /payments/v1/sessions/:session_id") { request in
             let namespace = try authorize(request, store.configuration)
             let id = try request.parameters.require("session_id")
-            return await play(.klarnaPaymentsUpdateSession, request, namespace, object: id, sticky: await store.scenarioOf(namespace, sessionID: id)) { _ in
-                let update = try KlarnaJSON.decode(KlarnaSessionFields.self, from: request.body)
-                try await store.updateSession(namespace, id, update)
+            let body = KlarnaJSON.parsedBody(request)
+            return play(.klarnaPaymentsUpdateSession, request, namespace, subject: try? body.get(), object: id,
+                        sticky: store.scenarioOf(namespace, sessionID: id)) { _ in
+                let update = try KlarnaJSON.decode(KlarnaSessionFields.self, from: body.get())
+                try store.updateSession(namespace, id, update)
                 return HTTPResponse(status: .noContent)
             }
         }
-        router.add("DELETE /payments/v1/sessions/:session_id") { request in
+        router.addImmediate("DELETE /payments/v1/sessions/:session_id") { request in
             let namespace = try authorize(request, store.configuration)
             let id = try request.parameters.require("session_id")
-            return await play(.klarnaPaymentsCancelSession, request, namespace, object: id, sticky: await store.scenarioOf(namespace, sessionID: id)) { _ in
-                try await store.cancelSession(namespace, id)
+            return play(.klarnaPaymentsCancelSession, request, namespace, object: id, sticky: store.scenarioOf(namespace, sessionID: id)) { _ in
+                try store.cancelSession(namespace, id)
                 return HTTPResponse(status: .noContent)
             }
         }
-        router.add("POST /payments/v1/authorizations/:token/order") { request in
+        router.addImmediate("POST /payments/v1/authorizations/:token/order") { request in
             let namespace = try authorize(request, store.configuration)
             let token = try request.parameters.require("token")
-            return await play(.klarnaPaymentsCreateOrder, request, namespace, object: token, sticky: await store.scenarioOf(namespace, token: token)) { outcome in
-                let body = try KlarnaJSON.decode(KlarnaCreateOrderRequest.self, from: request.body)
-                return try .json(await store.createOrder(namespace, token: token, body, redirectBase: publicBaseURL(request), outcome: outcome),
-                                 encoder: encoder)
+            let body = KlarnaJSON.parsedBody(request)
+            return play(.klarnaPaymentsCreateOrder, request, namespace, subject: try? body.get(), object: token,
+                        sticky: store.scenarioOf(namespace, token: token)) { outcome in
+                let order = try KlarnaJSON.decode(KlarnaCreateOrderRequest.self, from: body.get())
+                return .klarna(try store.createOrder(namespace, token: token, order, redirectBase: publicBaseURL(request), outcome: outcome))
             }
         }
-        router.add("DELETE /payments/v1/authorizations/:token") { request in
+        router.addImmediate("DELETE /payments/v1/authorizations/:token") { request in
             let namespace = try authorize(request, store.configuration)
             let token = try request.parameters.require("token")
-            return await play(.klarnaPaymentsCancelAuthorization, request, namespace, object: token, sticky: await store.scenarioOf(namespace, token: token)) { outcome in
-                try await store.cancelAuthorization(namespace, token: token, outcome: outcome)
+            return play(.klarnaPaymentsCancelAuthorization, request, namespace, object: token, sticky: store.scenarioOf(namespace, token: token)) { outcome in
+                try store.cancelAuthorization(namespace, token: token, outcome: outcome)
                 return HTTPResponse(status: .noContent)
             }
         }
-        router.add("POST /payments/v1/authorizations/:token/customer-token") { request in
+        router.addImmediate("POST /payments/v1/authorizations/:token/customer-token") { request in
             let namespace = try authorize(request, store.configuration)
             let token = try request.parameters.require("token")
-            return await play(.klarnaPaymentsCreateCustomerToken, request, namespace, object: token, sticky: await store.scenarioOf(namespace, token: token)) { outcome in
-                let body = try KlarnaJSON.decode(KlarnaCustomerTokenRequest.self, from: request.body)
-                return try .json(await store.createCustomerToken(namespace, token: token, body, outcome: outcome), encoder: encoder)
+            let body = KlarnaJSON.parsedBody(request)
+            return play(.klarnaPaymentsCreateCustomerToken, request, namespace, subject: try? body.get(), object: token,
+                        sticky: store.scenarioOf(namespace, token: token)) { outcome in
+                let tokenRequest = try KlarnaJSON.decode(KlarnaCustomerTokenRequest.self, from: body.get())
+                return .klarna(try store.createCustomerToken(namespace, token: token, tokenRequest, outcome: outcome))
             }
         }
 
@@ -80,20 +85,20 @@ public struct KlarnaPaymentsRoutes: Sendable {
         // Scenario conditions see the session as the customer authorizes it (stored fields + jsonData).
         for (action, operation) in [("authorize", ScenarioOperation.klarnaPaymentsAuthorize), ("finalize", .klarnaPaymentsFinalize),
                                     ("load", .klarnaPaymentsLoad)] {
-            router.add("POST /__sandbox/klarna/payments/sessions/:session_id/\(action)") { request in
+            router.addImmediate("POST /__sandbox/klarna/payments/sessions/:session_id/\(action)") { request in
                 let namespace = Namespace(for: request)
                 let id = try request.parameters.require("session_id")
                 let body = try SDKRequest.decode(request.body)
-                let view = await store.customerView(namespace, sessionID: id, data: body.jsonData)
-                let subject = view.flatMap { try? KlarnaJSON.sharedEncoder.encode($0.fields) }.flatMap(ScenarioEngine.subject)
-                return await play(operation, request, namespace, subject: subject, object: id, sticky: view?.scenario) { outcome in
+                let view = store.customerView(namespace, sessionID: id, data: body.jsonData)
+                let subject = view.map { JSONNode($0.fields.json) }
+                return play(operation, request, namespace, subject: subject, object: id, sticky: view?.scenario) { outcome in
                     let result: KlarnaSDKResult
                     switch operation {
                     case .klarnaPaymentsLoad:
-                        result = await store.load(namespace, sessionID: id, clientToken: body.clientToken,
+                        result = store.load(namespace, sessionID: id, clientToken: body.clientToken,
                                                   category: body.paymentMethodCategory, outcome: outcome)
                     default:
-                        result = await store.authorize(namespace, sessionID: id, data: body.jsonData, outcome: outcome,
+                        result = store.authorize(namespace, sessionID: id, data: body.jsonData, outcome: outcome,
                                                        finalizing: operation == .klarnaPaymentsFinalize)
                     }
                     return .json(result.json.data)
@@ -101,9 +106,9 @@ public struct KlarnaPaymentsRoutes: Sendable {
             }
         }
         // Where an order's redirect_url leads: a 303 to merchant_urls.confirmation with its placeholders filled.
-        router.add("GET /__sandbox/klarna/payments/orders/:order_id/redirect") { request in
+        router.addImmediate("GET /__sandbox/klarna/payments/orders/:order_id/redirect") { request in
             let orderID = try request.parameters.require("order_id")
-            guard let location = await store.confirmationURL(orderID: orderID) else {
+            guard let location = store.confirmationURL(orderID: orderID) else {
                 throw HTTPError.notFound(request.path)
             }
             return HTTPResponse(status: .seeOther, headers: ["Location": location])
@@ -126,8 +131,8 @@ struct ScenarioPlayer: Sendable {
 
     func callAsFunction(
         _ operation: ScenarioOperation, _ request: HTTPRequest, _ namespace: Namespace, subject: JSONNode?? = nil,
-        object: String, sticky: String?, perform: (ScenarioOutcome) async throws -> HTTPResponse
-    ) async -> HTTPResponse {
+        object: String, sticky: String?, perform: @escaping @Sendable (ScenarioOutcome) throws -> HTTPResponse
+    ) -> HTTPResponse {
         let scenario: String?, decision: ScenarioDecision
         do {
             (scenario, decision) = try engine.decide(operation, request: request, namespace: namespace,
@@ -136,9 +141,20 @@ struct ScenarioPlayer: Sendable {
             return KlarnaError.unknownScenario(error).response(for: request)
         }
         if let delay = decision.delay {
-            // Ends early only if the server gives up on the request (handler timeout, stop).
-            try? await Task.sleep(for: delay)
+            // The connection waits in a task; the wait ends early only if the server gives up on the
+            // request (handler timeout, stop). The operation runs after the delay, as on a slow server.
+            return .later {
+                try? await Task.sleep(for: delay)
+                return Self.answer(operation, request, scenario: scenario, decision: decision, perform: perform)
+            }
         }
+        return Self.answer(operation, request, scenario: scenario, decision: decision, perform: perform)
+    }
+
+    private static func answer(
+        _ operation: ScenarioOperation, _ request: HTTPRequest, scenario: String?, decision: ScenarioDecision,
+        perform: (ScenarioOutcome) throws -> HTTPResponse
+    ) -> HTTPResponse {
         var response: HTTPResponse
         switch decision.outcome {
         case let .httpError(status, body, headers):
@@ -152,7 +168,7 @@ struct ScenarioPlayer: Sendable {
             response = .dropConnection
         default:
             do {
-                response = try await perform(decision.outcome)
+                response = try perform(decision.outcome)
             } catch let error as any HTTPResponseError {
                 response = error.response(for: request)
             } catch {
@@ -165,24 +181,25 @@ struct ScenarioPlayer: Sendable {
 }
 
 /// The body of the SDK stand-in endpoints: all optional. `jsonData` is what the app passes to
-/// `authorize(autoFinalize:jsonData:)` (addresses, customer), as an object or a JSON string.
-struct SDKRequest: Decodable {
+/// `authorize(autoFinalize:jsonData:)` (addresses, customer), as an object or a JSON string. Each key is
+/// read in snake_case (`auto_finalize`, `client_token`, `payment_method_category`) or as the SDK spells its
+/// parameters (`autoFinalize`, ..., `jsonData`).
+struct SDKRequest: KlarnaJSONDecodable {
     var jsonData: KlarnaSessionFields?
     var autoFinalize: Bool?
     var clientToken: String?
     var paymentMethodCategory: String?
 
-    enum CodingKeys: String, CodingKey { case jsonData, autoFinalize, clientToken, paymentMethodCategory }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        autoFinalize = try container.decodeIfPresent(Bool.self, forKey: .autoFinalize)
-        clientToken = try container.decodeIfPresent(String.self, forKey: .clientToken)
-        paymentMethodCategory = try container.decodeIfPresent(String.self, forKey: .paymentMethodCategory)
-        if let text = try? container.decodeIfPresent(String.self, forKey: .jsonData) {
+    init(_ o: KlarnaJSONObject) throws(KlarnaError) {
+        func key(_ snake: String, _ camel: String) -> String { o.node(snake) == nil ? camel : snake }
+        autoFinalize = try o.bool(key("auto_finalize", "autoFinalize"))
+        clientToken = try o.string(key("client_token", "clientToken"))
+        paymentMethodCategory = try o.string(key("payment_method_category", "paymentMethodCategory"))
+        let dataKey = key("json_data", "jsonData")
+        if case .string(let text)? = o.node(dataKey)?.value {
             jsonData = try KlarnaJSON.decode(KlarnaSessionFields.self, from: Data(text.utf8))
         } else {
-            jsonData = try container.decodeIfPresent(KlarnaSessionFields.self, forKey: .jsonData)
+            jsonData = try o.object(dataKey)
         }
     }
 

@@ -84,17 +84,19 @@ public struct KlarnaSDKError: Equatable, Sendable {
     }
 }
 
-/// Klarna Payments state, per namespace: sessions, authorization tokens, orders. An actor, so each
-/// operation (check, then change) is atomic: two create-order calls racing on one token make one order.
-public actor KlarnaPaymentsStore: NamespacedState {
-    public nonisolated let stateName = "klarna_payments"
+/// Klarna Payments state of some namespaces: sessions, authorization tokens, orders. A plain value; the
+/// store below owns several, each behind a lock.
+struct PaymentsLedger: Sendable {
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: KlarnaPaymentsConfiguration
-    private var books: [Namespace: Book] = [:]
+    var books: [Namespace: Book] = [:]
 
-    struct Session {
-        var id: String
+    // Session and Authorization are classes so an operation changes them in place instead of copying
+    // every field (dozens of strings) out of the dictionary and back. They never leave the store's lock:
+    // what goes out are value copies (KlarnaSessionRead, snapshots).
+    final class Session: @unchecked Sendable {
+        let id: String
         var fields: KlarnaSessionFields
         var clientToken: String
         var createdAt: Date
@@ -106,18 +108,34 @@ public actor KlarnaPaymentsStore: NamespacedState {
         /// authorize() answered finalize_required: finalize() completes it.
         var awaitingFinalize = false
         var status: String { orderID == nil ? "incomplete" : "complete" }
+
+        init(id: String, fields: KlarnaSessionFields, clientToken: String, createdAt: Date, expiresAt: Date, scenario: String?) {
+            self.id = id
+            self.fields = fields
+            self.clientToken = clientToken
+            self.createdAt = createdAt
+            self.expiresAt = expiresAt
+            self.scenario = scenario
+        }
     }
 
-    struct Authorization {
-        var token: String
-        var sessionID: String
-        var authorizedAt: Date
+    final class Authorization: @unchecked Sendable {
+        let token: String
+        let sessionID: String
+        let authorizedAt: Date
         /// The session as the customer authorized it (with what the app passed to authorize()), for
         /// the create-order comparison (§2.9 rule 8).
         var snapshot: KlarnaSessionFields
         var cancelled = false
         var orderID: String?
         var orderRequest: KlarnaCreateOrderRequest?
+
+        init(token: String, sessionID: String, authorizedAt: Date, snapshot: KlarnaSessionFields) {
+            self.token = token
+            self.sessionID = sessionID
+            self.authorizedAt = authorizedAt
+            self.snapshot = snapshot
+        }
     }
 
     struct Order {
@@ -136,16 +154,11 @@ public actor KlarnaPaymentsStore: NamespacedState {
         var nextSweep = Date.distantPast
     }
 
-    public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration()) {
-        self.registry = registry
-        self.ids = ids
-        self.configuration = configuration
-    }
 
     // MARK: Sessions (§2.1–2.3)
 
-    func createSession(_ namespace: Namespace, _ fields: KlarnaSessionFields, scenario: String? = nil) throws(KlarnaError) -> KlarnaMerchantSession {
-        try PaymentsValidation.validateSession(fields)
+    /// `fields` were validated by the caller (outside the store's lock).
+    mutating func createSession(_ namespace: Namespace, _ fields: KlarnaSessionFields, scenario: String? = nil) -> KlarnaMerchantSession {
         let now = registry.now(namespace)
         let id = ids.uuid()
         let session = Session(id: id, fields: fields, clientToken: ClientToken.make(sessionID: id, fields: fields),
@@ -164,19 +177,18 @@ public actor KlarnaPaymentsStore: NamespacedState {
     }
 
     /// A partial update; it validates the merged session and extends the lifetime (§2.3).
-    func updateSession(_ namespace: Namespace, _ id: String, _ update: KlarnaSessionFields) throws(KlarnaError) {
-        var session = try liveSession(namespace, id)
+    mutating func updateSession(_ namespace: Namespace, _ id: String, _ update: KlarnaSessionFields) throws(KlarnaError) {
+        let session = try liveSession(namespace, id)
         guard session.orderID == nil else { throw .sessionCompleted }
         var merged = session.fields
         merged.merge(update)
         try PaymentsValidation.validateSession(merged)
         session.fields = merged
         session.expiresAt = registry.now(namespace) + configuration.sessionLifetime
-        books[namespace]?.sessions[id] = session
     }
 
     /// DELETE session: documented for in-store payments only (§2); here it removes the session and its tokens.
-    func cancelSession(_ namespace: Namespace, _ id: String) throws(KlarnaError) {
+    mutating func cancelSession(_ namespace: Namespace, _ id: String) throws(KlarnaError) {
         let session = try liveSession(namespace, id)
         guard session.orderID == nil else { throw .sessionCompleted }
         books[namespace]?.sessions[id] = nil
@@ -185,7 +197,7 @@ public actor KlarnaPaymentsStore: NamespacedState {
 
     /// A session within its lifetime. An expired one stays stored (a token issued before expiry can still
     /// place its order within its 60 minutes, §2.4) until the sweep drops it.
-    private func liveSession(_ namespace: Namespace, _ id: String) throws(KlarnaError) -> Session {
+    func liveSession(_ namespace: Namespace, _ id: String) throws(KlarnaError) -> Session {
         guard let session = books[namespace]?.sessions[id], registry.now(namespace) < session.expiresAt else {
             throw .invalidSessionID
         }
@@ -208,10 +220,10 @@ public actor KlarnaPaymentsStore: NamespacedState {
     /// `authorize()` (or with `finalizing`, `finalize()`) in the customer's device, as the scenario decides.
     /// A session that is unknown, expired or completed has no usable client token: the SDK reports
     /// InvalidClientTokenError rather than an HTTP error.
-    func authorize(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?, outcome: ScenarioOutcome = .approve,
+    mutating func authorize(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?, outcome: ScenarioOutcome = .approve,
                    finalizing: Bool = false) -> KlarnaSDKResult {
         let action = finalizing ? "Finalize" : "Authorize"
-        guard var session = try? liveSession(namespace, sessionID), session.orderID == nil else {
+        guard let session = try? liveSession(namespace, sessionID), session.orderID == nil else {
             return .failed(.invalidClientToken(action: action), approved: false)
         }
         switch outcome {
@@ -223,7 +235,6 @@ public actor KlarnaPaymentsStore: NamespacedState {
             return KlarnaSDKResult(approved: false, showForm: true)
         case .finalizeRequired where !finalizing:
             session.awaitingFinalize = true
-            books[namespace]?.sessions[sessionID] = session
             return KlarnaSDKResult(approved: false, showForm: true, finalizeRequired: true)
         case .showFormFalse:
             return .failed(.showFormFalse(action: action), approved: false)
@@ -239,9 +250,8 @@ public actor KlarnaPaymentsStore: NamespacedState {
         session.fields = snapshot
         session.awaitingFinalize = false
         session.authorizationTokens.append(token)
-        books[namespace]?.sessions[sessionID] = session
-        books[namespace]?.authorizations[token] = Authorization(token: token, sessionID: sessionID,
-                                                                authorizedAt: registry.now(namespace), snapshot: snapshot)
+        let now = registry.now(namespace)
+        books[namespace]?.authorizations[token] = Authorization(token: token, sessionID: sessionID, authorizedAt: now, snapshot: snapshot)
         return KlarnaSDKResult(approved: true, showForm: true, authorizationToken: token, finalizeRequired: false)
     }
 
@@ -273,17 +283,17 @@ public actor KlarnaPaymentsStore: NamespacedState {
 
     // MARK: Authorizations (§2.5–2.7)
 
-    func createOrder(_ namespace: Namespace, token: String, _ request: KlarnaCreateOrderRequest, redirectBase: String?,
+    mutating func createOrder(_ namespace: Namespace, token: String, _ request: KlarnaCreateOrderRequest, redirectBase: String?,
                      outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaOrder {
         if case .expireToken = outcome { throw .invalidAuthorizationToken }
-        var authorization = try liveAuthorization(namespace, token)
+        let authorization = try liveAuthorization(namespace, token)
         if let orderID = authorization.orderID, let existing = books[namespace]?.orders[orderID] {
             // create_order is idempotent per token (krokedil/klarna-payments-for-woocommerce#31): the same
             // body answers the same order; another body is a 409 (§2.5, inferred).
             guard authorization.orderRequest == request else { throw .differentRequestBody }
             return existing.order
         }
-        guard var session = books[namespace]?.sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
+        guard let session = books[namespace]?.sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
         guard session.orderID == nil else { throw .sessionCompleted }
         try PaymentsValidation.validateCreateOrder(request)
         var fraudStatus = "ACCEPTED"
@@ -314,14 +324,13 @@ public actor KlarnaPaymentsStore: NamespacedState {
         authorization.orderID = orderID
         authorization.orderRequest = request
         session.orderID = orderID
-        books[namespace]?.authorizations[token] = authorization
-        books[namespace]?.sessions[session.id] = session
+        let now = registry.now(namespace)
         books[namespace]?.orders[orderID] = Order(order: order, sessionID: session.id, authorizationToken: token,
-                                                  request: request, createdAt: registry.now(namespace))
+                                                  request: request, createdAt: now)
         return order
     }
 
-    func cancelAuthorization(_ namespace: Namespace, token: String, outcome: ScenarioOutcome = .approve) throws(KlarnaError) {
+    mutating func cancelAuthorization(_ namespace: Namespace, token: String, outcome: ScenarioOutcome = .approve) throws(KlarnaError) {
         // §3.1 lists 404 NOT_FOUND "Authorization cannot be deleted" for this call.
         let cannotDelete = KlarnaError(.notFound, code: "NOT_FOUND", messages: ["Authorization cannot be deleted"])
         if case .expireToken = outcome { throw cannotDelete }
@@ -330,7 +339,7 @@ public actor KlarnaPaymentsStore: NamespacedState {
         guard authorization.orderID == nil else {
             throw KlarnaError(.forbidden, code: "INVALID_OPERATION", messages: ["Authorization token already consumed"])
         }
-        books[namespace]?.authorizations[token]?.cancelled = true
+        authorization.cancelled = true
     }
 
     func createCustomerToken(_ namespace: Namespace, token: String, _ request: KlarnaCustomerTokenRequest,
@@ -357,7 +366,7 @@ public actor KlarnaPaymentsStore: NamespacedState {
     }
 
     /// A token that exists, was not cancelled and is within its 60 minutes; otherwise Klarna's 404.
-    private func liveAuthorization(_ namespace: Namespace, _ token: String) throws(KlarnaError) -> Authorization {
+    func liveAuthorization(_ namespace: Namespace, _ token: String) throws(KlarnaError) -> Authorization {
         guard let authorization = books[namespace]?.authorizations[token], !authorization.cancelled else {
             throw .invalidAuthorizationToken
         }
@@ -385,14 +394,14 @@ public actor KlarnaPaymentsStore: NamespacedState {
     /// only for its own 60 minutes. (Orders will move to Order Management, which keeps them for their
     /// authorization's lifetime.) Runs for the namespace that creates sessions, every 1024 creations there
     /// or when its clock has moved a minute past the last sweep (a clock jump expires everything at once).
-    private func sweepExpiredOccasionally(_ namespace: Namespace) {
-        guard var book = books[namespace] else { return }
+    private mutating func sweepExpiredOccasionally(_ namespace: Namespace) {
         let now = registry.now(namespace)
-        book.createsSinceSweep += 1
-        guard book.createsSinceSweep >= 1024 || now >= book.nextSweep else {
-            books[namespace] = book
+        guard let due = books[namespace].map({ $0.createsSinceSweep + 1 >= 1024 || now >= $0.nextSweep }) else { return }
+        guard due else {
+            books[namespace]?.createsSinceSweep += 1  // in place: no copy of the book's dictionaries
             return
         }
+        guard var book = books.removeValue(forKey: namespace) else { return }
         book.createsSinceSweep = 0
         book.nextSweep = now + 60
         let before = book.sessions.count + book.authorizations.count + book.orders.count
@@ -409,9 +418,9 @@ public actor KlarnaPaymentsStore: NamespacedState {
         if dropped >= 4096 { FreedMemory.returnToSystem() }
     }
 
-    public func reset(_ namespace: Namespace) { books[namespace] = nil }
+    mutating func reset(_ namespace: Namespace) { books[namespace] = nil }
 
-    public func snapshot(_ namespace: Namespace) -> JSONText {
+    func snapshot(_ namespace: Namespace) -> JSONText {
         let book = books[namespace] ?? Book()
         let now = registry.now(namespace)
         return .object([
@@ -438,4 +447,90 @@ public actor KlarnaPaymentsStore: NamespacedState {
             })),
         ])
     }
+}
+
+/// Klarna Payments state, per namespace: sessions, authorization tokens, orders. Every operation (check,
+/// then change) runs under its namespace's lock, so it is atomic: two create-order calls racing on one token make one
+/// order. The operations are synchronous and short (no I/O), so the routes call them on the event loop
+/// without a task hop; a lock held for microseconds beats an actor's hops at this size.
+public final class KlarnaPaymentsStore: NamespacedState, Sendable {
+    public let stateName = "klarna_payments"
+    let configuration: KlarnaPaymentsConfiguration
+    /// Namespaces are spread over several ledgers, each with its own lock, so parallel suites (and the
+    /// event loops serving them) rarely wait on each other. One namespace always maps to one ledger.
+    private let shards: [Locked<PaymentsLedger>]
+
+    public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration()) {
+        self.configuration = configuration
+        shards = (0..<16).map { _ in Locked(PaymentsLedger(registry: registry, ids: ids, configuration: configuration)) }
+    }
+
+    private func ledger(_ namespace: Namespace) -> Locked<PaymentsLedger> {
+        shards[Int(UInt(bitPattern: namespace.hashValue) % UInt(shards.count))]
+    }
+
+    func createSession(_ namespace: Namespace, _ fields: KlarnaSessionFields, scenario: String? = nil) throws(KlarnaError) -> KlarnaMerchantSession {
+        try PaymentsValidation.validateSession(fields)
+        return ledger(namespace).withLock { $0.createSession(namespace, fields, scenario: scenario) }
+    }
+
+    func readSession(_ namespace: Namespace, _ id: String) throws(KlarnaError) -> KlarnaSessionRead {
+        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.readSession(namespace, id) }
+    }
+
+    func updateSession(_ namespace: Namespace, _ id: String, _ update: KlarnaSessionFields) throws(KlarnaError) {
+        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.updateSession(namespace, id, update) }
+    }
+
+    func cancelSession(_ namespace: Namespace, _ id: String) throws(KlarnaError) {
+        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.cancelSession(namespace, id) }
+    }
+
+    func customerView(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?) -> (fields: KlarnaSessionFields, scenario: String?)? {
+        ledger(namespace).withLock { $0.customerView(namespace, sessionID: sessionID, data: data) }
+    }
+
+    func authorize(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?, outcome: ScenarioOutcome = .approve,
+                   finalizing: Bool = false) -> KlarnaSDKResult {
+        ledger(namespace).withLock { $0.authorize(namespace, sessionID: sessionID, data: data, outcome: outcome, finalizing: finalizing) }
+    }
+
+    func load(_ namespace: Namespace, sessionID: String, clientToken: String?, category: String?,
+              outcome: ScenarioOutcome = .approve) -> KlarnaSDKResult {
+        ledger(namespace).withLock { $0.load(namespace, sessionID: sessionID, clientToken: clientToken, category: category, outcome: outcome) }
+    }
+
+    func scenarioOf(_ namespace: Namespace, sessionID: String) -> String? {
+        ledger(namespace).withLock { $0.scenarioOf(namespace, sessionID: sessionID) }
+    }
+
+    func scenarioOf(_ namespace: Namespace, token: String) -> String? {
+        ledger(namespace).withLock { $0.scenarioOf(namespace, token: token) }
+    }
+
+    func createOrder(_ namespace: Namespace, token: String, _ request: KlarnaCreateOrderRequest, redirectBase: String?,
+                     outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaOrder {
+        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in
+            try ledger.createOrder(namespace, token: token, request, redirectBase: redirectBase, outcome: outcome)
+        }
+    }
+
+    func cancelAuthorization(_ namespace: Namespace, token: String, outcome: ScenarioOutcome = .approve) throws(KlarnaError) {
+        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.cancelAuthorization(namespace, token: token, outcome: outcome) }
+    }
+
+    func createCustomerToken(_ namespace: Namespace, token: String, _ request: KlarnaCustomerTokenRequest,
+                             outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaCustomerToken {
+        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in
+            try ledger.createCustomerToken(namespace, token: token, request, outcome: outcome)
+        }
+    }
+
+    func confirmationURL(orderID: String) -> String? {
+        shards.lazy.compactMap { $0.withLock { $0.confirmationURL(orderID: orderID) } }.first
+    }
+
+    public func reset(_ namespace: Namespace) { ledger(namespace).withLock { $0.reset(namespace) } }
+
+    public func snapshot(_ namespace: Namespace) -> JSONText { ledger(namespace).withLock { $0.snapshot(namespace) } }
 }
