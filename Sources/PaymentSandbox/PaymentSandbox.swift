@@ -25,6 +25,8 @@ public final class PaymentSandbox: Sendable {
     /// Per-namespace clock offsets; the providers' state is in their stores.
     public let registry: NamespaceRegistry
     public let klarnaPayments: KlarnaPaymentsStore
+    public let klarnaHPP: KlarnaHPPStore
+    public let klarnaOrderManagement: KlarnaOrderManagementStore
     /// Every call to a faked API, bounded (``SandboxConfiguration/journalCapacity``).
     public let journal: Journal
     /// The loaded scenarios and who uses which.
@@ -36,7 +38,11 @@ public final class PaymentSandbox: Sendable {
     public init(configuration: SandboxConfiguration = SandboxConfiguration(port: 0)) {
         self.configuration = configuration
         registry = NamespaceRegistry(clock: configuration.clock)
-        klarnaPayments = KlarnaPaymentsStore(registry: registry, ids: configuration.ids, configuration: configuration.klarnaPayments)
+        klarnaOrderManagement = KlarnaOrderManagementStore(registry: registry, ids: configuration.ids,
+                                                           configuration: configuration.klarnaOrderManagement)
+        klarnaPayments = KlarnaPaymentsStore(registry: registry, ids: configuration.ids, configuration: configuration.klarnaPayments,
+                                             orders: klarnaOrderManagement)
+        klarnaHPP = KlarnaHPPStore(registry: registry, ids: configuration.ids, configuration: configuration.klarnaHPP)
         journal = Journal(capacity: configuration.journalCapacity, registry: registry)
         do {
             scenarios = try ScenarioEngine.load(directories: configuration.scenarioDirectories,
@@ -47,9 +53,12 @@ public final class PaymentSandbox: Sendable {
             loadFailure = error
         }
         var router = Router()
-        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: [klarnaPayments])
+        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: [klarnaPayments, klarnaHPP, klarnaOrderManagement])
             .add(to: &router)
         KlarnaPaymentsRoutes(store: klarnaPayments, scenarios: scenarios).add(to: &router)
+        KlarnaHPPRoutes(store: klarnaHPP, payments: klarnaPayments, orders: klarnaOrderManagement, scenarios: scenarios,
+                        journal: journal).add(to: &router)
+        KlarnaOrderManagementRoutes(store: klarnaOrderManagement, scenarios: scenarios).add(to: &router)
         self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger, observer: journal)
     }
 

@@ -25,6 +25,8 @@ public struct SandboxConfiguration: Sendable {
     public var journalCapacity = 10_000
     /// Lifetimes, offered payment categories and accepted credentials of Klarna Payments.
     public var klarnaPayments = KlarnaPaymentsConfiguration()
+    public var klarnaHPP = KlarnaHPPConfiguration()
+    public var klarnaOrderManagement = KlarnaOrderManagementConfiguration()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, scenarioDirectories: [URL] = [],

@@ -117,6 +117,19 @@ public struct ScenarioOperation: RawRepresentable, Hashable, Sendable, CustomStr
     public static let klarnaPaymentsCancelAuthorization = ScenarioOperation("klarna.payments.cancel_authorization")
     public static let klarnaPaymentsCreateCustomerToken = ScenarioOperation("klarna.payments.create_customer_token")
 
+    public static let klarnaHPPCreateSession = ScenarioOperation("klarna.hpp.create_session")
+    public static let klarnaHPPReadSession = ScenarioOperation("klarna.hpp.read_session")
+    public static let klarnaHPPDistributeSession = ScenarioOperation("klarna.hpp.distribute_session")
+    public static let klarnaHPPDisableSession = ScenarioOperation("klarna.hpp.disable_session")
+
+    public static let klarnaOMReadOrder = ScenarioOperation("klarna.ordermanagement.read_order")
+    public static let klarnaOMCapture = ScenarioOperation("klarna.ordermanagement.capture")
+    public static let klarnaOMRefund = ScenarioOperation("klarna.ordermanagement.refund")
+    public static let klarnaOMCancelOrder = ScenarioOperation("klarna.ordermanagement.cancel_order")
+    public static let klarnaOMAcknowledgeOrder = ScenarioOperation("klarna.ordermanagement.acknowledge_order")
+    public static let klarnaOMReleaseRemainingAuthorization = ScenarioOperation("klarna.ordermanagement.release_remaining_authorization")
+    public static let klarnaOMExtendAuthorizationTime = ScenarioOperation("klarna.ordermanagement.extend_authorization_time")
+
     /// THE table: every operation a scenario may name, with the outcomes it accepts beyond the ones every
     /// operation accepts (``ScenarioOutcome/Kind/universal``). Add HPP, Order Management and Swedbank Pay
     /// operations here; `scenarios/scenario.schema.json` must list the same (a test compares them).
@@ -131,6 +144,18 @@ public struct ScenarioOperation: RawRepresentable, Hashable, Sendable, CustomStr
         (.klarnaPaymentsCreateOrder, [.expireToken, .mismatchedFields, .cartChanged, .rejected, .fraudPending, .fraudRejected]),
         (.klarnaPaymentsCancelAuthorization, [.expireToken]),
         (.klarnaPaymentsCreateCustomerToken, [.expireToken, .mismatchedFields]),
+        // The hosted page's consumer outcomes follow the linked KP session's klarna.payments.authorize rules.
+        (.klarnaHPPCreateSession, []),
+        (.klarnaHPPReadSession, []),
+        (.klarnaHPPDistributeSession, []),
+        (.klarnaHPPDisableSession, []),
+        (.klarnaOMReadOrder, []),
+        (.klarnaOMCapture, [.refused]),
+        (.klarnaOMRefund, [.refused]),
+        (.klarnaOMCancelOrder, [.refused]),
+        (.klarnaOMAcknowledgeOrder, [.refused]),
+        (.klarnaOMReleaseRemainingAuthorization, [.refused]),
+        (.klarnaOMExtendAuthorizationTime, [.refused]),
     ]
 
     public static var known: [ScenarioOperation] { catalogue.map(\.operation) }
@@ -175,6 +200,9 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
     case fraudPending
     /// The order is created with `fraud_status: REJECTED`.
     case fraudRejected
+    /// Order Management refuses the change: 403 with the operation's code (`CAPTURE_NOT_ALLOWED`,
+    /// `REFUND_NOT_ALLOWED`, `CANCEL_NOT_ALLOWED`, `NOT_ALLOWED`).
+    case refused
     /// Any status; `body` is sent as is (nil: the provider's own error envelope for that status), `headers` added.
     case httpError(status: Int, body: JSONNode?, headers: HTTPHeaders)
     /// The connection is closed without an answer.
@@ -194,6 +222,7 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
         case rejected
         case fraudPending = "fraud_pending"
         case fraudRejected = "fraud_rejected"
+        case refused
         case httpError = "http_error"
         case dropConnection = "drop_connection"
 
@@ -228,6 +257,7 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
         case .rejected: .rejected
         case .fraudPending: .fraudPending
         case .fraudRejected: .fraudRejected
+        case .refused: .refused
         case .httpError: .httpError
         case .dropConnection: .dropConnection
         }
@@ -680,6 +710,7 @@ struct ScenarioValidator {
         case .rejected: outcome = .rejected
         case .fraudPending: outcome = .fraudPending
         case .fraudRejected: outcome = .fraudRejected
+        case .refused: outcome = .refused
         case .dropConnection: outcome = .dropConnection
         case .reject:
             if let node = object["reason"] {

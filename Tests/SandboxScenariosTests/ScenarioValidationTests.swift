@@ -80,7 +80,8 @@ import Testing
             #"{"operation": "klarna.payments.create_order", "outcome": "fraud_rejected"}"#,
             #"{"operation": "klarna.payments.read_session", "outcome": "http_error", "status": 418, "body": {"x": [1]}, "headers": {"Retry-After": "2"}, "delay_ms": 0}"#,
             #"{"operation": "klarna.payments.cancel_session", "outcome": "drop_connection"}"#,
-            #"{"operation": "klarna.payments.update_session", "when": [], "sequence": [{"outcome": "approve", "delay_ms": 60000}]}"#
+            #"{"operation": "klarna.payments.update_session", "when": [], "sequence": [{"outcome": "approve", "delay_ms": 60000}]}"#,
+            #"{"operation": "klarna.ordermanagement.capture", "outcome": "refused"}"#
         ))
         let outcomes = scenario.rules.map { $0.steps[0].outcome }
         #expect(outcomes == [
@@ -88,7 +89,7 @@ import Testing
             .mismatchedFields(["a", "b.c"]), .cartChanged(expected: 2, actual: 3), .cartChanged(expected: nil, actual: nil),
             .rejected, .fraudPending, .fraudRejected,
             .httpError(status: 418, body: try JSONDocument.parse(#"{"x": [1]}"#), headers: ["Retry-After": "2"]),
-            .dropConnection, .approve,
+            .dropConnection, .approve, .refused,
         ])
         #expect(scenario.rules[12].steps[0].delay == .zero)
         #expect(scenario.rules[14].isSequence && scenario.rules[14].steps[0].delay == .seconds(60))
@@ -169,7 +170,7 @@ import Testing
 
     @Test func unknownOperation() {
         #expect(Self.problems(Self.withRules(#"{"operation": "klarna.payments.authorise", "outcome": "approve"}"#)) == [
-            #"scenarios/klarna/test.json:6:19: $.rules[0].operation: unknown operation "klarna.payments.authorise" (expected one of: klarna.payments.create_session, klarna.payments.read_session, klarna.payments.update_session, klarna.payments.cancel_session, klarna.payments.load, klarna.payments.authorize, klarna.payments.finalize, klarna.payments.create_order, klarna.payments.cancel_authorization, klarna.payments.create_customer_token)"#,
+            #"scenarios/klarna/test.json:6:19: $.rules[0].operation: unknown operation "klarna.payments.authorise" (expected one of: klarna.payments.create_session, klarna.payments.read_session, klarna.payments.update_session, klarna.payments.cancel_session, klarna.payments.load, klarna.payments.authorize, klarna.payments.finalize, klarna.payments.create_order, klarna.payments.cancel_authorization, klarna.payments.create_customer_token, klarna.hpp.create_session, klarna.hpp.read_session, klarna.hpp.distribute_session, klarna.hpp.disable_session, klarna.ordermanagement.read_order, klarna.ordermanagement.capture, klarna.ordermanagement.refund, klarna.ordermanagement.cancel_order, klarna.ordermanagement.acknowledge_order, klarna.ordermanagement.release_remaining_authorization, klarna.ordermanagement.extend_authorization_time)"#,
         ])
     }
 
@@ -338,7 +339,8 @@ import Testing
             let allowed = Set(operation.allowedOutcomes ?? [])
             #expect(allowed.isSuperset(of: ScenarioOutcome.Kind.universal), "\(operation)")
         }
-        #expect(ScenarioOperation("klarna.hpp.create_session").allowedOutcomes == nil)
+        #expect(ScenarioOperation("klarna.hpp.pay").allowedOutcomes == nil)
+        #expect(ScenarioOperation.klarnaOMCapture.allowedOutcomes == [.approve, .refused, .httpError, .dropConnection])
         #expect(ScenarioOperation.klarnaPaymentsCreateOrder.allowedOutcomes == [
             .approve, .expireToken, .mismatchedFields, .cartChanged, .rejected, .fraudPending, .fraudRejected, .httpError, .dropConnection,
         ])

@@ -283,15 +283,16 @@ struct PaymentsLedger: Sendable {
 
     // MARK: Authorizations (§2.5–2.7)
 
+    /// The order, and whether this call placed it (false: the same body again for a token's order).
     mutating func createOrder(_ namespace: Namespace, token: String, _ request: KlarnaCreateOrderRequest, redirectBase: String?,
-                     outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaOrder {
+                              outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> (order: KlarnaOrder, placed: Bool, scenario: String?) {
         if case .expireToken = outcome { throw .invalidAuthorizationToken }
         let authorization = try liveAuthorization(namespace, token)
         if let orderID = authorization.orderID, let existing = books[namespace]?.orders[orderID] {
             // create_order is idempotent per token (krokedil/klarna-payments-for-woocommerce#31): the same
             // body answers the same order; another body is a 409 (§2.5, inferred).
             guard authorization.orderRequest == request else { throw .differentRequestBody }
-            return existing.order
+            return (existing.order, false, nil)
         }
         guard let session = books[namespace]?.sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
         guard session.orderID == nil else { throw .sessionCompleted }
@@ -327,7 +328,7 @@ struct PaymentsLedger: Sendable {
         let now = registry.now(namespace)
         books[namespace]?.orders[orderID] = Order(order: order, sessionID: session.id, authorizationToken: token,
                                                   request: request, createdAt: now)
-        return order
+        return (order, true, session.scenario)
     }
 
     mutating func cancelAuthorization(_ namespace: Namespace, token: String, outcome: ScenarioOutcome = .approve) throws(KlarnaError) {
@@ -456,12 +457,16 @@ struct PaymentsLedger: Sendable {
 public final class KlarnaPaymentsStore: NamespacedState, Sendable {
     public let stateName = "klarna_payments"
     let configuration: KlarnaPaymentsConfiguration
+    /// Where placed orders go on to live (Order Management); nil in tests of this store alone.
+    let orders: KlarnaOrderManagementStore?
     /// Namespaces are spread over several ledgers, each with its own lock, so parallel suites (and the
     /// event loops serving them) rarely wait on each other. One namespace always maps to one ledger.
     private let shards: [Locked<PaymentsLedger>]
 
-    public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration()) {
+    public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration(),
+                orders: KlarnaOrderManagementStore? = nil) {
         self.configuration = configuration
+        self.orders = orders
         shards = (0..<16).map { _ in Locked(PaymentsLedger(registry: registry, ids: ids, configuration: configuration)) }
     }
 
@@ -510,9 +515,15 @@ public final class KlarnaPaymentsStore: NamespacedState, Sendable {
 
     func createOrder(_ namespace: Namespace, token: String, _ request: KlarnaCreateOrderRequest, redirectBase: String?,
                      outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaOrder {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in
+        let result = try ledger(namespace).withLock { (ledger) throws(KlarnaError) in
             try ledger.createOrder(namespace, token: token, request, redirectBase: redirectBase, outcome: outcome)
         }
+        if result.placed {
+            // The same order in Order Management (klarna-api.md §5): captured at once with auto_capture (§2.5).
+            orders?.place(namespace, orderID: result.order.orderId, request: request, fraudStatus: result.order.fraudStatus,
+                          scenario: result.scenario, captured: request.autoCapture == true)
+        }
+        return result.order
     }
 
     func cancelAuthorization(_ namespace: Namespace, token: String, outcome: ScenarioOutcome = .approve) throws(KlarnaError) {
