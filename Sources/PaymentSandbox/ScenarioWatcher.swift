@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Polls the scenario directories and reloads when a file was added, removed or changed (size or
 /// modification time). Polling works the same in containers with bind mounts, where file events often
@@ -35,12 +42,23 @@ enum ScenarioWatcher {
                 continue
             }
             for file in files {
-                let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
-                let size = (attributes?[.size] as? NSNumber)?.intValue ?? -1
-                let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-                entries.append("\(file.path)|\(size)|\(modified)")
+                entries.append("\(file.path)|\(statFingerprint(file.path))")
             }
         }
         return entries
+    }
+
+    /// Size and modification time from stat(2). Not FileManager.attributesOfItem (nor URL resource values,
+    /// built on it in swift-corelibs-foundation): it also resolves the owner's user and group names,
+    /// reading /etc/passwd and /etc/group for every file, every second.
+    static func statFingerprint(_ path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "missing" }
+        #if canImport(Darwin)
+        let modified = info.st_mtimespec
+        #else
+        let modified = info.st_mtim
+        #endif
+        return "\(info.st_size)|\(modified.tv_sec).\(modified.tv_nsec)"
     }
 }

@@ -100,8 +100,9 @@ enum RequestTarget {
         var rest = Substring(target)
         // RFC 9112 §3.2: a request-target carries no fragment. Clients strip it; if one comes anyway it is
         // dropped rather than read as part of the path or the last query value (llhttp accepts "#" too).
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        if !rest.hasPrefix("/") {
+        // Searched as bytes: the Character view's grapheme breaking is wasted on an ASCII request-target.
+        if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
+        if rest.utf8.first != UInt8(ascii: "/") {
             // absolute-form: scheme "://" authority path-abempty [ "?" query ]
             guard let schemeEnd = rest.range(of: "://"),
                   rest[..<schemeEnd.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
@@ -113,7 +114,7 @@ enum RequestTarget {
             rest = rest[authorityEnd...]
             if !rest.hasPrefix("/") { rest = "/" + rest }
         }
-        let queryStart = rest.firstIndex(of: "?")
+        let queryStart = rest.utf8.firstIndex(of: UInt8(ascii: "?"))
         let rawPath = String(rest[..<(queryStart ?? rest.endIndex)])
         guard let path = percentDecode(rawPath, plusAsSpace: false) else {
             throw HTTPRequestTargetError(reason: "invalid percent-encoding in path")

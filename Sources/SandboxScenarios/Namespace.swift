@@ -56,9 +56,43 @@ public struct BasicCredentials: Sendable, Equatable {
         guard utf8.count > 6, utf8.prefix(5).lazy.map({ $0 | 0x20 }).elementsEqual("basic".utf8),
               utf8.dropFirst(5).first == UInt8(ascii: " ") else { return nil }
         let token = utf8.dropFirst(6).drop { $0 == UInt8(ascii: " ") }
-        guard let data = Data(base64Encoded: Data(token)), let colon = data.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        guard let user = String(data: data[..<colon], encoding: .utf8),
-              let password = String(data: data[(colon + 1)...], encoding: .utf8) else { return nil }
+        guard let decoded = BasicCredentials.base64Decode(token), let colon = decoded.firstIndex(of: UInt8(ascii: ":")),
+              let user = String(validating: decoded[..<colon], as: UTF8.self),
+              let password = String(validating: decoded[(colon + 1)...], as: UTF8.self) else { return nil }
         self.init(user: user, password: password)
+    }
+
+    /// RFC 4648 §4 base64 with padding (as RFC 7617 sends it; missing padding is tolerated); nil for any
+    /// other character. Written out because it runs for every request, twice.
+    static func base64Decode(_ text: some Collection<UInt8>) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count * 3 / 4)
+        var buffer: UInt32 = 0, bits = 0, padding = 0, characters = 0
+        for byte in text {
+            let value: UInt32
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
+            case UInt8(ascii: "+"): value = 62
+            case UInt8(ascii: "/"): value = 63
+            case UInt8(ascii: "="):
+                padding += 1
+                continue
+            default: return nil
+            }
+            guard padding == 0 else { return nil }  // data after padding
+            characters += 1
+            buffer = buffer << 6 | value
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+            }
+        }
+        // The last group has 2 or 3 characters (or none); padding, if any, completes it to 4.
+        let tail = characters % 4
+        guard tail != 1, padding == 0 || (tail != 0 && tail + padding == 4) else { return nil }
+        return out
     }
 }

@@ -46,3 +46,21 @@ import Testing
         #expect(UUID(uuidString: ids.uuid()) != nil)
     }
 }
+
+@Suite struct BasicCredentialsBase64Tests {
+    @Test func decodesLikeFoundation_ForEveryLengthAndByte() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<64 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let encoded = Data(bytes).base64EncodedString()
+            #expect(BasicCredentials.base64Decode(Array(encoded.utf8)) == bytes, "\(encoded)")
+        }
+    }
+
+    @Test func rejectsWhatIsNotBase64() {
+        for text in ["!!!", "QQ=A", "Q", "QUJD=", "QU==QQ", "Q Q=", "QQ==="] {
+            #expect(BasicCredentials.base64Decode(Array(text.utf8)) == nil, "\(text)")
+        }
+        #expect(BasicCredentials.base64Decode(Array("QUI".utf8)) == Array("AB".utf8))  // padding left out
+    }
+}
