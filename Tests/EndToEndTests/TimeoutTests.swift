@@ -165,4 +165,27 @@ struct TimeoutTests {
             #expect(fast.status == 200)
         }
     }
+
+    @Test("an immediate handler's HTTPResponse.later answers from a task, in order, under the handler timeout")
+    func deferredAnswer() async throws {
+        try await withServer(TestRoutes.router(), alone: true, { $0.handlerTimeout = .milliseconds(400) }) { _, server in
+            let client = try await RawClient.connect(port: server.port)
+            defer { client.close() }
+            // Pipelined: the deferred answer comes first, then the immediate one, on the same connection.
+            let (first, elapsed) = try await measure {
+                try await client.send(rawRequest("GET", "/later?ms=150") + rawRequest("GET", "/fast"))
+                return try await client.readResponse(timeout: .seconds(3))
+            }
+            #expect(first.status == 200, "\(first)")
+            #expect(first.bodyText == "later 150")
+            #expect(elapsed >= .milliseconds(150), "answered after \(elapsed)")
+            let second = try await client.readResponse(timeout: .seconds(3))
+            #expect(second.bodyText == "fast /fast")
+            // Longer than the handler timeout: 503, as for an async handler.
+            try await client.send(rawRequest("GET", "/later?ms=5000"))
+            let late = try await client.readResponse(timeout: .seconds(4))
+            #expect(late.status == 503, "\(late)")
+            #expect(late.closesConnection)
+        }
+    }
 }
