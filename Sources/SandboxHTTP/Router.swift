@@ -16,7 +16,9 @@
 /// path, bound as `*`). The method `*` matches any method. HEAD falls back to the GET handler.
 public struct Router: Sendable {
     /// A route's handler. `immediate` handlers run on the connection's event-loop thread without a task
-    /// hop: use them only for work that never blocks or waits (health, echo). Everything else is `async`.
+    /// hop: use them only for work that never blocks and takes microseconds (health, the fakes' stores
+    /// behind short locks). One that decides it must wait (a scenario's delay) returns
+    /// ``HTTPResponse/later(_:)`` and the wait happens in a task. Everything else is `async`.
     public enum Handler: Sendable {
         case immediate(@Sendable (HTTPRequest) throws -> HTTPResponse)
         case async(@Sendable (HTTPRequest) async throws -> HTTPResponse)
