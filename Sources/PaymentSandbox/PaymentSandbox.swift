@@ -39,7 +39,8 @@ public final class PaymentSandbox: Sendable {
         self.configuration = configuration
         registry = NamespaceRegistry(clock: configuration.clock)
         klarnaOrderManagement = KlarnaOrderManagementStore(registry: registry, ids: configuration.ids,
-                                                           configuration: configuration.klarnaOrderManagement)
+                                                           configuration: configuration.klarnaOrderManagement,
+                                                           credentials: configuration.klarnaPayments.credentials)
         klarnaPayments = KlarnaPaymentsStore(registry: registry, ids: configuration.ids, configuration: configuration.klarnaPayments,
                                              orders: klarnaOrderManagement)
         klarnaHPP = KlarnaHPPStore(registry: registry, ids: configuration.ids, configuration: configuration.klarnaHPP)

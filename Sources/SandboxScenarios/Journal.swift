@@ -51,6 +51,9 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         var dropped = 0
     }
 
+    /// Paths whose namespace a provider knows better than the request does (see ``resolveNamespaces(underPathPrefix:_:)``).
+    private let namespaceResolvers = Locked<[(prefix: String, resolve: @Sendable (HTTPRequest) -> Namespace?)]>([])
+
     public init(capacity: Int = 10_000, bodyLimit: Int = 4096, registry: NamespaceRegistry) {
         self.capacity = max(1, capacity)
         self.bodyLimit = bodyLimit
@@ -64,16 +67,44 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         !path.hasPrefix("/__sandbox/") || path.hasPrefix("/__sandbox/klarna/") || path.hasPrefix("/__sandbox/swedbankpay/")
     }
 
+    /// Calls under `prefix` are journaled in the namespace `resolve` names (nil: the request's own). For
+    /// requests a browser sends without credentials or namespace header, such as the HPP consumer page, whose
+    /// session belongs to the namespace that created it.
+    public func resolveNamespaces(underPathPrefix prefix: String, _ resolve: @escaping @Sendable (HTTPRequest) -> Namespace?) {
+        namespaceResolvers.withLock { $0.append((prefix, resolve)) }
+    }
+
+    private func namespace(of request: HTTPRequest) -> Namespace {
+        let resolve = namespaceResolvers.withLock { resolvers in resolvers.first { request.path.hasPrefix($0.prefix) }?.resolve }
+        return resolve?(request) ?? Namespace(for: request)
+    }
+
     public func exchangeCompleted(_ request: HTTPRequest, _ response: HTTPResponse, durationSeconds: Double) {
         guard Journal.isJournaled(request.path) else { return }
-        let namespace = Namespace(for: request)
+        let namespace = namespace(of: request)
         let body = request.body.prefix(bodyLimit)
         let query = request.target.firstIndex(of: "?").map { String(request.target[request.target.index(after: $0)...]) }
-        var entry = Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: request.id,
+        let entry = Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: request.id,
                           method: request.method.rawValue, path: request.path, query: query, status: response.status.code,
                           durationSeconds: durationSeconds, requestBodyBytes: body,
                           requestBodyTruncated: request.body.count > bodyLimit,
                           note: response.diagnostic ?? "")
+        append(entry)
+    }
+
+    /// Journals something the sandbox did that was not an answer to a call: an HPP status callback it sent
+    /// (`method` "CALLBACK", `path` the target URL, `status` the answer's status or 0 when none came), a
+    /// distribution it pretended to send ("DISTRIBUTION"). `note` says which attempt and what went wrong;
+    /// `body` is what was sent.
+    public func record(_ namespace: Namespace, method: String, path: String, status: Int, note: String,
+                       body: Data = Data(), requestID: String = "", durationSeconds: Double = 0) {
+        append(Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: requestID,
+                     method: method, path: path, query: nil, status: status, durationSeconds: durationSeconds,
+                     requestBodyBytes: body.prefix(bodyLimit), requestBodyTruncated: body.count > bodyLimit, note: note))
+    }
+
+    private func append(_ entry: Entry) {
+        var entry = entry
         state.withLock { ring in
             ring.sequence += 1
             entry.sequence = ring.sequence

@@ -82,6 +82,11 @@ struct KlarnaPaymentsErrorTests {
             var key = KlarnaClient(server, namespace: namespace)
             key.authorization = "Basic klarna_test_api_OGQ1ZTY3NjAtNmRkMi00YjM4LWE2OWMtYmU0ZWJmMTU3ZTk2"
             expectKlarnaError(try await key.createSession(), 401, "UNAUTHORIZED", [])
+            // One set of API credentials for every Klarna API: HPP and Order Management follow the same policy.
+            let bad = KlarnaClient(server, namespace: namespace, user: "PK99999_ffffffffffff", password: "right-secret")
+            expectKlarnaError(try await bad.get("/ordermanagement/v1/orders/any"), 401, "UNAUTHORIZED", [])
+            expectKlarnaError(try await bad.get("/hpp/v1/sessions/any"), 401, "UNAUTHORIZED", [])
+            expectKlarnaError(try await good.get("/ordermanagement/v1/orders/any"), 404, "NO_SUCH_ORDER", ["Order any cannot be found"])
         }
     }
 

@@ -12,7 +12,7 @@ import Testing
 
     static let bundledNames = [
         "approve", "reject", "cancel", "expire-token", "mismatched-fields", "cart-changed", "rejected-at-order",
-        "fraud-pending", "invalid-client-token", "finalize-required", "server-error", "slow",
+        "fraud-pending", "invalid-client-token", "finalize-required", "server-error", "slow", "capture-refused",
     ]
 
     static func library() throws -> ScenarioLibrary {

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Starts a built payment-sandbox on a free port, validates its Klarna Payments responses against Klarna's
-# OpenAPI document with validate_klarna_payments.py (in a venv under .build/oracle-venv), stops the sandbox
-# with SIGTERM and exits with the validator's status. Skips (exit 0) when the oracle document is absent.
+# Starts a built payment-sandbox on a free port, validates its responses against Klarna's OpenAPI documents,
+# stops the sandbox with SIGTERM and exits non-zero when any validator failed:
+# - Klarna Payments with validate_klarna_payments.py (openapi-schema-validator, venv .build/oracle-venv);
+# - Order Management with validate_klarna_om.py (openapi-core, venv .build/oracle-om-venv: openapi-core 0.23
+#   needs openapi-schema-validator < 0.9, so it cannot share the KP venv).
+# Each check is skipped when its document is absent (exit 0 when both are).
 #
-#   scripts/oracle/run.sh .build/debug/payment-sandbox [path/to/payments-v1.openapi.json]
+#   scripts/oracle/run.sh .build/debug/payment-sandbox [payments-v1.openapi.json [ordermanagement-v1.openapi.json]]
 #
-# ORACLE (or the second argument) overrides the document; ORACLE_VENV the venv folder.
+# ORACLE / OM_ORACLE (or the arguments) override the documents; ORACLE_VENV / ORACLE_OM_VENV the venv folders.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -15,17 +18,40 @@ bin="${1:-}"
 [ -n "$bin" ] || { echo "usage: $0 PATH/TO/payment-sandbox [ORACLE.json]" >&2; exit 2; }
 [ -x "$bin" ] || { echo "$bin: not an executable (build it first: swift build)" >&2; exit 2; }
 oracle="${2:-${ORACLE:-$root/../shared/oracles/klarna/payments-v1.openapi.json}}"
+om_oracle="${3:-${OM_ORACLE:-$root/../shared/oracles/klarna/ordermanagement-v1.openapi.json}}"
+run_kp=1
+run_om=1
 if [ ! -f "$oracle" ]; then
-  echo "oracle: $oracle not found; OpenAPI conformance check skipped"
-  exit 0
+  echo "oracle: $oracle not found; Klarna Payments conformance check skipped"
+  run_kp=0
 fi
+if [ ! -f "$om_oracle" ]; then
+  echo "oracle: $om_oracle not found; Order Management conformance check skipped"
+  run_om=0
+fi
+[ "$run_kp" = 1 ] || [ "$run_om" = 1 ] || exit 0
+
+# A venv at $1 with the packages $2.. installed (pip does nothing when they already are).
+prepare_venv() {
+  local dir="$1"
+  shift
+  if [ ! -x "$dir/bin/python" ]; then
+    mkdir -p "$(dirname "$dir")"
+    python3 -m venv "$dir"
+  fi
+  "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
+}
 
 venv="${ORACLE_VENV:-$root/.build/oracle-venv}"
-if [ ! -x "$venv/bin/python" ]; then
-  mkdir -p "$(dirname "$venv")"
-  python3 -m venv "$venv"
-fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+[ "$run_kp" = 0 ] || prepare_venv "$venv" -r "$here/requirements.txt"
+# openapi-core and everything it pulls in, pinned (the set validate_klarna_om.py was tested with).
+om_venv="${ORACLE_OM_VENV:-$root/.build/oracle-om-venv}"
+[ "$run_om" = 0 ] || prepare_venv "$om_venv" \
+  openapi-core==0.23.1 openapi-schema-validator==0.8.1 openapi-spec-validator==0.8.5 jsonschema==4.26.0 \
+  jsonschema-path==0.4.6 jsonschema-specifications==2025.9.1 referencing==0.37.0 rpds-py==2026.9.1 attrs==26.1.0 \
+  rfc3339-validator==0.1.4 six==1.17.0 isodate==0.7.2 lazy-object-proxy==1.13.0 more-itertools==11.2.1 \
+  pathable==0.5.0 PyYAML==6.0.3 typing_extensions==4.16.0 Werkzeug==3.1.9 MarkupSafe==3.0.4 pydantic==2.14.3 \
+  pydantic-settings==2.16.3 pydantic_core==2.50.4 annotated-types==0.8.0 typing-inspection==0.4.5 python-dotenv==1.2.4
 
 log="$(mktemp)"
 "$bin" --port 0 --quiet >"$log" 2>&1 &
@@ -50,7 +76,14 @@ if [ -z "$port" ]; then
 fi
 
 status=0
-"$venv/bin/python" "$here/validate_klarna_payments.py" "http://127.0.0.1:$port" "$oracle" || status=$?
+if [ "$run_kp" = 1 ]; then
+  "$venv/bin/python" "$here/validate_klarna_payments.py" "http://127.0.0.1:$port" "$oracle" || status=$?
+fi
+if [ "$run_om" = 1 ]; then
+  om_status=0
+  "$om_venv/bin/python" "$here/validate_klarna_om.py" "http://127.0.0.1:$port" "$om_oracle" || om_status=$?
+  [ "$status" -ne 0 ] || status=$om_status
+fi
 
 kill -TERM "$pid"
 wait "$pid" || { code=$?; echo "the sandbox exited with $code after SIGTERM" >&2; [ "$status" -ne 0 ] || status=1; }

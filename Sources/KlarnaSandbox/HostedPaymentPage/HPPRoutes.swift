@@ -21,5 +21,131 @@ public struct KlarnaHPPRoutes: Sendable {
 
     public func add(to router: inout Router) {
         router.setErrorRenderer(KlarnaErrorRenderer(), forPathPrefix: "/hpp/")
+        router.setErrorRenderer(KlarnaErrorRenderer(), forPathPrefix: "/__sandbox/klarna/hpp/")
+        let store = self.store, payments = self.payments, journal = self.journal
+        let play = ScenarioPlayer(engine: scenarios)
+        let callbacks = HPPStatusCallbacks(store: store, journal: journal)
+        let flow = HPPConsumerFlow(store: store, payments: payments, orders: orders, engine: scenarios, callbacks: callbacks)
+        /// Scenarios stick to the linked KP session (its scenario decides the HPP session's calls too).
+        @Sendable func sticky(_ namespace: Namespace, _ id: String) -> String? {
+            store.paymentSessionID(namespace, id).flatMap { payments.scenarioOf(namespace, sessionID: $0) }
+        }
+
+        // §4.1 create: 201 SessionCreationResponseV1.
+        router.addImmediate("POST /hpp/v1/sessions") { request in
+            let namespace = try authorize(request, payments.configuration)
+            let body = KlarnaJSON.parsedBody(request)
+            let linked = (try? body.get())?["payment_session_url"]?.stringValue.flatMap(KlarnaHPPCreateRequest.paymentSessionID(in:))
+            return play(.klarnaHPPCreateSession, request, namespace, subject: try? body.get(), object: "new-hpp-session",
+                        sticky: linked.flatMap { payments.scenarioOf(namespace, sessionID: $0) }) { _ in
+                let create = try KlarnaJSON.decode(KlarnaHPPCreateRequest.self, from: body.get())
+                guard let url = create.paymentSessionURL, !url.isEmpty else { throw KlarnaError.hppBadCreate("Bad value: payment_session_url") }
+                guard let paymentSessionID = KlarnaHPPCreateRequest.paymentSessionID(in: url) else {
+                    throw KlarnaError.hppBadCreate("Bad value: payment_session_url (expected https://<host>/payments/v1/sessions/<session_id>)")
+                }
+                // The KP session of this namespace; unknown or expired: 404 "Payment session has expired." (§1.1).
+                guard let paymentSession = try? payments.readSession(namespace, paymentSessionID) else {
+                    throw KlarnaError.hppPaymentSessionExpired
+                }
+                // A completed KP session cannot be paid again: it ends its HPP sessions too (§4.2), so none is made (inferred).
+                guard paymentSession.status != "complete" else { throw KlarnaError.hppPaymentSessionExpired }
+                // "has to be one of the payment categories sent back by KP API"; otherwise 400 (inferred, hpp-om-spec §1.1).
+                let offered = Set(paymentSession.paymentMethodCategories.map { $0.identifier.uppercased() })
+                if let wanted = create.options.paymentMethodCategories, let missing = wanted.first(where: { !offered.contains($0) }) {
+                    throw KlarnaError.hppBadCreate("Bad value: \(create.options.paymentMethodCategoriesPath ?? "options") "
+                        + "(\(missing) is not offered by the payment session, which offers \(offered.sorted().joined(separator: ", ")))")
+                }
+                let created = try store.create(namespace, create, paymentSessionID: paymentSessionID,
+                                               paymentSessionExpiresAt: paymentSession.expiresAt,
+                                               baseURL: publicBaseURL(request) ?? "http://localhost")
+                return .klarna(created, status: .created)
+            }
+        }
+        // §4.2 read.
+        router.addImmediate("GET /hpp/v1/sessions/:session_id") { request in
+            let namespace = try authorize(request, payments.configuration)
+            let id = try request.parameters.require("session_id")
+            return play(.klarnaHPPReadSession, request, namespace, object: id, sticky: sticky(namespace, id)) { _ in
+                .klarna(try store.read(namespace, id))
+            }
+        }
+        // §4.4 disable: 204, DISABLED.
+        router.addImmediate("DELETE /hpp/v1/sessions/:session_id") { request in
+            let namespace = try authorize(request, payments.configuration)
+            let id = try request.parameters.require("session_id")
+            return play(.klarnaHPPDisableSession, request, namespace, object: id, sticky: sticky(namespace, id)) { _ in
+                if let change = try store.disable(namespace, id) { callbacks.send(change) }
+                return HTTPResponse(status: .noContent)
+            }
+        }
+        // §4.3 distribute: 201, empty. Nothing is sent; the distribution is recorded (state and journal).
+        router.addImmediate("POST /hpp/v1/sessions/:session_id/distribution") { request in
+            let namespace = try authorize(request, payments.configuration)
+            let id = try request.parameters.require("session_id")
+            let body = KlarnaJSON.parsedBody(request)
+            return play(.klarnaHPPDistributeSession, request, namespace, subject: try? body.get(), object: id,
+                        sticky: sticky(namespace, id)) { _ in
+                guard (try? store.read(namespace, id)) != nil else { throw KlarnaError.hppDistributionNotFound }
+                let distribution = try KlarnaJSON.decode(KlarnaHPPDistributionRequest.self, from: body.get()).distribution
+                let recorded = try store.distribute(namespace, id, distribution)
+                let link = "\(publicBaseURL(request) ?? "http://localhost")/hpp/payments/\(id)"
+                journal.record(namespace, method: "DISTRIBUTION", path: link, status: 0,
+                               note: "\(recorded.method) to \(recorded.recipient) for HPP session \(id): not sent (the sandbox sends no messages)",
+                               body: request.body, requestID: request.id)
+                return HTTPResponse(status: .created)
+            }
+        }
+
+        // The consumer's browser sends no credentials: its calls are journaled in the session's namespace.
+        for prefix in ["/hpp/payments/", "/__sandbox/klarna/hpp/sessions/"] {
+            journal.resolveNamespaces(underPathPrefix: prefix) { request in
+                let id = request.path.dropFirst(prefix.count).prefix { $0 != "/" }
+                return id.isEmpty ? nil : store.namespace(ofSession: String(id))
+            }
+        }
+
+        // The consumer's page (no auth: the browser follows redirect_url). Opening it moves the session to IN_PROGRESS.
+        router.addImmediate("GET /hpp/payments/:session_id") { request in
+            let id = try request.parameters.require("session_id")
+            guard let context = store.consumerContext(id) else { return HPPConsumerFlow.page(.notFound, sessionID: id) }
+            if let reason = HPPConsumerFlow.unavailableReason(context) { return HPPConsumerFlow.page(reason, sessionID: id) }
+            // "When a Payment Session is being completed, canceled or expires, it is also the case for the HPP Session" (§4.2).
+            guard let paymentSession = try? payments.readSession(context.namespace, context.paymentSessionID),
+                  paymentSession.status != "complete" else { return HPPConsumerFlow.page(.ended, sessionID: id) }
+            var status = context.status
+            if request.method != .head, let change = store.open(context.namespace, id) {
+                callbacks.send(change)
+                status = change.session.status
+            }
+            let fields = paymentSession.fields
+            let offered = paymentSession.paymentMethodCategories
+            let categories: [HostedPage.Category] = context.options.paymentMethodCategories.map { wanted in
+                wanted.map { code in
+                    let match = offered.first { $0.identifier.uppercased() == code }
+                    return HostedPage.Category(identifier: match?.identifier ?? code.lowercased(),
+                                               name: match?.name ?? code.replacingOccurrences(of: "_", with: " ").capitalized)
+                }
+            } ?? offered.map { HostedPage.Category(identifier: $0.identifier, name: $0.name) }
+            let cart = HostedPage.Cart(lines: fields.orderLines ?? [], orderAmount: fields.orderAmount, currency: fields.purchaseCurrency,
+                                       categories: categories)
+            var response = HPPConsumerFlow.htmlPage(HostedPage.payment(sessionID: id, status: status, title: context.options.pageTitle,
+                                                                       cart: cart))
+            response.diagnostic = "HPP session \(id): page opened -> \(status.rawValue)"
+            return response
+        }
+
+        // The page's buttons (formaction) and backend tests without a browser.
+        for action in HPPConsumerAction.allCases {
+            router.addImmediate("POST /__sandbox/klarna/hpp/sessions/:session_id/\(action.rawValue)") { request in
+                flow.perform(action, sessionID: try request.parameters.require("session_id"), request)
+            }
+        }
+        // The form's own action, for a browser that ignores formaction: the `action` field decides.
+        router.addImmediate("POST /__sandbox/klarna/hpp/sessions/:session_id") { request in
+            guard let action = HPPConsumerFlow.action(from: request) else {
+                throw KlarnaError(.badRequest, code: "BAD_VALUE", messages: ["Bad value: action (pay, cancel, back or reject)"])
+            }
+            return flow.perform(action, sessionID: try request.parameters.require("session_id"), request)
+        }
     }
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// `/ordermanagement/v1/orders/...` (klarna-api.md §5).
+/// `/ordermanagement/v1/orders/...` (klarna-api.md §5): read an order, capture, refund, cancel, acknowledge,
+/// release the remaining authorization, extend the authorization time. HTTP Basic and namespaces as in Klarna
+/// Payments (§1.2); every route goes through the scenario engine, the order's sticky scenario being its KP
+/// session's, and sequences counting per order id.
 public struct KlarnaOrderManagementRoutes: Sendable {
     public let store: KlarnaOrderManagementStore
     public let scenarios: ScenarioEngine
@@ -11,7 +14,110 @@ public struct KlarnaOrderManagementRoutes: Sendable {
         self.scenarios = scenarios
     }
 
+    /// "Klarna-Idempotency-Key" on every write (§5).
+    static let idempotencyKeyHeader = "Klarna-Idempotency-Key"
+
     public func add(to router: inout Router) {
         router.setErrorRenderer(KlarnaErrorRenderer(), forPathPrefix: "/ordermanagement/")
+        let store = self.store
+        let play = ScenarioPlayer(engine: scenarios)
+        // `authorize` reads the credential policy from a KP configuration.
+        var credentials = KlarnaPaymentsConfiguration()
+        credentials.credentials = store.configuration.credentials
+        let auth = credentials
+        let orders = "/ordermanagement/v1/orders/:order_id"
+
+        /// The order a request names, its namespace and sticky scenario.
+        @Sendable func target(_ request: HTTPRequest) throws(KlarnaError) -> (namespace: Namespace, orderID: String, sticky: String?) {
+            let namespace = try authorize(request, auth)
+            let orderID: String
+            do { orderID = try request.parameters.require("order_id") } catch { throw KlarnaError.noSuchOrder("") }
+            return (namespace, orderID, store.scenarioOf(namespace, orderID: orderID))
+        }
+
+        // Reads. The scenario operation of every read is read_order (the catalogue has no finer one).
+        router.addImmediate("GET \(orders)") { request in
+            let (namespace, orderID, sticky) = try target(request)
+            return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { _ in
+                .klarna(try store.readOrder(namespace, orderID))
+            }
+        }
+        router.addImmediate("GET \(orders)/captures") { request in
+            let (namespace, orderID, sticky) = try target(request)
+            return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { _ in
+                // A JSON array of Capture, `[]` when there is none (OM-OAS getCaptures).
+                .json(Data(JSONText.array(try store.captures(namespace, orderID).map(\.json)).bytes))
+            }
+        }
+        router.addImmediate("GET \(orders)/captures/:capture_id") { request in
+            let (namespace, orderID, sticky) = try target(request)
+            let captureID = try request.parameters.require("capture_id")
+            return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { _ in
+                .klarna(try store.capture(namespace, orderID, captureID: captureID))
+            }
+        }
+        router.addImmediate("GET \(orders)/refunds/:refund_id") { request in
+            let (namespace, orderID, sticky) = try target(request)
+            let refundID = try request.parameters.require("refund_id")
+            return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { _ in
+                .klarna(try store.refund(namespace, orderID, refundID: refundID))
+            }
+        }
+
+        // Captures and refunds: 201, empty body, the new id and its absolute URL in headers (§5).
+        router.addImmediate("POST \(orders)/captures") { request in
+            let (namespace, orderID, sticky) = try target(request)
+            let body = KlarnaJSON.parsedBody(request)
+            return play(.klarnaOMCapture, request, namespace, subject: try? body.get(), object: orderID, sticky: sticky) { outcome in
+                store.capture(namespace, orderID: orderID, decode(KlarnaCaptureRequest.self, body), idempotencyKey: idempotencyKey(request),
+                              outcome: outcome, request: request) { location(request, orderID, "captures", $0) }
+            }
+        }
+        router.addImmediate("POST \(orders)/refunds") { request in
+            let (namespace, orderID, sticky) = try target(request)
+            let body = KlarnaJSON.parsedBody(request)
+            return play(.klarnaOMRefund, request, namespace, subject: try? body.get(), object: orderID, sticky: sticky) { outcome in
+                store.refund(namespace, orderID: orderID, decode(KlarnaRefundRequest.self, body), idempotencyKey: idempotencyKey(request),
+                             outcome: outcome, request: request) { location(request, orderID, "refunds", $0) }
+            }
+        }
+
+        // Changes without a body: 204 (§5).
+        let changes: [(String, ScenarioOperation, OrderManagementWrite)] = [
+            ("cancel", .klarnaOMCancelOrder, .cancel),
+            ("acknowledge", .klarnaOMAcknowledgeOrder, .acknowledge),
+            ("release-remaining-authorization", .klarnaOMReleaseRemainingAuthorization, .release),
+            ("extend-authorization-time", .klarnaOMExtendAuthorizationTime, .extend),
+        ]
+        for (path, operation, write) in changes {
+            router.addImmediate("POST \(orders)/\(path)") { request in
+                let (namespace, orderID, sticky) = try target(request)
+                return play(operation, request, namespace, object: orderID, sticky: sticky) { outcome in
+                    store.change(namespace, orderID: orderID, write, idempotencyKey: idempotencyKey(request), outcome: outcome,
+                                 request: request)
+                }
+            }
+        }
     }
+}
+
+/// The request's Klarna-Idempotency-Key, if it carries a non-empty one.
+private func idempotencyKey(_ request: HTTPRequest) -> String? {
+    guard let key = request.headers[KlarnaOrderManagementRoutes.idempotencyKeyHeader]?.trimmingCharacters(in: .whitespaces),
+          !key.isEmpty else { return nil }
+    return key
+}
+
+/// The parsed body decoded as `type`, or why it cannot be (400/422, see OrderManagementModels.swift).
+private func decode<T: KlarnaJSONDecodable>(_ type: T.Type, _ body: Result<JSONNode, KlarnaError>) -> Result<T, KlarnaError> {
+    do {
+        return .success(try KlarnaJSON.decode(type, from: body.get()))
+    } catch {
+        return .failure(error)
+    }
+}
+
+/// `Location` of a new capture or refund: an absolute URL on this sandbox as the client reached it (§5).
+private func location(_ request: HTTPRequest, _ orderID: String, _ collection: String, _ id: String) -> String {
+    "\(publicBaseURL(request) ?? "")/ordermanagement/v1/orders/\(orderID)/\(collection)/\(id)"
 }

@@ -1,37 +1,418 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// Lifetimes of the faked Order Management API.
+/// Lifetimes and credentials of the faked Order Management API.
 public struct KlarnaOrderManagementConfiguration: Sendable {
-    /// An order can be captured until `created_at` plus this (klarna-api.md §2.8: typically 28 days).
+    /// An order can be captured until `created_at` plus this (klarna-api.md §2.8: typically 28 days). An
+    /// extension sets `expires_at` to the day of the extension plus this (Klarna's extension docs).
     public var authorizationLifetime: TimeInterval = 28 * 24 * 3600
+    /// Extensions are allowed within this time of the purchase (Klarna's extension docs: 180 days).
+    public var maximumAuthorizationAge: TimeInterval = 180 * 24 * 3600
+    /// Orders are forgotten this long after `expires_at`, so memory stays bounded (the sandbox's choice).
+    public var retentionAfterExpiry: TimeInterval = 48 * 3600
+    /// Which HTTP Basic credentials are accepted (§1.2): Klarna's API credentials are the same for every
+    /// Klarna API, so the sandbox sets this from `KlarnaPaymentsConfiguration.credentials`.
+    var credentials: KlarnaCredentialPolicy = .anyNonEmpty
 
     public init() {}
 }
 
+/// The writes of Order Management, as idempotency keys are scoped (one key per order and operation).
+enum OrderManagementWrite: String, Sendable {
+    case capture, refund, cancel, acknowledge, release, extend
+}
+
+/// Order Management state of some namespaces. A plain value; the store below owns several, each behind a lock.
+struct OrderManagementLedger: Sendable {
+    let registry: NamespaceRegistry
+    let ids: any IDGenerator
+    let configuration: KlarnaOrderManagementConfiguration
+    var books: [Namespace: Book] = [:]
+
+    /// A class, changed in place under the store's lock and never handed out (reads copy it into a
+    /// ``KlarnaOrderManagementOrder``), as KP's sessions.
+    final class Order: @unchecked Sendable {
+        let id: String
+        let placed: KlarnaCreateOrderRequest
+        let fraudStatus: String
+        let klarnaReference: String
+        let createdAt: Date
+        var expiresAt: Date
+        /// The KP session's sticky scenario.
+        let scenario: String?
+        let originalOrderAmount: Int
+        var orderAmount: Int
+        var capturedAmount = 0
+        var refundedAmount = 0
+        var cancelled = false
+        /// After release-remaining-authorization: nothing more can be captured.
+        var released = false
+        /// Acknowledge has no visible effect: `Order` has no such field (§5; a KCO concept).
+        var acknowledged = false
+        var captures: [KlarnaCapture] = []
+        var refunds: [KlarnaRefund] = []
+        /// The first answer per `operation key`: Klarna-Idempotency-Key (§5).
+        var answers: [String: HTTPResponse] = [:]
+
+        init(id: String, placed: KlarnaCreateOrderRequest, fraudStatus: String, createdAt: Date, expiresAt: Date, scenario: String?) {
+            self.id = id
+            self.placed = placed
+            self.fraudStatus = fraudStatus
+            self.klarnaReference = Self.shortReference(id)
+            self.createdAt = createdAt
+            self.expiresAt = expiresAt
+            self.scenario = scenario
+            originalOrderAmount = placed.orderAmount ?? 0
+            orderAmount = originalOrderAmount
+        }
+
+        /// Whether the authorization has lapsed: at `expires_at` ("The order can only be captured until this time", OM-OAS).
+        func isExpired(at now: Date) -> Bool { now >= expiresAt }
+
+        /// The status at `now` (§2.11 table). PART_CAPTURED and CAPTURED orders stay so after `expires_at`;
+        /// an AUTHORIZED one reads EXPIRED (§5: "typically 28 days, after which the order is EXPIRED").
+        /// CLOSED is never produced: Klarna does not say when it is used (§9.10).
+        func status(at now: Date) -> String {
+            if cancelled { return "CANCELLED" }
+            if capturedAmount == 0 { return isExpired(at: now) ? "EXPIRED" : "AUTHORIZED" }
+            // Inferred: release leaves the order CAPTURED (§9.10 leaves CAPTURED or CLOSED open).
+            return released || capturedAmount >= orderAmount ? "CAPTURED" : "PART_CAPTURED"
+        }
+
+        /// `order_amount − captured_amount` while the authorization is open; 0 once cancelled, released or
+        /// expired (inferred, §2.11 invariant).
+        func remainingAuthorizedAmount(at now: Date) -> Int {
+            cancelled || released || isExpired(at: now) ? 0 : max(0, orderAmount - capturedAmount)
+        }
+
+        func read(at now: Date) -> KlarnaOrderManagementOrder {
+            KlarnaOrderManagementOrder(
+                orderId: id, status: status(at: now), fraudStatus: fraudStatus, orderAmount: orderAmount,
+                originalOrderAmount: originalOrderAmount, capturedAmount: capturedAmount, refundedAmount: refundedAmount,
+                remainingAuthorizedAmount: remainingAuthorizedAmount(at: now), placed: placed, klarnaReference: klarnaReference,
+                createdAt: createdAt, expiresAt: expiresAt, captures: captures, refunds: refunds)
+        }
+
+        /// A short upper-case code like Klarna's `K4MADNY` (§5, §8), derived from the order id so that it
+        /// takes no id from the generator (tests count on the generator's sequence).
+        static func shortReference(_ orderID: String) -> String {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+            for byte in orderID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+            return String((0..<8).map { index in alphabet[Int((hash >> UInt64(index * 5)) & 31)] })
+        }
+    }
+
+    struct Book {
+        var orders: [String: Order] = [:]
+        var placesSinceSweep = 0
+        var nextSweep = Date.distantPast
+    }
+
+    // MARK: Placing (KP create-order, HPP)
+
+    mutating func place(_ namespace: Namespace, orderID: String, request: KlarnaCreateOrderRequest, fraudStatus: String,
+                        scenario: String?, captured: Bool) {
+        let now = registry.now(namespace)
+        let order = Order(id: orderID, placed: request, fraudStatus: fraudStatus, createdAt: now,
+                          expiresAt: now + configuration.authorizationLifetime, scenario: scenario)
+        if captured && order.orderAmount > 0 {
+            // KP auto_capture / HPP CAPTURE_ORDER: fully captured at once (§5 last bullet, §2.5).
+            addCapture(order, amount: order.orderAmount, request: nil, at: now)
+        }
+        books[namespace, default: Book()].orders[orderID] = order
+        sweepExpiredOccasionally(namespace)
+    }
+
+    private func addCapture(_ order: Order, amount: Int, request: KlarnaCaptureRequest?, at now: Date) {
+        let capture = KlarnaCapture(
+            captureId: ids.uuid(), klarnaReference: "\(order.klarnaReference)-\(order.captures.count + 1)",
+            capturedAmount: amount, capturedAt: now, description: request?.description, reference: request?.reference,
+            orderLines: request?.orderLines ?? [], refundedAmount: 0,
+            billingAddress: order.placed.billingAddress, shippingAddress: order.placed.shippingAddress,
+            shippingInfo: request?.shippingInfo ?? [])
+        order.captures.append(capture)
+        order.capturedAmount += amount
+    }
+
+    // MARK: Reads
+
+    func order(_ namespace: Namespace, _ orderID: String) throws(KlarnaError) -> Order {
+        guard let order = books[namespace]?.orders[orderID] else { throw .noSuchOrder(orderID) }
+        return order
+    }
+
+    func readOrder(_ namespace: Namespace, _ orderID: String) throws(KlarnaError) -> KlarnaOrderManagementOrder {
+        try order(namespace, orderID).read(at: registry.now(namespace))
+    }
+
+    func captures(_ namespace: Namespace, _ orderID: String) throws(KlarnaError) -> [KlarnaCapture] {
+        try order(namespace, orderID).captures
+    }
+
+    func capture(_ namespace: Namespace, _ orderID: String, captureID: String) throws(KlarnaError) -> KlarnaCapture {
+        guard let capture = try order(namespace, orderID).captures.first(where: { $0.captureId == captureID }) else {
+            throw .noSuchCapture(captureID, orderID: orderID)
+        }
+        return capture
+    }
+
+    func refund(_ namespace: Namespace, _ orderID: String, refundID: String) throws(KlarnaError) -> KlarnaRefund {
+        guard let refund = try order(namespace, orderID).refunds.first(where: { $0.refundId == refundID }) else {
+            throw .noSuchRefund(refundID, orderID: orderID)
+        }
+        return refund
+    }
+
+    func scenarioOf(_ namespace: Namespace, orderID: String) -> String? { books[namespace]?.orders[orderID]?.scenario }
+
+    // MARK: Writes (§5, §2.11 of the spec)
+
+    /// Runs one write on an existing order, once per idempotency key: "Input values of the operation are
+    /// disregarded when evaluating the idempotency of the operation, only the key matters" (§5). A repeated key
+    /// gets the stored first answer (status, headers, body; errors too, inferred) and changes nothing. The
+    /// check, the change and the storing happen under one lock, so racing retries make one change.
+    func write(_ namespace: Namespace, orderID: String, _ operation: OrderManagementWrite, idempotencyKey: String?,
+                        request: HTTPRequest, unknownOrder: (String) -> KlarnaError = KlarnaError.noSuchOrder,
+                        _ change: (Order, Date) throws(KlarnaError) -> HTTPResponse) -> HTTPResponse {
+        guard let order = books[namespace]?.orders[orderID] else { return unknownOrder(orderID).response(for: request) }
+        let slot = idempotencyKey.map { "\(operation.rawValue) \($0)" }
+        if let slot, let first = order.answers[slot] { return first }
+        let response: HTTPResponse
+        do { response = try change(order, registry.now(namespace)) } catch { response = error.response(for: request) }
+        if let slot { order.answers[slot] = response }
+        return response
+    }
+
+    /// Capture X: 0 < X ≤ remaining, before `expires_at`, not cancelled (§5, §3.2).
+    func capture(_ order: Order, _ body: Result<KlarnaCaptureRequest, KlarnaError>, outcome: ScenarioOutcome, now: Date,
+                 location: (String) -> String) throws(KlarnaError) -> HTTPResponse {
+        let capture = try body.get()
+        if case .refused = outcome { throw .captureNotAllowed }
+        // A 0 capture is allowed by CaptureObject but `Capture.captured_amount` has minimum 1 (OM-OAS):
+        // refused, so that no stored capture breaks the schema (inferred).
+        guard capture.capturedAmount > 0, !order.cancelled, !order.isExpired(at: now),
+              capture.capturedAmount <= order.remainingAuthorizedAmount(at: now)
+        else { throw .captureNotAllowed }
+        addCapture(order, amount: capture.capturedAmount, request: capture, at: now)
+        let id = order.captures[order.captures.count - 1].captureId
+        // 201, empty body, Capture-Id and Location (§5).
+        return HTTPResponse(status: .created, headers: ["Capture-Id": id, "Location": location(id)])
+    }
+
+    /// Refund Y ≤ captured − refunded (§5; the upper bound inferred). The status does not change (there is no
+    /// REFUNDED status); each capture's `refunded_amount` takes its share, oldest first (inferred).
+    func refund(_ order: Order, _ body: Result<KlarnaRefundRequest, KlarnaError>, outcome: ScenarioOutcome, now: Date,
+                location: (String) -> String) throws(KlarnaError) -> HTTPResponse {
+        let refund = try body.get()
+        if case .refused = outcome { throw .refundNotAllowed }
+        guard order.capturedAmount > 0 else { throw .refundWithoutCaptures }
+        guard refund.refundedAmount > 0 else { throw .refundNotAllowed }
+        guard refund.refundedAmount <= order.capturedAmount - order.refundedAmount else { throw .refundExceedsCaptured }
+        var left = refund.refundedAmount
+        for index in order.captures.indices where left > 0 {
+            let share = min(left, order.captures[index].capturedAmount - order.captures[index].refundedAmount)
+            order.captures[index].refundedAmount += share
+            left -= share
+        }
+        let id = ids.uuid()
+        order.refunds.append(KlarnaRefund(refundId: id, refundedAmount: refund.refundedAmount, refundedAt: now,
+                                          description: refund.description, reference: refund.reference,
+                                          orderLines: refund.orderLines ?? []))
+        order.refundedAmount += refund.refundedAmount
+        return HTTPResponse(status: .created, headers: ["Refund-Id": id, "Location": location(id)])
+    }
+
+    /// Cancel: only an AUTHORIZED order without captures (§3.2); after it nothing can change.
+    func cancel(_ order: Order, outcome: ScenarioOutcome, now: Date) throws(KlarnaError) -> HTTPResponse {
+        if case .refused = outcome { throw .cancelRefused }
+        guard order.capturedAmount == 0 else { throw .cancelWithCaptures }
+        let status = order.status(at: now)
+        guard status == "AUTHORIZED" else { throw .cancelNotAllowed(status) }
+        order.cancelled = true
+        return HTTPResponse(status: .noContent)
+    }
+
+    /// Acknowledge: a KCO push concept; our orders get no pushes, so it is recorded and changes nothing
+    /// visible. Repeating it is fine (inferred).
+    func acknowledge(_ order: Order, outcome: ScenarioOutcome) throws(KlarnaError) -> HTTPResponse {
+        if case .refused = outcome { throw .updateNotAllowed }
+        order.acknowledged = true
+        return HTTPResponse(status: .noContent)
+    }
+
+    /// Release: only PART_CAPTURED ("Can not release when order is cancelled or has no captures", OM-OAS;
+    /// "Order is fully captured…", Klarna's docs). The order then reads CAPTURED with nothing remaining.
+    func release(_ order: Order, outcome: ScenarioOutcome, now: Date) throws(KlarnaError) -> HTTPResponse {
+        if case .refused = outcome { throw .releaseNotAllowed("Order is not allowed to be released.") }
+        switch order.status(at: now) {
+        case "PART_CAPTURED" where order.remainingAuthorizedAmount(at: now) > 0: break
+        case "CANCELLED": throw .releaseNotAllowed("Order is cancelled.")
+        case "AUTHORIZED", "EXPIRED": throw .releaseNotAllowed("Order has no captures.")
+        case "PART_CAPTURED": throw .releaseNotAllowed("Order is expired.")
+        default: throw .releaseNotAllowed("Order is fully captured.")
+        }
+        order.released = true
+        return HTTPResponse(status: .noContent)
+    }
+
+    /// Extend: `expires_at` becomes the start of today (UTC) plus the authorization lifetime, never earlier
+    /// than it was (Klarna's extension docs: "adds your account's configured expiration period to the date
+    /// you initiate the extension"; the rounding to the day is inferred). Refused when expired, cancelled or
+    /// more than 180 days after the purchase.
+    func extend(_ order: Order, outcome: ScenarioOutcome, now: Date) throws(KlarnaError) -> HTTPResponse {
+        if case .refused = outcome { throw .extendNotAllowed("Order is not allowed to be extended.") }
+        if order.cancelled { throw .extendNotAllowed("Order is cancelled.") }
+        if order.isExpired(at: now) { throw .extendNotAllowed("Order is expired.") }
+        guard now.timeIntervalSince(order.createdAt) <= configuration.maximumAuthorizationAge else {
+            throw .extendNotAllowed("Order was placed more than 180 days ago.")
+        }
+        let startOfDay = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400)
+        order.expiresAt = max(order.expiresAt, startOfDay + configuration.authorizationLifetime)
+        return HTTPResponse(status: .noContent)
+    }
+
+    // MARK: Housekeeping
+
+    /// Orders `retentionAfterExpiry` past their `expires_at` are dropped so memory stays bounded. Runs for the
+    /// namespace that places orders, every 1024 placements there or when its clock has moved a minute past
+    /// the last sweep (as KP's sweep).
+    private mutating func sweepExpiredOccasionally(_ namespace: Namespace) {
+        let now = registry.now(namespace)
+        guard let due = books[namespace].map({ $0.placesSinceSweep + 1 >= 1024 || now >= $0.nextSweep }) else { return }
+        guard due else {
+            books[namespace]?.placesSinceSweep += 1
+            return
+        }
+        guard var book = books.removeValue(forKey: namespace) else { return }
+        book.placesSinceSweep = 0
+        book.nextSweep = now + 60
+        let before = book.orders.count
+        let retention = configuration.retentionAfterExpiry
+        book.orders = book.orders.filter { _, order in order.expiresAt + retention > now }
+        let dropped = before - book.orders.count
+        books[namespace] = book
+        if dropped >= 4096 { FreedMemory.returnToSystem() }
+    }
+
+    mutating func reset(_ namespace: Namespace) { books[namespace] = nil }
+
+    func snapshot(_ namespace: Namespace) -> JSONText {
+        let now = registry.now(namespace)
+        let orders = (books[namespace]?.orders.values).map(Array.init) ?? []
+        return .object([
+            ("orders", .array(orders.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map { order in
+                .object([("order_id", .string(order.id)), ("status", .string(order.status(at: now))),
+                         ("fraud_status", .string(order.fraudStatus)), ("klarna_reference", .string(order.klarnaReference)),
+                         ("scenario", order.scenario.map(JSONText.string) ?? .null),
+                         ("order_amount", .int(order.orderAmount)), ("captured_amount", .int(order.capturedAmount)),
+                         ("refunded_amount", .int(order.refundedAmount)),
+                         ("remaining_authorized_amount", .int(order.remainingAuthorizedAmount(at: now))),
+                         ("acknowledged", .bool(order.acknowledged)),
+                         ("created_at", .string(KlarnaJSON.timestamp(order.createdAt))),
+                         ("expires_at", .string(KlarnaJSON.timestamp(order.expiresAt))),
+                         ("capture_ids", .array(order.captures.map { .string($0.captureId) })),
+                         ("refund_ids", .array(order.refunds.map { .string($0.refundId) }))])
+            })),
+        ])
+    }
+}
+
 /// Klarna Order Management state, per namespace: the orders that KP create-order and HPP sessions place,
-/// with their captures and refunds (klarna-api.md §5).
+/// with their captures and refunds (klarna-api.md §5). Every operation (check, then change) runs under its
+/// namespace's lock, so two captures racing on one order never capture more than was authorized. Sharded
+/// like ``KlarnaPaymentsStore``.
 public final class KlarnaOrderManagementStore: NamespacedState, Sendable {
     public let stateName = "klarna_ordermanagement"
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: KlarnaOrderManagementConfiguration
+    private let shards: [Locked<OrderManagementLedger>]
 
+    /// `credentials`: Klarna's API credentials, the same as for Klarna Payments.
     public init(registry: NamespaceRegistry, ids: any IDGenerator,
-                configuration: KlarnaOrderManagementConfiguration = KlarnaOrderManagementConfiguration()) {
+                configuration: KlarnaOrderManagementConfiguration = KlarnaOrderManagementConfiguration(),
+                credentials: KlarnaCredentialPolicy = .anyNonEmpty) {
         self.registry = registry
         self.ids = ids
+        var configuration = configuration
+        configuration.credentials = credentials
         self.configuration = configuration
+        shards = (0..<16).map { _ in Locked(OrderManagementLedger(registry: registry, ids: ids, configuration: configuration)) }
+    }
+
+    private func ledger(_ namespace: Namespace) -> Locked<OrderManagementLedger> {
+        shards[Int(UInt(bitPattern: namespace.hashValue) % UInt(shards.count))]
     }
 
     /// An order placed through KP create-order or an HPP session: AUTHORIZED, or CAPTURED in full when
     /// `captured` (KP `auto_capture`, HPP `CAPTURE_ORDER`). `scenario` is the KP session's sticky scenario.
     func place(_ namespace: Namespace, orderID: String, request: KlarnaCreateOrderRequest, fraudStatus: String,
                scenario: String?, captured: Bool) {
-        // Filled in by the Order Management work (issue 4).
+        ledger(namespace).withLock {
+            $0.place(namespace, orderID: orderID, request: request, fraudStatus: fraudStatus, scenario: scenario, captured: captured)
+        }
     }
 
-    public func reset(_ namespace: Namespace) {}
+    func readOrder(_ namespace: Namespace, _ orderID: String) throws(KlarnaError) -> KlarnaOrderManagementOrder {
+        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.readOrder(namespace, orderID) }
+    }
 
-    public func snapshot(_ namespace: Namespace) -> JSONText { .object([("orders", .array([]))]) }
+    func captures(_ namespace: Namespace, _ orderID: String) throws(KlarnaError) -> [KlarnaCapture] {
+        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.captures(namespace, orderID) }
+    }
+
+    func capture(_ namespace: Namespace, _ orderID: String, captureID: String) throws(KlarnaError) -> KlarnaCapture {
+        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.capture(namespace, orderID, captureID: captureID) }
+    }
+
+    func refund(_ namespace: Namespace, _ orderID: String, refundID: String) throws(KlarnaError) -> KlarnaRefund {
+        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.refund(namespace, orderID, refundID: refundID) }
+    }
+
+    func scenarioOf(_ namespace: Namespace, orderID: String) -> String? {
+        ledger(namespace).withLock { $0.scenarioOf(namespace, orderID: orderID) }
+    }
+
+    /// POST …/captures; `location` makes the Location URL from the new capture's id.
+    func capture(_ namespace: Namespace, orderID: String, _ body: Result<KlarnaCaptureRequest, KlarnaError>, idempotencyKey: String?,
+                 outcome: ScenarioOutcome = .approve, request: HTTPRequest, location: (String) -> String) -> HTTPResponse {
+        ledger(namespace).withLock { ledger in
+            ledger.write(namespace, orderID: orderID, .capture, idempotencyKey: idempotencyKey, request: request) { (order, now) throws(KlarnaError) in
+                try ledger.capture(order, body, outcome: outcome, now: now, location: location)
+            }
+        }
+    }
+
+    /// POST …/refunds.
+    func refund(_ namespace: Namespace, orderID: String, _ body: Result<KlarnaRefundRequest, KlarnaError>, idempotencyKey: String?,
+                outcome: ScenarioOutcome = .approve, request: HTTPRequest, location: (String) -> String) -> HTTPResponse {
+        ledger(namespace).withLock { ledger in
+            ledger.write(namespace, orderID: orderID, .refund, idempotencyKey: idempotencyKey, request: request) { (order, now) throws(KlarnaError) in
+                try ledger.refund(order, body, outcome: outcome, now: now, location: location)
+            }
+        }
+    }
+
+    /// POST …/cancel, …/acknowledge, …/release-remaining-authorization, …/extend-authorization-time: 204 or an error.
+    func change(_ namespace: Namespace, orderID: String, _ operation: OrderManagementWrite, idempotencyKey: String?,
+                outcome: ScenarioOutcome = .approve, request: HTTPRequest) -> HTTPResponse {
+        ledger(namespace).withLock { ledger in
+            let unknownOrder = operation == .acknowledge ? KlarnaError.noSuchOrderToAcknowledge : KlarnaError.noSuchOrder
+            return ledger.write(namespace, orderID: orderID, operation, idempotencyKey: idempotencyKey, request: request,
+                                unknownOrder: unknownOrder) { (order, now) throws(KlarnaError) in
+                switch operation {
+                case .cancel: try ledger.cancel(order, outcome: outcome, now: now)
+                case .acknowledge: try ledger.acknowledge(order, outcome: outcome)
+                case .release: try ledger.release(order, outcome: outcome, now: now)
+                case .extend: try ledger.extend(order, outcome: outcome, now: now)
+                case .capture, .refund: preconditionFailure("captures and refunds have bodies: use capture() / refund()")
+                }
+            }
+        }
+    }
+
+    public func reset(_ namespace: Namespace) { ledger(namespace).withLock { $0.reset(namespace) } }
+
+    public func snapshot(_ namespace: Namespace) -> JSONText { ledger(namespace).withLock { $0.snapshot(namespace) } }
 }

@@ -16,7 +16,8 @@ public struct KlarnaPaymentsConfiguration: Sendable {
                 descriptive: "https://x.klarnacdn.net/payment-method/assets/badges/generic/klarna.svg",
                 standard: "https://x.klarnacdn.net/payment-method/assets/badges/generic/klarna.svg")),
     ]
-    /// Which HTTP Basic credentials are accepted. Default: any non-empty user and password.
+    /// Which HTTP Basic credentials are accepted, by every Klarna API here (Payments, HPP, Order
+    /// Management: one set of API credentials, as at Klarna). Default: any non-empty user and password.
     public var credentials: KlarnaCredentialPolicy = .anyNonEmpty
 
     public init() {}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// What the consumer does on the hosted page, also callable without a browser:
+/// `POST /__sandbox/klarna/hpp/sessions/{session_id}/{pay|cancel|back|reject}` (no auth; empty or JSON body).
+/// HPP normally drives this itself, so the sandbox needs its own entry points (hpp-om-spec §1.9, design).
+enum HPPConsumerAction: String, CaseIterable, Sendable {
+    case pay, cancel, back
+    /// Sandbox control: the consumer is declined (FAILED), whatever the scenario says.
+    case reject
+}
+
+/// Runs consumer actions: the outcome of `pay` follows the linked KP session's scenario for
+/// `klarna.payments.authorize` (the scenario catalogue: "The hosted page's consumer outcomes follow the
+/// linked KP session's klarna.payments.authorize rules").
+struct HPPConsumerFlow: Sendable {
+    let store: KlarnaHPPStore
+    let payments: KlarnaPaymentsStore
+    let orders: KlarnaOrderManagementStore
+    let engine: ScenarioEngine
+    let callbacks: HPPStatusCallbacks
+
+    /// The answer for the browser's form post or an API client: 303 to the outcome's merchant URL (with
+    /// `{"status", "location"}` for API clients), else the result page (browser) or `{"status"}` (API).
+    func perform(_ action: HPPConsumerAction, sessionID: String, _ request: HTTPRequest) -> HTTPResponse {
+        let browser = Self.isBrowser(request)
+        guard let located = store.consumerContext(sessionID) else {
+            return browser ? Self.page(.notFound, sessionID: sessionID) : KlarnaError.hppSessionNotFound.response(for: request)
+        }
+        let namespace = located.namespace
+        let context: HPPConsumerContext
+        do {
+            let opened: HPPStatusChange?
+            (context, opened) = try store.beginAction(namespace, sessionID)
+            if let opened { callbacks.send(opened) }
+        } catch {
+            if browser, let reason = Self.unavailableReason(located) {
+                var response = Self.page(reason, sessionID: sessionID)
+                if !located.expired { response.status = .conflict }
+                return response
+            }
+            return error.response(for: request)
+        }
+        switch action {
+        case .back:
+            return finish(context, .back, location: context.merchantURLs.back, browser: browser, note: "back")
+        case .cancel:
+            // "In eCommerce a cancel URL is treated as back, so the session is not cancelled" (klarna-api.md §4.1).
+            // CANCELLED is for "non-eCommerce flows only" (§4.2): here, a session the merchant distributed by
+            // SMS, e-mail or token (inferred).
+            return finish(context, context.distributed ? .cancelled : .back, location: context.merchantURLs.cancel, browser: browser,
+                          note: context.distributed ? "cancel (distributed session)" : "cancel, treated as back (eCommerce)")
+        case .reject:
+            return finish(context, .failed, location: context.merchantURLs.failure, browser: browser, note: "reject (sandbox control)")
+        case .pay:
+            return pay(context, request, browser: browser)
+        }
+    }
+
+    // MARK: Pay
+
+    private func pay(_ context: HPPConsumerContext, _ request: HTTPRequest, browser: Bool) -> HTTPResponse {
+        let namespace = context.namespace, kpSessionID = context.paymentSessionID
+        // The KP session as the consumer authorizes it: what scenario conditions look at, as for the SDK's authorize.
+        let view = payments.customerView(namespace, sessionID: kpSessionID, data: nil)
+        let scenario: String?, decision: ScenarioDecision
+        do {
+            (scenario, decision) = try engine.decide(.klarnaPaymentsAuthorize, request: request, namespace: namespace,
+                                                     subject: view.map { JSONNode($0.fields.json) }, object: kpSessionID,
+                                                     sticky: view?.scenario)
+        } catch {
+            _ = store.endAction(namespace, context.sessionID, status: nil)
+            return KlarnaError.unknownScenario(error).response(for: request)
+        }
+        let note = "scenario=\(scenario ?? "-") \(ScenarioOperation.klarnaPaymentsAuthorize.rawValue) (hosted page pay): \(decision)"
+        guard let delay = decision.delay else {
+            return authorize(context, outcome: decision.outcome, request, browser: browser, note: note)
+        }
+        return .later {
+            try? await Task.sleep(for: delay)
+            return authorize(context, outcome: decision.outcome, request, browser: browser, note: note)
+        }
+    }
+
+    /// Klarna authorizes in the hosted page; the scenario's outcome decides how:
+    /// - approve: a KP authorization token; PLACE_ORDER / CAPTURE_ORDER then place the order (§4.1).
+    /// - finalize_required: HPP hosts the whole consumer flow, so it finalizes itself: approved (inferred).
+    /// - reject, show_form_false: FAILED (declined), to `failure`. With `payment_fallback` Klarna first tries
+    ///   the session's other categories; a scenario decides per session, so the result is the same (inferred).
+    /// - cancel (the consumer closed Klarna's form): BACK, to `back` (inferred).
+    /// - invalid_client_token, http_error, drop_connection: an error while paying: ERROR, to `error`, else `failure`
+    ///   (§4.1: "if error is empty, failure is used").
+    private func authorize(_ context: HPPConsumerContext, outcome: ScenarioOutcome, _ request: HTTPRequest, browser: Bool,
+                           note: String) -> HTTPResponse {
+        let namespace = context.namespace, kpSessionID = context.paymentSessionID
+        let urls = context.merchantURLs
+        let errorURL = urls.error ?? urls.failure
+        switch outcome {
+        case .approve, .finalizeRequired:
+            var result = payments.authorize(namespace, sessionID: kpSessionID, data: nil, outcome: outcome)
+            if outcome == .finalizeRequired {
+                result = payments.authorize(namespace, sessionID: kpSessionID, data: nil, outcome: .approve, finalizing: true)
+            }
+            guard let token = result.authorizationToken else {
+                // The KP session is no longer usable (completed or cancelled elsewhere).
+                let reason = result.error?.name ?? "not approved"
+                return finish(context, .error, location: errorURL, browser: browser, note: note + " -> KP authorize: \(reason)")
+            }
+            guard context.options.placeOrderMode != .none else {
+                return finish(context, .completed, location: urls.success, browser: browser, note: note, authorizationToken: token)
+            }
+            return placeOrder(context, token: token, request, browser: browser, note: note)
+        case .reject, .showFormFalse:
+            _ = payments.authorize(namespace, sessionID: kpSessionID, data: nil, outcome: outcome)
+            return finish(context, .failed, location: urls.failure, browser: browser, note: note)
+        case .cancel:
+            return finish(context, .back, location: urls.back, browser: browser, note: note)
+        default:
+            return finish(context, .error, location: errorURL, browser: browser, note: note)
+        }
+    }
+
+    /// PLACE_ORDER: "HPP create[s] the KP order and return[s] an order_id"; CAPTURE_ORDER: it places "and
+    /// captures" it (klarna-api.md §4.1, §5). The order is the KP session's cart as authorized. KP create-order
+    /// also places it in Order Management (captured with auto_capture). `authorization_token` is shown for
+    /// NONE only (REF §4.2; hpp-om-spec §1.1 recommendation).
+    private func placeOrder(_ context: HPPConsumerContext, token: String, _ request: HTTPRequest, browser: Bool,
+                            note: String) -> HTTPResponse {
+        let namespace = context.namespace
+        let urls = context.merchantURLs
+        guard let fields = payments.customerView(namespace, sessionID: context.paymentSessionID, data: nil)?.fields else {
+            return finish(context, .error, location: urls.error ?? urls.failure, browser: browser, note: note + " -> KP session gone")
+        }
+        var order = KlarnaCreateOrderRequest()
+        order.purchaseCountry = fields.purchaseCountry; order.purchaseCurrency = fields.purchaseCurrency; order.locale = fields.locale
+        order.orderAmount = fields.orderAmount; order.orderTaxAmount = fields.orderTaxAmount; order.orderLines = fields.orderLines
+        order.billingAddress = fields.billingAddress; order.shippingAddress = fields.shippingAddress; order.customer = fields.customer
+        order.merchantUrls = fields.merchantUrls; order.merchantReference1 = fields.merchantReference1
+        order.merchantReference2 = fields.merchantReference2; order.merchantData = fields.merchantData
+        order.customPaymentMethodIds = fields.customPaymentMethodIds
+        order.autoCapture = context.options.placeOrderMode == .captureOrder ? true : nil
+        do {
+            let placed = try payments.createOrder(namespace, token: token, order, redirectBase: publicBaseURL(request), outcome: .approve)
+            return finish(context, .completed, location: urls.success, browser: browser, note: note + " -> order \(placed.orderId)",
+                          orderID: placed.orderId, klarnaReference: klarnaReference(namespace, orderID: placed.orderId))
+        } catch {
+            return finish(context, .error, location: urls.error ?? urls.failure, browser: browser,
+                          note: note + " -> KP create order: \(error.code) \(error.messages.joined(separator: "; "))")
+        }
+    }
+
+    /// The order's `klarna_reference` as Order Management shows it (HPP's GET shows one beside `order_id`,
+    /// klarna-api.md §4.2); derived from the order id if Order Management does not have the order.
+    private func klarnaReference(_ namespace: Namespace, orderID: String) -> String {
+        (try? orders.readOrder(namespace, orderID).klarnaReference) ?? String(orderID.filter(\.isHexDigit).suffix(8)).lowercased()
+    }
+
+    // MARK: Answers
+
+    /// Ends the action with `status`, sends its callback, and answers: 303 to `location` (placeholders
+    /// filled) or, without one, the generic result page (§4.1: "if success/cancel/failure are empty, HPP
+    /// shows a generic page").
+    private func finish(_ context: HPPConsumerContext, _ status: KlarnaHPPStatus, location template: String?, browser: Bool,
+                        note: String, authorizationToken: String? = nil, orderID: String? = nil,
+                        klarnaReference: String? = nil) -> HTTPResponse {
+        let change = store.endAction(context.namespace, context.sessionID, status: status, authorizationToken: authorizationToken,
+                                     orderID: orderID, klarnaReference: klarnaReference)
+        if let change { callbacks.send(change) }
+        // nil change: a DELETE came first; the answer shows the status that stays.
+        let session = change?.session ?? (try? store.read(context.namespace, context.sessionID)) ?? context.read
+        var response: HTTPResponse
+        if let template, !template.isEmpty {
+            let location = Self.headerSafe(HPPPlaceholders.fill(template, session))
+            response = .json(JSONText.object([("status", .string(session.status.rawValue)), ("location", .string(location))]).data,
+                             status: .seeOther)
+            response.headers.set(name: "Location", value: location)
+        } else if browser {
+            response = Self.htmlPage(HostedPage.result(sessionID: context.sessionID, session: session))
+        } else {
+            response = .json(JSONText.object([("status", .string(session.status.rawValue))]).data)
+        }
+        response.headers.set(name: "Cache-Control", value: "no-store")
+        response.diagnostic = "HPP session \(context.sessionID): \(note) -> \(session.status.rawValue)"
+        return response
+    }
+
+    /// A form post from the page (or a client that asks for HTML) gets pages; everything else JSON.
+    static func isBrowser(_ request: HTTPRequest) -> Bool {
+        if let type = request.headers["Content-Type"]?.lowercased(), type.hasPrefix("application/x-www-form-urlencoded") { return true }
+        guard let accept = request.headers["Accept"]?.lowercased() else { return false }
+        return accept.contains("text/html") && !accept.contains("application/json")
+    }
+
+    static func unavailableReason(_ context: HPPConsumerContext) -> HostedPage.Unavailable? {
+        if context.expired { return .expired }
+        switch context.status {
+        case .disabled: return .disabled
+        case .cancelled: return .cancelled
+        case .completed: return .completed
+        default: return nil
+        }
+    }
+
+    static func page(_ reason: HostedPage.Unavailable, sessionID: String) -> HTTPResponse {
+        var response = htmlPage(HostedPage.unavailable(reason, sessionID: sessionID))
+        response.status = reason.status
+        return response
+    }
+
+    /// An HTML page that can run nothing: no scripts, no external loads (defence in depth on top of escaping).
+    /// No `form-action` limit: the 303 after a form post may go to any merchant URL, custom schemes included.
+    static func htmlPage(_ html: String) -> HTTPResponse {
+        var response = HTTPResponse.html(html)
+        response.headers.set(name: "Content-Security-Policy", value: "default-src 'none'; style-src 'unsafe-inline'")
+        response.headers.set(name: "X-Content-Type-Options", value: "nosniff")
+        response.headers.set(name: "Referrer-Policy", value: "no-referrer")
+        response.headers.set(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
+    /// A merchant URL as a header value: controls, spaces and non-ASCII are percent-encoded, so a URL can
+    /// neither break the header nor add one.
+    static func headerSafe(_ url: String) -> String {
+        guard url.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else { return url }
+        var out = ""
+        for byte in url.utf8 {
+            if byte > 0x20 && byte < 0x7F {
+                out.append(Character(UnicodeScalar(byte)))
+            } else {
+                out += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+
+    /// `action=pay` of the page's form (application/x-www-form-urlencoded), or `{"action": "pay"}`.
+    static func action(from request: HTTPRequest) -> HPPConsumerAction? {
+        if let node = try? JSONDocument.parse(request.body), let name = node["action"]?.stringValue {
+            return HPPConsumerAction(rawValue: name)
+        }
+        let text = String(decoding: request.body, as: UTF8.self)
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0] == "action" else { continue }
+            let value = parts[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            return HPPConsumerAction(rawValue: value)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+// Order Management request and response bodies (klarna-api.md §5; schemas of ordermanagement-v1.openapi.json).
+// Read with KlarnaJSONObject and written with KlarnaJSONWriter like Klarna Payments' bodies (PaymentsJSON.swift).
+//
+// Invalid bodies, two kinds (klarna-api.md §3.2, §9.1):
+// - unparseable JSON, a wrong type, a missing required member or a number out of range: 400 BAD_REQUEST /
+//   BAD_VALUE "Bad value: <path>", as Klarna Payments answers. OM documents no message for these; clients of
+//   both APIs already parse this form.
+// - a string or list longer than the OM schema allows: 422 UNPROCESSABLE_ENTITY "The size of the <a/b> value
+//   must be between 0 and <max>", the one validation error the OM docs show (§3.2), in its path format.
+
+/// `shipping_info` (captures).
+struct KlarnaShippingInfo: Equatable, Sendable {
+    var shippingCompany, shippingMethod, trackingNumber, trackingUri: String?
+    var returnShippingCompany, returnTrackingNumber, returnTrackingUri: String?
+
+    /// OM-OAS `shipping_info.shipping_method` pattern.
+    static let shippingMethods: Set<String> = [
+        "PickUpStore", "Home", "BoxReg", "BoxUnreg", "PickUpPoint", "Own", "Postal", "DHLPackstation", "Digital",
+        "Undefined", "PickUpWarehouse", "ClickCollect", "PalletDelivery",
+    ]
+}
+
+/// `CaptureObject`: the body of POST …/captures.
+struct KlarnaCaptureRequest: Equatable, Sendable {
+    var capturedAmount: Int
+    var description, reference: String?
+    var orderLines: [KlarnaOrderLine]?
+    var shippingInfo: [KlarnaShippingInfo]?
+    /// Accepted and not stored: "not returned when reading the order" (OM-OAS).
+    var shippingDelay: Int?
+}
+
+/// `RefundObject`: the body of POST …/refunds.
+struct KlarnaRefundRequest: Equatable, Sendable {
+    var refundedAmount: Int
+    var description, reference: String?
+    var orderLines: [KlarnaOrderLine]?
+}
+
+/// `Capture` (GET …/captures/{capture_id}, and in the order's `captures`).
+struct KlarnaCapture: Equatable, Sendable {
+    var captureId: String
+    /// `<order klarna_reference>-<n>` (klarna-api.md §5: "4K7Q6QF6-1").
+    var klarnaReference: String
+    var capturedAmount: Int
+    var capturedAt: Date
+    var description, reference: String?
+    var orderLines: [KlarnaOrderLine]
+    var refundedAmount: Int
+    var billingAddress, shippingAddress: KlarnaAddress?
+    var shippingInfo: [KlarnaShippingInfo]
+}
+
+/// `Refund` (GET …/refunds/{refund_id}, and in the order's `refunds`).
+struct KlarnaRefund: Equatable, Sendable {
+    var refundId: String
+    var refundedAmount: Int
+    var refundedAt: Date
+    var description, reference: String?
+    var orderLines: [KlarnaOrderLine]
+}
+
+/// `Order`, as GET /ordermanagement/v1/orders/{order_id} shows it at one moment (status and remaining amount
+/// already computed for that moment).
+struct KlarnaOrderManagementOrder: Equatable, Sendable {
+    var orderId: String
+    var status: String
+    var fraudStatus: String
+    var orderAmount, originalOrderAmount, capturedAmount, refundedAmount, remainingAuthorizedAmount: Int
+    var placed: KlarnaCreateOrderRequest
+    var klarnaReference: String
+    var createdAt, expiresAt: Date
+    var captures: [KlarnaCapture]
+    var refunds: [KlarnaRefund]
+}
+
+// MARK: - Reading
+
+/// The OM string limits (422) and number ranges (400) on top of ``KlarnaJSONObject``'s types.
+enum OrderManagementValidation {
+    /// OM-OAS `order_line.type` pattern.
+    static let orderLineTypes: Set<String> = [
+        "physical", "discount", "shipping_fee", "sales_tax", "store_credit", "gift_card", "digital", "surcharge", "return_fee",
+    ]
+    static let maximumAmount = 100_000_000
+
+    /// 422 UNPROCESSABLE_ENTITY in the docs' words, with the path as the docs write it: `order_lines[0].name`
+    /// becomes `order_lines/name` (klarna-api.md §3.2: "shipping_info/shipping_company").
+    static func sizeError(_ path: String, maximum: Int) -> KlarnaError {
+        var slashed = ""
+        var inIndex = false
+        for character in path {
+            switch character {
+            case "[": inIndex = true
+            case "]": inIndex = false
+            case "." where !inIndex: slashed.append("/")
+            default: if !inIndex { slashed.append(character) }
+            }
+        }
+        return KlarnaError(.unprocessableContent, code: "UNPROCESSABLE_ENTITY",
+                           messages: ["The size of the \(slashed) value must be between 0 and \(maximum)"])
+    }
+
+    static func string(_ o: KlarnaJSONObject, _ key: String, maximum: Int) throws(KlarnaError) -> String? {
+        let value = try o.string(key)
+        if let value, value.count > maximum { throw sizeError(o.childPath(key), maximum: maximum) }
+        return value
+    }
+
+    static func int(_ o: KlarnaJSONObject, _ key: String, in range: ClosedRange<Int>, required: Bool = false) throws(KlarnaError) -> Int? {
+        let value = try o.int(key)
+        if let value, !range.contains(value) { throw .badValue(o.childPath(key)) }
+        if value == nil && required { throw .badValue(o.childPath(key)) }
+        return value
+    }
+
+    static func objects<T: KlarnaJSONDecodable>(_ o: KlarnaJSONObject, _ key: String, maximum: Int,
+                                                as type: T.Type = T.self) throws(KlarnaError) -> [T]? {
+        let values: [T]? = try o.objects(key)
+        if let values, values.count > maximum { throw sizeError(o.childPath(key), maximum: maximum) }
+        return values
+    }
+
+    /// An `order_line` as OM's schema has it: `name`, `quantity`, `unit_price`, `total_amount` required.
+    static func validate(_ line: KlarnaOrderLine, _ o: KlarnaJSONObject) throws(KlarnaError) {
+        let amounts = Int.min...maximumAmount
+        guard line.name != nil else { throw .badValue(o.childPath("name")) }
+        _ = try string(o, "name", maximum: 255)
+        _ = try int(o, "quantity", in: 0...Int.max, required: true)
+        _ = try int(o, "unit_price", in: amounts, required: true)
+        _ = try int(o, "total_amount", in: amounts, required: true)
+        _ = try int(o, "tax_rate", in: 0...Int(Int32.max))
+        _ = try int(o, "total_discount_amount", in: 0...maximumAmount)
+        _ = try int(o, "total_tax_amount", in: amounts)
+        if let type = line.type, !orderLineTypes.contains(type) { throw .badValue(o.childPath("type")) }
+        _ = try string(o, "reference", maximum: 255)
+        _ = try string(o, "quantity_unit", maximum: 10)
+        _ = try string(o, "merchant_data", maximum: 1024)
+        _ = try string(o, "product_url", maximum: 1024)
+        _ = try string(o, "image_url", maximum: 1024)
+        if let node = o.node("product_identifiers") {
+            let identifiers = try KlarnaJSONObject(node, path: o.childPath("product_identifiers"))
+            for (key, maximum) in [("brand", 70), ("category_path", 750), ("color", 64), ("global_trade_item_number", 50),
+                                   ("manufacturer_part_number", 70), ("size", 64)] {
+                _ = try string(identifiers, key, maximum: maximum)
+            }
+        }
+        if let subscription = line.subscription, let node = o.node("subscription") {
+            let s = try KlarnaJSONObject(node, path: o.childPath("subscription"))
+            guard subscription.name != nil else { throw .badValue(s.childPath("name")) }
+            _ = try string(s, "name", maximum: 255)
+            if let interval = subscription.interval, !["DAY", "WEEK", "MONTH", "YEAR"].contains(interval) {
+                throw .badValue(s.childPath("interval"))
+            }
+            _ = try int(s, "interval_count", in: 1...Int(Int32.max))
+        }
+    }
+}
+
+/// An OM order line: Klarna Payments' reader plus OM's required members and limits.
+struct OrderManagementOrderLine: KlarnaJSONDecodable {
+    var line: KlarnaOrderLine
+
+    init(_ o: KlarnaJSONObject) throws(KlarnaError) {
+        line = try KlarnaOrderLine(o)
+        try OrderManagementValidation.validate(line, o)
+    }
+}
+
+extension KlarnaShippingInfo: KlarnaJSONDecodable, KlarnaJSONEncodable {
+    init(_ o: KlarnaJSONObject) throws(KlarnaError) {
+        typealias V = OrderManagementValidation
+        shippingCompany = try V.string(o, "shipping_company", maximum: 100)
+        shippingMethod = try o.string("shipping_method")
+        if let method = shippingMethod, !Self.shippingMethods.contains(method) { throw .badValue(o.childPath("shipping_method")) }
+        trackingNumber = try V.string(o, "tracking_number", maximum: 100)
+        trackingUri = try V.string(o, "tracking_uri", maximum: 1024)
+        returnShippingCompany = try V.string(o, "return_shipping_company", maximum: 100)
+        returnTrackingNumber = try V.string(o, "return_tracking_number", maximum: 100)
+        returnTrackingUri = try V.string(o, "return_tracking_uri", maximum: 1024)
+    }
+
+    var json: JSONText {
+        var w = KlarnaJSONWriter()
+        w.add("return_shipping_company", returnShippingCompany); w.add("return_tracking_number", returnTrackingNumber)
+        w.add("return_tracking_uri", returnTrackingUri); w.add("shipping_company", shippingCompany)
+        w.add("shipping_method", shippingMethod); w.add("tracking_number", trackingNumber); w.add("tracking_uri", trackingUri)
+        return w.json
+    }
+}
+
+extension KlarnaCaptureRequest: KlarnaJSONDecodable {
+    init(_ o: KlarnaJSONObject) throws(KlarnaError) {
+        typealias V = OrderManagementValidation
+        // 0...100000000 in the request schema; 0 itself is refused later (403), see the store.
+        capturedAmount = try V.int(o, "captured_amount", in: 0...V.maximumAmount, required: true) ?? 0
+        description = try V.string(o, "description", maximum: 255)
+        reference = try V.string(o, "reference", maximum: 255)
+        orderLines = try V.objects(o, "order_lines", maximum: 1000, as: OrderManagementOrderLine.self)?.map(\.line)
+        shippingInfo = try V.objects(o, "shipping_info", maximum: 500)
+        shippingDelay = try V.int(o, "shipping_delay", in: 0...Int.max)
+    }
+}
+
+extension KlarnaRefundRequest: KlarnaJSONDecodable {
+    init(_ o: KlarnaJSONObject) throws(KlarnaError) {
+        typealias V = OrderManagementValidation
+        refundedAmount = try V.int(o, "refunded_amount", in: 0...V.maximumAmount, required: true) ?? 0
+        description = try V.string(o, "description", maximum: 255)
+        reference = try V.string(o, "reference", maximum: 255)
+        orderLines = try V.objects(o, "order_lines", maximum: 1000, as: OrderManagementOrderLine.self)?.map(\.line)
+    }
+}
+
+// MARK: - Writing
+
+extension KlarnaCapture: KlarnaJSONEncodable {
+    var json: JSONText {
+        var w = KlarnaJSONWriter()
+        w.add("billing_address", billingAddress); w.add("capture_id", captureId); w.add("captured_amount", capturedAmount)
+        w.add("captured_at", KlarnaJSON.timestamp(capturedAt)); w.add("description", description)
+        w.add("klarna_reference", klarnaReference); w.add("order_lines", orderLines); w.add("reference", reference)
+        w.add("refunded_amount", refundedAmount); w.add("shipping_address", shippingAddress); w.add("shipping_info", shippingInfo)
+        return w.json
+    }
+}
+
+extension KlarnaRefund: KlarnaJSONEncodable {
+    var json: JSONText {
+        var w = KlarnaJSONWriter()
+        w.add("description", description); w.add("order_lines", orderLines); w.add("reference", reference)
+        w.add("refund_id", refundId); w.add("refunded_amount", refundedAmount); w.add("refunded_at", KlarnaJSON.timestamp(refundedAt))
+        return w.json
+    }
+}
+
+extension KlarnaOrderManagementOrder: KlarnaJSONEncodable {
+    var json: JSONText {
+        var w = KlarnaJSONWriter()
+        w.add("billing_address", placed.billingAddress); w.add("captured_amount", capturedAmount); w.add("captures", captures)
+        w.add("created_at", KlarnaJSON.timestamp(createdAt))
+        // OM's `customer` has only these two (OM-OAS `customer`); left out when neither was given.
+        if let customer = placed.customer, customer.dateOfBirth != nil || customer.nationalIdentificationNumber != nil {
+            var c = KlarnaJSONWriter()
+            c.add("date_of_birth", customer.dateOfBirth)
+            c.add("national_identification_number", customer.nationalIdentificationNumber)
+            w.add("customer", json: c.json)
+        }
+        w.add("expires_at", KlarnaJSON.timestamp(expiresAt)); w.add("fraud_status", fraudStatus)
+        // KP create-order answers `authorized_payment_method: {type: invoice}` (PaymentsStore), OM the
+        // upper-case form (klarna-api.md §5: "INVOICE").
+        w.add("initial_payment_method", json: .object([("type", .string("INVOICE"))]))
+        w.add("klarna_reference", klarnaReference); w.add("locale", placed.locale)
+        w.add("merchant_data", placed.merchantData); w.add("merchant_reference1", placed.merchantReference1)
+        w.add("merchant_reference2", placed.merchantReference2); w.add("order_amount", orderAmount); w.add("order_id", orderId)
+        w.add("order_lines", placed.orderLines ?? []); w.add("original_order_amount", originalOrderAmount)
+        w.add("purchase_country", placed.purchaseCountry); w.add("purchase_currency", placed.purchaseCurrency)
+        w.add("refunded_amount", refundedAmount); w.add("refunds", refunds)
+        w.add("remaining_authorized_amount", remainingAuthorizedAmount); w.add("shipping_address", placed.shippingAddress)
+        w.add("status", status)
+        return w.json
+    }
+}

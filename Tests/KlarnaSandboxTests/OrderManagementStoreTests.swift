@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import Testing
+@testable import KlarnaSandbox
+
+/// The Order Management store on an injected clock and id generator, without sockets.
+@Suite struct OrderManagementStoreTests {
+    let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))  // 2027-01-15T08:00:00Z
+    let namespace = Namespace("om-store-tests")
+    let store: KlarnaOrderManagementStore
+
+    init() {
+        store = KlarnaOrderManagementStore(registry: NamespaceRegistry(clock: clock), ids: SequentialIDGenerator())
+    }
+
+    static let cart = #"""
+        {"purchase_country":"GB","purchase_currency":"GBP","locale":"en-GB","order_amount":62400,"order_tax_amount":10400,
+         "order_lines":[{"type":"physical","name":"Battery Power Pack","quantity":1,"unit_price":59500,"tax_rate":2000,
+                         "total_amount":59500,"total_tax_amount":9917},
+                        {"type":"shipping_fee","name":"Shipping","quantity":1,"unit_price":2900,"tax_rate":2000,
+                         "total_amount":2900,"total_tax_amount":483}]}
+        """#
+
+    func place(_ id: String = "order-1", captured: Bool = false) throws {
+        let request = try KlarnaJSON.decode(KlarnaCreateOrderRequest.self, from: Data(Self.cart.utf8))
+        store.place(namespace, orderID: id, request: request, fraudStatus: "ACCEPTED", scenario: nil, captured: captured)
+    }
+
+    func capture(_ amount: Int, order: String = "order-1", key: String? = nil) throws -> HTTPResponse {
+        let request = try HTTPRequest(method: .post, target: "/ordermanagement/v1/orders/\(order)/captures")
+        return store.capture(namespace, orderID: order, .success(KlarnaCaptureRequest(capturedAmount: amount)), idempotencyKey: key,
+                             request: request) { "/c/\($0)" }
+    }
+
+    func refund(_ amount: Int, order: String = "order-1") throws -> HTTPResponse {
+        let request = try HTTPRequest(method: .post, target: "/ordermanagement/v1/orders/\(order)/refunds")
+        return store.refund(namespace, orderID: order, .success(KlarnaRefundRequest(refundedAmount: amount)), idempotencyKey: nil,
+                            request: request) { "/r/\($0)" }
+    }
+
+    func change(_ operation: OrderManagementWrite, order: String = "order-1") throws -> HTTPResponse {
+        store.change(namespace, orderID: order, operation, idempotencyKey: nil,
+                     request: try HTTPRequest(method: .post, target: "/ordermanagement/v1/orders/\(order)/x"))
+    }
+
+    @Test func place_IsAuthorized_WithExpiryAfter28Days() throws {
+        try place()
+        let order = try store.readOrder(namespace, "order-1")
+        #expect(order.status == "AUTHORIZED" && order.remainingAuthorizedAmount == 62400)
+        #expect(order.expiresAt == clock.now() + 28 * 86_400)
+        #expect(order.klarnaReference == OrderManagementLedger.Order.shortReference("order-1"))
+    }
+
+    @Test func capture_Headers_AndStatusTransitions() throws {
+        try place()
+        let first = try capture(40000)
+        #expect(first.status == .created && first.body.isEmpty)
+        #expect(first.headers["Capture-Id"] == "00000000-0000-4000-8000-000000000001")
+        #expect(first.headers["Location"] == "/c/00000000-0000-4000-8000-000000000001")
+        #expect(try store.readOrder(namespace, "order-1").status == "PART_CAPTURED")
+        #expect(try capture(22401).status == .forbidden)
+        #expect(try capture(22400).status == .created)
+        #expect(try store.readOrder(namespace, "order-1").status == "CAPTURED")
+    }
+
+    @Test func refund_IsSpreadOverCapturesOldestFirst() throws {
+        try place()
+        _ = try capture(10000)
+        _ = try capture(20000)
+        #expect(try refund(15000).status == .created)
+        #expect(try store.captures(namespace, "order-1").map(\.refundedAmount) == [10000, 5000])
+        #expect(try refund(15001).status == .forbidden)
+        #expect(try refund(15000).status == .created)
+        #expect(try store.readOrder(namespace, "order-1").refundedAmount == 30000)
+    }
+
+    @Test func extend_RefusedMoreThan180DaysAfterThePurchase() throws {
+        try place()
+        for _ in 0..<7 {  // 7 × 27 days = 189 days, extending each time before the order expires
+            clock.advance(by: 27 * 86_400)
+            let answer = try change(.extend)
+            if clock.now().timeIntervalSince1970 - 1_800_000_000 <= 180 * 86_400 {
+                #expect(answer.status == .noContent)
+            } else {
+                #expect(answer.status == .forbidden)
+            }
+        }
+    }
+
+    @Test func sweep_DropsOrders48HoursPastExpiry() throws {
+        try place("old")
+        clock.advance(by: 28 * 86_400 + 48 * 3600 - 1)
+        try place("young")
+        #expect(try store.readOrder(namespace, "old").status == "EXPIRED")
+        clock.advance(by: 61)
+        try place("newest")
+        #expect(throws: KlarnaError.noSuchOrder("old")) { _ = try store.readOrder(namespace, "old") }
+        #expect(try store.readOrder(namespace, "young").status == "AUTHORIZED")
+    }
+
+    @Test func idempotencyKey_IsPerOrderAndOperation() throws {
+        try place("a")
+        try place("b")
+        let first = try capture(100, order: "a", key: "k")
+        let sameOrder = try capture(200, order: "a", key: "k")
+        let otherOrder = try capture(300, order: "b", key: "k")
+        #expect(first.headers["Capture-Id"] == sameOrder.headers["Capture-Id"])
+        #expect(first.headers["Capture-Id"] != otherOrder.headers["Capture-Id"])
+        #expect(try store.readOrder(namespace, "a").capturedAmount == 100)
+        #expect(try store.readOrder(namespace, "b").capturedAmount == 300)
+    }
+
+    @Test func orderJSON_NeverHasNull_AndOmitsAbsentFields() throws {
+        try place(captured: true)
+        let text = String(decoding: try store.readOrder(namespace, "order-1").json.bytes, as: UTF8.self)
+        #expect(!text.contains("null"))
+        #expect(!text.contains("billing_address") && !text.contains("customer") && !text.contains("merchant_data"))
+        #expect(text.contains(#""status":"CAPTURED""#) && text.contains(#""created_at":"2027-01-15T08:00:00.000Z""#))
+    }
+}
