@@ -279,6 +279,9 @@ py() { python3 "$PY" "$@"; }
 # ---------------------------------------------------------------- build
 if [[ $BENCH_SKIP_BUILD != 1 ]]; then
     # The binary users run: built exactly as docker/Dockerfile builds it.
+    # URLSession (HPP callbacks) links libcurl: the static build needs its development files.
+    dpkg -s libcurl4-openssl-dev >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq libcurl4-openssl-dev >/dev/null; } \
+        || die "libcurl4-openssl-dev is needed for the release build"
     log "swift build -c release --static-swift-stdlib --product payment-sandbox"
     swift build -c release --static-swift-stdlib --product payment-sandbox 2>&1 | tail -n 3 || die "release build failed"
 fi
