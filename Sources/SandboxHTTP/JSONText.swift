@@ -16,7 +16,7 @@ public indirect enum JSONText: Sendable, Equatable {
 
     public var bytes: [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(128)
+        out.reserveCapacity(512)
         write(into: &out)
         return out
     }
@@ -25,7 +25,7 @@ public indirect enum JSONText: Sendable, Equatable {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
-        case .int(let value): out.append(contentsOf: String(value).utf8)
+        case .int(let value): JSONText.writeInt(value, into: &out)
         case .double(let value):
             out.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
         case .string(let value): JSONText.writeString(value, into: &out)
@@ -48,10 +48,33 @@ public indirect enum JSONText: Sendable, Equatable {
         }
     }
 
+    /// Decimal digits without making a String first.
+    static func writeInt(_ value: Int, into out: inout [UInt8]) {
+        if value == 0 { out.append(UInt8(ascii: "0")); return }
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for the 20 digits of UInt64.max
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var index = buffer.count
+            while magnitude > 0 {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            }
+            out.append(contentsOf: buffer[index...])
+        }
+    }
+
     /// RFC 8259 §7 string escaping.
     static func writeString(_ string: String, into out: inout [UInt8]) {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: copied in one go.
+        if string.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            out.append(contentsOf: string.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])

@@ -505,6 +505,17 @@ struct JSONParser {
     /// Reads a string starting at the opening quote; validates UTF-8 and escapes, joins surrogate pairs.
     mutating func parseString() throws(JSONSyntaxError) -> String {
         let open = index
+        // Fast path: printable ASCII up to the closing quote (most keys and values) becomes the String
+        // directly; anything else (escapes, control characters, non-ASCII) takes the careful path below.
+        var scan = open + 1
+        while scan < bytes.count, bytes[scan] >= 0x20, bytes[scan] < 0x80, bytes[scan] != UInt8(ascii: "\""),
+              bytes[scan] != UInt8(ascii: "\\") {
+            scan += 1
+        }
+        if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
+            index = scan + 1
+            return String(decoding: bytes[(open + 1)..<scan], as: UTF8.self)
+        }
         index += 1
         var out: [UInt8] = []
         while true {

@@ -29,6 +29,35 @@ import Testing
         try KlarnaJSON.decode(KlarnaCreateOrderRequest.self, from: Data(Self.cart.utf8))
     }
 
+    /// The sessions listed by the state snapshot.
+    func storedSessionIDs() -> [String] {
+        guard case .object(let members) = store.snapshot(namespace), case .array(let sessions)? = members.first(where: { $0.0 == "sessions" })?.1
+        else { return [] }
+        return sessions.compactMap { session -> String? in
+            guard case .object(let fields) = session, case .string(let id)? = fields.first(where: { $0.0 == "session_id" })?.1 else { return nil }
+            return id
+        }
+    }
+
+    @Test func sweep_DropsExpiredSessions_KeepsLiveOnes_AndSessionsWithALiveToken() async throws {
+        let old = try await session()
+        clock.advance(by: 47 * 3600 + 1800)
+        let authorizedLate = try await session()
+        _ = try #require(store.authorize(namespace, sessionID: old, data: nil).authorizationToken)  // 30 min before `old` expires
+        let token = try #require(store.authorize(namespace, sessionID: authorizedLate, data: nil).authorizationToken)
+        // 48 h and 1 min after `old`: a sweep is due (the clock moved on); `old` has expired but its token
+        // (31 min old) keeps it, with its order still possible (§2.4: 60 minutes from authorization).
+        clock.advance(by: 1860)
+        let fresh = try await session()
+        #expect(Set(storedSessionIDs()) == [old, authorizedLate, fresh])
+        // 61 min after the tokens: `old` and its token go; the others live on.
+        clock.advance(by: 1800)
+        _ = try await session()
+        #expect(!storedSessionIDs().contains(old))
+        #expect(storedSessionIDs().contains(authorizedLate) && storedSessionIDs().contains(fresh))
+        #expect(throws: KlarnaError.invalidAuthorizationToken) { _ = try store.createOrder(namespace, token: token, try order(), redirectBase: nil) }
+    }
+
     @Test func ids_ComeFromTheInjectedGenerator() async throws {
         #expect(try await session() == "00000000-0000-4000-8000-000000000001")
     }

@@ -45,3 +45,16 @@ import Testing
         #expect(try JSONSerialization.jsonObject(with: text.data) is [Any])
     }
 }
+
+@Suite struct JSONTextNumberTests {
+    @Test func integers_AreWrittenAsSwiftPrintsThem() {
+        for value in [0, 1, -1, 9, 10, -10, 59500, Int.max, Int.min, 1_000_000_007, -42] {
+            #expect(String(decoding: JSONText.int(value).bytes, as: UTF8.self) == String(value))
+        }
+    }
+
+    @Test func strings_WithAndWithoutEscapes() {
+        #expect(String(decoding: JSONText.string("plain ascii / é ü").bytes, as: UTF8.self) == #""plain ascii / é ü""#)
+        #expect(String(decoding: JSONText.string("a\"b\\c\nd\u{1}\u{7F}").bytes, as: UTF8.self) == #""a\"b\\c\nd\u0001\u007f""#)
+    }
+}

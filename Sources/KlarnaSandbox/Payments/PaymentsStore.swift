@@ -153,6 +153,9 @@ struct PaymentsLedger: Sendable {
         var orders: [String: Order] = [:]
         var createsSinceSweep = 0
         var nextSweep = Date.distantPast
+        /// No session or token of the book expires before this (a lower bound): until then a sweep would
+        /// find nothing to drop, so it is not run (it copies every dictionary of the book).
+        var earliestExpiry = Date.distantFuture
     }
 
 
@@ -165,6 +168,7 @@ struct PaymentsLedger: Sendable {
         let session = Session(id: id, fields: fields, clientToken: ClientToken.make(sessionID: id, fields: fields),
                               createdAt: now, expiresAt: now + configuration.sessionLifetime, scenario: scenario)
         books[namespace, default: Book()].sessions[id] = session
+        if session.expiresAt < books[namespace]!.earliestExpiry { books[namespace]!.earliestExpiry = session.expiresAt }
         sweepExpiredOccasionally(namespace)
         return KlarnaMerchantSession(sessionId: id, clientToken: session.clientToken,
                                      paymentMethodCategories: configuration.paymentMethodCategories)
@@ -253,6 +257,8 @@ struct PaymentsLedger: Sendable {
         session.authorizationTokens.append(token)
         let now = registry.now(namespace)
         books[namespace]?.authorizations[token] = Authorization(token: token, sessionID: sessionID, authorizedAt: now, snapshot: snapshot)
+        let tokenExpiry = now + configuration.authorizationLifetime
+        if let earliest = books[namespace]?.earliestExpiry, tokenExpiry < earliest { books[namespace]?.earliestExpiry = tokenExpiry }
         return KlarnaSDKResult(approved: true, showForm: true, authorizationToken: token, finalizeRequired: false)
     }
 
@@ -398,7 +404,8 @@ struct PaymentsLedger: Sendable {
     /// or when its clock has moved a minute past the last sweep (a clock jump expires everything at once).
     private mutating func sweepExpiredOccasionally(_ namespace: Namespace) {
         let now = registry.now(namespace)
-        guard let due = books[namespace].map({ $0.createsSinceSweep + 1 >= 1024 || now >= $0.nextSweep }) else { return }
+        guard let due = books[namespace].map({ ($0.createsSinceSweep + 1 >= 1024 || now >= $0.nextSweep) && now >= $0.earliestExpiry })
+        else { return }
         guard due else {
             books[namespace]?.createsSinceSweep += 1  // in place: no copy of the book's dictionaries
             return
@@ -416,6 +423,8 @@ struct PaymentsLedger: Sendable {
         book.sessions = book.sessions.filter { id, session in session.expiresAt > now || withLiveTokens.contains(id) }
         book.orders = book.orders.filter { _, order in book.sessions[order.sessionID] != nil }
         let dropped = before - (book.sessions.count + book.authorizations.count + book.orders.count)
+        book.earliestExpiry = min(book.sessions.values.lazy.map(\.expiresAt).min() ?? .distantFuture,
+                                  book.authorizations.values.lazy.map { $0.authorizedAt + tokenLifetime }.min() ?? .distantFuture)
         books[namespace] = book
         if dropped >= 4096 { FreedMemory.returnToSystem() }
     }
