@@ -11,8 +11,9 @@ public struct HTTPResponse: Sendable {
     /// Set to close the connection without sending anything (a simulated network fault).
     public var dropsConnection = false
     /// Never sent: a note for ``HTTPExchangeObserver``s on what the handler decided (the sandbox's journal
-    /// shows it, e.g. which scenario rule applied).
-    public var diagnostic: String?
+    /// shows it, e.g. which scenario rule applied). Any description, so a handler can hand over its values
+    /// and the text is only made when someone reads it.
+    public var diagnostic: (any CustomStringConvertible & Sendable)?
     /// Set by an ``Router/Handler/immediate`` handler that decided on the event loop but must wait before
     /// answering (a scenario's delay): the connection runs this as a task, under the handler timeout, and
     /// sends what it returns instead. The rest of this response is not sent.

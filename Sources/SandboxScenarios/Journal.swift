@@ -15,14 +15,14 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         public var query: String?
         public var status: Int
         public var durationSeconds: Double
-        /// The request body as text, cut at ``bodyLimit`` bytes.
-        /// The first bytes of the request body, kept as received and decoded only when read.
+        /// The first bytes of the request body (up to ``bodyLimit``), kept as received, decoded when read.
         public var requestBodyBytes: Data
         public var requestBody: String { String(decoding: requestBodyBytes, as: UTF8.self) }
         public var requestBodyTruncated: Bool
         /// What the sandbox decided, e.g. `scenario=reject klarna.payments.authorize: reject (rule 0)`;
-        /// empty for calls no scenario looked at.
-        public var note: String
+        /// empty for calls no scenario looked at. Described when read.
+        public var note: String { noteSource.map(String.init(describing:)) ?? "" }
+        var noteSource: (any CustomStringConvertible & Sendable)?
     }
 
     public struct Filter: Sendable {
@@ -83,12 +83,12 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         guard Journal.isJournaled(request.path) else { return }
         let namespace = namespace(of: request)
         let body = request.body.prefix(bodyLimit)
-        let query = request.target.firstIndex(of: "?").map { String(request.target[request.target.index(after: $0)...]) }
+        let query = request.target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(request.target[request.target.index(after: $0)...]) }
         let entry = Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: request.id,
                           method: request.method.rawValue, path: request.path, query: query, status: response.status.code,
                           durationSeconds: durationSeconds, requestBodyBytes: body,
                           requestBodyTruncated: request.body.count > bodyLimit,
-                          note: response.diagnostic ?? "")
+                          noteSource: response.diagnostic)
         append(entry)
     }
 
@@ -100,7 +100,7 @@ public final class Journal: Sendable, HTTPExchangeObserver {
                        body: Data = Data(), requestID: String = "", durationSeconds: Double = 0) {
         append(Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: requestID,
                      method: method, path: path, query: nil, status: status, durationSeconds: durationSeconds,
-                     requestBodyBytes: body.prefix(bodyLimit), requestBodyTruncated: body.count > bodyLimit, note: note))
+                     requestBodyBytes: body.prefix(bodyLimit), requestBodyTruncated: body.count > bodyLimit, noteSource: note))
     }
 
     private func append(_ entry: Entry) {

@@ -175,9 +175,17 @@ struct ScenarioPlayer: Sendable {
                 response = KlarnaError.internalError.response(for: request)
             }
         }
-        response.diagnostic = "scenario=\(scenario ?? "-") \(operation.rawValue): \(decision)"
+        response.diagnostic = ScenarioNote(scenario: scenario, operation: operation, decision: decision)
         return response
     }
+}
+
+/// The journal's note on a scenario decision; written out only when the journal is read.
+struct ScenarioNote: CustomStringConvertible, Sendable {
+    let scenario: String?
+    let operation: ScenarioOperation
+    let decision: ScenarioDecision
+    var description: String { "scenario=\(scenario ?? "-") \(operation.rawValue): \(decision)" }
 }
 
 /// The body of the SDK stand-in endpoints: all optional. `jsonData` is what the app passes to

@@ -163,51 +163,51 @@ enum PaymentsValidation {
     }
 
     // MARK: - Schema-level checks
+    // Paths are autoclosures: they are written out only for the error, not for every check that passes.
 
-    private static func require<T>(_ value: T?, _ path: String) throws(KlarnaError) {
+    private static func require<T>(_ value: T?, _ path: @autoclosure () -> String) throws(KlarnaError) {
         // The message for a missing required field is not documented (§2.9 rule 1, §9.1): `Bad value: <field>`.
-        if value == nil { throw .badValue(path) }
+        if value == nil { throw .badValue(path()) }
     }
 
-    private static func checkLength(_ value: String?, min: Int = 0, max: Int, _ path: String) throws(KlarnaError) {
+    private static func checkLength(_ value: String?, min: Int = 0, max: Int, _ path: @autoclosure () -> String) throws(KlarnaError) {
         guard let value else { return }
         let length = value.unicodeScalars.count
-        if length < min || length > max { throw .badValue(path) }
+        if length < min || length > max { throw .badValue(path()) }
     }
 
-    private static func checkMinimum(_ value: Int?, _ minimum: Int, _ path: String) throws(KlarnaError) {
-        if let value, value < minimum { throw .badValue(path) }
+    private static func checkMinimum(_ value: Int?, _ minimum: Int, _ path: @autoclosure () -> String) throws(KlarnaError) {
+        if let value, value < minimum { throw .badValue(path()) }
     }
 
-    private static func checkMaximum(_ value: Int?, _ maximum: Int, _ path: String) throws(KlarnaError) {
-        if let value, value > maximum { throw .badValue(path) }
+    private static func checkMaximum(_ value: Int?, _ maximum: Int, _ path: @autoclosure () -> String) throws(KlarnaError) {
+        if let value, value > maximum { throw .badValue(path()) }
     }
 
-    private static func checkEnum(_ value: String?, _ allowed: Set<String>, _ path: String) throws(KlarnaError) {
+    private static func checkEnum(_ value: String?, _ allowed: Set<String>, _ path: @autoclosure () -> String) throws(KlarnaError) {
         // Enums are case-sensitive, as JSON Schema's `enum` is.
-        if let value, !allowed.contains(value) { throw .badValue(path) }
+        if let value, !allowed.contains(value) { throw .badValue(path()) }
     }
 
     /// `^[A-Za-z]{2,2}$`
-    private static func checkCountry(_ value: String?, _ path: String) throws(KlarnaError) {
-        if let value, !isASCIILetters(value, count: 2) { throw .badValue(path) }
+    private static func checkCountry(_ value: String?, _ path: @autoclosure () -> String) throws(KlarnaError) {
+        if let value, !isASCIILetters(value, count: 2) { throw .badValue(path()) }
     }
 
     /// `^[A-Za-z]{3,3}$`
-    private static func checkCurrency(_ value: String?, _ path: String) throws(KlarnaError) {
-        if let value, !isASCIILetters(value, count: 3) { throw .badValue(path) }
+    private static func checkCurrency(_ value: String?, _ path: @autoclosure () -> String) throws(KlarnaError) {
+        if let value, !isASCIILetters(value, count: 3) { throw .badValue(path()) }
     }
 
     /// `^[A-Za-z]{2,2}(?:-[A-Za-z]{2,2})*$`
-    private static func checkLocale(_ value: String?, _ path: String) throws(KlarnaError) {
+    private static func checkLocale(_ value: String?, _ path: @autoclosure () -> String) throws(KlarnaError) {
         guard let value else { return }
         let parts = value.split(separator: "-", omittingEmptySubsequences: false)
-        if !parts.allSatisfy({ isASCIILetters($0, count: 2) }) { throw .badValue(path) }
+        if !parts.allSatisfy({ isASCIILetters($0, count: 2) }) { throw .badValue(path()) }
     }
 
     private static func isASCIILetters<S: StringProtocol>(_ text: S, count: Int) -> Bool {
-        let bytes = Array(text.utf8)
-        return bytes.count == count && bytes.allSatisfy { (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+        text.utf8.count == count && text.utf8.allSatisfy { (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
     }
 
     /// `address`: every text field ≤ 99 except `postal_code` ≤ 10 and `title` ≤ 20; `country` `^[A-Za-z]{2,2}$`.
