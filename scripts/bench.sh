@@ -9,7 +9,7 @@
 #   Klarna flows       scripts/bench/kpflow.swift: KP_CONNS keep-alive connections each looping
 #                      create session -> authorize -> create order over KP_NAMESPACES namespaces;
 #                      flows/s and requests/s (vs nginx), then RSS as sessions pile up and after
-#                      every namespace's clock moved 49 h ahead and the store's sweep ran
+#                      every namespace's clock moved 31 days ahead and the stores' sweeps ran
 #
 # nginx serves a canned JSON body of exactly the sandbox health body's length, so
 # both servers move the same number of body bytes per request.
@@ -477,7 +477,8 @@ stop_pid "$SANDBOX_PID" sandbox
 
 # Memory: sessions live 48 h after their last update, so every flow's session, token and order stay.
 # RSS idle, after KP_RSS_REQUESTS requests' worth of flows (or KP_RSS_SECONDS), then every namespace's
-# clock moves 49 h ahead and KP_SWEEP_FLOWS more flows make the store sweep (every 1024 creations).
+# clock moves 31 days ahead (past the sessions' 48 h and the orders' 28 days + 48 h in Order Management) and
+# KP_SWEEP_FLOWS more flows make the stores sweep (every 1024 creations).
 KP_PILE_FLOWS=$((KP_RSS_REQUESTS / 3))
 log "Klarna memory: fresh sandbox, up to $KP_PILE_FLOWS flows or ${KP_RSS_SECONDS}s"
 KP_PORT=$(py freeport)
@@ -492,14 +493,14 @@ KP_SESSIONS=$((KPM_flows + KPM_partial))
 echo "klarna memory: $KPM_flows flows ($KPM_requests requests, $KPM_flows_per_s flows/s) in $KPM_seconds s;" \
     "RSS idle $KP_RSS_IDLE MiB, after $KP_SESSIONS sessions $KP_RSS_PILE MiB" \
     "($(py calc "($KP_RSS_PILE - $KP_RSS_IDLE) * 1024 / $((KP_SESSIONS > 0 ? KP_SESSIONS : 1))") KiB per flow)"
-run_waiting "$TMP/clock.out" "$KPFLOW" --port "$KP_PORT" --namespaces "$KP_NAMESPACES" --advance-clock 176400 ||
+run_waiting "$TMP/clock.out" "$KPFLOW" --port "$KP_PORT" --namespaces "$KP_NAMESPACES" --advance-clock 2678400 ||
     die "moving the namespaces' clocks failed"
-log "clocks of $KP_NAMESPACES namespaces moved 49 h ahead; $KP_SWEEP_FLOWS more flows"
+log "clocks of $KP_NAMESPACES namespaces moved 31 days ahead; $KP_SWEEP_FLOWS more flows"
 kpflow KPS --duration "$KP_RSS_SECONDS" --flows "$KP_SWEEP_FLOWS"
 sleep 1
 KP_RSS_SWEEP=$(py rss "$SANDBOX_PID")
 KP_HWM=$(py rss "$SANDBOX_PID" VmHWM)
-echo "klarna memory: after the 49 h clock jump and $KPS_flows more flows (sweep): RSS $KP_RSS_SWEEP MiB (peak $KP_HWM)"
+echo "klarna memory: after a 31-day clock jump and $KPS_flows more flows (sweep): RSS $KP_RSS_SWEEP MiB (peak $KP_HWM)"
 stop_pid "$SANDBOX_PID" sandbox
 
 # ---------------------------------------------------------------- summary

@@ -43,8 +43,10 @@ public final class Journal: Sendable, HTTPExchangeObserver {
     private let registry: NamespaceRegistry
     private let state: Locked<Ring>
 
+    /// Slots grow with use up to `capacity` (an idle sandbox does not hold 10,000 empty entries), then
+    /// the oldest is overwritten.
     private struct Ring {
-        var slots: [Entry?]
+        var slots: [Entry?] = []
         var next = 0          // where the next entry goes
         var count = 0
         var sequence = 0
@@ -58,7 +60,7 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         self.capacity = max(1, capacity)
         self.bodyLimit = bodyLimit
         self.registry = registry
-        state = Locked(Ring(slots: Array(repeating: nil, count: max(1, capacity))))
+        state = Locked(Ring())
     }
 
     /// Journals the faked APIs and the SDK stand-ins; the sandbox's own control and debug endpoints
@@ -109,7 +111,7 @@ public final class Journal: Sendable, HTTPExchangeObserver {
             ring.sequence += 1
             entry.sequence = ring.sequence
             if ring.count == capacity { ring.dropped += 1 } else { ring.count += 1 }
-            ring.slots[ring.next] = entry
+            if ring.next == ring.slots.count { ring.slots.append(entry) } else { ring.slots[ring.next] = entry }
             ring.next = (ring.next + 1) % capacity
         }
     }
@@ -144,8 +146,7 @@ public final class Journal: Sendable, HTTPExchangeObserver {
             for offset in 0..<ring.count {
                 if let entry = ring.slots[(start + offset) % capacity], entry.namespace != namespace { kept.append(entry) }
             }
-            ring.slots = Array(repeating: nil, count: capacity)
-            for (index, entry) in kept.enumerated() { ring.slots[index] = entry }
+            ring.slots = kept
             ring.count = kept.count
             ring.next = kept.count % capacity
         }

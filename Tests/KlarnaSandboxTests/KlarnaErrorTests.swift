@@ -80,3 +80,14 @@ import Testing
         #expect(throws: KlarnaError.badValue("jsonData.locale")) { _ = try SDKRequest.decode(Data(#"{"jsonData":{"locale":5}}"#.utf8)) }
     }
 }
+
+@Suite struct ClientTokenEncodingTests {
+    @Test func base64URL_MatchesFoundationWithoutPadding_ForEveryLength() {
+        for length in 0..<70 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let expected = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(ClientToken.base64URL(bytes: bytes) == expected, "length \(length)")
+        }
+    }
+}

@@ -106,6 +106,9 @@ struct OrderManagementLedger: Sendable {
     struct Book {
         var orders: [String: Order] = [:]
         var placesSinceSweep = 0
+        /// No order of the book is due to be dropped before this (a lower bound: extensions only move it
+        /// later); until then a sweep would find nothing and is not run.
+        var earliestDrop = Date.distantFuture
         var nextSweep = Date.distantPast
     }
 
@@ -121,6 +124,8 @@ struct OrderManagementLedger: Sendable {
             addCapture(order, amount: order.orderAmount, request: nil, at: now)
         }
         books[namespace, default: Book()].orders[orderID] = order
+        let drop = order.expiresAt + configuration.retentionAfterExpiry
+        if drop < books[namespace]!.earliestDrop { books[namespace]!.earliestDrop = drop }
         sweepExpiredOccasionally(namespace)
     }
 
@@ -279,7 +284,8 @@ struct OrderManagementLedger: Sendable {
     /// the last sweep (as KP's sweep).
     private mutating func sweepExpiredOccasionally(_ namespace: Namespace) {
         let now = registry.now(namespace)
-        guard let due = books[namespace].map({ $0.placesSinceSweep + 1 >= 1024 || now >= $0.nextSweep }) else { return }
+        guard let due = books[namespace].map({ ($0.placesSinceSweep + 1 >= 1024 || now >= $0.nextSweep) && now >= $0.earliestDrop })
+        else { return }
         guard due else {
             books[namespace]?.placesSinceSweep += 1
             return
@@ -290,6 +296,7 @@ struct OrderManagementLedger: Sendable {
         let before = book.orders.count
         let retention = configuration.retentionAfterExpiry
         book.orders = book.orders.filter { _, order in order.expiresAt + retention > now }
+        book.earliestDrop = book.orders.values.lazy.map { $0.expiresAt + retention }.min() ?? .distantFuture
         let dropped = before - book.orders.count
         books[namespace] = book
         if dropped >= 4096 { FreedMemory.returnToSystem() }

@@ -19,8 +19,7 @@ enum ClientToken {
             ("session_type", .string("PAYMENTS")),
             ("scheme", .bool(true)),
         ])
-        let signature = Data("payment-sandbox:\(sessionID)".utf8)
-        return encodedHeader + "." + base64URL(Data(payload.bytes)) + "." + base64URL(signature)
+        return encodedHeader + "." + base64URL(bytes: payload.bytes) + "." + base64URL(bytes: Array("payment-sandbox:\(sessionID)".utf8))
     }
 
     private static let encodedHeader = base64URL(
@@ -35,18 +34,37 @@ enum ClientToken {
         return claims.session_id
     }
 
-    /// RFC 4648 §5, without padding (as JWTs are written).
-    static func base64URL(_ data: Data) -> String {
-        var bytes = Array(data.base64EncodedString().utf8)
-        while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
-        for index in bytes.indices {
-            switch bytes[index] {
-            case UInt8(ascii: "+"): bytes[index] = UInt8(ascii: "-")
-            case UInt8(ascii: "/"): bytes[index] = UInt8(ascii: "_")
-            default: break
+    /// RFC 4648 §5, without padding (as JWTs are written). Written out: a token is made per session.
+    static func base64URL(_ data: Data) -> String { base64URL(bytes: [UInt8](data)) }
+
+    static func base64URL(bytes: [UInt8]) -> String {
+        let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+        let table = alphabet.utf8Start
+        return String(unsafeUninitializedCapacity: (bytes.count * 4 + 2) / 3) { out in
+            var written = 0
+            var index = 0
+            while index + 3 <= bytes.count {
+                let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                out[written] = table[Int(group >> 18)]
+                out[written + 1] = table[Int(group >> 12 & 63)]
+                out[written + 2] = table[Int(group >> 6 & 63)]
+                out[written + 3] = table[Int(group & 63)]
+                written += 4
+                index += 3
             }
+            let rest = bytes.count - index
+            if rest > 0 {
+                let group = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+                out[written] = table[Int(group >> 18)]
+                out[written + 1] = table[Int(group >> 12 & 63)]
+                written += 2
+                if rest == 2 {
+                    out[written] = table[Int(group >> 6 & 63)]
+                    written += 1
+                }
+            }
+            return written
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func fromBase64URL(_ text: String) -> Data? {
