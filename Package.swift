@@ -18,15 +18,19 @@ let package = Package(
         .target(name: "SandboxHTTP", swiftSettings: strict),
         // Shared by every provider: namespaces, the injected clock and id generator (and the scenario engine).
         .target(name: "SandboxScenarios", dependencies: ["SandboxHTTP"], swiftSettings: strict),
-        // Klarna Payments (and later HPP and Order Management): routes, models, store, errors.
+        // Klarna Payments, Hosted Payment Page, Order Management: routes, models, stores, errors.
         .target(name: "KlarnaSandbox", dependencies: ["SandboxHTTP", "SandboxScenarios"], swiftSettings: strict),
+        // Swedbank Pay: Payment Order v3 and the payment-session API of the Mobile SDKs.
+        .target(name: "SwedbankPaySandbox", dependencies: ["SandboxHTTP", "SandboxScenarios"], swiftSettings: strict),
         // The sandbox itself: wires the providers and the control API onto the HTTP core.
-        .target(name: "PaymentSandbox", dependencies: ["SandboxHTTP", "SandboxScenarios", "KlarnaSandbox"], swiftSettings: strict),
+        .target(name: "PaymentSandbox", dependencies: ["SandboxHTTP", "SandboxScenarios", "KlarnaSandbox", "SwedbankPaySandbox"],
+                swiftSettings: strict),
         // The command line: flags, environment, signals. Process-only code lives here.
         .executableTarget(name: "payment-sandbox", dependencies: ["PaymentSandbox"], swiftSettings: strict),
         .testTarget(name: "SandboxHTTPTests", dependencies: ["SandboxHTTP"], exclude: ["FuzzCorpus"], swiftSettings: strict),
         .testTarget(name: "SandboxScenariosTests", dependencies: ["SandboxScenarios"], swiftSettings: strict),
         .testTarget(name: "KlarnaSandboxTests", dependencies: ["KlarnaSandbox"], swiftSettings: strict),
+        .testTarget(name: "SwedbankPaySandboxTests", dependencies: ["SwedbankPaySandbox"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["PaymentSandbox", "SandboxHTTP"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

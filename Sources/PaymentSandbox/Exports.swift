@@ -3,3 +3,4 @@
 @_exported import SandboxHTTP
 @_exported import SandboxScenarios
 @_exported import KlarnaSandbox
+@_exported import SwedbankPaySandbox

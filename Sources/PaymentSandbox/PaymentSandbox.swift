@@ -27,6 +27,7 @@ public final class PaymentSandbox: Sendable {
     public let klarnaPayments: KlarnaPaymentsStore
     public let klarnaHPP: KlarnaHPPStore
     public let klarnaOrderManagement: KlarnaOrderManagementStore
+    public let swedbankPayOrders: SwedbankPayOrderStore
     /// Every call to a faked API, bounded (``SandboxConfiguration/journalCapacity``).
     public let journal: Journal
     /// The loaded scenarios and who uses which.
@@ -44,6 +45,7 @@ public final class PaymentSandbox: Sendable {
         klarnaPayments = KlarnaPaymentsStore(registry: registry, ids: configuration.ids, configuration: configuration.klarnaPayments,
                                              orders: klarnaOrderManagement)
         klarnaHPP = KlarnaHPPStore(registry: registry, ids: configuration.ids, configuration: configuration.klarnaHPP)
+        swedbankPayOrders = SwedbankPayOrderStore(registry: registry, ids: configuration.ids, configuration: configuration.swedbankPay)
         journal = Journal(capacity: configuration.journalCapacity, registry: registry)
         do {
             scenarios = try ScenarioEngine.load(directories: configuration.scenarioDirectories,
@@ -54,12 +56,14 @@ public final class PaymentSandbox: Sendable {
             loadFailure = error
         }
         var router = Router()
-        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: [klarnaPayments, klarnaHPP, klarnaOrderManagement])
+        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: [klarnaPayments, klarnaHPP, klarnaOrderManagement, swedbankPayOrders])
             .add(to: &router)
         KlarnaPaymentsRoutes(store: klarnaPayments, scenarios: scenarios).add(to: &router)
         KlarnaHPPRoutes(store: klarnaHPP, payments: klarnaPayments, orders: klarnaOrderManagement, scenarios: scenarios,
                         journal: journal).add(to: &router)
         KlarnaOrderManagementRoutes(store: klarnaOrderManagement, scenarios: scenarios).add(to: &router)
+        SwedbankPayPaymentOrderRoutes(store: swedbankPayOrders, scenarios: scenarios, journal: journal).add(to: &router)
+        SwedbankPayPaymentSessionRoutes(orders: swedbankPayOrders, scenarios: scenarios, journal: journal).add(to: &router)
         self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger, observer: journal)
     }
 

@@ -27,6 +27,7 @@ public struct SandboxConfiguration: Sendable {
     public var klarnaPayments = KlarnaPaymentsConfiguration()
     public var klarnaHPP = KlarnaHPPConfiguration()
     public var klarnaOrderManagement = KlarnaOrderManagementConfiguration()
+    public var swedbankPay = SwedbankPayConfiguration()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, scenarioDirectories: [URL] = [],

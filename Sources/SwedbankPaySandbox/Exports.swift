@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: MIT
+@_exported import SandboxHTTP
+@_exported import SandboxScenarios

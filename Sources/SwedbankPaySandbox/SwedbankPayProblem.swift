@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// An RFC 7807 problem as Swedbank Pay writes them (swedbankpay-api.md §2.1):
+/// `{"type": "https://api.payex.com/psp/errordetail/paymentorders/inputerror", "title": "Error in input data",
+///   "status": 400, "instance": "https://api.payex.com/psp/probleminstance/00-…-01", "detail": "…",
+///   "problems": [{"name": "PaymentOrder.Amount", "description": "…"}]}`.
+public struct SwedbankPayProblem: Error, HTTPResponseError, Equatable, Sendable {
+    public struct Detail: Equatable, Sendable {
+        public var name: String
+        public var description: String
+        public init(name: String, description: String) {
+            self.name = name
+            self.description = description
+        }
+    }
+
+    /// The part after `https://api.payex.com/psp/errordetail/`, e.g. `paymentorders/inputerror`, `swishdeclined`.
+    public var typeName: String
+    public var title: String
+    public var status: HTTPStatus
+    public var detail: String
+    public var problems: [Detail]
+    /// Members some problems carry besides the standard ones (`sessionId` for Swish, §2.1).
+    public var extras: [(String, JSONText)]
+
+    public init(_ typeName: String, status: HTTPStatus, title: String, detail: String, problems: [Detail] = [],
+                extras: [(String, JSONText)] = []) {
+        self.typeName = typeName
+        self.status = status
+        self.title = title
+        self.detail = detail
+        self.problems = problems
+        self.extras = extras
+    }
+
+    public static let typePrefix = "https://api.payex.com/psp/errordetail/"
+    public var type: String { Self.typePrefix + typeName }
+
+    /// The body; `instance` is fresh each time, as Swedbank Pay's trace ids are (§2.1).
+    public var json: JSONText {
+        var members: [(String, JSONText)] = [
+            ("type", .string(type)), ("title", .string(title)), ("status", .int(status.code)),
+            ("instance", .string(Self.newInstance())), ("detail", .string(detail)),
+        ]
+        if !problems.isEmpty {
+            members.append(("problems", .array(problems.map { .object([("name", .string($0.name)), ("description", .string($0.description))]) })))
+        }
+        members += extras
+        return .object(members)
+    }
+
+    public func response(for request: HTTPRequest) -> HTTPResponse {
+        var response = HTTPResponse.json(json.data, status: status, contentType: "application/problem+json; charset=utf-8")
+        if status == .unauthorized { response.headers.add(name: "WWW-Authenticate", value: "Bearer") }
+        return response
+    }
+
+    /// `https://api.payex.com/psp/probleminstance/00-<32 hex>-<16 hex>-01` (§2.1).
+    static func newInstance() -> String {
+        let a = RandomIDGenerator.shared.uuid().replacingOccurrences(of: "-", with: "")
+        let b = RandomIDGenerator.shared.uuid().replacingOccurrences(of: "-", with: "").prefix(16)
+        return "https://api.payex.com/psp/probleminstance/00-\(a)-\(b)-01"
+    }
+
+    public static func == (lhs: SwedbankPayProblem, rhs: SwedbankPayProblem) -> Bool {
+        lhs.typeName == rhs.typeName && lhs.title == rhs.title && lhs.status == rhs.status && lhs.detail == rhs.detail
+            && lhs.problems == rhs.problems
+    }
+}
+
+/// 404, 405, framing errors, timeouts and uncaught errors under a Swedbank Pay path, as problems.
+public struct SwedbankPayErrorRenderer: HTTPErrorRenderer {
+    public init() {}
+    public func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
+        let problem: SwedbankPayProblem
+        switch error.kind {
+        case .notFound:
+            problem = SwedbankPayProblem("notfound", status: .notFound, title: "Not found", detail: error.message)
+        case .methodNotAllowed:
+            problem = SwedbankPayProblem("methodnotallowed", status: error.status, title: "Method not allowed", detail: error.message)
+        case .malformedRequest:
+            problem = SwedbankPayProblem("inputerror", status: error.status, title: "Error in input data", detail: error.message)
+        case .handlerTimeout, .internalError:
+            problem = SwedbankPayProblem("systemerror", status: error.status, title: "System error", detail: error.message)
+        case .other:
+            problem = SwedbankPayProblem(error.status.code >= 500 ? "systemerror" : "inputerror", status: error.status,
+                                         title: error.status.code >= 500 ? "System error" : "Error in input data", detail: error.message)
+        }
+        var response = problem.response(for: request)
+        if case let .methodNotAllowed(allowed) = error.kind {
+            response.headers.set(name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", "))
+        }
+        return response
+    }
+}
