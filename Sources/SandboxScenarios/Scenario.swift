@@ -130,6 +130,15 @@ public struct ScenarioOperation: RawRepresentable, Hashable, Sendable, CustomStr
     public static let klarnaOMReleaseRemainingAuthorization = ScenarioOperation("klarna.ordermanagement.release_remaining_authorization")
     public static let klarnaOMExtendAuthorizationTime = ScenarioOperation("klarna.ordermanagement.extend_authorization_time")
 
+    public static let swedbankPayCreatePaymentOrder = ScenarioOperation("swedbankpay.paymentorders.create")
+    public static let swedbankPayReadPaymentOrder = ScenarioOperation("swedbankpay.paymentorders.read")
+    public static let swedbankPayUpdatePaymentOrder = ScenarioOperation("swedbankpay.paymentorders.update_order")
+    public static let swedbankPayAbortPaymentOrder = ScenarioOperation("swedbankpay.paymentorders.abort")
+    public static let swedbankPayAbortPaymentAttempt = ScenarioOperation("swedbankpay.paymentorders.abort_payment_attempt")
+    public static let swedbankPayCapture = ScenarioOperation("swedbankpay.paymentorders.capture")
+    public static let swedbankPayCancel = ScenarioOperation("swedbankpay.paymentorders.cancel")
+    public static let swedbankPayReversal = ScenarioOperation("swedbankpay.paymentorders.reversal")
+
     /// THE table: every operation a scenario may name, with the outcomes it accepts beyond the ones every
     /// operation accepts (``ScenarioOutcome/Kind/universal``). Add HPP, Order Management and Swedbank Pay
     /// operations here; `scenarios/scenario.schema.json` must list the same (a test compares them).
@@ -156,6 +165,14 @@ public struct ScenarioOperation: RawRepresentable, Hashable, Sendable, CustomStr
         (.klarnaOMAcknowledgeOrder, [.refused]),
         (.klarnaOMReleaseRemainingAuthorization, [.refused]),
         (.klarnaOMExtendAuthorizationTime, [.refused]),
+        (.swedbankPayCreatePaymentOrder, []),
+        (.swedbankPayReadPaymentOrder, []),
+        (.swedbankPayUpdatePaymentOrder, []),
+        (.swedbankPayAbortPaymentOrder, []),
+        (.swedbankPayAbortPaymentAttempt, []),
+        (.swedbankPayCapture, [.refused]),
+        (.swedbankPayCancel, [.refused]),
+        (.swedbankPayReversal, [.refused]),
     ]
 
     public static var known: [ScenarioOperation] { catalogue.map(\.operation) }
