@@ -33,8 +33,9 @@ public final class PaymentSandbox: Sendable {
     /// The loaded scenarios and who uses which.
     public let scenarios: ScenarioEngine
 
-    /// Content rules that honour Klarna's own playground test data (scenarios/klarna/playground.json).
-    public static let contentRuleScenarios = ["klarna-playground"]
+    /// Content rules that honour the providers' own test data: Klarna's playground (scenarios/klarna/playground.json)
+    /// and Swedbank Pay's test data (scenarios/swedbankpay/testdata.json: Swish codes, magic amounts, 3-D Secure cards).
+    public static let contentRuleScenarios = ["klarna-playground", "swedbankpay-testdata"]
 
     public init(configuration: SandboxConfiguration = SandboxConfiguration(port: 0)) {
         self.configuration = configuration
@@ -45,8 +46,9 @@ public final class PaymentSandbox: Sendable {
         klarnaPayments = KlarnaPaymentsStore(registry: registry, ids: configuration.ids, configuration: configuration.klarnaPayments,
                                              orders: klarnaOrderManagement)
         klarnaHPP = KlarnaHPPStore(registry: registry, ids: configuration.ids, configuration: configuration.klarnaHPP)
-        swedbankPayOrders = SwedbankPayOrderStore(registry: registry, ids: configuration.ids, configuration: configuration.swedbankPay)
         journal = Journal(capacity: configuration.journalCapacity, registry: registry)
+        swedbankPayOrders = SwedbankPayOrderStore(registry: registry, ids: configuration.ids, configuration: configuration.swedbankPay,
+                                                  journal: journal)
         do {
             scenarios = try ScenarioEngine.load(directories: configuration.scenarioDirectories,
                                                 contentRuleScenarios: PaymentSandbox.contentRuleScenarios)
@@ -56,14 +58,16 @@ public final class PaymentSandbox: Sendable {
             loadFailure = error
         }
         var router = Router()
-        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: [klarnaPayments, klarnaHPP, klarnaOrderManagement, swedbankPayOrders])
+        let swedbankPaySessions = SwedbankPayPaymentSessionRoutes(orders: swedbankPayOrders, scenarios: scenarios, journal: journal)
+        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios,
+                      states: [klarnaPayments, klarnaHPP, klarnaOrderManagement, swedbankPayOrders, swedbankPaySessions.sessions])
             .add(to: &router)
         KlarnaPaymentsRoutes(store: klarnaPayments, scenarios: scenarios).add(to: &router)
         KlarnaHPPRoutes(store: klarnaHPP, payments: klarnaPayments, orders: klarnaOrderManagement, scenarios: scenarios,
                         journal: journal).add(to: &router)
         KlarnaOrderManagementRoutes(store: klarnaOrderManagement, scenarios: scenarios).add(to: &router)
         SwedbankPayPaymentOrderRoutes(store: swedbankPayOrders, scenarios: scenarios, journal: journal).add(to: &router)
-        SwedbankPayPaymentSessionRoutes(orders: swedbankPayOrders, scenarios: scenarios, journal: journal).add(to: &router)
+        swedbankPaySessions.add(to: &router)
         self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger, observer: journal)
     }
 

@@ -4,7 +4,8 @@ import Foundation
 /// Isolation unit: every session, token, order, clock offset and journal entry belongs to one namespace,
 /// so parallel test suites sharing a sandbox never see each other's state.
 ///
-/// Taken from the `Sandbox-Namespace` header, else the HTTP Basic user name, else `default`.
+/// Taken from the `Sandbox-Namespace` header, else the HTTP Basic user name, else the Bearer token (Swedbank
+/// Pay's merchant API), else `default`.
 public struct Namespace: Hashable, Sendable, CustomStringConvertible {
     public let name: String
     public init(_ name: String) { self.name = name }
@@ -31,9 +32,26 @@ public struct Namespace: Hashable, Sendable, CustomStringConvertible {
             self = named
         } else if let user = BasicCredentials(request)?.user, !user.isEmpty {
             self.init(user)
+        } else if let token = Namespace.bearerToken(request) {
+            self.init(token)
         } else {
             self = .default
         }
+    }
+}
+
+extension Namespace {
+    /// The token of `Authorization: Bearer <token>` (RFC 6750 §2.1; the scheme is case-insensitive), nil when
+    /// missing, another scheme or empty. Runs for every request, so it compares bytes.
+    public static func bearerToken(_ request: HTTPRequest) -> String? {
+        guard let header = request.headers["Authorization"] else { return nil }
+        let utf8 = header.utf8
+        guard utf8.count > 7, utf8.prefix(6).lazy.map({ $0 | 0x20 }).elementsEqual("bearer".utf8),
+              utf8.dropFirst(6).first == UInt8(ascii: " ") else { return nil }
+        let token = utf8.dropFirst(7).drop { $0 == UInt8(ascii: " ") }
+        let trimmed = token.reversed().drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        guard !trimmed.isEmpty else { return nil }
+        return String(decoding: token.prefix(trimmed.count), as: UTF8.self)
     }
 }
 

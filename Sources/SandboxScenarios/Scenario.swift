@@ -139,6 +139,28 @@ public struct ScenarioOperation: RawRepresentable, Hashable, Sendable, CustomStr
     public static let swedbankPayCancel = ScenarioOperation("swedbankpay.paymentorders.cancel")
     public static let swedbankPayReversal = ScenarioOperation("swedbankpay.paymentorders.reversal")
 
+    // The payment-session API the Mobile SDKs follow (swedbankpay-api.md §3), played per route.
+    public static let swedbankPaySessionRead = ScenarioOperation("swedbankpay.paymentsession.read")
+    public static let swedbankPaySessionPreparePayment = ScenarioOperation("swedbankpay.paymentsession.prepare_payment")
+    public static let swedbankPaySessionCustomizePayment = ScenarioOperation("swedbankpay.paymentsession.customize_payment")
+    public static let swedbankPaySessionExpandMethod = ScenarioOperation("swedbankpay.paymentsession.expand_method")
+    public static let swedbankPaySessionStartPaymentAttempt = ScenarioOperation("swedbankpay.paymentsession.start_payment_attempt")
+    public static let swedbankPaySessionCreateAuthentication = ScenarioOperation("swedbankpay.paymentsession.create_authentication")
+    public static let swedbankPaySessionCompleteAuthentication = ScenarioOperation("swedbankpay.paymentsession.complete_authentication")
+    public static let swedbankPaySessionAttemptPayload = ScenarioOperation("swedbankpay.paymentsession.attempt_payload")
+    public static let swedbankPaySessionFailPaymentAttempt = ScenarioOperation("swedbankpay.paymentsession.fail_payment_attempt")
+    public static let swedbankPaySessionAcknowledgeFailedAttempt = ScenarioOperation("swedbankpay.paymentsession.acknowledge_failed_attempt")
+    public static let swedbankPaySessionAbortPayment = ScenarioOperation("swedbankpay.paymentsession.abort_payment")
+    public static let swedbankPaySessionEventLogging = ScenarioOperation("swedbankpay.paymentsession.event_logging")
+    /// The business outcome of a Swish attempt: decided at start-payment-attempt, shown when the payer would have answered.
+    public static let swedbankPaySwishSale = ScenarioOperation("swedbankpay.swish.sale")
+    /// 3-D Secure for a card: frictionless or a challenge (subject `card.number`).
+    public static let swedbankPayCardAuthenticate = ScenarioOperation("swedbankpay.card.authenticate")
+    /// The acquirer's answer for a card, Apple Pay or Google Pay payment.
+    public static let swedbankPayCardAuthorize = ScenarioOperation("swedbankpay.card.authorize")
+    /// Pay with a web-based instrument on the payment menu (invoice, Trustly, ...).
+    public static let swedbankPayWebPay = ScenarioOperation("swedbankpay.web.pay")
+
     /// THE table: every operation a scenario may name, with the outcomes it accepts beyond the ones every
     /// operation accepts (``ScenarioOutcome/Kind/universal``). Add HPP, Order Management and Swedbank Pay
     /// operations here; `scenarios/scenario.schema.json` must list the same (a test compares them).
@@ -173,6 +195,22 @@ public struct ScenarioOperation: RawRepresentable, Hashable, Sendable, CustomStr
         (.swedbankPayCapture, [.refused]),
         (.swedbankPayCancel, [.refused]),
         (.swedbankPayReversal, [.refused]),
+        (.swedbankPaySessionRead, [.sessionEndReached]),
+        (.swedbankPaySessionPreparePayment, [.sessionEndReached]),
+        (.swedbankPaySessionCustomizePayment, [.sessionEndReached]),
+        (.swedbankPaySessionExpandMethod, [.sessionEndReached]),
+        (.swedbankPaySessionStartPaymentAttempt, [.sessionEndReached]),
+        (.swedbankPaySessionCreateAuthentication, [.sessionEndReached]),
+        (.swedbankPaySessionCompleteAuthentication, [.sessionEndReached]),
+        (.swedbankPaySessionAttemptPayload, [.sessionEndReached]),
+        (.swedbankPaySessionFailPaymentAttempt, [.sessionEndReached]),
+        (.swedbankPaySessionAcknowledgeFailedAttempt, [.sessionEndReached]),
+        (.swedbankPaySessionAbortPayment, [.sessionEndReached, .notAllowed]),
+        (.swedbankPaySessionEventLogging, []),
+        (.swedbankPaySwishSale, [.swishDeclined, .swishTimeout, .bankidCancelled, .clientAppLaunchFailed, .failAttempt]),
+        (.swedbankPayCardAuthenticate, [.frictionless, .challenge, .threeDSDeclined, .failAttempt]),
+        (.swedbankPayCardAuthorize, [.cardDeclined, .insufficientFunds, .cardExpired, .failAttempt]),
+        (.swedbankPayWebPay, [.failAttempt]),
     ]
 
     public static var known: [ScenarioOperation] { catalogue.map(\.operation) }
@@ -220,6 +258,32 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
     /// Order Management refuses the change: 403 with the operation's code (`CAPTURE_NOT_ALLOWED`,
     /// `REFUND_NOT_ALLOWED`, `CANCEL_NOT_ALLOWED`, `NOT_ALLOWED`).
     case refused
+    /// Swedbank Pay Swish: the payer's bank declined (RF07), `swishdeclined` 403.
+    case swishDeclined
+    /// Swedbank Pay Swish: the payer did not answer in time (TM01), `swishtimeout` 403.
+    case swishTimeout
+    /// Swedbank Pay Swish: the payer cancelled BankID signing (BANKIDCL), `bankidcancelled` 409.
+    case bankidCancelled
+    /// Swedbank Pay Swish: the Swish app could not be launched, `paymentorders/clientapplaunchfailed`.
+    case clientAppLaunchFailed
+    /// Swedbank Pay card: 3-D Secure without a challenge.
+    case frictionless
+    /// Swedbank Pay card: 3-D Secure with a challenge (the ACS page).
+    case challenge
+    /// Swedbank Pay card: 3-D Secure is declined, even when the payer approves, `creditcard/3dsecuredeclined`.
+    case threeDSDeclined
+    /// Swedbank Pay card: `creditcard/carddeclined` 403.
+    case cardDeclined
+    /// Swedbank Pay card: `creditcard/acquirerinsufficientfunds` 403.
+    case insufficientFunds
+    /// Swedbank Pay card: `creditcard/acquirercardexpired` 403.
+    case cardExpired
+    /// Swedbank Pay payment session: the session ends (order Failed); the SDKs report PaymentSessionEndReached.
+    case sessionEndReached
+    /// Swedbank Pay payment session: 409 `paymentsessions/operationnotallowed`.
+    case notAllowed
+    /// Swedbank Pay: the attempt fails with this problem (`problem_type` is the part after `.../errordetail/`).
+    case failAttempt(ScenarioAttemptFailure)
     /// Any status; `body` is sent as is (nil: the provider's own error envelope for that status), `headers` added.
     case httpError(status: Int, body: JSONNode?, headers: HTTPHeaders)
     /// The connection is closed without an answer.
@@ -240,6 +304,19 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
         case fraudPending = "fraud_pending"
         case fraudRejected = "fraud_rejected"
         case refused
+        case swishDeclined = "swish_declined"
+        case swishTimeout = "swish_timeout"
+        case bankidCancelled = "bankid_cancelled"
+        case clientAppLaunchFailed = "client_app_launch_failed"
+        case frictionless
+        case challenge
+        case threeDSDeclined = "three_ds_declined"
+        case cardDeclined = "card_declined"
+        case insufficientFunds = "insufficient_funds"
+        case cardExpired = "card_expired"
+        case sessionEndReached = "session_end_reached"
+        case notAllowed = "not_allowed"
+        case failAttempt = "fail_attempt"
         case httpError = "http_error"
         case dropConnection = "drop_connection"
 
@@ -255,6 +332,7 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
             case .mismatchedFields: ["fields"]
             case .cartChanged: ["expected", "actual"]
             case .httpError: ["status", "body", "headers"]
+            case .failAttempt: ["problem_type", "status", "title", "detail", "original_detail"]
             default: []
             }
         }
@@ -275,6 +353,19 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
         case .fraudPending: .fraudPending
         case .fraudRejected: .fraudRejected
         case .refused: .refused
+        case .swishDeclined: .swishDeclined
+        case .swishTimeout: .swishTimeout
+        case .bankidCancelled: .bankidCancelled
+        case .clientAppLaunchFailed: .clientAppLaunchFailed
+        case .frictionless: .frictionless
+        case .challenge: .challenge
+        case .threeDSDeclined: .threeDSDeclined
+        case .cardDeclined: .cardDeclined
+        case .insufficientFunds: .insufficientFunds
+        case .cardExpired: .cardExpired
+        case .sessionEndReached: .sessionEndReached
+        case .notAllowed: .notAllowed
+        case .failAttempt: .failAttempt
         case .httpError: .httpError
         case .dropConnection: .dropConnection
         }
@@ -288,6 +379,7 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
         case .cartChanged(let expected, let actual):
             "cart_changed expected \(expected.map(String.init) ?? "-") actual \(actual.map(String.init) ?? "-")"
         case .httpError(let status, _, _): "http_error \(status)"
+        case .failAttempt(let failure): "fail_attempt \(failure.problemType) \(failure.status)"
         default: kind.rawValue
         }
     }
@@ -306,6 +398,36 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
     public static let statusRange = 200...599
     /// Headers `http_error` may not set: the server frames the message itself.
     public static let reservedHeaders: Set<String> = ["content-length", "transfer-encoding", "connection"]
+    /// `fail_attempt` `status` range (a problem may carry any error status).
+    public static let failAttemptStatusRange = 100...599
+}
+
+/// The parameters of `fail_attempt`: the problem a Swedbank Pay attempt fails with (swedbankpay-spec C.1).
+public struct ScenarioAttemptFailure: Sendable, Equatable {
+    /// The part after `https://api.payex.com/psp/errordetail/`, lower-cased: `creditcard/acquirererror`.
+    public var problemType: String
+    public var status: Int
+    public var title: String?
+    public var detail: String?
+    public var originalDetail: String?
+
+    public init(problemType: String, status: Int = 403, title: String? = nil, detail: String? = nil, originalDetail: String? = nil) {
+        self.problemType = problemType
+        self.status = status
+        self.title = title
+        self.detail = detail
+        self.originalDetail = originalDetail
+    }
+
+    /// `^[a-z0-9_/]+$` after lower-casing (the reference's `3DSECUREERROR` casing is accepted).
+    public static func isValidProblemType(_ text: String) -> Bool {
+        !text.isEmpty && text.lowercased().utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "/"): true
+            default: false
+            }
+        }
+    }
 }
 
 // MARK: - Conditions
@@ -728,6 +850,19 @@ struct ScenarioValidator {
         case .fraudPending: outcome = .fraudPending
         case .fraudRejected: outcome = .fraudRejected
         case .refused: outcome = .refused
+        case .swishDeclined: outcome = .swishDeclined
+        case .swishTimeout: outcome = .swishTimeout
+        case .bankidCancelled: outcome = .bankidCancelled
+        case .clientAppLaunchFailed: outcome = .clientAppLaunchFailed
+        case .frictionless: outcome = .frictionless
+        case .challenge: outcome = .challenge
+        case .threeDSDeclined: outcome = .threeDSDeclined
+        case .cardDeclined: outcome = .cardDeclined
+        case .insufficientFunds: outcome = .insufficientFunds
+        case .cardExpired: outcome = .cardExpired
+        case .sessionEndReached: outcome = .sessionEndReached
+        case .notAllowed: outcome = .notAllowed
+        case .failAttempt: outcome = attemptFailure(object, path).map(ScenarioOutcome.failAttempt)
         case .dropConnection: outcome = .dropConnection
         case .reject:
             if let node = object["reason"] {
@@ -828,6 +963,32 @@ struct ScenarioValidator {
         }
         guard ok, let status else { return nil }
         return .httpError(status: status, body: object["body"], headers: headers)
+    }
+
+    mutating func attemptFailure(_ object: Object, _ path: JSONPath) -> ScenarioAttemptFailure? {
+        var ok = true
+        var problemType: String?
+        if let node = require(object, "problem_type", context: " for outcome \"fail_attempt\""),
+           let text = string(node, path / "problem_type") {
+            if ScenarioAttemptFailure.isValidProblemType(text) {
+                problemType = text.lowercased()
+            } else {
+                report(path / "problem_type", at: node.position,
+                       "\(JSONNode.quoted(text)) is not a problem type (the part after .../errordetail/, e.g. \"creditcard/acquirererror\")")
+            }
+        }
+        var status = 403
+        if let node = object["status"] {
+            if let value = integer(node, path / "status", in: ScenarioOutcome.failAttemptStatusRange) { status = value } else { ok = false }
+        }
+        var texts: [String: String] = [:]
+        for key in ["title", "detail", "original_detail"] {
+            guard let node = object[key] else { continue }
+            if let text = string(node, path / key, nonEmpty: true) { texts[key] = text } else { ok = false }
+        }
+        guard ok, let problemType else { return nil }
+        return ScenarioAttemptFailure(problemType: problemType, status: status, title: texts["title"], detail: texts["detail"],
+                                      originalDetail: texts["original_detail"])
     }
 
     /// RFC 9110 §5.6.2 token.

@@ -51,7 +51,9 @@ public struct SwedbankPayProblem: Error, HTTPResponseError, Equatable, Sendable 
     }
 
     public func response(for request: HTTPRequest) -> HTTPResponse {
-        var response = HTTPResponse.json(json.data, status: status, contentType: "application/problem+json; charset=utf-8")
+        // The docs show `application/json` for problems; `application/problem+json` appears only as the
+        // content type of the `failed-paymentorder` rel (swedbankpay-api.md §2.1, uncertain which is live).
+        var response = HTTPResponse.json(json.data, status: status, contentType: "application/json; charset=utf-8")
         if status == .unauthorized { response.headers.add(name: "WWW-Authenticate", value: "Bearer") }
         return response
     }

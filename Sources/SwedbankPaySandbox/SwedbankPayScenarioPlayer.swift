@@ -1,76 +1,20 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// Plays the scenario decision for one Swedbank Pay call, as the Klarna player does: waits the delay (in
-/// a task), answers `http_error` and `drop_connection` itself (an `http_error` without a body is the
-/// problem Swedbank Pay sends for that status), passes every other outcome to the operation and notes
-/// the decision for the journal.
-struct SwedbankPayScenarioPlayer: Sendable {
-    let engine: ScenarioEngine
-
-    func scenarioForNewObject(_ request: HTTPRequest, _ namespace: Namespace) throws(SwedbankPayProblem) -> String? {
-        do {
-            return try engine.scenarioForNewObject(request, namespace: namespace)
-        } catch {
-            throw SwedbankPayProblem.unknownScenario(error)
-        }
+/// Swedbank Pay's wording of the scenario player's own answers: problems (swedbankpay-api.md §2).
+struct SwedbankPayScenarioAnswers: ScenarioAnswerFormat {
+    func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
+        SwedbankPayProblem.unknownScenario(error).response(for: request)
     }
-
-    func callAsFunction(
-        _ operation: ScenarioOperation, _ request: HTTPRequest, _ namespace: Namespace, subject: JSONNode?? = nil,
-        object: String, sticky: String?, perform: @escaping @Sendable (ScenarioOutcome) throws -> HTTPResponse
-    ) -> HTTPResponse {
-        let scenario: String?, decision: ScenarioDecision
-        do {
-            (scenario, decision) = try engine.decide(operation, request: request, namespace: namespace,
-                                                     subject: subject ?? ScenarioEngine.subject(request.body), object: object, sticky: sticky)
-        } catch {
-            return SwedbankPayProblem.unknownScenario(error).response(for: request)
-        }
-        if let delay = decision.delay {
-            return .later {
-                try? await Task.sleep(for: delay)
-                return Self.answer(operation, request, scenario: scenario, decision: decision, perform: perform)
-            }
-        }
-        return Self.answer(operation, request, scenario: scenario, decision: decision, perform: perform)
-    }
-
-    private static func answer(
-        _ operation: ScenarioOperation, _ request: HTTPRequest, scenario: String?, decision: ScenarioDecision,
-        perform: (ScenarioOutcome) throws -> HTTPResponse
-    ) -> HTTPResponse {
-        var response: HTTPResponse
-        switch decision.outcome {
-        case let .httpError(status, body, headers):
-            if let body {
-                response = .json(Data(body.jsonText.bytes), status: HTTPStatus(code: status))
-            } else {
-                response = SwedbankPayProblem.forStatus(status).response(for: request)
-            }
-            for field in headers { response.headers.set(name: field.name, value: field.value) }
-        case .dropConnection:
-            response = .dropConnection
-        default:
-            do {
-                response = try perform(decision.outcome)
-            } catch let error as any HTTPResponseError {
-                response = error.response(for: request)
-            } catch {
-                response = SwedbankPayProblem.systemError.response(for: request)
-            }
-        }
-        response.diagnostic = SwedbankPayScenarioNote(scenario: scenario, operation: operation, decision: decision)
-        return response
-    }
+    func error(status: Int, for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.forStatus(status).response(for: request) }
+    func internalError(for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.systemError.response(for: request) }
 }
 
-/// The journal's note on a scenario decision; written out only when the journal is read.
-struct SwedbankPayScenarioNote: CustomStringConvertible, Sendable {
-    let scenario: String?
-    let operation: ScenarioOperation
-    let decision: ScenarioDecision
-    var description: String { "scenario=\(scenario ?? "-") \(operation.rawValue): \(decision)" }
+/// The shared scenario player (SandboxScenarios) speaking Swedbank Pay's problems.
+typealias SwedbankPayScenarioPlayer = ScenarioPlayer<SwedbankPayScenarioAnswers>
+
+extension ScenarioPlayer where Format == SwedbankPayScenarioAnswers {
+    init(engine: ScenarioEngine) { self.init(engine: engine, format: SwedbankPayScenarioAnswers()) }
 }
 
 extension SwedbankPayProblem {

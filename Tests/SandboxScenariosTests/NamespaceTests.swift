@@ -16,6 +16,15 @@ import Testing
         #expect(Namespace(for: try Self.request(["Sandbox-Namespace": "  "])) == .default)
     }
 
+    @Test func namespace_FallsBackToTheBearerToken_AfterHeaderAndBasic() throws {
+        #expect(Namespace(for: try Self.request(["Authorization": "Bearer merchant-token"])).name == "merchant-token")
+        #expect(Namespace(for: try Self.request(["Authorization": "bearer  spaced "])).name == "spaced")
+        #expect(Namespace(for: try Self.request(["Sandbox-Namespace": "suite-b", "Authorization": "Bearer t"])).name == "suite-b")
+        #expect(Namespace(for: try Self.request(["Authorization": "Bearer "])) == .default)
+        #expect(Namespace(for: try Self.request(["Authorization": "Bearerx abc"])) == .default)
+        #expect(Namespace.bearerToken(try Self.request(["Authorization": "Basic abc"])) == nil)
+    }
+
     @Test func basicCredentials_RejectsMalformedHeaders() throws {
         #expect(BasicCredentials(try Self.request(["Authorization": "Bearer abc"])) == nil)
         #expect(BasicCredentials(try Self.request(["Authorization": "Basic !!!"])) == nil)

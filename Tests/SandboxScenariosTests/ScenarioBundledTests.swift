@@ -15,6 +15,13 @@ import Testing
         "fraud-pending", "invalid-client-token", "finalize-required", "server-error", "slow", "capture-refused",
     ]
 
+    /// scenarios/swedbankpay/<file>.json, named `swedbankpay-<file>` (names are unique across directories).
+    static let swedbankPayFiles = [
+        "approve", "swish-declined", "swish-timeout", "bankid-cancelled", "swish-app-launch-failed", "3ds-approved", "3ds-declined",
+        "card-declined", "insufficient-funds", "card-expired", "retry-other-instrument", "payer-aborts", "abort-not-allowed",
+        "session-end-reached", "server-error", "flaky", "slow", "testdata",
+    ]
+
     static func library() throws -> ScenarioLibrary {
         switch ScenarioLibrary.load(directories: [directory]) {
         case .success(let library): return library
@@ -27,7 +34,12 @@ import Testing
     @Test func bundledDirectory_IsValid_AndHasEveryScenario() throws {
         #expect(ScenarioLibrary.validate(files: [Self.directory]).isEmpty)
         let library = try Self.library()
-        #expect(Set(library.names) == Set(Self.bundledNames + ["klarna-playground"]))
+        #expect(Set(library.names) == Set(Self.bundledNames + ["klarna-playground"] + Self.swedbankPayFiles.map { "swedbankpay-\($0)" }))
+        for file in Self.swedbankPayFiles {
+            let scenario = try #require(library.scenario(named: "swedbankpay-\(file)"))
+            #expect(scenario.file.hasSuffix("/swedbankpay/\(file).json"), "\(file) is in \(scenario.file)")
+            #expect(scenario.description.count > 40, "\(file) says what a test sees")
+        }
         for name in Self.bundledNames {
             let scenario = try #require(library.scenario(named: name))
             #expect(scenario.file.hasSuffix("/klarna/\(name).json"), "\(name) is in \(scenario.file)")
@@ -54,6 +66,16 @@ import Testing
         #expect(try Self.decide("finalize-required", .klarnaPaymentsFinalize) == .approve)
         #expect(try Self.decide("server-error", .klarnaPaymentsCreateOrder) == .httpError(status: 500, body: nil, headers: [:]))
         #expect(try Self.decide("server-error", .klarnaPaymentsCreateSession) == .approve)
+        #expect(try Self.decide("swedbankpay-swish-declined", .swedbankPaySwishSale) == .swishDeclined)
+        #expect(try Self.decide("swedbankpay-3ds-approved", .swedbankPayCardAuthenticate) == .challenge)
+        #expect(try Self.decide("swedbankpay-abort-not-allowed", .swedbankPaySessionAbortPayment) == .notAllowed)
+        #expect(try Self.decide("swedbankpay-testdata", .swedbankPayCardAuthorize, body: #"{"paymentorder": {"amount": 900313}}"#)
+                == .failAttempt(ScenarioAttemptFailure(problemType: "creditcard/acquirerinvalidamount",
+                                                       originalDetail: "REJECTED_BY_ACQUIRER_INVALID_AMOUNT, response-code: 13")))
+        #expect(try Self.decide("swedbankpay-testdata", .swedbankPayCardAuthenticate, body: #"{"card": {"number": "4761739001010416"}}"#)
+                == .challenge)
+        #expect(try Self.decide("swedbankpay-testdata", .swedbankPaySwishSale, body: #"{"paymentorder": {"description": "TM01"}}"#)
+                == .swishTimeout)
         let slow = try #require(try Self.library().scenario(named: "slow"))
         for operation in [ScenarioOperation.klarnaPaymentsCreateSession, .klarnaPaymentsAuthorize, .klarnaPaymentsCreateOrder] {
             #expect(slow.decide(operation, body: nil, headers: [:], callIndex: 0) == ScenarioDecision(

@@ -116,76 +116,17 @@ public struct KlarnaPaymentsRoutes: Sendable {
     }
 }
 
-/// Plays the scenario decision for one call: waits the delay, answers `http_error` and `drop_connection`
-/// itself, passes every other outcome to the operation, and notes the decision for the journal.
-struct ScenarioPlayer: Sendable {
-    let engine: ScenarioEngine
-
-    func scenarioForNewObject(_ request: HTTPRequest, _ namespace: Namespace) throws(KlarnaError) -> String? {
-        do {
-            return try engine.scenarioForNewObject(request, namespace: namespace)
-        } catch {
-            throw KlarnaError.unknownScenario(error)
-        }
+/// Klarna's wording of the scenario player's own answers: Klarna's envelope.
+struct KlarnaScenarioAnswers: ScenarioAnswerFormat {
+    func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
+        KlarnaError.unknownScenario(error).response(for: request)
     }
-
-    func callAsFunction(
-        _ operation: ScenarioOperation, _ request: HTTPRequest, _ namespace: Namespace, subject: JSONNode?? = nil,
-        object: String, sticky: String?, perform: @escaping @Sendable (ScenarioOutcome) throws -> HTTPResponse
-    ) -> HTTPResponse {
-        let scenario: String?, decision: ScenarioDecision
-        do {
-            (scenario, decision) = try engine.decide(operation, request: request, namespace: namespace,
-                                                     subject: subject ?? ScenarioEngine.subject(request.body), object: object, sticky: sticky)
-        } catch {
-            return KlarnaError.unknownScenario(error).response(for: request)
-        }
-        if let delay = decision.delay {
-            // The connection waits in a task; the wait ends early only if the server gives up on the
-            // request (handler timeout, stop). The operation runs after the delay, as on a slow server.
-            return .later {
-                try? await Task.sleep(for: delay)
-                return Self.answer(operation, request, scenario: scenario, decision: decision, perform: perform)
-            }
-        }
-        return Self.answer(operation, request, scenario: scenario, decision: decision, perform: perform)
-    }
-
-    private static func answer(
-        _ operation: ScenarioOperation, _ request: HTTPRequest, scenario: String?, decision: ScenarioDecision,
-        perform: (ScenarioOutcome) throws -> HTTPResponse
-    ) -> HTTPResponse {
-        var response: HTTPResponse
-        switch decision.outcome {
-        case let .httpError(status, body, headers):
-            if let body {
-                response = .json(Data(body.jsonText.bytes), status: HTTPStatus(code: status))
-            } else {
-                response = KlarnaError.forStatus(status).response(for: request)
-            }
-            for field in headers { response.headers.set(name: field.name, value: field.value) }
-        case .dropConnection:
-            response = .dropConnection
-        default:
-            do {
-                response = try perform(decision.outcome)
-            } catch let error as any HTTPResponseError {
-                response = error.response(for: request)
-            } catch {
-                response = KlarnaError.internalError.response(for: request)
-            }
-        }
-        response.diagnostic = ScenarioNote(scenario: scenario, operation: operation, decision: decision)
-        return response
-    }
+    func error(status: Int, for request: HTTPRequest) -> HTTPResponse { KlarnaError.forStatus(status).response(for: request) }
+    func internalError(for request: HTTPRequest) -> HTTPResponse { KlarnaError.internalError.response(for: request) }
 }
 
-/// The journal's note on a scenario decision; written out only when the journal is read.
-struct ScenarioNote: CustomStringConvertible, Sendable {
-    let scenario: String?
-    let operation: ScenarioOperation
-    let decision: ScenarioDecision
-    var description: String { "scenario=\(scenario ?? "-") \(operation.rawValue): \(decision)" }
+extension ScenarioPlayer where Format == KlarnaScenarioAnswers {
+    init(engine: ScenarioEngine) { self.init(engine: engine, format: KlarnaScenarioAnswers()) }
 }
 
 /// The body of the SDK stand-in endpoints: all optional. `jsonData` is what the app passes to

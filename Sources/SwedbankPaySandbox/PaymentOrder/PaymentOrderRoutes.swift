@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// `/psp/paymentorders/...`: the merchant backend's Payment Order v3 API (swedbankpay-api.md §1).
+/// `/psp/paymentorders/...`: the merchant backend's Payment Order v3 API (swedbankpay-api.md §1). Bearer auth,
+/// the namespace from `Sandbox-Namespace` else the Bearer token (spec §0.2); every route goes through the scenario
+/// player, the order sticking to its create request's scenario and sequences counting per order id.
 public struct SwedbankPayPaymentOrderRoutes: Sendable {
     public let store: SwedbankPayOrderStore
     public let scenarios: ScenarioEngine
@@ -15,5 +17,151 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
 
     public func add(to router: inout Router) {
         router.setErrorRenderer(SwedbankPayErrorRenderer(), forPathPrefix: "/psp/")
+        let store = self.store
+        let play = SwedbankPayScenarioPlayer(engine: scenarios)
+        let configuration = store.configuration
+        let orders = "/psp/paymentorders"
+
+        /// The order a request names, its namespace, sticky scenario and stored version.
+        @Sendable func target(_ request: HTTPRequest) throws(SwedbankPayProblem)
+        -> (namespace: Namespace, orderID: String, sticky: String?, version: SwedbankPayAPIVersion) {
+            let namespace = try SwedbankPayAuth.authorize(request, configuration)
+            let orderID = request.parameters["id"] ?? ""
+            guard let version = store.versionOf(namespace, orderID: orderID) else { throw .orderNotFound(orderID) }
+            return (namespace, orderID, store.scenarioOf(namespace, orderID: orderID), version)
+        }
+
+        router.addImmediate("POST \(orders)") { request in
+            let namespace = try SwedbankPayAuth.authorize(request, configuration)
+            let sticky = try play.scenarioForNewObject(request, namespace)
+            return play(.swedbankPayCreatePaymentOrder, request, namespace, object: "new", sticky: sticky) { _ throws(SwedbankPayProblem) in
+                let document = try SwedbankPayOrderValidation.parse(request.body)
+                let object = try SwedbankPayOrderValidation.paymentOrderObject(document)
+                let version = try SwedbankPayAuth.createVersion(request, object)
+                let parsed = try SwedbankPayOrderValidation.createRequest(object, version: version, configuration: configuration)
+                let orderID = store.create(namespace, parsed, version: version, scenario: sticky,
+                                           initiatingSystemUserAgent: request.headers["User-Agent"] ?? parsed.userAgent)
+                // 200 OK, not 201 (swedbankpay-api.md §1.3).
+                return .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version)
+            }
+        }
+
+        router.addImmediate("GET \(orders)/:id") { request in
+            let (namespace, orderID, sticky, version) = try target(request)
+            return play(.swedbankPayReadPaymentOrder, request, namespace, object: orderID, sticky: sticky) { _ throws(SwedbankPayProblem) in
+                .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: expansions(request)),
+                             version: SwedbankPayAuth.readVersion(request) ?? version)
+            }
+        }
+
+        router.addImmediate("GET \(orders)/:id/:node") { request in
+            let (namespace, orderID, sticky, version) = try target(request)
+            let segment = (request.parameters["node"] ?? "").lowercased()
+            return play(.swedbankPayReadPaymentOrder, request, namespace, object: orderID, sticky: sticky) { _ throws(SwedbankPayProblem) in
+                .swedbankPay(try store.node(namespace, orderID: orderID, segment: segment), version: SwedbankPayAuth.readVersion(request) ?? version)
+            }
+        }
+
+        router.addImmediate("PATCH \(orders)/:id") { request in
+            let (namespace, orderID, sticky, version) = try target(request)
+            // The scenario operation follows the body's `operation` (spec C.1); unreadable bodies count as update_order.
+            let object = try? SwedbankPayOrderValidation.paymentOrderObject(SwedbankPayOrderValidation.parse(request.body))
+            let operation: ScenarioOperation = switch object?["operation"]?.stringValue {
+            case "Abort": .swedbankPayAbortPaymentOrder
+            case "PaymentAttemptAborted": .swedbankPayAbortPaymentAttempt
+            default: .swedbankPayUpdatePaymentOrder
+            }
+            return play(operation, request, namespace, object: orderID, sticky: sticky) { _ throws(SwedbankPayProblem) in
+                let object = try SwedbankPayOrderValidation.paymentOrderObject(SwedbankPayOrderValidation.parse(request.body))
+                try store.patch(namespace, orderID: orderID, SwedbankPayOrderValidation.patch(object))
+                return .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version)
+            }
+        }
+
+        let postPurchases: [(String, ScenarioOperation, SwedbankPayPostPurchase)] = [
+            ("captures", .swedbankPayCapture, .capture), ("cancellations", .swedbankPayCancel, .cancel),
+            ("reversals", .swedbankPayReversal, .reversal),
+        ]
+        for (collection, operation, kind) in postPurchases {
+            router.addImmediate("POST \(orders)/:id/\(collection)") { request in
+                let (namespace, orderID, sticky, stored) = try target(request)
+                return play(operation, request, namespace, object: orderID, sticky: sticky) { outcome throws(SwedbankPayProblem) in
+                    let transaction = try SwedbankPayOrderValidation.transaction(request.body, kind)
+                    var refused = false
+                    if case .refused = outcome { refused = true }
+                    let made = try store.postPurchase(namespace, orderID: orderID, kind, transaction, refused: refused)
+                    let version = SwedbankPayAuth.requestVersion(request) ?? stored
+                    switch version {
+                    case .v3_1:
+                        // v3.1: the full payment order and its operations (swedbankpay-api.md §1.7); 200 inferred.
+                        return .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version)
+                    case .v3_0:
+                        return .swedbankPay(store.transactionAnswer(namespace, orderID: orderID, kind, made), version: version)
+                    }
+                }
+            }
+        }
+
+        @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: configuration.publicBaseURL) }
+    }
+}
+
+/// `$expand=paid,FinancialTransactions`: comma-separated, case-insensitive node names; unknown ones ignored (spec A.6).
+private func expansions(_ request: HTTPRequest) -> Set<String> {
+    guard let value = request.queryValue("$expand") ?? request.queryValue("%24expand") else { return [] }
+    return Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+}
+
+/// Bearer auth and versions of the merchant API (swedbankpay-api.md §1.1).
+enum SwedbankPayAuth {
+    static let unauthorized = SwedbankPayProblem(
+        "unauthorized", status: .unauthorized, title: "Unauthorized",
+        detail: "Missing or invalid Authorization header. Expected: Authorization: Bearer <AccessToken>.")
+
+    /// The namespace of an authorized request; 401 without an accepted `Authorization: Bearer <token>` (the status
+    /// is inferred: the reference does not document it, spec A.2). Checked before 404 and validation (inferred).
+    static func authorize(_ request: HTTPRequest, _ configuration: SwedbankPayConfiguration) throws(SwedbankPayProblem) -> Namespace {
+        guard let token = Namespace.bearerToken(request), configuration.acceptedTokens.map({ $0.contains(token) }) ?? true else {
+            throw unauthorized
+        }
+        return Namespace(for: request)
+    }
+
+    /// The `version=` of `Content-Type` (POST/PATCH), if it names 3.0 or 3.1.
+    static func requestVersion(_ request: HTTPRequest) -> SwedbankPayAPIVersion? {
+        SwedbankPayOrderValidation.versionParameter(request.headers["Content-Type"]).flatMap(SwedbankPayAPIVersion.init(rawValue:))
+    }
+
+    /// The `version=` of `Accept` (GET).
+    static func readVersion(_ request: HTTPRequest) -> SwedbankPayAPIVersion? {
+        SwedbankPayOrderValidation.versionParameter(request.headers["Accept"]).flatMap(SwedbankPayAPIVersion.init(rawValue:))
+    }
+
+    /// The version of a create (spec A.3): `version=3.1|3.0` in `Content-Type`, else 3.0 with `productName`
+    /// "Checkout3" (case-insensitive), else 400: without either the real API defaults to 2.0, which is not faked.
+    static func createVersion(_ request: HTTPRequest, _ object: JSONNode) throws(SwedbankPayProblem) -> SwedbankPayAPIVersion {
+        let contentType = request.headers["Content-Type"]
+        if let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased(),
+           type != "application/json", !type.hasSuffix("+json") {
+            throw .input([.init(name: "Content-Type", description: "Expected application/json;version=3.1")])
+        }
+        let parameter = SwedbankPayOrderValidation.versionParameter(contentType)
+        if let parameter {
+            if let version = SwedbankPayAPIVersion(rawValue: parameter) { return version }
+        } else if object["productName"]?.stringValue?.lowercased() == "checkout3" {
+            return .v3_0
+        }
+        throw .input([.init(name: "ProductName", description:
+            "Only Checkout v3 is faked: send Content-Type: application/json;version=3.1, or version=3.0, or productName \"Checkout3\".")])
+    }
+}
+
+extension HTTPResponse {
+    /// A Swedbank Pay JSON answer: `Content-Type: application/json; charset=utf-8; version=<v>` and
+    /// `api-supported-versions: 3.1` (swedbankpay-api.md §1.1).
+    static func swedbankPay(_ body: JSONText, status: HTTPStatus = .ok, version: SwedbankPayAPIVersion) -> HTTPResponse {
+        var response = HTTPResponse.json(body.data, status: status, contentType: "application/json; charset=utf-8; version=\(version.rawValue)")
+        response.headers.set(name: "api-supported-versions", value: "3.1")
+        return response
     }
 }

@@ -1,21 +1,230 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// Swedbank Pay payment orders, per namespace (swedbankpay-api.md §1). Filled in by the Payment Order work;
-/// the payment-session API drives orders through the methods of this store.
+/// Swedbank Pay payment orders, per namespace (swedbankpay-api.md §1).
+///
+/// The interface the payment-session API and the pages drive orders through (spec §E). These signatures are
+/// stable; every method is safe to call from any thread and takes the namespace's lock once:
+///
+/// ```swift
+/// func lookup(token: String) -> (namespace: Namespace, orderID: String)?   // any namespace; nil once gone
+/// func snapshot(_ namespace: Namespace, orderID: String) -> SwedbankPayOrderView?
+/// func beginAttempt(_ namespace: Namespace, orderID: String, instrument: String, prefill: Bool)
+///     throws(SwedbankPayProblem) -> SwedbankPayAttemptID              // history PaymentInstrumentSelected + PaymentAttemptStarted
+/// @discardableResult func attemptPaid(_ namespace: Namespace, orderID: String, _ attempt: SwedbankPayAttemptID,
+///     transactionType: SwedbankPayTransactionType, details: JSONText) -> Bool   // → Paid, paid node, callback
+/// @discardableResult func attemptFailed(_ namespace: Namespace, orderID: String, _ attempt: SwedbankPayAttemptID,
+///     status: SwedbankPayFailedAttemptStatus, problem: SwedbankPayProblem) -> Bool   // failedAttempts, callback; stays Initialized
+/// func abortByPayer(_ namespace: Namespace, orderID: String) throws(SwedbankPayProblem)   // → Aborted "Payment aborted by payer"
+/// @discardableResult func failOrder(_ namespace: Namespace, orderID: String, problem: SwedbankPayProblem) -> Bool  // → Failed
+/// func setIntegration(_ namespace: Namespace, orderID: String, _ value: String)   // "App", "Redirect", "HostedView"
+/// func setSwishPending(_ namespace: Namespace, orderID: String, _ pending: Bool)  // hides `abort`; PATCH Abort → 403
+/// func addHistory(_ namespace: Namespace, orderID: String, name: String, instrument: String? = nil)  // e.g. PaymentLoaded
+/// ```
+/// `attemptPaid`/`attemptFailed` return false (and change nothing) when the attempt is not the order's current
+/// one or the order is no longer Initialized. `details` is the `paid.details` object (swedbankpay-api.md §1.4).
 public final class SwedbankPayOrderStore: NamespacedState, Sendable {
     public let stateName = "swedbankpay_paymentorders"
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: SwedbankPayConfiguration
+    private let shards: [Locked<SwedbankPayOrderLedger>]
+    /// Session token → where its order lives: the session API and the pages carry no namespace (spec §0.2).
+    private let tokens = Locked<[String: (namespace: Namespace, orderID: String)]>([:])
+    /// Bumped by reset: callbacks waiting to retry for the namespace then stop.
+    private let generations: Locked<[Namespace: Int]>
+    let callbacks: SwedbankPayCallbacks
 
-    public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: SwedbankPayConfiguration = SwedbankPayConfiguration()) {
+    /// `journal`: where callback calls are recorded (nil: not recorded).
+    public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: SwedbankPayConfiguration = SwedbankPayConfiguration(),
+                journal: Journal? = nil) {
         self.registry = registry
         self.ids = ids
         self.configuration = configuration
+        shards = (0..<16).map { _ in Locked(SwedbankPayOrderLedger(registry: registry, ids: ids, configuration: configuration)) }
+        let generations = Locked<[Namespace: Int]>([:])
+        self.generations = generations
+        callbacks = SwedbankPayCallbacks(registry: registry, configuration: configuration, journal: journal) { namespace in
+            generations.withLock { $0[namespace] ?? 0 }
+        }
     }
 
-    public func reset(_ namespace: Namespace) {}
+    private func ledger(_ namespace: Namespace) -> Locked<SwedbankPayOrderLedger> {
+        shards[Int(UInt(bitPattern: namespace.hashValue) % UInt(shards.count))]
+    }
 
-    public func snapshot(_ namespace: Namespace) -> JSONText { .object([("payment_orders", .array([]))]) }
+    /// Runs `change` on the order under its namespace's lock, then sends the callback it asks for.
+    private func change<T>(_ namespace: Namespace, _ orderID: String,
+                           _ change: (inout SwedbankPayOrderLedger, SwedbankPayOrderLedger.Order, Date) throws(SwedbankPayProblem) -> (T, SwedbankPayCallbackEvent?))
+    throws(SwedbankPayProblem) -> T {
+        let (result, event) = try ledger(namespace).withLock { (ledger) throws(SwedbankPayProblem) in
+            let order = try ledger.order(namespace, orderID)
+            let now = registry.now(namespace)
+            let outcome = try change(&ledger, order, now)
+            if order.updated < now { order.updated = now }
+            return outcome
+        }
+        if let event { callbacks.send(event) }
+        return result
+    }
+
+    // MARK: The session API's interface (spec §E)
+
+    public func lookup(token: String) -> (namespace: Namespace, orderID: String)? { tokens.withLock { $0[token] } }
+
+    public func snapshot(_ namespace: Namespace, orderID: String) -> SwedbankPayOrderView? {
+        ledger(namespace).withLock { try? $0.order(namespace, orderID).view(namespace) }
+    }
+
+    public func beginAttempt(_ namespace: Namespace, orderID: String, instrument: String, prefill: Bool)
+    throws(SwedbankPayProblem) -> SwedbankPayAttemptID {
+        try change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
+            (try ledger.beginAttempt(order, instrument: instrument, prefill: prefill, now: now, namespace: namespace), nil)
+        }
+    }
+
+    @discardableResult
+    public func attemptPaid(_ namespace: Namespace, orderID: String, _ attempt: SwedbankPayAttemptID,
+                            transactionType: SwedbankPayTransactionType, details: JSONText) -> Bool {
+        (try? change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
+            try ledger.attemptPaid(order, attempt, transactionType: transactionType, details: details, now: now, namespace: namespace)
+        }) != nil
+    }
+
+    @discardableResult
+    public func attemptFailed(_ namespace: Namespace, orderID: String, _ attempt: SwedbankPayAttemptID,
+                              status: SwedbankPayFailedAttemptStatus, problem: SwedbankPayProblem) -> Bool {
+        (try? change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
+            try ledger.endAttempt(order, attempt, status: status, problem: problem, now: now, namespace: namespace)
+        }) != nil
+    }
+
+    public func abortByPayer(_ namespace: Namespace, orderID: String) throws(SwedbankPayProblem) {
+        try change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
+            ((), try ledger.abort(order, reason: "Payment aborted by payer", by: "Consumer", now: now, namespace: namespace))
+        }
+    }
+
+    @discardableResult
+    public func failOrder(_ namespace: Namespace, orderID: String, problem: SwedbankPayProblem) -> Bool {
+        (try? change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
+            try ledger.fail(order, problem: problem, now: now, namespace: namespace)
+        }) != nil
+    }
+
+    public func setIntegration(_ namespace: Namespace, orderID: String, _ value: String) {
+        _ = try? change(namespace, orderID) { (_, order, _) throws(SwedbankPayProblem) in
+            order.integration = value
+            return ((), nil)
+        }
+    }
+
+    public func setSwishPending(_ namespace: Namespace, orderID: String, _ pending: Bool) {
+        _ = try? change(namespace, orderID) { (_, order, _) throws(SwedbankPayProblem) in
+            order.swishPending = pending
+            return ((), nil)
+        }
+    }
+
+    public func addHistory(_ namespace: Namespace, orderID: String, name: String, instrument: String? = nil) {
+        _ = try? change(namespace, orderID) { (_, order, now) throws(SwedbankPayProblem) in
+            order.history.append(.init(created: now, name: name, instrument: instrument, number: nil, prefill: nil, initiatedBy: "Consumer"))
+            return ((), nil)
+        }
+    }
+
+    // MARK: The merchant API (PaymentOrderRoutes)
+
+    /// A new Initialized order; returns its id.
+    func create(_ namespace: Namespace, _ request: SwedbankPayCreateOrderRequest, version: SwedbankPayAPIVersion, scenario: String?,
+                initiatingSystemUserAgent: String) -> String {
+        let orderID = ids.uuid()
+        let token = (ids.uuid() + ids.uuid()).replacingOccurrences(of: "-", with: "")
+        ledger(namespace).withLock { ledger in
+            let dropped = ledger.create(namespace, orderID: orderID, token: token, request, version: version, scenario: scenario,
+                                        initiatingSystemUserAgent: initiatingSystemUserAgent)
+            tokens.withLock { index in
+                for gone in dropped { index[gone] = nil }
+                index[token] = (namespace, orderID)
+            }
+        }
+        return orderID
+    }
+
+    func scenarioOf(_ namespace: Namespace, orderID: String) -> String? {
+        ledger(namespace).withLock { try? $0.order(namespace, orderID).scenario }
+    }
+
+    func versionOf(_ namespace: Namespace, orderID: String) -> SwedbankPayAPIVersion? {
+        ledger(namespace).withLock { try? $0.order(namespace, orderID).version }
+    }
+
+    /// The payment order document (spec A.5) with `expand`ed nodes and operations on `base`.
+    func document(_ namespace: Namespace, orderID: String, base: String, expand: Set<String>) throws(SwedbankPayProblem) -> JSONText {
+        try ledger(namespace).withLock { (ledger) throws(SwedbankPayProblem) in
+            try ledger.order(namespace, orderID).document(base: base, expand: expand)
+        }
+    }
+
+    /// `GET …/:node`: `{"paymentOrder": "/psp/paymentorders/<id>", "<nodeKey>": {…}}` (spec A.6).
+    func node(_ namespace: Namespace, orderID: String, segment: String) throws(SwedbankPayProblem) -> JSONText {
+        try ledger(namespace).withLock { (ledger) throws(SwedbankPayProblem) in
+            let order = try ledger.order(namespace, orderID)
+            guard let node = SwedbankPayOrderLedger.Order.nodes.first(where: { $0.segment == segment }) else {
+                throw SwedbankPayProblem.notFound(path: "/psp/paymentorders/\(orderID)/\(segment)")
+            }
+            return .object([("paymentOrder", .string(order.resourceID)), (node.key, order.expandedNode(node.key))])
+        }
+    }
+
+    /// PATCH (swedbankpay-api.md §1.6): `UpdateOrder`, `Abort`, `PaymentAttemptAborted`.
+    func patch(_ namespace: Namespace, orderID: String, _ patch: SwedbankPayOrderPatch) throws(SwedbankPayProblem) {
+        try change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
+            ((), try ledger.patch(order, patch, now: now, namespace: namespace))
+        }
+    }
+
+    /// POST captures / cancellations / reversals (swedbankpay-api.md §1.7). Returns the v3.0 transaction-shaped
+    /// answer's parts (the v3.1 answer is the document).
+    func postPurchase(_ namespace: Namespace, orderID: String, _ kind: SwedbankPayPostPurchase, _ request: SwedbankPayTransactionRequest,
+                      refused: Bool) throws(SwedbankPayProblem) -> SwedbankPayOrderLedger.Transaction {
+        try change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
+            try ledger.postPurchase(order, kind, request, refused: refused, now: now, namespace: namespace)
+        }
+    }
+
+    /// The v3.0 answer to a post-purchase call (swedbankpay-api.md §1.7).
+    func transactionAnswer(_ namespace: Namespace, orderID: String, _ kind: SwedbankPayPostPurchase,
+                           _ transaction: SwedbankPayOrderLedger.Transaction) -> JSONText {
+        ledger(namespace).withLock { ledger in
+            (try? ledger.order(namespace, orderID).transactionAnswer(kind, transaction)) ?? .object([])
+        }
+    }
+
+    func generation(_ namespace: Namespace) -> Int { generations.withLock { $0[namespace] ?? 0 } }
+
+    public func reset(_ namespace: Namespace) {
+        generations.withLock { $0[namespace, default: 0] += 1 }
+        let dropped = ledger(namespace).withLock { $0.reset(namespace) }
+        tokens.withLock { index in for token in dropped { index[token] = nil } }
+    }
+
+    public func snapshot(_ namespace: Namespace) -> JSONText { ledger(namespace).withLock { $0.snapshot(namespace) } }
+}
+
+/// One of the three post-purchase operations (swedbankpay-api.md §1.7).
+enum SwedbankPayPostPurchase: String, Sendable {
+    case capture, cancel, reversal
+
+    /// The response key and the transaction `type` of the v3.0 answer.
+    var key: String { self == .cancel ? "cancellation" : rawValue }
+    var transactionType: String { self == .cancel ? "Cancellation" : rawValue.capitalized }
+    var collection: String { self == .cancel ? "cancellations" : rawValue + "s" }
+}
+
+/// A parsed PATCH body (swedbankpay-api.md §1.6).
+enum SwedbankPayOrderPatch: Sendable {
+    case updateOrder(amount: Int, vatAmount: Int, orderItems: [JSONNode]?)
+    case abort(reason: String?)
+    case abortPaymentAttempt(reason: String?)
 }

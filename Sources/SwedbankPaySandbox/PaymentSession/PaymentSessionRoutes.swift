@@ -1,17 +1,185 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// The payment-session API the Mobile SDKs follow from `view-paymentsession` (swedbankpay-api.md §3).
+/// The payment-session API the Mobile SDKs follow from `view-paymentsession` (swedbankpay-api.md §3), with the
+/// 3-D Secure trampoline and a minimal ACS emulator. The app sends no auth and no namespace (§3.2): the token
+/// says which order, and so which namespace and sticky scenario.
 public struct SwedbankPayPaymentSessionRoutes: Sendable {
     public let orders: SwedbankPayOrderStore
     public let scenarios: ScenarioEngine
     public let journal: Journal
+    /// The session state machine; a ``NamespacedState`` for `/__sandbox/reset` and `/__sandbox/state`.
+    public let sessions: SwedbankPayPaymentSessionStore
 
-    public init(orders: SwedbankPayOrderStore, scenarios: ScenarioEngine, journal: Journal) {
+    public init(orders: SwedbankPayOrderStore, scenarios: ScenarioEngine, journal: Journal,
+                settings: SwedbankPayPaymentSessionSettings = SwedbankPayPaymentSessionSettings()) {
         self.orders = orders
         self.scenarios = scenarios
         self.journal = journal
+        sessions = SwedbankPayPaymentSessionStore(orders: orders, engine: scenarios, settings: settings)
     }
 
-    public func add(to router: inout Router) {}
+    static let prefix = "/psp/paymentsessions/"
+
+    public func add(to router: inout Router) {
+        router.setErrorRenderer(SwedbankPayErrorRenderer(), forPathPrefix: Self.prefix)
+        router.setErrorRenderer(SwedbankPayErrorRenderer(), forPathPrefix: "/acs/")
+        let sessions = self.sessions, orders = self.orders
+        let play = SwedbankPayScenarioPlayer(engine: scenarios)
+
+        journal.resolveNamespaces(underPathPrefix: Self.prefix) { request in
+            let token = request.path.dropFirst(Self.prefix.count).prefix { $0 != "/" }
+            return token.isEmpty ? nil : orders.lookup(token: String(token))?.namespace
+        }
+        journal.resolveNamespaces(underPathPrefix: "/acs/") { request in
+            let creq = FormFields.parse(request.body)["creq"] ?? request.queryValue("creq")
+            guard let acsTransID = creq.flatMap(Base64URL.decodeJSON)?["acsTransID"]?.stringValue,
+                  let token = sessions.token(ofChallenge: acsTransID) else { return nil }
+            return orders.lookup(token: token)?.namespace
+        }
+
+        @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: orders.configuration.publicBaseURL) }
+
+        /// Plays `operation` for the token's order, then answers the document `body` builds (200, swedbankpay-api.md §3.2).
+        /// `session_end_reached` ends the session; `not_allowed` is the 409 of sample 13.
+        @Sendable func session(_ operation: ScenarioOperation, rel: String, _ request: HTTPRequest,
+                               _ body: @escaping @Sendable (String, String) throws -> JSONText) throws -> HTTPResponse {
+            let token = try request.parameters.require("token")
+            let context = try sessions.context(token)
+            return play(operation, request, context.namespace, object: token, sticky: context.view.scenario) { outcome in
+                switch outcome {
+                case .sessionEndReached: return Self.document(try sessions.endSession(token, base: base(request), request: request))
+                case .notAllowed: throw SwedbankPayProblem.operationNotAllowed(rel)
+                default: return Self.document(try body(token, base(request)))
+                }
+            }
+        }
+
+        @Sendable func method(_ request: HTTPRequest) throws -> SessionMethod {
+            guard let method = SessionMethod(segment: try request.parameters.require("method")) else { throw SwedbankPayProblem.paymentSessionNotFound }
+            return method
+        }
+
+        router.addImmediate("GET /psp/paymentsessions/:token") { request in
+            try session(.swedbankPaySessionRead, rel: "get-payment", request) { try sessions.read($0, base: $1, request: request) }
+        }
+        router.addImmediate("POST /psp/paymentsessions/:token/preparepayment") { request in
+            try session(.swedbankPaySessionPreparePayment, rel: "prepare-payment", request) {
+                try sessions.prepare($0, base: $1, request: request)
+            }
+        }
+        router.addImmediate("POST /psp/paymentsessions/:token/customizepayment") { request in
+            try session(.swedbankPaySessionCustomizePayment, rel: "customize-payment", request) {
+                try sessions.customize($0, base: $1, request: request)
+            }
+        }
+        router.addImmediate("POST /psp/paymentsessions/:token/abortpayment") { request in
+            try session(.swedbankPaySessionAbortPayment, rel: "abort-payment", request) { try sessions.abort($0, base: $1, request: request) }
+        }
+        router.addImmediate("POST /psp/paymentsessions/:token/methods/:method/expandmethod") { request in
+            _ = try method(request)
+            return try session(.swedbankPaySessionExpandMethod, rel: "expand-method", request) {
+                try sessions.expandMethod($0, base: $1, request: request)
+            }
+        }
+        router.addImmediate("POST /psp/paymentsessions/:token/methods/:method/startpaymentattempt") { request in
+            let method = try method(request)
+            return try session(.swedbankPaySessionStartPaymentAttempt, rel: "start-payment-attempt", request) {
+                try sessions.startAttempt($0, method: method, base: $1, request: request)
+            }
+        }
+        router.addImmediate("POST /psp/paymentsessions/:token/methods/:method/failpaymentattempt") { request in
+            let method = try method(request)
+            return try session(.swedbankPaySessionFailPaymentAttempt, rel: "fail-payment-attempt", request) {
+                try sessions.failAttempt($0, method: method, base: $1, request: request)
+            }
+        }
+        router.addImmediate("POST /psp/paymentsessions/:token/methods/:method/attemptpayload") { request in
+            let method = try method(request)
+            guard method == .applePay || method == .googlePay else { throw SwedbankPayProblem.paymentSessionNotFound }
+            return try session(.swedbankPaySessionAttemptPayload, rel: "attempt-payload", request) {
+                try sessions.attemptPayload($0, method: method, base: $1, request: request)
+            }
+        }
+        router.addImmediate("POST /psp/paymentsessions/:token/methods/creditcard/createauthentication") { request in
+            try session(.swedbankPaySessionCreateAuthentication, rel: "create-authentication", request) {
+                try sessions.createAuthentication($0, base: $1, request: request)
+            }
+        }
+        router.addImmediate("POST /psp/paymentsessions/:token/methods/creditcard/completeauthentication") { request in
+            try session(.swedbankPaySessionCompleteAuthentication, rel: "complete-authentication", request) {
+                try sessions.completeAuthentication($0, base: $1, request: request)
+            }
+        }
+        router.addImmediate("POST /psp/paymentsessions/:token/failedattempts/:number/acknowledge") { request in
+            guard let number = Int(try request.parameters.require("number")) else { throw SwedbankPayProblem.paymentSessionNotFound }
+            return try session(.swedbankPaySessionAcknowledgeFailedAttempt, rel: "acknowledge-failed-attempt", request) {
+                try sessions.acknowledge($0, number: number, base: $1, request: request)
+            }
+        }
+        // Beacons: 204 and no body, otherwise the SDKs queue them again (swedbankpay-api.md §3.2). Any body, even invalid JSON.
+        router.addImmediate("POST /psp/paymentsessions/:token/eventlogging") { request in
+            let token = try request.parameters.require("token")
+            let context = try sessions.context(token)
+            return play(.swedbankPaySessionEventLogging, request, context.namespace, subject: .some(nil), object: token,
+                        sticky: context.view.scenario) { _ in HTTPResponse(status: .noContent) }
+        }
+        // The 3-D Secure trampoline: the ACS page posts cres here; 303 to the address Android watches for, with cres in
+        // the query (swedbankpay-api.md §3.6 C5 [INF]). iOS reads cres from this POST's body itself.
+        router.addImmediate("POST /psp/paymentsessions/:token/methods/creditcard/notification") { request in
+            let cres = FormFields.parse(request.body)["cres"] ?? ""
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-_.~")
+            let encoded = cres.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+            return HTTPResponse(status: HTTPStatus(code: 303), headers: ["Location": "https://fake.payex.com/notification?cres=\(encoded)"])
+        }
+        // Where an ended session redirects (neither completeUrl nor cancelUrl: the SDKs report the end state, §3.5 step 13).
+        router.addImmediate("GET /psp/paymentsessions/:token/ended") { _ in
+            .html(#"<!doctype html><html><head><meta charset="utf-8"><title>Payment session ended</title></head>"#
+                + #"<body><main id="swedbankpay-session-ended"><p>The payment session has ended.</p></main></body></html>"#)
+        }
+
+        // A minimal ACS emulator (swedbankpay-api.md §3.6 C, §5 "click approve or cancel"); the pages package may polish it.
+        let methodPage: @Sendable (HTTPRequest) throws -> HTTPResponse = { _ in
+            // 200 and no redirect: iOS reports Y when the page finishes, Android when onPageFinished(url == href) (§3.4).
+            .html(#"<!doctype html><html><head><meta charset="utf-8"><title>3DS method</title></head><body id="acs-3ds-method">ok</body></html>"#)
+        }
+        router.addImmediate("POST /acs/3dsmethod", methodPage)
+        router.addImmediate("GET /acs/3dsmethod", methodPage)
+        let challengePage: @Sendable (HTTPRequest) throws -> HTTPResponse = { request in
+            let creq = FormFields.parse(request.body)["creq"] ?? request.queryValue("creq") ?? ""
+            guard let message = Base64URL.decodeJSON(creq), let acsTransID = message["acsTransID"]?.stringValue,
+                  let threeDSServerTransID = message["threeDSServerTransID"]?.stringValue,
+                  let token = sessions.token(ofChallenge: acsTransID) else {
+                return .html(#"<!doctype html><html><body><main id="acs-error">The challenge request is not valid.</main></body></html>"#,
+                             status: .badRequest)
+            }
+            let notificationURL = "\(base(request))\(Self.prefix)\(token)/methods/creditcard/notification"
+            func form(_ id: String, _ label: String, _ status: String) -> String {
+                let cres = Base64URL.encode(.object([
+                    ("messageType", .string("CRes")), ("messageVersion", .string("2.2.0")),
+                    ("threeDSServerTransID", .string(threeDSServerTransID)), ("acsTransID", .string(acsTransID)),
+                    ("transStatus", .string(status)),
+                ]))
+                return #"<form method="post" action="\#(Self.escape(notificationURL))"><input type="hidden" name="cres" value="\#(cres)">"#
+                    + #"<button id="\#(id)" type="submit">\#(label)</button></form>"#
+            }
+            return .html(#"<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">"#
+                + #"<title>3-D Secure</title></head><body><main id="acs-challenge" data-acs-trans-id="\#(Self.escape(acsTransID))">"#
+                + #"<h1>3-D Secure test page</h1><p>Approve or cancel the payment.</p>"#
+                + form("acs-approve", "Approve", "Y") + form("acs-cancel", "Cancel", "N") + "</main></body></html>")
+        }
+        router.addImmediate("POST /acs/challenge", challengePage)
+        router.addImmediate("GET /acs/challenge", challengePage)
+    }
+
+    /// Every success of the session API: 200 with the document (swedbankpay-api.md §3.9.1).
+    static func document(_ json: JSONText) -> HTTPResponse {
+        .json(json.data, status: .ok, contentType: "application/json; charset=utf-8")
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
 }

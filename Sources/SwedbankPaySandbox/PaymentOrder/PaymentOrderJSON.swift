@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+// The payment order document and its sub-resources, written with JSONText in the reference's key order
+// (swedbankpay-api.md §1.3, §1.4; spec A.5-A.7).
+
+extension SwedbankPayOrderLedger.Order {
+    /// The expandable nodes: the document's key and the sub-resource path segment (swedbankpay-api.md §1.3, §1.4).
+    static let nodes: [(key: String, segment: String)] = [
+        ("orderItems", "orderitems"), ("urls", "urls"), ("payeeInfo", "payeeinfo"), ("payer", "payers"), ("history", "history"),
+        ("failed", "failed"), ("aborted", "aborted"), ("paid", "paid"), ("cancelled", "cancelled"), ("reversed", "reversed"),
+        ("financialTransactions", "financialtransactions"), ("failedAttempts", "failedattempts"),
+        ("postPurchaseFailedAttempts", "postpurchasefailedattempts"), ("metadata", "metadata"),
+    ]
+
+    /// `{"paymentOrder": {…}, "operations": [...]}`; `expand` holds lower-cased node keys.
+    func document(base: String, expand: Set<String>) -> JSONText {
+        .object([("paymentOrder", paymentOrder(expand: expand)), ("operations", .array(operations(base: base)))])
+    }
+
+    func paymentOrder(expand: Set<String>) -> JSONText {
+        var members: [(String, JSONText)] = [
+            ("id", .string(resourceID)), ("created", .string(SwedbankPayTimestamp.string(created))),
+            ("updated", .string(SwedbankPayTimestamp.string(updated))), ("operation", .string(request.operation)),
+            ("status", .string(status.rawValue)), ("currency", .string(request.currency)), ("vatAmount", .int(request.vatAmount)),
+            ("amount", .int(request.amount)),
+        ]
+        if payment != nil {
+            // Only once a payment exists, right after the amounts (swedbankpay-api.md §1.4, §1.7; spec A.5).
+            members += [("remainingCaptureAmount", .int(remainingCaptureAmount)),
+                        ("remainingCancellationAmount", .int(remainingCancellationAmount)),
+                        ("remainingReversalAmount", .int(remainingReversalAmount))]
+        }
+        members += [
+            ("description", .string(request.description)), ("initiatingSystemUserAgent", .string(initiatingSystemUserAgent)),
+            ("language", .string(request.language)), ("availableInstruments", .array(availableInstruments.map(JSONText.string))),
+            ("implementation", .string(request.implementation ?? "PaymentsOnly")), ("integration", .string(integration)),
+            ("instrumentMode", .bool(request.instrument != nil)), ("guestMode", .bool(request.payer?.payerReference == nil)),
+        ]
+        if let instrument = request.instrument { members.append(("instrument", .string(instrument))) }
+        for node in Self.nodes {
+            members.append((node.key, expand.contains(node.key.lowercased()) ? expandedNode(node.key) : .object([("id", .string(nodeID(node.segment)))])))
+        }
+        return .object(members)
+    }
+
+    func nodeID(_ segment: String) -> String { "\(resourceID)/\(segment)" }
+
+    /// The operations the order's state offers, in the reference's order (swedbankpay-api.md §1.3; spec A.7).
+    func operations(base: String) -> [JSONText] {
+        func operation(_ method: String, _ href: String, _ rel: String, _ contentType: String = "application/json") -> JSONText {
+            .object([("method", .string(method)), ("href", .string(href)), ("rel", .string(rel)), ("contentType", .string(contentType))])
+        }
+        let order = "\(base)\(resourceID)"
+        let checkout = [
+            operation("GET", "\(base)/checkout/\(token)", "redirect-checkout", "text/html"),
+            operation("GET", "\(base)/checkout/client/\(token)?culture=\(request.language)", "view-checkout", "application/javascript"),
+        ]
+        switch status {
+        case .initialized:
+            var operations: [JSONText] = []
+            if isAvailable("update-order") { operations.append(operation("PATCH", order, "update-order")) }
+            if isAvailable("abort") { operations.append(operation("PATCH", order, "abort")) }
+            operations.append(operation("PATCH", order, "abort-paymentattempt"))
+            return operations + checkout + [operation("GET", "\(base)/psp/paymentsessions/\(token)", "view-paymentsession")]
+        case .paid:
+            if payment?.transactionType == .authorization, capturedAmount == 0, cancelledAmount == 0 {
+                return [operation("POST", "\(order)/cancellations", "cancel"), operation("POST", "\(order)/captures", "capture")] + checkout
+            }
+            var operations: [JSONText] = []
+            if isAvailable("capture") { operations.append(operation("POST", "\(order)/captures", "capture")) }
+            if isAvailable("cancel") { operations.append(operation("POST", "\(order)/cancellations", "cancel")) }
+            if isAvailable("reversal") { operations.append(operation("POST", "\(order)/reversals", "reversal")) }
+            return operations
+        case .failed, .cancelled, .aborted, .reversed:
+            return []
+        }
+    }
+
+    /// One node, expanded (spec A.6). Nodes that do not apply yet are just `{"id": …}` (inferred).
+    func expandedNode(_ key: String) -> JSONText {
+        let segment = Self.nodes.first { $0.key == key }?.segment ?? key.lowercased()
+        var members: [(String, JSONText)] = [("id", .string(nodeID(segment)))]
+        switch key {
+        case "orderItems":
+            members.append(("orderItemList", .array((request.orderItems ?? []).map(\.jsonText))))
+        case "urls":
+            let urls = request.urls
+            members.append(("hostUrls", .array(urls.hostUrls.map(JSONText.string))))
+            members.append(("completeUrl", .string(urls.completeUrl)))
+            for (name, value) in [("cancelUrl", urls.cancelUrl), ("paymentUrl", urls.paymentUrl), ("callbackUrl", urls.callbackUrl),
+                                  ("logoUrl", urls.logoUrl), ("termsOfServiceUrl", urls.termsOfServiceUrl)] {
+                if let value { members.append((name, .string(value))) }
+            }
+        case "payeeInfo":
+            let payee = request.payeeInfo
+            members += [("payeeId", .string(payee.payeeId)), ("payeeReference", .string(payee.payeeReference))]
+            for (name, value) in [("payeeName", payee.payeeName), ("orderReference", payee.orderReference),
+                                  ("productCategory", payee.productCategory), ("subsite", payee.subsite), ("siteId", payee.siteId)] {
+                if let value { members.append((name, .string(value))) }
+            }
+        case "payer":
+            if let payer = request.payer {
+                if let reference = payer.payerReference { members.append(("reference", .string(reference))) }
+                let name = [payer.firstName, payer.lastName].compactMap { $0 }.joined(separator: " ")
+                if !name.isEmpty { members.append(("name", .string(name))) }
+                if let email = payer.email { members.append(("email", .string(email))) }
+                if let msisdn = payer.msisdn { members.append(("msisdn", .string(msisdn))) }
+            }
+        case "history":
+            members.append(("historyList", .array(history.map { entry in
+                var item: [(String, JSONText)] = [("created", .string(SwedbankPayTimestamp.string(entry.created))), ("name", .string(entry.name))]
+                if let instrument = entry.instrument { item.append(("instrument", .string(instrument))) }
+                if let number = entry.number { item.append(("number", .int(number))) }
+                if let prefill = entry.prefill { item.append(("prefill", .bool(prefill))) }
+                item.append(("initiatedBy", .string(entry.initiatedBy)))
+                return .object(item)
+            })))
+        case "failed":
+            if status == .failed, let failure { members.append(("problem", Self.problemJSON(failure))) }
+        case "aborted":
+            if let abortReason { members.append(("abortReason", .string(abortReason))) }
+        case "paid":
+            if let payment {
+                members += [("instrument", .string(payment.attempt.instrument)), ("number", .int(payment.attempt.id.number)),
+                            ("payeeReference", .string(request.payeeInfo.payeeReference))]
+                if let reference = request.payeeInfo.orderReference { members.append(("orderReference", .string(reference))) }
+                members += [("transactionType", .string(payment.transactionType.rawValue)), ("amount", .int(payment.amount)),
+                            ("submittedAmount", .int(payment.amount)), ("feeAmount", .int(0)), ("discountAmount", .int(0)),
+                            ("paymentTokenGenerated", .bool(false)), ("details", payment.details)]
+            }
+        case "cancelled":
+            if status == .cancelled || cancelledAmount > 0, let payment {
+                let cancellation = transactions.last { $0.type == "Cancellation" }
+                members += [("cancelReason", .string(cancelReason ?? "")), ("instrument", .string(payment.attempt.instrument)),
+                            ("number", .int(cancellation?.number ?? payment.attempt.id.number)),
+                            ("payeeReference", .string(cancellation?.payeeReference ?? request.payeeInfo.payeeReference))]
+                if let reference = request.payeeInfo.orderReference { members.append(("orderReference", .string(reference))) }
+                members += [("transactionType", .string("Authorization")), ("amount", .int(cancelledAmount)),
+                            ("submittedAmount", .int(cancelledAmount)), ("feeAmount", .int(0)), ("discountAmount", .int(0))]
+            }
+        case "reversed":
+            if reversedAmount > 0, let payment, let last = transactions.last(where: { $0.type == "Reversal" }) {
+                members += [("instrument", .string(payment.attempt.instrument)), ("number", .int(last.number)),
+                            ("payeeReference", .string(last.payeeReference)), ("transactionType", .string("Reversal")),
+                            ("amount", .int(reversedAmount))]
+            }
+        case "financialTransactions":
+            members.append(("financialTransactionList", .array(transactions.map { transaction in
+                let id = "\(nodeID("financialtransactions"))/\(transaction.id)"
+                var item: [(String, JSONText)] = [
+                    ("id", .string(id)), ("created", .string(SwedbankPayTimestamp.string(transaction.created))),
+                    ("updated", .string(SwedbankPayTimestamp.string(transaction.created))), ("type", .string(transaction.type)),
+                    ("number", .int(transaction.number)), ("amount", .int(transaction.amount)), ("vatAmount", .int(transaction.vatAmount)),
+                    ("description", .string(transaction.description)), ("payeeReference", .string(transaction.payeeReference)),
+                ]
+                if let receipt = transaction.receiptReference { item.append(("receiptReference", .string(receipt))) }
+                item.append(("orderItems", .object([("id", .string("\(id)/orderitems"))])))
+                return .object(item)
+            })))
+        case "failedAttempts":
+            members.append(("failedAttemptList", .array(failedAttempts.map { attempt in
+                .object([("created", .string(SwedbankPayTimestamp.string(attempt.created))), ("instrument", .string(attempt.instrument)),
+                         ("number", .int(attempt.number)), ("status", .string(attempt.status.rawValue)),
+                         ("problem", Self.problemJSON(attempt.problem))])
+            })))
+        case "postPurchaseFailedAttempts":
+            members.append(("postPurchaseFailedAttemptList", .array([])))
+        case "metadata":
+            for member in request.metadata?.members ?? [] where member.key != "id" { members.append((member.key, member.value.jsonText)) }
+        default:
+            break
+        }
+        return .object(members)
+    }
+
+    /// A problem inside a node: `{type, title, status, detail, problems}` (swedbankpay-api.md §1.4 `failed`).
+    static func problemJSON(_ problem: SwedbankPayProblem) -> JSONText {
+        .object([("type", .string(problem.type)), ("title", .string(problem.title)), ("status", .int(problem.status.code)),
+                 ("detail", .string(problem.detail)),
+                 ("problems", .array(problem.problems.map { .object([("name", .string($0.name)), ("description", .string($0.description))]) }))])
+    }
+
+    /// The v3.0 answer to a post-purchase call (swedbankpay-api.md §1.7): `{"payment": …, "<kind>": {id, transaction{…}}}`.
+    func transactionAnswer(_ kind: SwedbankPayPostPurchase, _ transaction: SwedbankPayOrderLedger.Transaction) -> JSONText {
+        guard let payment else { return .object([]) }
+        let paymentPath = "/psp/\(SwedbankPayOrderLedger.instrumentSegment(payment.attempt.instrument))/payments/\(payment.attempt.paymentID)"
+        let created = JSONText.string(SwedbankPayTimestamp.string(transaction.created))
+        return .object([
+            ("payment", .string(paymentPath)),
+            (kind.key, .object([
+                ("id", .string("\(paymentPath)/\(kind.collection)/\(transaction.id)")),
+                ("transaction", .object([
+                    ("id", .string("\(paymentPath)/transactions/\(transaction.id)")), ("created", created), ("updated", created),
+                    ("type", .string(transaction.type)), ("state", .string("Completed")), ("number", .int(transaction.number)),
+                    ("amount", .int(transaction.amount)), ("vatAmount", .int(transaction.vatAmount)),
+                    ("description", .string(transaction.description)), ("payeeReference", .string(transaction.payeeReference)),
+                ])),
+            ])),
+        ])
+    }
+}

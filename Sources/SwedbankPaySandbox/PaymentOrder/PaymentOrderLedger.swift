@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// Payment orders of some namespaces. A plain value; ``SwedbankPayOrderStore`` owns several, each behind a lock.
+struct SwedbankPayOrderLedger: Sendable {
+    let registry: NamespaceRegistry
+    let ids: any IDGenerator
+    let configuration: SwedbankPayConfiguration
+    var books: [Namespace: Book] = [:]
+
+    struct Book {
+        var orders: [String: Order] = [:]
+        /// Attempt and transaction numbers: 11 digits, increasing per namespace (swedbankpay-api.md §1.4 shows
+        /// `40129782830`; the generation is inferred).
+        var lastNumber = 40_129_782_829
+        var createsSinceSweep = 0
+        var nextSweep = Date.distantPast
+    }
+
+    struct HistoryEntry: Sendable {
+        var created: Date
+        var name: String
+        var instrument: String? = nil
+        var number: Int? = nil
+        var prefill: Bool? = nil
+        var initiatedBy: String
+    }
+
+    struct Attempt: Sendable {
+        var id: SwedbankPayAttemptID
+        var instrument: String
+        var prefill: Bool
+        /// The `/psp/<instrument>/payments/<paymentID>` of the v3.0 callback (inferred: one per attempt).
+        var paymentID: String
+        var started: Date
+    }
+
+    struct FailedAttempt: Sendable {
+        var created: Date
+        var instrument: String
+        var number: Int
+        var status: SwedbankPayFailedAttemptStatus
+        var problem: SwedbankPayProblem
+    }
+
+    struct Payment: Sendable {
+        var attempt: Attempt
+        var transactionType: SwedbankPayTransactionType
+        var amount: Int
+        var details: JSONText
+        var created: Date
+    }
+
+    /// A financial transaction: the Sale of a Swish/Trustly payment, captures, cancellations, reversals.
+    struct Transaction: Sendable {
+        var id: String
+        var type: String
+        var number: Int
+        var amount: Int
+        var vatAmount: Int
+        var description: String
+        var payeeReference: String
+        var receiptReference: String?
+        var created: Date
+    }
+
+    /// A class, changed in place under the store's lock and never handed out (reads copy it into a view or JSON).
+    final class Order: @unchecked Sendable {
+        let id: String
+        let token: String
+        let version: SwedbankPayAPIVersion
+        let scenario: String?
+        let created: Date
+        var updated: Date
+        var request: SwedbankPayCreateOrderRequest
+        let initiatingSystemUserAgent: String
+        let availableInstruments: [String]
+        var status = SwedbankPayOrderStatus.initialized
+        var integration = "HostedView"
+        var swishPending = false
+        var currentAttempt: Attempt?
+        var payment: Payment?
+        var capturedAmount = 0
+        var cancelledAmount = 0
+        var reversedAmount = 0
+        var abortReason: String?
+        var failure: SwedbankPayProblem?
+        var cancelReason: String?
+        var failedAttempts: [FailedAttempt] = []
+        var history: [HistoryEntry] = []
+        var transactions: [Transaction] = []
+
+        init(id: String, token: String, version: SwedbankPayAPIVersion, scenario: String?, created: Date,
+             request: SwedbankPayCreateOrderRequest, initiatingSystemUserAgent: String, availableInstruments: [String]) {
+            self.id = id
+            self.token = token
+            self.version = version
+            self.scenario = scenario
+            self.created = created
+            self.updated = created
+            self.request = request
+            self.initiatingSystemUserAgent = initiatingSystemUserAgent
+            self.availableInstruments = availableInstruments
+        }
+
+        var resourceID: String { "/psp/paymentorders/\(id)" }
+
+        /// A = the paid amount; C, X, R as captured, cancelled and reversed (spec A.8 bookkeeping, inferred).
+        var remainingCaptureAmount: Int {
+            guard let payment, payment.transactionType == .authorization else { return 0 }
+            return max(0, payment.amount - capturedAmount - cancelledAmount)
+        }
+        var remainingCancellationAmount: Int { remainingCaptureAmount }
+        var remainingReversalAmount: Int { max(0, capturedAmount - reversedAmount) }
+
+        /// Which post-purchase and PATCH operations are available now (swedbankpay-api.md §1.3 "How availability
+        /// follows the order's state"; spec A.7).
+        func isAvailable(_ rel: String) -> Bool {
+            switch (status, rel) {
+            case (.initialized, "update-order"), (.initialized, "abort"): return !swishPending
+            case (.initialized, "abort-paymentattempt"): return true
+            case (.paid, "capture"): return remainingCaptureAmount > 0
+            case (.paid, "cancel"): return remainingCancellationAmount > 0
+            case (.paid, "reversal"): return remainingReversalAmount > 0
+            default: return false
+            }
+        }
+
+        func view(_ namespace: Namespace) -> SwedbankPayOrderView {
+            SwedbankPayOrderView(
+                namespace: namespace, orderID: id, token: token, version: version, status: status, operation: request.operation,
+                currency: request.currency, amount: request.amount, vatAmount: request.vatAmount, description: request.description,
+                language: request.language, urls: request.urls, payeeInfo: request.payeeInfo, payer: request.payer,
+                availableInstruments: availableInstruments, restrictedToInstruments: request.restrictedToInstruments,
+                instrument: request.instrument, disableStoredPaymentDetails: request.disableStoredPaymentDetails,
+                enablePaymentDetailsConsentCheckbox: request.enablePaymentDetailsConsentCheckbox, integration: integration,
+                scenario: scenario, currentAttempt: currentAttempt?.id, currentAttemptInstrument: currentAttempt?.instrument,
+                swishPending: swishPending, paidInstrument: payment?.attempt.instrument, paidTransactionType: payment?.transactionType,
+                request: request.json, created: created, updated: updated)
+        }
+    }
+
+    // MARK: Create and read
+
+    /// Adds an order; returns the tokens of orders a sweep dropped meanwhile.
+    mutating func create(_ namespace: Namespace, orderID: String, token: String, _ request: SwedbankPayCreateOrderRequest,
+                         version: SwedbankPayAPIVersion, scenario: String?, initiatingSystemUserAgent: String) -> [String] {
+        let now = registry.now(namespace)
+        let order = Order(id: orderID, token: token, version: version, scenario: scenario, created: now, request: request,
+                          initiatingSystemUserAgent: initiatingSystemUserAgent,
+                          availableInstruments: Self.availableInstruments(configuration.instruments, request))
+        order.history.append(HistoryEntry(created: now, name: "PaymentCreated", initiatedBy: "Merchant"))
+        let dropped = sweepOccasionally(namespace, now: now)
+        books[namespace, default: Book()].orders[orderID] = order
+        return dropped
+    }
+
+    /// The configured instruments ∩ `restrictedToInstruments`, Swish only for SEK (spec A.5, inferred).
+    static func availableInstruments(_ configured: [String], _ request: SwedbankPayCreateOrderRequest) -> [String] {
+        configured.filter { instrument in
+            (instrument != "Swish" || request.currency == "SEK")
+                && (request.restrictedToInstruments.map { $0.contains(instrument) } ?? true)
+        }
+    }
+
+    func order(_ namespace: Namespace, _ orderID: String) throws(SwedbankPayProblem) -> Order {
+        guard let order = books[namespace]?.orders[orderID] else { throw .orderNotFound(orderID) }
+        return order
+    }
+
+    private mutating func nextNumber(_ namespace: Namespace) -> Int {
+        books[namespace, default: Book()].lastNumber += 1
+        return books[namespace]!.lastNumber
+    }
+
+    // MARK: Attempts (the session API, spec §E)
+
+    mutating func beginAttempt(_ order: Order, instrument: String, prefill: Bool, now: Date, namespace: Namespace)
+    throws(SwedbankPayProblem) -> SwedbankPayAttemptID {
+        guard order.status == .initialized else { throw .notAvailable("start a payment attempt", order) }
+        let attempt = Attempt(id: SwedbankPayAttemptID(number: nextNumber(namespace)), instrument: instrument, prefill: prefill,
+                              paymentID: ids.uuid(), started: now)
+        // A new attempt replaces one still open (inferred: the payer chose again).
+        order.currentAttempt = attempt
+        order.history.append(HistoryEntry(created: now, name: "PaymentInstrumentSelected", instrument: instrument, initiatedBy: "Consumer"))
+        order.history.append(HistoryEntry(created: now, name: "PaymentAttemptStarted", instrument: instrument, number: attempt.id.number,
+                                          prefill: prefill, initiatedBy: "Consumer"))
+        return attempt.id
+    }
+
+    mutating func attemptPaid(_ order: Order, _ attemptID: SwedbankPayAttemptID, transactionType: SwedbankPayTransactionType,
+                              details: JSONText, now: Date, namespace: Namespace) throws(SwedbankPayProblem) -> ((), SwedbankPayCallbackEvent?) {
+        guard order.status == .initialized, let attempt = order.currentAttempt, attempt.id == attemptID else {
+            throw .notAvailable("complete this payment attempt", order)
+        }
+        order.currentAttempt = nil
+        order.swishPending = false
+        order.status = .paid
+        order.payment = Payment(attempt: attempt, transactionType: transactionType, amount: order.request.amount, details: details, created: now)
+        order.history.append(HistoryEntry(created: now, name: "PaymentPaid", instrument: attempt.instrument, number: attempt.id.number,
+                                          initiatedBy: "Consumer"))
+        if transactionType == .sale {
+            // Swish and Trustly are captured at once (swedbankpay-api.md §1.3): C = A, a Sale transaction (spec A.6, inferred).
+            order.capturedAmount = order.request.amount
+            order.transactions.append(Transaction(
+                id: ids.uuid(), type: "Sale", number: nextNumber(namespace), amount: order.request.amount, vatAmount: order.request.vatAmount,
+                description: order.request.description, payeeReference: order.request.payeeInfo.payeeReference, created: now))
+        }
+        let segment = transactionType == .sale ? "sales" : "authorizations"
+        return ((), callback(order, namespace, attempt: attempt, segment: segment, transactionNumber: nextNumber(namespace),
+                             reason: "attempt \(attempt.id) paid"))
+    }
+
+    mutating func endAttempt(_ order: Order, _ attemptID: SwedbankPayAttemptID, status: SwedbankPayFailedAttemptStatus,
+                             problem: SwedbankPayProblem, now: Date, namespace: Namespace) throws(SwedbankPayProblem) -> ((), SwedbankPayCallbackEvent?) {
+        guard order.status == .initialized, let attempt = order.currentAttempt, attempt.id == attemptID else {
+            throw .notAvailable("fail this payment attempt", order)
+        }
+        return ((), endCurrentAttempt(order, status: status, problem: problem, now: now, namespace: namespace, initiatedBy: "Consumer"))
+    }
+
+    /// Ends the open attempt as a failed attempt: history, failedAttempts and a callback (swedbankpay-api.md §1.4, §1.8).
+    private mutating func endCurrentAttempt(_ order: Order, status: SwedbankPayFailedAttemptStatus, problem: SwedbankPayProblem,
+                                            now: Date, namespace: Namespace, initiatedBy: String) -> SwedbankPayCallbackEvent? {
+        guard let attempt = order.currentAttempt else { return nil }
+        order.currentAttempt = nil
+        order.swishPending = false
+        order.failedAttempts.append(FailedAttempt(created: now, instrument: attempt.instrument, number: attempt.id.number, status: status,
+                                                  problem: problem))
+        order.history.append(HistoryEntry(created: now, name: status == .aborted ? "PaymentAttemptAborted" : "PaymentAttemptFailed",
+                                          instrument: attempt.instrument, number: attempt.id.number, initiatedBy: initiatedBy))
+        return callback(order, namespace, attempt: attempt, segment: attempt.instrument == "Swish" ? "sales" : "authorizations",
+                        transactionNumber: nextNumber(namespace), reason: "attempt \(attempt.id) \(status.rawValue.lowercased())")
+    }
+
+    /// Merchant `Abort` (PATCH) or the payer's abort (session `abort-payment`, the pages' cancel).
+    mutating func abort(_ order: Order, reason: String, by initiatedBy: String, now: Date, namespace: Namespace)
+    throws(SwedbankPayProblem) -> SwedbankPayCallbackEvent? {
+        guard order.isAvailable("abort") else { throw .notAvailable("abort", order) }
+        // An open attempt ends as an aborted attempt (spec A.9, inferred); its callback only when the payer aborts
+        // (spec A.10: no callback on a merchant abort).
+        let event = endCurrentAttempt(order, status: .aborted, problem: .attemptAborted(reason), now: now, namespace: namespace,
+                                      initiatedBy: initiatedBy)
+        order.status = .aborted
+        order.abortReason = reason
+        order.history.append(HistoryEntry(created: now, name: "PaymentAborted", initiatedBy: initiatedBy))
+        return initiatedBy == "Merchant" ? nil : event
+    }
+
+    /// Session `session_end_reached`: the order is Failed (spec A.12).
+    mutating func fail(_ order: Order, problem: SwedbankPayProblem, now: Date, namespace: Namespace)
+    throws(SwedbankPayProblem) -> ((), SwedbankPayCallbackEvent?) {
+        guard order.status == .initialized else { throw .notAvailable("fail", order) }
+        let event = endCurrentAttempt(order, status: .failed, problem: problem, now: now, namespace: namespace, initiatedBy: "System")
+        order.status = .failed
+        order.failure = problem
+        order.history.append(HistoryEntry(created: now, name: "PaymentFailed", initiatedBy: "System"))
+        return ((), event)
+    }
+
+    // MARK: PATCH (swedbankpay-api.md §1.6)
+
+    mutating func patch(_ order: Order, _ patch: SwedbankPayOrderPatch, now: Date, namespace: Namespace)
+    throws(SwedbankPayProblem) -> SwedbankPayCallbackEvent? {
+        switch patch {
+        case let .updateOrder(amount, vatAmount, orderItems):
+            guard order.isAvailable("update-order") else { throw .notAvailable("update-order", order) }
+            order.request.amount = amount
+            order.request.vatAmount = vatAmount
+            if let orderItems { order.request.orderItems = orderItems }
+            order.request.json = Self.replacing(order.request.json, [("amount", .int(amount)), ("vatAmount", .int(vatAmount))]
+                                                + (orderItems.map { [("orderItems", JSONText.array($0.map(\.jsonText)))] } ?? []))
+            return nil
+        case let .abort(reason):
+            return try abort(order, reason: reason ?? "CancelledByConsumer", by: "Merchant", now: now, namespace: namespace)
+        case let .abortPaymentAttempt(reason):
+            guard order.isAvailable("abort-paymentattempt") else { throw .notAvailable("abort-paymentattempt", order) }
+            // No open attempt: nothing to do (spec A.9, inferred).
+            return endCurrentAttempt(order, status: .aborted, problem: .attemptAborted(reason ?? "AbortedByMerchant"), now: now,
+                                     namespace: namespace, initiatedBy: "Merchant")
+        }
+    }
+
+    /// `object` with `changes` set (kept in place when present, appended otherwise).
+    static func replacing(_ object: JSONNode, _ changes: [(String, JSONText)]) -> JSONNode {
+        guard var members = object.members else { return object }
+        for (key, value) in changes {
+            let node = JSONNode(value)
+            if let index = members.lastIndex(where: { $0.key == key }) {
+                members[index].value = node
+            } else {
+                members.append(JSONNode.Member(key: key, keyPosition: JSONPosition(line: 1, column: 1), value: node))
+            }
+        }
+        return JSONNode(.object(members))
+    }
+
+    // MARK: Captures, cancellations, reversals (swedbankpay-api.md §1.7, spec A.8)
+
+    mutating func postPurchase(_ order: Order, _ kind: SwedbankPayPostPurchase, _ request: SwedbankPayTransactionRequest, refused: Bool,
+                               now: Date, namespace: Namespace) throws(SwedbankPayProblem) -> (Transaction, SwedbankPayCallbackEvent?) {
+        if refused { throw .refusedByScenario(kind.rawValue) }
+        guard order.isAvailable(kind.rawValue), let payment = order.payment else { throw .notAvailable(kind.rawValue, order) }
+        // "payeeReference must be unique per transaction" (§1.7; the problem is inferred). The order's own may be reused.
+        if order.transactions.contains(where: { $0.payeeReference == request.payeeReference && $0.type != "Sale" }) {
+            throw .input([.init(name: "Transaction.PayeeReference",
+                                description: "The payeeReference \(request.payeeReference) has already been used.")])
+        }
+        let amount: Int, vatAmount: Int, historyName: String
+        switch kind {
+        case .capture:
+            amount = request.amount ?? 0
+            vatAmount = request.vatAmount ?? 0
+            guard amount <= order.remainingCaptureAmount else {
+                throw .input([.init(name: "Transaction.Amount", description: "Amount exceeds remainingCaptureAmount (\(order.remainingCaptureAmount)).")])
+            }
+            order.capturedAmount += amount
+            historyName = order.capturedAmount + order.cancelledAmount >= payment.amount && order.cancelledAmount == 0
+                ? "PaymentCaptured" : "PaymentPartialCaptured"
+        case .cancel:
+            // A cancellation releases all that is left; the request has no amount (§1.7).
+            amount = order.remainingCancellationAmount
+            vatAmount = 0
+            order.cancelledAmount += amount
+            order.cancelReason = request.description
+            historyName = order.capturedAmount == 0 ? "PaymentCancelled" : "PaymentPartialCancelled"
+            if order.capturedAmount == 0 { order.status = .cancelled }  // §1.5: the full authorization cancelled
+        case .reversal:
+            amount = request.amount ?? 0
+            vatAmount = request.vatAmount ?? 0
+            guard amount <= order.remainingReversalAmount else {
+                throw .input([.init(name: "Transaction.Amount", description: "Amount exceeds remainingReversalAmount (\(order.remainingReversalAmount)).")])
+            }
+            order.reversedAmount += amount
+            let complete = order.remainingReversalAmount == 0 && order.remainingCaptureAmount == 0
+            historyName = complete ? "PaymentReversed" : "PaymentPartialReversed"
+            if complete { order.status = .reversed }  // §1.7: "Reversed" once remainingReversalAmount is 0 (partial: inferred Paid)
+        }
+        let transaction = Transaction(id: ids.uuid(), type: kind.transactionType, number: nextNumber(namespace), amount: amount,
+                                      vatAmount: vatAmount, description: request.description, payeeReference: request.payeeReference,
+                                      receiptReference: request.receiptReference, created: now)
+        order.transactions.append(transaction)
+        order.history.append(HistoryEntry(created: now, name: historyName, instrument: payment.attempt.instrument,
+                                          number: transaction.number, initiatedBy: "Merchant"))
+        let event = callback(order, namespace, attempt: payment.attempt, segment: kind.collection, transactionNumber: transaction.number,
+                             transactionID: transaction.id, reason: "\(kind.rawValue) \(transaction.number)")
+        return (transaction, event)
+    }
+
+    // MARK: Callbacks (swedbankpay-api.md §1.8)
+
+    /// The callback of an event on `order`, or nil without `urls.callbackUrl`. v3.1: `{orderReference?,
+    /// paymentOrder{id, instrument, number}}`; v3.0: `{paymentOrder{id, instrument}, payment{id, number},
+    /// transaction{id, number}}`.
+    private func callback(_ order: Order, _ namespace: Namespace, attempt: Attempt, segment: String, transactionNumber: Int,
+                          transactionID: String? = nil, reason: String) -> SwedbankPayCallbackEvent? {
+        guard let url = order.request.urls.callbackUrl else { return nil }
+        let body: JSONText
+        switch order.version {
+        case .v3_1:
+            // `number`: "the attempt number which triggered the callback" (§1.8); post-purchase: the transaction's (inferred).
+            let number = transactionID == nil ? attempt.id.number : transactionNumber
+            var members: [(String, JSONText)] = []
+            if let reference = order.request.payeeInfo.orderReference { members.append(("orderReference", .string(reference))) }
+            members.append(("paymentOrder", .object([("id", .string(order.resourceID)), ("instrument", .string(attempt.instrument)),
+                                                      ("number", .int(number))])))
+            body = .object(members)
+        case .v3_0:
+            let payment = "/psp/\(Self.instrumentSegment(attempt.instrument))/payments/\(attempt.paymentID)"
+            body = .object([
+                ("paymentOrder", .object([("id", .string(order.resourceID)), ("instrument", .string(attempt.instrument))])),
+                ("payment", .object([("id", .string(payment)), ("number", .int(attempt.id.number))])),
+                ("transaction", .object([("id", .string("\(payment)/\(segment)/\(transactionID ?? attempt.paymentID)")),
+                                         ("number", .int(transactionNumber))])),
+            ])
+        }
+        return SwedbankPayCallbackEvent(namespace: namespace, url: url, body: body.data,
+                                        note: "callback v\(order.version.rawValue) of \(order.resourceID): \(reason)")
+    }
+
+    /// The instrument segment of v3.0 payment ids (spec A.8, inferred).
+    static func instrumentSegment(_ instrument: String) -> String {
+        switch instrument {
+        case "CreditCard", "ApplePay", "GooglePay", "ClickToPay": "creditcard"
+        case let other where other.hasPrefix("Invoice"): "invoice"
+        case let other where other.hasPrefix("CreditAccount"): "creditaccount"
+        default: instrument.lowercased()
+        }
+    }
+
+    // MARK: Housekeeping
+
+    /// Orders `retentionAfterLastChange` past their last change are dropped, so memory stays bounded. Runs on
+    /// create, every 1024 creates in the namespace or when its clock has moved a minute past the last sweep.
+    private mutating func sweepOccasionally(_ namespace: Namespace, now: Date) -> [String] {
+        guard var book = books[namespace] else { return [] }
+        book.createsSinceSweep += 1
+        guard book.createsSinceSweep >= 1024 || now >= book.nextSweep else {
+            books[namespace] = book
+            return []
+        }
+        book.createsSinceSweep = 0
+        book.nextSweep = now + 60
+        let retention = configuration.retentionAfterLastChange
+        var dropped: [String] = []
+        for (id, order) in book.orders where order.updated + retention <= now {
+            dropped.append(order.token)
+            book.orders[id] = nil
+        }
+        books[namespace] = book
+        if dropped.count >= 4096 { FreedMemory.returnToSystem() }
+        return dropped
+    }
+
+    /// Forgets the namespace; returns its tokens.
+    mutating func reset(_ namespace: Namespace) -> [String] {
+        let tokens = books[namespace]?.orders.values.map(\.token) ?? []
+        books[namespace] = nil
+        return tokens
+    }
+
+    func snapshot(_ namespace: Namespace) -> JSONText {
+        let orders = (books[namespace]?.orders.values).map(Array.init) ?? []
+        return .object([
+            ("payment_orders", .array(orders.sorted { ($0.created, $0.id) < ($1.created, $1.id) }.map { order in
+                .object([("id", .string(order.resourceID)), ("status", .string(order.status.rawValue)),
+                         ("version", .string(order.version.rawValue)), ("token", .string(order.token)),
+                         ("scenario", order.scenario.map(JSONText.string) ?? .null),
+                         ("amount", .int(order.request.amount)), ("currency", .string(order.request.currency)),
+                         ("captured_amount", .int(order.capturedAmount)), ("cancelled_amount", .int(order.cancelledAmount)),
+                         ("reversed_amount", .int(order.reversedAmount)), ("swish_pending", .bool(order.swishPending)),
+                         ("current_attempt", order.currentAttempt.map { .int($0.id.number) } ?? .null),
+                         ("failed_attempts", .int(order.failedAttempts.count)),
+                         ("created", .string(SwedbankPayTimestamp.string(order.created))),
+                         ("updated", .string(SwedbankPayTimestamp.string(order.updated)))])
+            })),
+        ])
+    }
+}
+
+extension SwedbankPayProblem {
+    /// 404 for an unknown order id or one of another namespace (swedbankpay-api.md §2.2 `notfound`; spec A.11).
+    static func orderNotFound(_ orderID: String) -> SwedbankPayProblem {
+        SwedbankPayProblem("notfound", status: .notFound, title: "Not Found", detail: "Payment order /psp/paymentorders/\(orderID) was not found.")
+    }
+
+    static func notFound(path: String) -> SwedbankPayProblem {
+        SwedbankPayProblem("notfound", status: .notFound, title: "Not Found", detail: "No resource at \(path).")
+    }
+
+    /// 403 for an operation the order's state does not offer (swedbankpay-api.md §2.2 `forbidden`; detail inferred).
+    static func notAvailable(_ operation: String, _ order: SwedbankPayOrderLedger.Order) -> SwedbankPayProblem {
+        var state = "status \(order.status.rawValue)"
+        if let payment = order.payment { state += ", transactionType \(payment.transactionType.rawValue)" }
+        if order.swishPending { state += ", a Swish payment pending" }
+        return SwedbankPayProblem("forbidden", status: .forbidden, title: "Forbidden",
+                                  detail: "The operation \(operation) is not available for this payment order (\(state)).")
+    }
+
+    /// A scenario's `refused` outcome on capture, cancel or reversal (spec C.1).
+    static func refusedByScenario(_ operation: String) -> SwedbankPayProblem {
+        SwedbankPayProblem("forbidden", status: .forbidden, title: "Forbidden", detail: "Refused by sandbox scenario")
+    }
+
+    /// The problem of an aborted attempt in failedAttempts (inferred: type and wording).
+    static func attemptAborted(_ reason: String) -> SwedbankPayProblem {
+        SwedbankPayProblem("paymentorders/paymentattemptaborted", status: .conflict, title: "Payment attempt aborted",
+                           detail: "The payment attempt was aborted.", problems: [.init(name: "AbortReason", description: reason)])
+    }
+
+    /// 400 with one `problems[]` entry per violation (swedbankpay-api.md §2.1).
+    static func input(_ problems: [Detail]) -> SwedbankPayProblem {
+        SwedbankPayProblem("paymentorders/inputerror", status: .badRequest, title: "Error in input data",
+                           detail: "Input validation failed, error description in problems node!", problems: problems)
+    }
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// `paymentOrder.status` (swedbankpay-api.md §1.5).
+public enum SwedbankPayOrderStatus: String, Sendable {
+    case initialized = "Initialized", paid = "Paid", failed = "Failed", cancelled = "Cancelled", aborted = "Aborted",
+         reversed = "Reversed"
+
+    /// Aborted, Cancelled, Reversed and Failed are final (spec A.12).
+    public var isFinal: Bool { self != .initialized && self != .paid }
+}
+
+/// The API version an order was created with (swedbankpay-api.md §1.1); it decides the callback payload and the
+/// shape of post-purchase answers.
+public enum SwedbankPayAPIVersion: String, Sendable {
+    case v3_0 = "3.0", v3_1 = "3.1"
+}
+
+/// How a paid attempt took the money (swedbankpay-api.md §1.3, §1.4): cards and wallets authorize, Swish and
+/// Trustly sell (captured at once).
+public enum SwedbankPayTransactionType: String, Sendable {
+    case authorization = "Authorization", sale = "Sale"
+}
+
+/// `failedAttemptList[].status` (swedbankpay-api.md §1.4).
+public enum SwedbankPayFailedAttemptStatus: String, Sendable {
+    case failed = "Failed", aborted = "Aborted"
+}
+
+/// One payment attempt of an order: its `number` (11 digits, shown in history, failedAttempts, paid and the
+/// callback, swedbankpay-api.md §1.4, §1.8).
+public struct SwedbankPayAttemptID: Hashable, Sendable, CustomStringConvertible {
+    public let number: Int
+    public init(number: Int) { self.number = number }
+    public var description: String { String(number) }
+}
+
+/// The merchant's `urls` (swedbankpay-api.md §1.2), echoed byte for byte.
+public struct SwedbankPayOrderURLs: Sendable, Equatable {
+    public var hostUrls: [String]
+    public var completeUrl: String
+    public var cancelUrl: String?
+    public var paymentUrl: String?
+    public var callbackUrl: String?
+    public var logoUrl: String?
+    public var termsOfServiceUrl: String?
+}
+
+/// `payeeInfo` (swedbankpay-api.md §1.2).
+public struct SwedbankPayPayeeInfo: Sendable, Equatable {
+    public var payeeId: String
+    public var payeeReference: String
+    public var payeeName: String?
+    public var orderReference: String?
+    public var productCategory: String?
+    public var subsite: String?
+    public var siteId: String?
+}
+
+/// `payer` (swedbankpay-api.md §1.2): the fields the sandbox uses, plus the whole object for the echo.
+public struct SwedbankPayPayer: Sendable, Equatable {
+    public var payerReference: String?
+    public var firstName: String?
+    public var lastName: String?
+    public var email: String?
+    public var msisdn: String?
+    /// The request's `payer` object as sent.
+    public var json: JSONNode?
+}
+
+/// What the payment-session API and the pages read of an order (spec §E `OrderView`): a copy, taken under the
+/// store's lock.
+public struct SwedbankPayOrderView: Sendable {
+    public let namespace: Namespace
+    /// The bare uuid; the resource id is `/psp/paymentorders/<orderID>`.
+    public let orderID: String
+    /// The 64-hex session token of `view-paymentsession`, `view-checkout` and `redirect-checkout`.
+    public let token: String
+    public let version: SwedbankPayAPIVersion
+    public let status: SwedbankPayOrderStatus
+    public let operation: String
+    public let currency: String
+    public let amount: Int
+    public let vatAmount: Int
+    public let description: String
+    /// Always one of the supported cultures (invalid input is stored as `en-US`, swedbankpay-api.md §1.2).
+    public let language: String
+    public let urls: SwedbankPayOrderURLs
+    public let payeeInfo: SwedbankPayPayeeInfo
+    public let payer: SwedbankPayPayer?
+    /// `payer.payerReference`, nil in guest mode.
+    public var payerReference: String? { payer?.payerReference }
+    /// `availableInstruments`: the configured ones ∩ `restrictedToInstruments`, Swish only for SEK.
+    public let availableInstruments: [String]
+    public let restrictedToInstruments: [String]?
+    /// The request's `instrument` (instrument mode), if any.
+    public let instrument: String?
+    public let disableStoredPaymentDetails: Bool
+    public let enablePaymentDetailsConsentCheckbox: Bool
+    public let integration: String
+    /// The scenario the order sticks to (its create request's), nil for the namespace default.
+    public let scenario: String?
+    /// The attempt begun and not yet ended, if any.
+    public let currentAttempt: SwedbankPayAttemptID?
+    /// The instrument of ``currentAttempt``.
+    public let currentAttemptInstrument: String?
+    public let swishPending: Bool
+    /// The instrument that paid and how, once Paid (also when Cancelled/Reversed later).
+    public let paidInstrument: String?
+    public let paidTransactionType: SwedbankPayTransactionType?
+    /// The stored create request's `paymentorder` object (as updated by UpdateOrder): the scenario subject (spec C.1).
+    public let request: JSONNode
+    public let created: Date
+    public let updated: Date
+}
+
+/// A parsed, valid `POST /psp/paymentorders` body (swedbankpay-api.md §1.2).
+struct SwedbankPayCreateOrderRequest: Sendable {
+    var operation: String
+    var currency: String
+    var amount: Int
+    var vatAmount: Int
+    var description: String
+    var userAgent: String
+    var language: String
+    var productName: String?
+    var implementation: String?
+    var urls: SwedbankPayOrderURLs
+    var payeeInfo: SwedbankPayPayeeInfo
+    var payer: SwedbankPayPayer?
+    var orderItems: [JSONNode]?
+    var restrictedToInstruments: [String]?
+    var instrument: String?
+    var disableStoredPaymentDetails: Bool
+    var enablePaymentDetailsConsentCheckbox: Bool
+    var metadata: JSONNode?
+    /// The `paymentorder` object as sent.
+    var json: JSONNode
+}
+
+/// A parsed post-purchase `transaction` (swedbankpay-api.md §1.7).
+struct SwedbankPayTransactionRequest: Sendable {
+    var description: String
+    var payeeReference: String
+    var amount: Int?
+    var vatAmount: Int?
+    var receiptReference: String?
+    var orderItems: [JSONNode]?
+}
+
+enum SwedbankPayTimestamp {
+    /// UTC ISO 8601 with 7 fraction digits, `2020-06-22T10:56:56.2927632Z` (swedbankpay-api.md §1.3).
+    static func string(_ date: Date) -> String {
+        let seconds = date.timeIntervalSince1970
+        let whole = seconds.rounded(.down)
+        let ticks = min(9_999_999, Int(((seconds - whole) * 10_000_000).rounded()))
+        let base = Date(timeIntervalSince1970: whole).formatted(Date.ISO8601FormatStyle())  // 2020-06-22T10:56:56Z
+        let fraction = String(ticks)
+        return String(base.dropLast()) + "." + String(repeating: "0", count: 7 - fraction.count) + fraction + "Z"
+    }
+}

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+// Request bodies of the Payment Order API read from the parsed JSON tree (no Foundation coders), collecting one
+// `problems[]` entry per violation, named `PaymentOrder.<PascalCase path>` as the reference's example
+// `PaymentOrder.EnablePaymentDetailsConsentCheckbox` (swedbankpay-api.md §2.1; the other names are inferred).
+
+/// One JSON object of a request body and its problem-name prefix; wrong types and missing required fields are
+/// noted in ``problems`` and read as nil.
+struct SwedbankPayJSONReader {
+    let members: [JSONNode.Member]
+    let path: String
+    var problems: [SwedbankPayProblem.Detail] = []
+
+    init(_ members: [JSONNode.Member], path: String) {
+        self.members = members
+        self.path = path
+    }
+
+    func name(_ key: String) -> String { path + "." + key.prefix(1).uppercased() + key.dropFirst() }
+    private static func field(_ key: String) -> String { key.prefix(1).uppercased() + key.dropFirst() }
+
+    func node(_ key: String) -> JSONNode? {
+        guard let member = members.last(where: { $0.key == key }), !member.value.isNull else { return nil }
+        return member.value
+    }
+
+    mutating func required(_ key: String) {
+        problems.append(.init(name: name(key), description: "The \(Self.field(key)) field is required."))
+    }
+
+    mutating func wrongType(_ key: String, _ expected: String) {
+        problems.append(.init(name: name(key), description: "The field \(Self.field(key)) must be \(expected)."))
+    }
+
+    mutating func string(_ key: String, required isRequired: Bool = false, maxLength: Int? = nil) -> String? {
+        guard let node = node(key) else {
+            if isRequired { required(key) }
+            return nil
+        }
+        guard let string = node.stringValue else { wrongType(key, "a string"); return nil }
+        if isRequired && string.isEmpty { required(key); return nil }
+        if let maxLength, string.count > maxLength {
+            problems.append(.init(name: name(key), description: "The field \(Self.field(key)) must be a string with a maximum length of \(maxLength)."))
+        }
+        return string
+    }
+
+    /// Whole numbers only: `1.5` and `"15"` are type errors (spec A.4: types are strict).
+    mutating func int(_ key: String, required isRequired: Bool = false) -> Int? {
+        guard let node = node(key) else {
+            if isRequired { required(key) }
+            return nil
+        }
+        guard case .number(_, let text) = node.value, let int = Int(text) else { wrongType(key, "an integer"); return nil }
+        return int
+    }
+
+    mutating func bool(_ key: String) -> Bool? {
+        guard let node = node(key) else { return nil }
+        guard let bool = node.boolValue else { wrongType(key, "a boolean"); return nil }
+        return bool
+    }
+
+    mutating func strings(_ key: String, required isRequired: Bool = false) -> [String]? {
+        guard let node = node(key) else {
+            if isRequired { required(key) }
+            return nil
+        }
+        guard let elements = node.elements, let strings = Optional(elements.compactMap(\.stringValue)), strings.count == elements.count else {
+            wrongType(key, "an array of strings")
+            return nil
+        }
+        if isRequired && strings.isEmpty { required(key) }
+        return strings
+    }
+
+    /// An absolute http(s) URL (inferred rule).
+    mutating func url(_ key: String, required isRequired: Bool = false) -> String? {
+        guard let string = string(key, required: isRequired) else { return nil }
+        if !Self.isAbsoluteURL(string) {
+            problems.append(.init(name: name(key), description: "The field \(Self.field(key)) must be an absolute URL."))
+        }
+        return string
+    }
+
+    static func isAbsoluteURL(_ string: String) -> Bool {
+        guard let url = URL(string: string), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+              url.host?.isEmpty == false else { return false }
+        return true
+    }
+
+    /// A child object: nil (noted) when absent and required, or not an object.
+    mutating func object(_ key: String, required isRequired: Bool = false) -> SwedbankPayJSONReader? {
+        guard let node = node(key) else {
+            if isRequired { required(key) }
+            return nil
+        }
+        guard let members = node.members else { wrongType(key, "an object"); return nil }
+        return SwedbankPayJSONReader(members, path: name(key))
+    }
+
+    mutating func absorb(_ child: SwedbankPayJSONReader?) { if let child { problems += child.problems } }
+}
+
+enum SwedbankPayOrderValidation {
+    /// `language` values; anything else is stored as `en-US`, not rejected (swedbankpay-api.md §1.2).
+    static let languages: Set<String> = ["da-DK", "de-DE", "et-EE", "en-US", "es-ES", "fi-FI", "fr-FR", "lt-LT", "lv-LV", "nb-NO",
+                                         "pl-PL", "ru-RU", "sv-SE"]
+
+    /// The body as a JSON object, else 400 naming `PaymentOrder` (spec A.4, inferred).
+    static func parse(_ body: Data, name: String = "PaymentOrder") throws(SwedbankPayProblem) -> JSONNode {
+        let document: JSONNode
+        do {
+            document = try JSONDocument.parse(body)
+        } catch {
+            throw .input([.init(name: name, description: "The request body is not a valid JSON object: \(error)")])
+        }
+        guard document.members != nil else {
+            throw .input([.init(name: name, description: "The request body is not a valid JSON object: it is \(document.kindName).")])
+        }
+        return document
+    }
+
+    /// The `paymentorder` object (also `paymentOrder`, inferred) of a POST or PATCH body.
+    static func paymentOrderObject(_ document: JSONNode) throws(SwedbankPayProblem) -> JSONNode {
+        guard let object = document["paymentorder"] ?? document["paymentOrder"], object.members != nil else {
+            throw .input([.init(name: "PaymentOrder", description: "The PaymentOrder field is required.")])
+        }
+        return object
+    }
+
+    /// `POST /psp/paymentorders` (swedbankpay-api.md §1.2; rules of spec A.4).
+    static func createRequest(_ object: JSONNode, version: SwedbankPayAPIVersion, configuration: SwedbankPayConfiguration)
+    throws(SwedbankPayProblem) -> SwedbankPayCreateOrderRequest {
+        var reader = SwedbankPayJSONReader(object.members ?? [], path: "PaymentOrder")
+        let operation = reader.string("operation", required: true)
+        if let operation, operation != "Purchase" {
+            let known = ["Verify", "Recur", "UnscheduledPurchase"].contains(operation)
+            reader.problems.append(.init(name: "PaymentOrder.Operation", description: known
+                ? "The operation \(operation) is not supported by the sandbox; use Purchase."
+                : "The operation \(operation) is not valid."))
+        }
+        let currency = reader.string("currency", required: true)
+        if let currency, !currency.isEmpty, !configuration.currencies.contains(currency) {
+            reader.problems.append(.init(name: "PaymentOrder.Currency", description: "The currency \(currency) is not supported."))
+        }
+        let amount = reader.int("amount", required: true)
+        if let amount, amount <= 0 { reader.problems.append(.init(name: "PaymentOrder.Amount", description: "The field Amount must be greater than 0.")) }
+        let vatAmount = reader.int("vatAmount", required: true)
+        if let vatAmount, vatAmount < 0 || vatAmount > (amount ?? .max) {
+            reader.problems.append(.init(name: "PaymentOrder.VatAmount", description: "The field VatAmount must be between 0 and Amount."))
+        }
+        let description = reader.string("description", required: true)
+        let userAgent = reader.string("userAgent", required: true)
+        let language = reader.string("language", required: true)
+        let productName = reader.string("productName")
+        let implementation = reader.string("implementation")
+
+        var urlsReader = reader.object("urls", required: true)
+        let hostUrls = urlsReader?.strings("hostUrls", required: true)
+        for (index, host) in (hostUrls ?? []).enumerated() where !SwedbankPayJSONReader.isAbsoluteURL(host) {
+            urlsReader?.problems.append(.init(name: "PaymentOrder.Urls.HostUrls[\(index)]", description: "The field HostUrls must hold absolute URLs."))
+        }
+        let completeUrl = urlsReader?.url("completeUrl", required: true)
+        let urls = SwedbankPayOrderURLs(
+            hostUrls: hostUrls ?? [], completeUrl: completeUrl ?? "", cancelUrl: urlsReader?.url("cancelUrl"),
+            paymentUrl: urlsReader?.url("paymentUrl"), callbackUrl: urlsReader?.url("callbackUrl"), logoUrl: urlsReader?.url("logoUrl"),
+            termsOfServiceUrl: urlsReader?.url("termsOfServiceUrl"))
+        reader.absorb(urlsReader)
+
+        var payeeReader = reader.object("payeeInfo", required: true)
+        let payeeInfo = SwedbankPayPayeeInfo(
+            payeeId: payeeReader?.string("payeeId", required: true) ?? "",
+            payeeReference: payeeReader?.string("payeeReference", required: true, maxLength: 30) ?? "",
+            payeeName: payeeReader?.string("payeeName"), orderReference: payeeReader?.string("orderReference", maxLength: 50),
+            productCategory: payeeReader?.string("productCategory"), subsite: payeeReader?.string("subsite"), siteId: payeeReader?.string("siteId"))
+        reader.absorb(payeeReader)
+
+        var payer: SwedbankPayPayer?
+        if var payerReader = reader.object("payer") {
+            payer = SwedbankPayPayer(payerReference: payerReader.string("payerReference"), firstName: payerReader.string("firstName"),
+                                     lastName: payerReader.string("lastName"), email: payerReader.string("email"),
+                                     msisdn: payerReader.string("msisdn"), json: reader.node("payer"))
+            reader.absorb(payerReader)
+        }
+
+        let orderItems = validateOrderItems(&reader, amount: amount, vatAmount: vatAmount)
+        let restricted = reader.strings("restrictedToInstruments")
+        let instrument = reader.string("instrument")
+        let disableStored = reader.bool("disableStoredPaymentDetails") ?? false
+        let consentCheckbox = reader.bool("enablePaymentDetailsConsentCheckbox") ?? false
+        if consentCheckbox && !disableStored {
+            // Verbatim the reference's example problem (swedbankpay-api.md §2.1).
+            reader.problems.append(.init(name: "PaymentOrder.EnablePaymentDetailsConsentCheckbox",
+                                         description: "EnablePaymentDetailsConsentCheckbox cannot be used without DisableStoredPaymentDetails."))
+        }
+        let metadata = reader.node("metadata")
+        if let metadata, metadata.members == nil { reader.wrongType("metadata", "an object") }
+        guard reader.problems.isEmpty, let operation, let currency, let amount, let vatAmount, let description, let userAgent, let language
+        else { throw .input(reader.problems) }
+        return SwedbankPayCreateOrderRequest(
+            operation: operation, currency: currency, amount: amount, vatAmount: vatAmount, description: description, userAgent: userAgent,
+            language: languages.contains(language) ? language : "en-US", productName: productName, implementation: implementation,
+            urls: urls, payeeInfo: payeeInfo, payer: payer, orderItems: orderItems, restrictedToInstruments: restricted,
+            instrument: instrument, disableStoredPaymentDetails: disableStored, enablePaymentDetailsConsentCheckbox: consentCheckbox,
+            metadata: metadata, json: object)
+    }
+
+    /// `orderItems[]`: the required fields of each item, and Σamount == amount, ΣvatAmount == vatAmount (spec A.4, inferred).
+    static func validateOrderItems(_ reader: inout SwedbankPayJSONReader, amount: Int?, vatAmount: Int?) -> [JSONNode]? {
+        guard let node = reader.node("orderItems") else { return nil }
+        guard let items = node.elements else { reader.wrongType("orderItems", "an array"); return nil }
+        var amounts = 0, vatAmounts = 0
+        for (index, item) in items.enumerated() {
+            var itemReader = SwedbankPayJSONReader(item.members ?? [], path: "PaymentOrder.OrderItems[\(index)]")
+            guard item.members != nil else {
+                reader.problems.append(.init(name: "PaymentOrder.OrderItems[\(index)]", description: "An order item must be an object."))
+                continue
+            }
+            for key in ["reference", "name", "type", "class", "quantityUnit"] { _ = itemReader.string(key, required: true) }
+            if itemReader.node("quantity")?.doubleValue == nil {
+                itemReader.node("quantity") == nil ? itemReader.required("quantity") : itemReader.wrongType("quantity", "a number")
+            }
+            for key in ["unitPrice", "vatPercent"] { _ = itemReader.int(key, required: true) }
+            amounts += itemReader.int("amount", required: true) ?? 0
+            vatAmounts += itemReader.int("vatAmount", required: true) ?? 0
+            reader.absorb(itemReader)
+        }
+        if let amount, amounts != amount {
+            reader.problems.append(.init(name: "PaymentOrder.Amount", description: "Amount must equal the sum of OrderItems.Amount (\(amount) ≠ \(amounts))."))
+        }
+        if let vatAmount, vatAmounts != vatAmount {
+            reader.problems.append(.init(name: "PaymentOrder.VatAmount",
+                                         description: "VatAmount must equal the sum of OrderItems.VatAmount (\(vatAmount) ≠ \(vatAmounts))."))
+        }
+        return items
+    }
+
+    /// A PATCH body (swedbankpay-api.md §1.6).
+    static func patch(_ object: JSONNode) throws(SwedbankPayProblem) -> SwedbankPayOrderPatch {
+        var reader = SwedbankPayJSONReader(object.members ?? [], path: "PaymentOrder")
+        let operation = reader.string("operation", required: true)
+        switch operation {
+        case "Abort":
+            let reason = reader.string("abortReason")
+            guard reader.problems.isEmpty else { throw .input(reader.problems) }
+            return .abort(reason: reason)
+        case "PaymentAttemptAborted":
+            let reason = reader.string("abortReason")
+            guard reader.problems.isEmpty else { throw .input(reader.problems) }
+            return .abortPaymentAttempt(reason: reason)
+        case "UpdateOrder":
+            let amount = reader.int("amount", required: true)
+            if let amount, amount <= 0 { reader.problems.append(.init(name: "PaymentOrder.Amount", description: "The field Amount must be greater than 0.")) }
+            let vatAmount = reader.int("vatAmount", required: true)
+            if let vatAmount, vatAmount < 0 || vatAmount > (amount ?? .max) {
+                reader.problems.append(.init(name: "PaymentOrder.VatAmount", description: "The field VatAmount must be between 0 and Amount."))
+            }
+            let items = validateOrderItems(&reader, amount: amount, vatAmount: vatAmount)
+            guard reader.problems.isEmpty, let amount, let vatAmount else { throw .input(reader.problems) }
+            return .updateOrder(amount: amount, vatAmount: vatAmount, orderItems: items)
+        case nil:
+            throw .input(reader.problems)
+        case let other?:
+            throw .input([.init(name: "PaymentOrder.Operation",
+                                description: "The operation \(other) is not valid; use UpdateOrder, Abort or PaymentAttemptAborted.")])
+        }
+    }
+
+    /// The `transaction` of a capture, cancellation or reversal (swedbankpay-api.md §1.7).
+    static func transaction(_ body: Data, _ kind: SwedbankPayPostPurchase) throws(SwedbankPayProblem) -> SwedbankPayTransactionRequest {
+        let document = try parse(body, name: "Transaction")
+        guard let members = document["transaction"]?.members else {
+            throw .input([.init(name: "Transaction", description: "The Transaction field is required.")])
+        }
+        var reader = SwedbankPayJSONReader(members, path: "Transaction")
+        let description = reader.string("description", required: true)
+        let payeeReference = reader.string("payeeReference", required: true, maxLength: 30)
+        var amount: Int?, vatAmount: Int?
+        if kind != .cancel {
+            amount = reader.int("amount", required: true)
+            if let value = amount, value <= 0 { reader.problems.append(.init(name: "Transaction.Amount", description: "The field Amount must be greater than 0.")) }
+            vatAmount = reader.int("vatAmount", required: true)
+            if let value = vatAmount, value < 0 || value > (amount ?? .max) {
+                reader.problems.append(.init(name: "Transaction.VatAmount", description: "The field VatAmount must be between 0 and Amount."))
+            }
+        }
+        let receiptReference = kind == .capture ? reader.string("receiptReference", maxLength: 30) : nil
+        let orderItems = reader.node("orderItems")?.elements
+        guard reader.problems.isEmpty, let description, let payeeReference else { throw .input(reader.problems) }
+        return SwedbankPayTransactionRequest(description: description, payeeReference: payeeReference, amount: amount, vatAmount: vatAmount,
+                                             receiptReference: receiptReference, orderItems: orderItems)
+    }
+
+    /// The `version=` parameter of a media type (`application/json; charset=utf-8; version=3.1`), if any
+    /// (swedbankpay-api.md §1.1: the NET SDK sends it as a parameter).
+    static func versionParameter(_ mediaType: String?) -> String? {
+        guard let mediaType else { return nil }
+        for parameter in mediaType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            if pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "version" {
+                return pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// The operations of the session API (spec B.4) and the per-instrument flows (spec B.5).
+extension SwedbankPayPaymentSessionStore {
+    /// GET of the session URL, get-payment and the SDK's recovery GET: the current document (spec B.4).
+    func read(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+        try transition(token, base: base, rel: "get-payment", request: request) { _ in }
+    }
+
+    /// prepare-payment: `initial` → `idle`; again in idle: unchanged (inferred).
+    func prepare(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+        let body = ScenarioEngine.subject(request.body)
+        return try transition(token, base: base, rel: "prepare-payment", request: request) { step in
+            if !step.record.prepared {
+                step.record.prepared = true
+                // "ApplePay;ClickToPay" (iOS) / "GooglePay;ClickToPay" (Android) (swedbankpay-api.md §3.4).
+                let wallets = body?["deviceAcceptedWallets"]?.stringValue ?? ""
+                step.record.deviceAcceptedWallets = Set(wallets.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) })
+                orders.setIntegration(step.record.namespace, orderID: step.record.orderID, body?["integration"]?.stringValue ?? "App")
+                orders.addHistory(step.record.namespace, orderID: step.record.orderID, name: "PaymentLoaded", instrument: nil)  // inferred
+            }
+        }
+    }
+
+    /// customize-payment: instrument mode, a restricted menu, or a reset (spec B.7).
+    func customize(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+        let body = ScenarioEngine.subject(request.body)
+        return try transition(token, base: base, rel: "customize-payment", request: request) { step in
+            guard case .idle = step.record.phase else { throw SwedbankPayProblem.operationNotAllowed("customize-payment") }
+            let document = PaymentSessionDocument(view: step.view, record: step.record, base: base, savedCards: step.cards)
+            if let method = body?["paymentMethod"]?.stringValue {
+                guard document.deviceMethods.contains(method) else { throw SwedbankPayProblem.operationNotAllowed("customize-payment") }
+                step.record.instrumentMode = method
+                step.record.restriction = nil
+                step.record.hideStoredPaymentOptions = body?["hideStoredPaymentOptions"]?.boolValue ?? false
+                step.record.showConsentAffirmation = body?["showConsentAffirmation"]?.boolValue ?? false
+            } else if let restriction = body?["restrictToPaymentMethods"]?.elements {
+                step.record.instrumentMode = nil
+                step.record.restriction = restriction.compactMap(\.stringValue)
+                step.record.hideStoredPaymentOptions = false
+            } else {
+                step.record.instrumentMode = step.view.instrument
+                step.record.restriction = nil
+                step.record.hideStoredPaymentOptions = false
+                step.record.showConsentAffirmation = false
+            }
+        }
+    }
+
+    /// expand-method: never offered; the idle document unchanged (inferred).
+    func expandMethod(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+        try transition(token, base: base, rel: "expand-method", request: request) { step in
+            guard step.record.prepared, case .idle = step.record.phase else { throw SwedbankPayProblem.operationNotAllowed("expand-method") }
+        }
+    }
+
+    /// start-payment-attempt on one method (spec B.5 A, B, C, E, F). An unacknowledged problem is dropped (inferred).
+    func startAttempt(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> JSONText {
+        let body = ScenarioEngine.subject(request.body)
+        return try transition(token, base: base, rel: "start-payment-attempt", request: request) { step in
+            let document = PaymentSessionDocument(view: step.view, record: step.record, base: base, savedCards: step.cards)
+            guard step.record.prepared, case .idle = step.record.phase, document.shownMethods.contains(method.rawValue) else {
+                throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt")
+            }
+            switch method {
+            case .swish: try startSwish(&step, body: body)
+            case .creditCard: try startSavedCard(&step, body: body)
+            case .applePay, .googlePay:
+                step.record.problem = nil
+                let attempt = try orders.beginAttempt(step.record.namespace, orderID: step.record.orderID, instrument: method.rawValue, prefill: false)
+                step.record.phase = .wallet(WalletAttempt(attempt: attempt, method: method))
+            }
+        }
+    }
+
+    /// Swish: local start (`msisdn: null`) or by MSISDN; the outcome is decided now and shown at `due` (spec B.5 A, B).
+    private func startSwish(_ step: inout Step, body: JSONNode?) throws {
+        let msisdn = body?["msisdn"]?.stringValue
+        guard step.view.currency == "SEK" else { throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt") }
+        let outcome = try decide(.swedbankPaySwishSale, step, method: .swish, msisdn: msisdn)
+        step.record.problem = nil
+        let attempt = try orders.beginAttempt(step.record.namespace, orderID: step.record.orderID, instrument: SessionMethod.swish.rawValue,
+                                              prefill: false)
+        // `+`, country code, no spaces (swedbankpay-api.md §5); otherwise Swish's inputerror "Msisdn is invalid." (§2.2).
+        if let msisdn, msisdn.range(of: #"^\+[1-9][0-9]{7,14}$"#, options: .regularExpression) == nil {
+            fail(&step.record, attempt, AttemptFailure(
+                problem: SwedbankPayProblem("inputerror", status: .badRequest, title: "Error in input data", detail: "Msisdn is invalid."),
+                originalDetail: nil, status: .failed))
+            return
+        }
+        var due = step.now.addingTimeInterval(settings.swishPendingSeconds)
+        if case .clientAppLaunchFailed = outcome { due = step.now }  // shown on the very next call (spec B.5 A4, inferred)
+        let payerMsisdn = step.view.payer?.msisdn.flatMap { $0.isEmpty ? nil : $0 }
+        step.record.phase = .swish(SwishAttempt(
+            attempt: attempt, localStart: msisdn == nil, launchToken: orders.ids.uuid().replacingOccurrences(of: "-", with: ""),
+            msisdn: msisdn ?? payerMsisdn ?? "+46739000001", due: due, outcome: outcome))
+        orders.setSwishPending(step.record.namespace, orderID: step.record.orderID, true)
+    }
+
+    /// A saved card (spec B.5 C): card.authenticate decides frictionless or a 3-D Secure challenge.
+    private func startSavedCard(_ step: inout Step, body: JSONNode?) throws {
+        let paymentToken = body?["paymentToken"]?.stringValue
+        let card = step.cards.first { $0.paymentToken == paymentToken }
+        let outcome = try card.map { try decide(.swedbankPayCardAuthenticate, step, method: .creditCard, card: ($0.pan, $0.cardBrand)) }
+        step.record.problem = nil
+        let attempt = try orders.beginAttempt(step.record.namespace, orderID: step.record.orderID,
+                                              instrument: SessionMethod.creditCard.rawValue, prefill: true)
+        guard let card, let outcome else {
+            // Not one of this session's prefills (swedbankpay-api.md §2.2 card list, inferred).
+            fail(&step.record, attempt, AttemptFailure(
+                problem: SwedbankPayProblem("creditcard/paymenttokenerror", status: .forbidden, title: "Operation failed",
+                                            detail: "The payment token is not valid for this payer."),
+                originalDetail: nil, status: .failed))
+            return
+        }
+        switch outcome {
+        case .challenge, .threeDSDeclined:
+            step.record.phase = .threeDSMethod(CardAttempt(attempt: attempt, card: card, threeDSServerTransID: orders.ids.uuid(),
+                                                           acsTransID: orders.ids.uuid(), forcedDecline: outcome == .threeDSDeclined))
+        default:
+            if let failure = Self.attemptFailure(outcome) {
+                fail(&step.record, attempt, failure)
+            } else {
+                try authorize(&step, attempt, card: (card.pan, card.cardBrand), maskedPan: card.maskedPan, method: .creditCard,
+                              acquirerTransactionType: "STANDARD")
+            }
+        }
+    }
+
+    /// card.authorize, then Paid (Authorization) or the acquirer's problem (spec B.5 C, E).
+    private func authorize(_ step: inout Step, _ attempt: SwedbankPayAttemptID, card: (number: String, brand: String), maskedPan: String?,
+                           method: SessionMethod, acquirerTransactionType: String) throws {
+        let outcome = try decide(.swedbankPayCardAuthorize, step, method: method, card: card)
+        if let failure = Self.attemptFailure(outcome) {
+            fail(&step.record, attempt, failure)
+            return
+        }
+        step.record.phase = .idle
+        var details: [(String, JSONText)] = [("cardBrand", .string(card.brand))]
+        if let maskedPan { details.append(("maskedPan", .string(maskedPan))) }
+        details.append(("acquirerTransactionType", .string(acquirerTransactionType)))
+        orders.attemptPaid(step.record.namespace, orderID: step.record.orderID, attempt, transactionType: .authorization, details: .object(details))
+    }
+
+    /// create-authentication: the 3DS method step is done; the challenge follows (spec B.5 C3).
+    func createAuthentication(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+        try transition(token, base: base, rel: "create-authentication", request: request) { step in
+            guard case .threeDSMethod(let card) = step.record.phase else { throw SwedbankPayProblem.operationNotAllowed("create-authentication") }
+            step.record.phase = .threeDSChallenge(card)
+        }
+    }
+
+    /// complete-authentication `{cRes}`: Y → card.authorize; N → 3dsecuredeclined; anything else → 3dsecureerror (spec B.5 C5).
+    func completeAuthentication(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+        let body = ScenarioEngine.subject(request.body)
+        return try transition(token, base: base, rel: "complete-authentication", request: request) { step in
+            guard case .threeDSChallenge(let card) = step.record.phase else {
+                throw SwedbankPayProblem.operationNotAllowed("complete-authentication")
+            }
+            let cres = body?["cRes"]?.stringValue.flatMap(Base64URL.decodeJSON)
+            guard let cres, cres["acsTransID"]?.stringValue == card.acsTransID, let status = cres["transStatus"]?.stringValue else {
+                fail(&step.record, card.attempt, AttemptFailure(
+                    problem: SwedbankPayProblem("creditcard/3dsecureerror", status: .badRequest, title: "Operation failed",
+                                                detail: Self.authenticationDetail),
+                    originalDetail: "Invalid CRes", status: .failed))
+                return
+            }
+            if status == "Y" && !card.forcedDecline {
+                try authorize(&step, card.attempt, card: (card.card.pan, card.card.cardBrand), maskedPan: card.card.maskedPan,
+                              method: .creditCard, acquirerTransactionType: "3DSECURE")
+            } else {
+                fail(&step.record, card.attempt, Self.threeDSDeclined)
+            }
+        }
+    }
+
+    /// attempt-payload: the wallet sheet's token; card.authorize decides (spec B.5 E4). Never repeats the wallet-sdk task.
+    func attemptPayload(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> JSONText {
+        let body = ScenarioEngine.subject(request.body)
+        return try transition(token, base: base, rel: "attempt-payload", request: request) { step in
+            guard case .wallet(let wallet) = step.record.phase, wallet.method == method else {
+                throw SwedbankPayProblem.operationNotAllowed("attempt-payload")
+            }
+            let payload = body?["paymentPayload"]?.stringValue ?? ""
+            guard !payload.isEmpty, Data(base64Encoded: payload) != nil else {
+                fail(&step.record, wallet.attempt, AttemptFailure(
+                    problem: SwedbankPayProblem("creditcard/badrequest", status: .badRequest, title: "Bad request",
+                                                detail: "The payment payload is empty or not base64."),
+                    originalDetail: nil, status: .failed))
+                return
+            }
+            try authorize(&step, wallet.attempt, card: ("", "Visa"), maskedPan: nil, method: method, acquirerTransactionType: "WALLET")
+        }
+    }
+
+    /// fail-payment-attempt: the SDK reports UserCancelled, TechnicalError or ClientAppLaunchFailed (spec B.8).
+    func failAttempt(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> JSONText {
+        let body = ScenarioEngine.subject(request.body)
+        let problemType = body?["problemType"]?.stringValue
+        let errorCode = body?["errorCode"]?.stringValue
+        let failure: AttemptFailure
+        switch problemType {
+        case "ClientAppLaunchFailed": failure = Self.clientAppLaunchFailed(errorCode)
+        case "UserCancelled":
+            failure = AttemptFailure(problem: SwedbankPayProblem("usercancelled", status: .forbidden, title: "User cancelled",
+                                                                 detail: "The payer cancelled the payment."),
+                                     originalDetail: errorCode, status: .aborted)
+        case "TechnicalError":
+            failure = AttemptFailure(problem: SwedbankPayProblem("systemerror", status: .internalServerError, title: "System error",
+                                                                 detail: "The payer's device reported a technical error: \(errorCode ?? "unknown")."),
+                                     originalDetail: errorCode, status: .failed)
+        default:
+            throw SwedbankPayProblem.sessionInput("ProblemType", "problemType must be UserCancelled, TechnicalError or ClientAppLaunchFailed.")
+        }
+        return try transition(token, base: base, rel: "fail-payment-attempt", request: request) { step in
+            guard step.record.prepared else { throw SwedbankPayProblem.operationNotAllowed("fail-payment-attempt") }
+            let attempt = step.record.phase.attempt
+            if case .swish = step.record.phase { orders.setSwishPending(step.record.namespace, orderID: step.record.orderID, false) }
+            fail(&step.record, attempt, failure)
+        }
+    }
+
+    /// acknowledge-failed-attempt: the problem goes and never comes back; repeats are idempotent, unknown numbers 409 (spec B.4).
+    func acknowledge(_ token: String, number: Int, base: String, request: HTTPRequest) throws -> JSONText {
+        try transition(token, base: base, rel: "acknowledge-failed-attempt", request: request) { step in
+            if step.record.problem?.number == number {
+                step.record.problem = nil
+            } else if number < 1 || number > step.record.failedAttempts {
+                throw SwedbankPayProblem.operationNotAllowed("acknowledge-failed-attempt")
+            }
+        }
+    }
+
+    /// abort-payment: the order becomes Aborted and the cancelled document redirects to cancelUrl (swedbankpay-api.md §3.6 G).
+    /// 409 while Swish waits for the payer or once the order has ended (§3.8 sample 13).
+    func abort(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+        try transition(token, base: base, rel: "abort-payment", request: request, onTerminalOrder: .notAllowed) { step in
+            if case .swish = step.record.phase { throw SwedbankPayProblem.operationNotAllowed("abort-payment") }
+            try orders.abortByPayer(step.record.namespace, orderID: step.record.orderID)
+            step.record.phase = .idle
+            step.record.problem = nil
+        }
+    }
+
+    /// A scenario's `session_end_reached`: the order fails, and the ended document makes the SDKs report
+    /// PaymentSessionEndReached (spec C.1, inferred problem).
+    func endSession(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+        try transition(token, base: base, rel: "get-payment", request: request) { step in
+            if case .swish = step.record.phase { orders.setSwishPending(step.record.namespace, orderID: step.record.orderID, false) }
+            step.record.phase = .idle
+            orders.failOrder(step.record.namespace, orderID: step.record.orderID, problem: SwedbankPayProblem(
+                "systemerror", status: .internalServerError, title: "Payment session ended",
+                detail: "Sandbox scenario: the payment session end state was reached."))
+        }
+    }
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// What the payment-session API needs of the payment orders (swedbankpay-spec §E; the interface published in
+/// PaymentOrderStore.swift). ``SwedbankPayOrderStore`` conforms; unit tests use an in-memory stand-in.
+protocol PaymentSessionOrders: Sendable {
+    var registry: NamespaceRegistry { get }
+    var ids: any IDGenerator { get }
+    func lookup(token: String) -> (namespace: Namespace, orderID: String)?
+    func snapshot(_ namespace: Namespace, orderID: String) -> SwedbankPayOrderView?
+    func beginAttempt(_ namespace: Namespace, orderID: String, instrument: String, prefill: Bool) throws(SwedbankPayProblem)
+        -> SwedbankPayAttemptID
+    @discardableResult
+    func attemptPaid(_ namespace: Namespace, orderID: String, _ attempt: SwedbankPayAttemptID,
+                     transactionType: SwedbankPayTransactionType, details: JSONText) -> Bool
+    @discardableResult
+    func attemptFailed(_ namespace: Namespace, orderID: String, _ attempt: SwedbankPayAttemptID,
+                       status: SwedbankPayFailedAttemptStatus, problem: SwedbankPayProblem) -> Bool
+    func abortByPayer(_ namespace: Namespace, orderID: String) throws(SwedbankPayProblem)
+    @discardableResult
+    func failOrder(_ namespace: Namespace, orderID: String, problem: SwedbankPayProblem) -> Bool
+    func setIntegration(_ namespace: Namespace, orderID: String, _ value: String)
+    func setSwishPending(_ namespace: Namespace, orderID: String, _ pending: Bool)
+    func addHistory(_ namespace: Namespace, orderID: String, name: String, instrument: String?)
+}
+
+extension SwedbankPayOrderStore: PaymentSessionOrders {}
+
+/// Settings of the payment-session API.
+public struct SwedbankPayPaymentSessionSettings: Sendable {
+    /// How long (namespace clock) a Swish attempt stays pending before its scenario outcome shows (spec B.5 A, inferred).
+    public var swishPendingSeconds: TimeInterval = 3
+    public init() {}
+}
+
+/// The instruments the session API knows by name; anything else is web-based on both SDKs (swedbankpay-api.md §3.3).
+enum SessionMethod: String, CaseIterable, Sendable {
+    case swish = "Swish", creditCard = "CreditCard", applePay = "ApplePay", googlePay = "GooglePay"
+
+    /// The lower-case path segment `<sb>/methods/<segment>/...` (spec B.2).
+    var segment: String { rawValue.lowercased() }
+
+    init?(segment: String) {
+        guard let method = SessionMethod.allCases.first(where: { $0.segment == segment }) else { return nil }
+        self = method
+    }
+}
+
+/// A card saved for a payer (spec B.6): shown as a CreditCard prefill, paid with its `paymentToken`.
+struct SavedCard: Sendable, Equatable {
+    var paymentToken: String
+    var cardBrand: String
+    var maskedPan: String
+    /// Always `YYYY-MM-01T00:00:00Z`: no fraction, first of the month (swedbankpay-api.md §3.3, §3.9.10).
+    var expiryDate: String
+    /// The PAN behind the token (swedbankpay-api.md §5), the `card.number` scenario subject.
+    var pan: String
+
+    /// The three cards each payer starts with (spec B.6 table; inferred seeding).
+    static func seed(_ ids: any IDGenerator) -> [SavedCard] {
+        [("Visa", "4761739001010416"), ("MasterCard", "5226612199533406"), ("Visa", "4925000000000004")].map { brand, pan in
+            SavedCard(paymentToken: ids.uuid(), cardBrand: brand, maskedPan: String(pan.prefix(6)) + "******" + String(pan.suffix(4)),
+                      expiryDate: "2033-12-01T00:00:00Z", pan: pan)
+        }
+    }
+}
+
+/// A failed attempt's problem as the session shows it until the payer acknowledges it (swedbankpay-api.md §3.6 H).
+struct SessionAttemptProblem: Sendable {
+    /// The session's failed-attempt counter: every ack href is distinct (spec B.5 H).
+    var number: Int
+    var problem: SwedbankPayProblem
+    var originalDetail: String?
+}
+
+/// A Swish attempt waiting for the payer (spec B.5 A/B).
+struct SwishAttempt: Sendable {
+    var attempt: SwedbankPayAttemptID
+    /// `msisdn: null`: the SDK opens the Swish app on this device.
+    var localStart: Bool
+    var launchToken: String
+    var msisdn: String
+    /// When the decided outcome shows (namespace clock).
+    var due: Date
+    var outcome: ScenarioOutcome
+}
+
+/// A saved-card attempt inside 3-D Secure (spec B.5 C).
+struct CardAttempt: Sendable {
+    var attempt: SwedbankPayAttemptID
+    var card: SavedCard
+    var threeDSServerTransID: String
+    var acsTransID: String
+    /// `three_ds_declined`: the result is N even when the payer approves.
+    var forcedDecline: Bool
+}
+
+/// A wallet attempt waiting for the payload of the wallet sheet (spec B.5 E/F).
+struct WalletAttempt: Sendable {
+    var attempt: SwedbankPayAttemptID
+    var method: SessionMethod
+}
+
+/// Where the session is between the payer's steps (spec B.3 states; the order's status wins over these).
+enum SessionPhase: Sendable {
+    case idle
+    case swish(SwishAttempt)
+    case threeDSMethod(CardAttempt)
+    case threeDSChallenge(CardAttempt)
+    case wallet(WalletAttempt)
+
+    var attempt: SwedbankPayAttemptID? {
+        switch self {
+        case .idle: nil
+        case .swish(let swish): swish.attempt
+        case .threeDSMethod(let card), .threeDSChallenge(let card): card.attempt
+        case .wallet(let wallet): wallet.attempt
+        }
+    }
+}
+
+/// One payment session (one order's token), as the app drives it.
+struct PaymentSessionRecord: Sendable {
+    let token: String
+    let namespace: Namespace
+    let orderID: String
+    /// `paymentSession.id`: 32 hex (spec 0.4, inferred).
+    let id: String
+    var prepared = false
+    /// From prepare-payment (`"ApplePay;ClickToPay"`); wallets are offered only when named (spec B.5 E/F, inferred).
+    var deviceAcceptedWallets: Set<String> = []
+    /// customize-payment's `paymentMethod` (spec B.7).
+    var instrumentMode: String?
+    /// customize-payment's `restrictToPaymentMethods` (spec B.7).
+    var restriction: [String]?
+    var hideStoredPaymentOptions = false
+    var showConsentAffirmation = false
+    var phase = SessionPhase.idle
+    /// The failed attempt not yet acknowledged; once acknowledged it never reappears (swedbankpay-api.md §3.5).
+    var problem: SessionAttemptProblem?
+    var failedAttempts = 0
+
+    init(token: String, namespace: Namespace, orderID: String, id: String, instrument: String?) {
+        self.token = token
+        self.namespace = namespace
+        self.orderID = orderID
+        self.id = id
+        instrumentMode = instrument
+    }
+}
+
+extension SwedbankPayProblem {
+    /// 409 for an operation the current state does not offer (swedbankpay-api.md §3.2, §3.8 sample 13).
+    static func operationNotAllowed(_ rel: String) -> SwedbankPayProblem {
+        SwedbankPayProblem("paymentsessions/operationnotallowed", status: .conflict, title: "Operation not allowed",
+                           detail: "The operation \(rel) is not allowed in the current state of the payment session.")
+    }
+
+    /// Unknown token or method (swedbankpay-api.md §6.3 guess).
+    static let paymentSessionNotFound = SwedbankPayProblem("notfound", status: .notFound, title: "Not found",
+                                                           detail: "The payment session was not found.")
+
+    static func sessionInput(_ name: String, _ description: String) -> SwedbankPayProblem {
+        SwedbankPayProblem("inputerror", status: .badRequest, title: "Error in input data",
+                           detail: "Input validation failed, error description in problems node!",
+                           problems: [Detail(name: name, description: description)])
+    }
+}
+
+/// A scenario's `drop_connection` on a business operation: the call gets no answer.
+struct DroppedConnection: Error, HTTPResponseError {
+    func response(for request: HTTPRequest) -> HTTPResponse { .dropConnection }
+}
+
+/// `application/x-www-form-urlencoded` fields of a page's form POST.
+enum FormFields {
+    static func parse(_ body: Data) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+            }
+            guard let name = parts.first else { continue }
+            fields[decode(name)] = parts.count > 1 ? decode(parts[1]) : ""
+        }
+        return fields
+    }
+}
+
+/// base64url without padding of compact JSON, as 3-D Secure 2 carries CReq, CRes and threeDSMethodData (inferred).
+enum Base64URL {
+    static func encode(_ json: JSONText) -> String {
+        Data(json.bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decodeJSON(_ text: String) -> JSONNode? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return try? JSONDocument.parse(data)
+    }
+}

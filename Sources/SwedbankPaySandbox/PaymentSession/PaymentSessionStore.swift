@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// The payment sessions, per token: the state machine of spec B.3/B.4 over the order store. Each call takes
+/// the lock, applies a Swish outcome that has come due, runs its transition (calling the order store, whose
+/// lock is always taken after this one) and renders the document from the order as it is afterwards.
+public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
+    public let stateName = "swedbankpay_paymentsessions"
+    let orders: any PaymentSessionOrders
+    let engine: ScenarioEngine
+    let settings: SwedbankPayPaymentSessionSettings
+
+    struct SavedCardOwner: Hashable { var namespace: Namespace; var payerReference: String }
+
+    struct State {
+        var sessions: [String: PaymentSessionRecord] = [:]
+        var savedCards: [SavedCardOwner: [SavedCard]] = [:]
+        /// acsTransID → token, for the ACS pages (spec B.5 C3).
+        var challenges: [String: String] = [:]
+        /// Sessions whose order the order store has forgotten are dropped when the count reaches this.
+        var pruneAt = 1024
+    }
+
+    private let state = Locked(State())
+
+    init(orders: any PaymentSessionOrders, engine: ScenarioEngine, settings: SwedbankPayPaymentSessionSettings = SwedbankPayPaymentSessionSettings()) {
+        self.orders = orders
+        self.engine = engine
+        self.settings = settings
+    }
+
+    public func reset(_ namespace: Namespace) {
+        state.withLock { state in
+            state.sessions = state.sessions.filter { $0.value.namespace != namespace }
+            state.savedCards = state.savedCards.filter { $0.key.namespace != namespace }
+            state.challenges = state.challenges.filter { state.sessions[$0.value] != nil }
+        }
+    }
+
+    public func snapshot(_ namespace: Namespace) -> JSONText {
+        let records = state.withLock { $0.sessions.values.filter { $0.namespace == namespace } }.sorted { $0.token < $1.token }
+        return .object([("payment_sessions", .array(records.map { record in
+            .object([("token", .string(record.token)), ("order_id", .string(record.orderID)), ("prepared", .bool(record.prepared)),
+                     ("phase", .string(Self.phaseName(record.phase))), ("failed_attempts", .int(record.failedAttempts))])
+        }))])
+    }
+
+    static func phaseName(_ phase: SessionPhase) -> String {
+        switch phase {
+        case .idle: "idle"
+        case .swish(let swish): swish.localStart ? "swish_launch" : "swish_polling"
+        case .threeDSMethod: "three_ds_method"
+        case .threeDSChallenge: "three_ds_challenge"
+        case .wallet: "wallet_payload"
+        }
+    }
+
+    // MARK: Context
+
+    /// Who a token belongs to, for the scenario player and the journal.
+    struct Context {
+        var namespace: Namespace
+        var orderID: String
+        var view: SwedbankPayOrderView
+    }
+
+    func context(_ token: String) throws(SwedbankPayProblem) -> Context {
+        guard let (namespace, orderID) = orders.lookup(token: token), let view = orders.snapshot(namespace, orderID: orderID) else {
+            throw .paymentSessionNotFound
+        }
+        return Context(namespace: namespace, orderID: orderID, view: view)
+    }
+
+    /// The token behind a challenge's acsTransID (the ACS pages, spec D.3).
+    func token(ofChallenge acsTransID: String) -> String? { state.withLock { $0.challenges[acsTransID] } }
+
+    // MARK: The transition driver
+
+    /// What one call sees: its record (to change), the order as it is, the namespace's time, and the request.
+    struct Step {
+        var record: PaymentSessionRecord
+        let view: SwedbankPayOrderView
+        let now: Date
+        let request: HTTPRequest
+        let cards: [SavedCard]
+    }
+
+    /// Runs `change` on the session and answers the document. A terminal order answers its terminal document
+    /// without running it (spec B.3 "the order state wins"), except for `abort-payment`, which is 409 then (§3.6 G).
+    func transition(_ token: String, base: String, rel: String, request: HTTPRequest, onTerminalOrder: TerminalRule = .answerDocument,
+                    _ change: (inout Step) throws -> Void) throws -> JSONText {
+        let context = try context(token)
+        return try state.withLock { state throws -> JSONText in
+            var record = state.sessions[token] ?? PaymentSessionRecord(
+                token: token, namespace: context.namespace, orderID: context.orderID,
+                id: String(orders.ids.uuid().replacingOccurrences(of: "-", with: "").prefix(32)), instrument: context.view.instrument)
+            var view = context.view
+            let now = orders.registry.now(context.namespace)
+            if settleSwish(&record, view: view, now: now) { view = orders.snapshot(context.namespace, orderID: context.orderID) ?? view }
+            if view.status != .initialized {
+                if onTerminalOrder == .notAllowed { throw SwedbankPayProblem.operationNotAllowed(rel) }
+            } else {
+                var step = Step(record: record, view: view, now: now, request: request, cards: cards(view, record, &state))
+                try change(&step)
+                record = step.record
+                if case .threeDSChallenge(let card) = record.phase { state.challenges[card.acsTransID] = token }
+                view = orders.snapshot(context.namespace, orderID: context.orderID) ?? view
+            }
+            state.sessions[token] = record
+            if state.sessions.count >= state.pruneAt { prune(&state) }
+            return PaymentSessionDocument(view: view, record: record, base: base, savedCards: cards(view, record, &state)).json
+        }
+    }
+
+    enum TerminalRule { case answerDocument, notAllowed }
+
+    /// Keeps memory bounded: the order store forgets old orders (and reset ones), so their sessions go too.
+    private func prune(_ state: inout State) {
+        state.sessions = state.sessions.filter { orders.lookup(token: $0.key) != nil }
+        state.challenges = state.challenges.filter { state.sessions[$0.value] != nil }
+        state.pruneAt = max(1024, state.sessions.count * 2)
+    }
+
+    /// The payer's saved cards, seeded on first use (spec B.6): only payer-aware orders that allow stored details.
+    private func cards(_ view: SwedbankPayOrderView, _ record: PaymentSessionRecord, _ state: inout State) -> [SavedCard] {
+        guard let reference = view.payerReference, !reference.isEmpty, !view.disableStoredPaymentDetails,
+              !record.hideStoredPaymentOptions else { return [] }
+        let owner = SavedCardOwner(namespace: view.namespace, payerReference: reference)
+        if let cards = state.savedCards[owner] { return cards }
+        let cards = SavedCard.seed(orders.ids)
+        state.savedCards[owner] = cards
+        return cards
+    }
+
+    // MARK: Outcomes
+
+    /// A Swish attempt whose time has come shows its outcome (spec B.5 A3).
+    private func settleSwish(_ record: inout PaymentSessionRecord, view: SwedbankPayOrderView, now: Date) -> Bool {
+        guard case .swish(let swish) = record.phase, now >= swish.due else { return false }
+        record.phase = .idle
+        orders.setSwishPending(record.namespace, orderID: record.orderID, false)
+        guard view.status == .initialized else { return true }
+        if case .approve = swish.outcome {
+            orders.attemptPaid(record.namespace, orderID: record.orderID, swish.attempt, transactionType: .sale,
+                               details: .object([("msisdn", .string(swish.msisdn))]))
+        } else if let failure = Self.attemptFailure(swish.outcome) {
+            fail(&record, swish.attempt, failure)
+        }
+        return true
+    }
+
+    /// A failed attempt: the session shows the problem until acknowledged; the merchant gets a failedAttempt with the
+    /// originalDetail as its ExternalResponse problem (spec B.5 H, C.2).
+    func fail(_ record: inout PaymentSessionRecord, _ attempt: SwedbankPayAttemptID?, _ failure: AttemptFailure) {
+        record.phase = .idle
+        record.failedAttempts += 1
+        record.problem = SessionAttemptProblem(number: record.failedAttempts, problem: failure.problem, originalDetail: failure.originalDetail)
+        guard let attempt else { return }
+        var merchant = failure.problem
+        merchant.problems = [.init(name: "ExternalResponse", description: failure.originalDetail ?? failure.problem.detail)]
+        orders.attemptFailed(record.namespace, orderID: record.orderID, attempt, status: failure.status, problem: merchant)
+    }
+
+    struct AttemptFailure {
+        var problem: SwedbankPayProblem
+        var originalDetail: String?
+        var status: SwedbankPayFailedAttemptStatus
+    }
+
+    static let authorizationDetail = "Unable to complete Authorization transaction, look at problem node!"
+    static let authenticationDetail = "Unable to complete VerifyAuthentication transaction, look at problem node!"
+
+    /// Outcome → exact problem (spec C.2). nil for outcomes that are not attempt failures.
+    static func attemptFailure(_ outcome: ScenarioOutcome) -> AttemptFailure? {
+        func make(_ type: String, _ status: HTTPStatus, _ title: String, _ detail: String, _ original: String?,
+                  _ attempt: SwedbankPayFailedAttemptStatus = .failed) -> AttemptFailure {
+            AttemptFailure(problem: SwedbankPayProblem(type, status: status, title: title, detail: detail), originalDetail: original, status: attempt)
+        }
+        switch outcome {
+        case .swishDeclined: return make("swishdeclined", .forbidden, "Swish Declined", "Transaction declined.", "RF07")
+        case .swishTimeout: return make("swishtimeout", .forbidden, "Swish Timeout", "Swish timed out before the payment was started.", "TM01")
+        case .bankidCancelled:
+            return make("bankidcancelled", .conflict, "BankID Cancelled", "The payer cancelled BankID signing.", "BANKIDCL", .aborted)
+        case .clientAppLaunchFailed: return clientAppLaunchFailed(nil)
+        case .threeDSDeclined: return threeDSDeclined
+        case .cardDeclined:
+            return make("creditcard/carddeclined", .forbidden, "Operation failed", authorizationDetail,
+                        "REJECTED_BY_ACQUIRER-card declined, response-code: 05")
+        case .insufficientFunds:
+            return make("creditcard/acquirerinsufficientfunds", .forbidden, "Operation failed", authorizationDetail,
+                        "INSUFFICIENT_FUNDS-insufficient funds, response-code: 61")
+        case .cardExpired:
+            return make("creditcard/acquirercardexpired", .forbidden, "Operation failed", authorizationDetail,
+                        "CARD_EXPIRED-card expired, response-code: 54")
+        case .failAttempt(let failure):
+            return make(failure.problemType, HTTPStatus(code: failure.status), failure.title ?? "Operation failed",
+                        failure.detail ?? authorizationDetail, failure.originalDetail)
+        default: return nil
+        }
+    }
+
+    static let threeDSDeclined = AttemptFailure(
+        problem: SwedbankPayProblem("creditcard/3dsecuredeclined", status: .forbidden, title: "Operation failed", detail: authenticationDetail),
+        originalDetail: "UserCancelled-CANCELED", status: .aborted)
+
+    static func clientAppLaunchFailed(_ errorCode: String?) -> AttemptFailure {
+        AttemptFailure(problem: SwedbankPayProblem("paymentorders/clientapplaunchfailed", status: .forbidden, title: "Client app launch failed",
+                                                   detail: "The Swish app could not be launched on the payer's device."),
+                       originalDetail: errorCode, status: .failed)
+    }
+
+    /// The business decision (swish.sale, card.authenticate, card.authorize) for this session's call; the subject
+    /// is spec C.1's `{paymentorder, paymentMethod, card, msisdn, body}`. `http_error` and `drop_connection` answer
+    /// the session call itself.
+    func decide(_ operation: ScenarioOperation, _ step: Step, method: SessionMethod, card: (number: String, brand: String)? = nil,
+                msisdn: String? = nil) throws -> ScenarioOutcome {
+        var subject: [(String, JSONText)] = [("paymentorder", step.view.request.jsonText), ("paymentMethod", .string(method.rawValue))]
+        if let card { subject.append(("card", .object([("number", .string(card.number)), ("brand", .string(card.brand))]))) }
+        subject.append(("msisdn", msisdn.map(JSONText.string) ?? .null))
+        subject.append(("body", ScenarioEngine.subject(step.request.body)?.jsonText ?? .null))
+        let decision: ScenarioDecision
+        do {
+            decision = try engine.decide(operation, request: step.request, namespace: step.record.namespace, subject: JSONNode(.object(subject)),
+                                         object: step.record.token, sticky: step.view.scenario).decision
+        } catch {
+            throw SwedbankPayProblem.unknownScenario(error)
+        }
+        switch decision.outcome {
+        case .httpError(let status, _, _): throw SwedbankPayProblem.forStatus(status)
+        case .dropConnection: throw DroppedConnection()
+        default: return decision.outcome
+        }
+    }
+}

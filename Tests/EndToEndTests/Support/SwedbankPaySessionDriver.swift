@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+// Runs the SDK walker against a sandbox over real sockets: every answer of the session API is decoded with the strict
+// mirrors and checked against the invariants of swedbankpay-api.md §3.5, §3.6, §3.9 (swedbankpay-spec B.10).
+import Foundation
+import PaymentSandbox
+import SwedbankPaySandbox
+import Testing
+
+/// A payment order created the way a merchant backend does it: POST /psp/paymentorders with a Bearer token and the
+/// 3.1 media type (swedbankpay-api.md §1.1, §1.2); the app then gets the `view-paymentsession` href (§3.1).
+struct SwedbankPayTestOrder {
+    static let completeUrl = "https://example.com/payment-completed?order=1"
+    static let cancelUrl = "https://example.com/payment-cancelled"
+
+    /// Returns the session token (the `view-paymentsession` href is `<base>/psp/paymentsessions/<token>`).
+    static func create(_ server: RunningServer, namespace: String, description: String = "Test Purchase", amount: Int = 1500,
+                       currency: String = "SEK", payerReference: String? = "payer-1", msisdn: String? = "+46739000001",
+                       scenario: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        var payer: [(String, JSONText)] = []
+        if let payerReference { payer.append(("payerReference", .string(payerReference))) }
+        if let msisdn { payer.append(("msisdn", .string(msisdn))) }
+        var order: [(String, JSONText)] = [
+            ("operation", .string("Purchase")), ("currency", .string(currency)), ("amount", .int(amount)), ("vatAmount", .int(0)),
+            ("description", .string(description)), ("userAgent", .string("Mozilla/5.0")), ("language", .string("sv-SE")),
+            ("productName", .string("Checkout3")),
+            ("urls", .object([("hostUrls", .array([.string("https://example.com")])), ("completeUrl", .string(completeUrl)),
+                              ("cancelUrl", .string(cancelUrl)), ("paymentUrl", .string("https://example.com/perform-payment")),
+                              ("termsOfServiceUrl", .string("https://example.com/terms.pdf"))])),
+            ("payeeInfo", .object([("payeeId", .string("5cabf558-5283-482f-b252-4d58e06f6f3b")),
+                                   ("payeeReference", .string("ref\(UUID().uuidString.prefix(8))")), ("payeeName", .string("Merchant1"))])),
+        ]
+        if !payer.isEmpty { order.append(("payer", .object(payer))) }
+        let body = String(decoding: JSONText.object([("paymentorder", .object(order))]).bytes, as: UTF8.self)
+        var text = "POST /psp/paymentorders HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nAuthorization: Bearer \(namespace)\r\n"
+        text += "Sandbox-Namespace: \(namespace)\r\nContent-Type: application/json;version=3.1\r\nAccept: application/json;version=3.1\r\n"
+        if let scenario { text += "Sandbox-Scenario: \(scenario)\r\n" }
+        text += "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        let response = try await RawClient.exchange(port: server.port, text)
+        try #require(response.status == 200, "create order: \(response)", sourceLocation: sourceLocation)
+        let operations = try #require(try response.jsonObject()["operations"] as? [[String: Any]], sourceLocation: sourceLocation)
+        let href = try #require(operations.first { $0["rel"] as? String == "view-paymentsession" }?["href"] as? String,
+                                "no view-paymentsession in \(response.bodyText)", sourceLocation: sourceLocation)
+        let prefix = "http://127.0.0.1:\(server.port)/psp/paymentsessions/"
+        try #require(href.hasPrefix(prefix), "view-paymentsession \(href)", sourceLocation: sourceLocation)
+        return String(href.dropFirst(prefix.count))
+    }
+
+    static func status(_ sandbox: PaymentSandbox, token: String) -> SwedbankPayOrderStatus? {
+        guard let (namespace, orderID) = sandbox.swedbankPayOrders.lookup(token: token) else { return nil }
+        return sandbox.swedbankPayOrders.snapshot(namespace, orderID: orderID)?.status
+    }
+}
+
+/// Plays one SDK against one session.
+struct SwedbankPaySessionDriver {
+    let sandbox: PaymentSandbox
+    let server: RunningServer
+    let namespace: String
+    var walker: SwedbankPaySDKWalker
+    /// The ACS button the payer presses.
+    var challengeButton = "acs-approve"
+    /// Every decoded answer, in order.
+    var documents: [PaymentOutputModel] = []
+    var steps: [String] = []
+    var launchedApps: [String] = []
+    var sessionURL = ""
+    var acknowledged: Set<String> = []
+    var lastDocument: PaymentOutputModel?
+
+    init(sandbox: PaymentSandbox, server: RunningServer, namespace: String, platform: SwedbankPayPlatform, choice: SwedbankPayInstrument?) {
+        self.sandbox = sandbox
+        self.server = server
+        self.namespace = namespace
+        walker = SwedbankPaySDKWalker(platform: platform, choice: choice)
+    }
+
+    var base: String { "http://127.0.0.1:\(server.port)" }
+
+    func path(_ href: String) throws -> String {
+        try #require(href.hasPrefix(base), "href \(href) is not on the sandbox \(base)")
+        return String(href.dropFirst(base.count))
+    }
+
+    /// One HTTP exchange as the SDK sends it: JSON headers on every call, no auth (swedbankpay-api.md §3.2).
+    func exchange(_ method: String, _ href: String, body: String? = nil, contentType: String = "application/json") async throws -> RawResponse {
+        let target = href.hasPrefix("http") ? try path(href) : href
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nAccept: application/json\r\nContent-Type: \(contentType)\r\n"
+        text += "Content-Length: \((body ?? "").utf8.count)\r\nConnection: close\r\n\r\n" + (body ?? "")
+        return try await RawClient.exchange(port: server.port, text)
+    }
+
+    /// A session-API call whose answer must be the envelope (200, decodable, invariants).
+    mutating func call(_ method: String, _ href: String, body: String? = nil, sourceLocation: SourceLocation = #_sourceLocation)
+    async throws -> PaymentOutputModel {
+        try decoded(try await exchange(method, href, body: body), method, href, sourceLocation: sourceLocation)
+    }
+
+    /// Checks and decodes one answer of the session API.
+    mutating func decoded(_ response: RawResponse, _ method: String, _ href: String, sourceLocation: SourceLocation = #_sourceLocation)
+    throws -> PaymentOutputModel {
+        try #require(response.status == 200, "\(method) \(href): \(response.status) \(response.bodyText)", sourceLocation: sourceLocation)
+        #expect(response.header("Content-Type")?.hasPrefix("application/json") == true, sourceLocation: sourceLocation)
+        let document: PaymentOutputModel
+        do {
+            document = try SwedbankPayMirror.decode(response.body)
+        } catch {
+            Issue.record("\(method) \(href): the SDK mirror cannot decode the answer: \(error)\n\(response.bodyText)", sourceLocation: sourceLocation)
+            throw error
+        }
+        checkInvariants(document, sourceLocation: sourceLocation)
+        documents.append(document)
+        lastDocument = document
+        return document
+    }
+
+    func checkInvariants(_ document: PaymentOutputModel, sourceLocation: SourceLocation) {
+        let all = document.allOperations
+        let nextCount = all.filter { $0.next == true }.count
+        #expect(nextCount <= 1, "exactly one next op, found \(nextCount)", sourceLocation: sourceLocation)
+        if nextCount == 0 {
+            #expect(!all.contains { $0.rel == .getPayment || $0.rel == .redirectPayer }, "idle has no get-payment / redirect-payer",
+                    sourceLocation: sourceLocation)
+        }
+        let urls = document.paymentSession.urls
+        #expect(urls?.completeUrl?.string == SwedbankPayTestOrder.completeUrl, sourceLocation: sourceLocation)
+        #expect(urls?.hostUrls?.isEmpty == false, sourceLocation: sourceLocation)
+        for redirect in all where redirect.rel == .redirectPayer {
+            let allowed = [urls?.completeUrl?.string, urls?.cancelUrl?.string, sessionURL + "/ended"]
+            #expect(allowed.contains(redirect.href), "redirect-payer \(redirect.href ?? "nil")", sourceLocation: sourceLocation)
+        }
+        if document.paymentSession.instrumentModePaymentMethod == nil, let methods = document.paymentSession.methods, !methods.isEmpty {
+            #expect(document.paymentSession.settings?.enabledPaymentMethods == methods.map(\.paymentMethod), sourceLocation: sourceLocation)
+        }
+        if let problem = document.problem {
+            #expect(problem.operation?.rel == .acknowledgeFailedAttempt, sourceLocation: sourceLocation)
+            #expect(!acknowledged.contains(problem.operation?.href ?? ""), "an acknowledged problem came back", sourceLocation: sourceLocation)
+        }
+        for task in all.flatMap({ $0.tasks ?? [] }) {
+            switch task.rel {
+            case .launchClientApp:
+                #expect(task.href?.hasPrefix("swish:") == true && task.href?.contains("?") == true, sourceLocation: sourceLocation)
+            case .scaRedirect:
+                #expect(task.expectation("creq")?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
+            default: break
+            }
+        }
+        if let create = all.first(where: { $0.rel == .createAuthentication }) {
+            #expect(create.expectation("NotificationUrl") != nil && create.expectation("methodCompletionIndicator") != nil,
+                    sourceLocation: sourceLocation)
+        }
+        #expect(document.topLevel(.viewPayment) != nil || document.topLevel(.redirectPayer) != nil, sourceLocation: sourceLocation)
+    }
+
+    /// Runs the SDK loop from `document` (or the session URL's first GET) until the session ends or idles.
+    mutating func run(token: String? = nil, from start: PaymentOutputModel? = nil, maxSteps: Int = 40,
+                      sourceLocation: SourceLocation = #_sourceLocation) async throws -> SwedbankPaySessionEnd {
+        var document: PaymentOutputModel
+        if let start {
+            document = start
+        } else {
+            let token = try #require(token)
+            sessionURL = "\(base)/psp/paymentsessions/\(token)"
+            document = try await call("GET", sessionURL, sourceLocation: sourceLocation)
+            #expect(document.paymentSession.urls?.paymentUrl != nil && document.paymentSession.urls?.cancelUrl != nil)
+        }
+        for _ in 0..<maxSteps {
+            let step = walker.next(document)
+            steps.append("\(step)")
+            switch step {
+            case .acknowledge(let href, _):
+                acknowledged.insert(href)
+                let answer = try await call("POST", href, sourceLocation: sourceLocation)
+                if walker.platform == .iOS { document = answer }
+            case .post(let href, let body):
+                let response = try await exchange("POST", href, body: body)
+                if response.status == 409, href.hasSuffix("/abortpayment") { return .abortNotAllowed }
+                if response.status == 409 {
+                    // One recovery GET of the session URL (swedbankpay-api.md §3.2).
+                    let error = try JSONDecoder().decode(SessionErrorObject.self, from: Data(response.body))
+                    #expect(error.type.hasSuffix("/operationnotallowed"), sourceLocation: sourceLocation)
+                    document = try await call("GET", sessionURL, sourceLocation: sourceLocation)
+                    continue
+                }
+                document = try decoded(response, "POST", href, sourceLocation: sourceLocation)
+            case .poll(let href):
+                sandbox.registry.advance(Namespace(namespace), by: 2)
+                document = try await call("GET", href, sourceLocation: sourceLocation)
+            case .launchApp(let url):
+                launchedApps.append(url)
+            case .methodRequest(let href, let fields):
+                let form = fields.map { "\($0.0)=\(Self.formEncode($0.1))" }.joined(separator: "&")
+                let response = try await exchange("POST", href, body: form, contentType: "application/x-www-form-urlencoded")
+                walker.methodCompletionIndicator = response.status == 200 ? "Y" : "N"
+            case .challenge(let href, let creq, let notificationURL):
+                walker.cres = try await challenge(href, creq: creq, notificationURL: notificationURL, sourceLocation: sourceLocation)
+            case .presentWallet(let href, let method):
+                walker.instrument = nil
+                let payload = Data(#"{"paymentData":"sandbox"}"#.utf8).base64EncodedString()
+                document = try await call("POST", href, body: #"{"paymentMethod":"\#(method)","paymentPayload":"\#(payload)"}"#,
+                                          sourceLocation: sourceLocation)
+                #expect(!document.allOperations.contains { $0.tasks?.contains { $0.rel == .walletSdk } == true },
+                        "attempt-payload must not repeat the wallet-sdk task", sourceLocation: sourceLocation)
+            case .instrumentsShown:
+                continue
+            case .end(let end):
+                return end
+            }
+        }
+        Issue.record("the session did not end within \(maxSteps) steps: \(steps)", sourceLocation: sourceLocation)
+        return .endStateReached
+    }
+
+    /// The ACS page as the SDK's web view shows it: POST the creq, press the button, follow the form to NotificationUrl
+    /// and read cres from the 303 to https://fake.payex.com/notification (Android) — the same as the POST body (iOS).
+    func challenge(_ href: String, creq: String, notificationURL: String, sourceLocation: SourceLocation) async throws -> String {
+        let page = try await exchange("POST", href, body: "creq=\(Self.formEncode(creq))", contentType: "application/x-www-form-urlencoded")
+        try #require(page.status == 200, "ACS page: \(page.bodyText)", sourceLocation: sourceLocation)
+        let html = page.bodyText
+        let button = try #require(html.range(of: #"id="\#(challengeButton)""#), "no \(challengeButton) in \(html)", sourceLocation: sourceLocation)
+        let formStart = try #require(html.range(of: "<form", options: .backwards, range: html.startIndex..<button.lowerBound))
+        let form = String(html[formStart.lowerBound..<button.lowerBound])
+        let action = try #require(Self.attribute("action", in: form))
+        let cres = try #require(Self.attribute("value", in: form))
+        #expect(action == notificationURL, "the ACS posts to the exact NotificationUrl", sourceLocation: sourceLocation)
+        let trampoline = try await exchange("POST", action, body: "cres=\(Self.formEncode(cres))", contentType: "application/x-www-form-urlencoded")
+        #expect(trampoline.status == 303, sourceLocation: sourceLocation)
+        let location = try #require(trampoline.header("Location"), sourceLocation: sourceLocation)
+        #expect(location.hasPrefix("https://fake.payex.com/notification?cres="), sourceLocation: sourceLocation)
+        let fromQuery = URLComponents(string: location)?.queryItems?.first { $0.name == "cres" }?.value
+        #expect(fromQuery == cres, sourceLocation: sourceLocation)
+        return cres
+    }
+
+    static func attribute(_ name: String, in html: String) -> String? {
+        guard let start = html.range(of: "\(name)=\"") else { return nil }
+        let rest = html[start.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<end]).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
+            .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    static func formEncode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-_.~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}
+
+/// The bundled scenarios directory (<repo>/scenarios), from this file's path.
+let swedbankPayScenariosDirectory = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("scenarios")
+
+/// A sandbox with a manual clock and the bundled scenarios, with `swedbankpay-testdata` as a content-rule scenario.
+func withSwedbankPaySandbox<T>(_ body: (PaymentSandbox, RunningServer) async throws -> T) async throws -> T {
+    try await withSandboxInstance({ configuration in
+        configuration.clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        configuration.scenarioDirectories = [swedbankPayScenariosDirectory]
+    }, body)
+}

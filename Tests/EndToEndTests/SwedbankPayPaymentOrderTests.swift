@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: MIT
+// The Swedbank Pay Payment Order API over real sockets (swedbankpay-api.md §1, §2): create v3.1 and v3.0,
+// validation problems, 401, 404/405/bad JSON, GET with $expand, operations per state behind a proxy, PATCH
+// abort, capture/cancel/reversal with remaining amounts, callbacks with retries on the manual clock, and the
+// capture-refused and http_error scenarios. Orders reach Paid through the store's attemptPaid (the session API's
+// interface). Manual clock and sequential ids.
+import Foundation
+import PaymentSandbox
+import Testing
+
+/// A Bearer-authenticated Swedbank Pay merchant client; the namespace is the token unless given.
+struct SwedbankPayClient: Sendable {
+    var port: Int
+    var token: String
+    var namespace: String?
+    /// Replaces the Authorization header when set ("" sends none).
+    var authorization: String?
+
+    init(_ server: RunningServer, token: String = "token-\(UUID().uuidString.prefix(8).lowercased())", namespace: String? = nil) {
+        port = server.port
+        self.token = token
+        self.namespace = namespace
+    }
+
+    func send(_ method: String, _ path: String, body: String? = nil, contentType: String = "application/json;version=3.1",
+              headers extra: [(String, String)] = []) async throws -> RawResponse {
+        var headers: [(String, String)] = []
+        let auth = authorization ?? "Bearer \(token)"
+        if !auth.isEmpty { headers.append(("Authorization", auth)) }
+        if let namespace { headers.append(("Sandbox-Namespace", namespace)) }
+        if body != nil { headers.append(("Content-Type", contentType)) }
+        return try await RawClient.exchange(port: port, klarnaRequest(method, path, port: port, headers: headers + extra, body: body))
+    }
+
+    func create(_ body: String = SwedbankPayExamples.order(), contentType: String = "application/json;version=3.1",
+                headers: [(String, String)] = []) async throws -> RawResponse {
+        try await send("POST", "/psp/paymentorders", body: body, contentType: contentType, headers: headers)
+    }
+
+    /// Creates an order and returns its bare uuid.
+    func newOrder(_ body: String = SwedbankPayExamples.order(), contentType: String = "application/json;version=3.1",
+                  headers: [(String, String)] = [], sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        let response = try await create(body, contentType: contentType, headers: headers)
+        try #require(response.status == 200, "\(response)", sourceLocation: sourceLocation)
+        let id = try #require((try response.jsonObject()["paymentOrder"] as? [String: Any])?["id"] as? String, sourceLocation: sourceLocation)
+        return String(id.dropFirst("/psp/paymentorders/".count))
+    }
+
+    func journal(_ query: String) async throws -> [[String: Any]] {
+        let response = try await send("GET", "/__sandbox/journal?" + query)
+        return try #require(try response.jsonObject()["entries"] as? [[String: Any]], "\(response)")
+    }
+
+    func waitForJournal(_ query: String, count: Int) async throws -> [[String: Any]] {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let entries = try await journal(query)
+            if entries.count >= count { return entries }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("the journal never had \(count) entries for \(query)")
+        return try await journal(query)
+    }
+
+    func advanceClock(seconds: Double) async throws {
+        let response = try await send("POST", "/__sandbox/clock", body: #"{"advance_seconds": \#(seconds)}"#, contentType: "application/json")
+        try #require(response.status == 200, "\(response)")
+    }
+
+    var namespaceName: String { namespace ?? token }
+}
+
+enum SwedbankPayExamples {
+    /// The reference's v3.1 create example (swedbankpay-api.md §1.2), with `extra` members added to `paymentorder`
+    /// and `urls` replaced when given.
+    static func order(amount: Int = 1500, vatAmount: Int = 375, currency: String = "SEK", callbackUrl: String? = nil,
+                      extra: String = "") -> String {
+        let callback = callbackUrl.map { #", "callbackUrl": "\#($0)""# } ?? ""
+        return """
+        {"paymentorder": {"operation": "Purchase", "currency": "\(currency)", "amount": \(amount), "vatAmount": \(vatAmount),
+          "description": "Test Purchase", "userAgent": "Mozilla/5.0", "language": "sv-SE",
+          "urls": {"hostUrls": ["https://example.com", "https://example.net"], "paymentUrl": "https://example.com/perform-payment",
+                   "completeUrl": "https://example.com/payment-completed", "cancelUrl": "https://example.com/payment-cancelled"\(callback)},
+          "payeeInfo": {"payeeId": "5cabf558-5283-482f-b252-4d58e06f6f3b", "payeeReference": "AB832", "payeeName": "Merchant1",
+                        "orderReference": "or-123456"}\(extra)}}
+        """
+    }
+
+    static func capture(amount: Int, vatAmount: Int, payeeReference: String) -> String {
+        #"{"transaction": {"description": "Capturing the authorized payment", "amount": \#(amount), "vatAmount": \#(vatAmount), "payeeReference": "\#(payeeReference)", "receiptReference": "AB831"}}"#
+    }
+}
+
+private func object(_ response: RawResponse) throws -> [String: Any] { try response.jsonObject() }
+private func order(_ response: RawResponse) throws -> [String: Any] { try #require(try response.jsonObject()["paymentOrder"] as? [String: Any]) }
+private func rels(_ response: RawResponse) throws -> [String] {
+    try #require(try response.jsonObject()["operations"] as? [[String: Any]]).compactMap { $0["rel"] as? String }
+}
+
+@Suite("Swedbank Pay payment orders, end to end")
+struct SwedbankPayPaymentOrderTests {
+    static let cardDetails = JSONText.object([("cardBrand", .string("Visa")), ("maskedPan", .string("492500******0004"))])
+
+    @Test("Create v3.1: 200, the document with every node as {id}, Initialized operations on the public base, versioned Content-Type")
+    func create_V31() async throws {
+        try await withSandbox({ deterministic(&$0) }) { server in
+            let client = SwedbankPayClient(server)
+            let response = try await client.create(headers: [("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "pay.example.test:8443"),
+                                                             ("User-Agent", "swedbankpay-sdk-dotnet/3.0.1")])
+            #expect(response.status == 200, "\(response)")
+            #expect(response.header("Content-Type") == "application/json; charset=utf-8; version=3.1")
+            #expect(response.header("api-supported-versions") == "3.1")
+            let document = try order(response)
+            let id = sequentialID(1)
+            #expect(document["id"] as? String == "/psp/paymentorders/\(id)")
+            #expect(document["status"] as? String == "Initialized")
+            #expect(document["created"] as? String == "2027-01-15T08:00:00.0000000Z")
+            #expect(document["initiatingSystemUserAgent"] as? String == "swedbankpay-sdk-dotnet/3.0.1")
+            #expect(document["integration"] as? String == "HostedView" && document["guestMode"] as? Bool == true)
+            #expect(document["availableInstruments"] as? [String] == ["CreditCard", "Swish", "ApplePay", "GooglePay", "Invoice-PayExFinancingSe", "Trustly"])
+            #expect((document["paid"] as? [String: String]) == ["id": "/psp/paymentorders/\(id)/paid"])
+            #expect((document["payer"] as? [String: String]) == ["id": "/psp/paymentorders/\(id)/payers"])
+            #expect(document["remainingCaptureAmount"] == nil)
+            #expect(try rels(response) == ["update-order", "abort", "abort-paymentattempt", "redirect-checkout", "view-checkout", "view-paymentsession"])
+            let token = (sequentialID(2) + sequentialID(3)).replacingOccurrences(of: "-", with: "")
+            let hrefs = try #require(try object(response)["operations"] as? [[String: Any]]).compactMap { $0["href"] as? String }
+            #expect(hrefs == Array(repeating: "https://pay.example.test:8443/psp/paymentorders/\(id)", count: 3) + [
+                "https://pay.example.test:8443/checkout/\(token)", "https://pay.example.test:8443/checkout/client/\(token)?culture=sv-SE",
+                "https://pay.example.test:8443/psp/paymentsessions/\(token)"])
+            #expect(token.count == 64)
+        }
+    }
+
+    @Test("Create v3.0 through productName Checkout3; neither version nor productName is a 400 ProductName problem")
+    func create_V30_AndNoVersion() async throws {
+        try await withSandbox({ deterministic(&$0) }) { server in
+            let client = SwedbankPayClient(server)
+            let v30 = try await client.create(SwedbankPayExamples.order(extra: #", "productName": "Checkout3""#), contentType: "application/json")
+            #expect(v30.status == 200 && v30.header("Content-Type") == "application/json; charset=utf-8; version=3.0", "\(v30)")
+            let header30 = try await client.create(contentType: "application/json; charset=utf-8; version=3.0")
+            #expect(header30.header("Content-Type") == "application/json; charset=utf-8; version=3.0", "\(header30)")
+            let none = try await client.create(contentType: "application/json")
+            #expect(none.status == 400)
+            let problems = try #require(try object(none)["problems"] as? [[String: String]])
+            #expect(problems.first?["name"] == "ProductName")
+        }
+    }
+
+    @Test("Validation: one problem per violation, RFC 7807 shape; the consent checkbox example verbatim; bad JSON; language falls back")
+    func create_ValidationProblems() async throws {
+        try await withSandbox({ deterministic(&$0) }) { server in
+            let client = SwedbankPayClient(server)
+            let bad = try await client.create(#"{"paymentorder": {"operation": "Purchase", "currency": "SEK", "amount": "1500", "vatAmount": 375, "description": "x", "userAgent": "u", "language": "xx-XX", "urls": {"hostUrls": ["https://example.com"]}, "payeeInfo": {"payeeId": "p"}}}"#)
+            #expect(bad.status == 400)
+            #expect(bad.header("Content-Type")?.hasPrefix("application/json") == true)
+            let body = try object(bad)
+            #expect(body["type"] as? String == "https://api.payex.com/psp/errordetail/paymentorders/inputerror")
+            #expect(body["title"] as? String == "Error in input data" && body["status"] as? Int == 400)
+            #expect(body["detail"] as? String == "Input validation failed, error description in problems node!")
+            let names = try #require(body["problems"] as? [[String: String]]).compactMap { $0["name"] }
+            #expect(names == ["PaymentOrder.Amount", "PaymentOrder.Urls.CompleteUrl", "PaymentOrder.PayeeInfo.PayeeReference"], "\(body)")
+
+            let consent = try await client.create(SwedbankPayExamples.order(extra: #", "enablePaymentDetailsConsentCheckbox": true"#))
+            #expect(try object(consent)["problems"] as? [[String: String]] == [[
+                "name": "PaymentOrder.EnablePaymentDetailsConsentCheckbox",
+                "description": "EnablePaymentDetailsConsentCheckbox cannot be used without DisableStoredPaymentDetails."]])
+
+            let notJSON = try await client.create("{nope")
+            #expect(try notJSON.status == 400 && (object(notJSON)["problems"] as? [[String: String]])?.first?["name"] == "PaymentOrder")
+
+            let english = try await client.create(SwedbankPayExamples.order().replacingOccurrences(of: "sv-SE", with: "xx-XX"))
+            #expect(try order(english)["language"] as? String == "en-US")
+        }
+    }
+
+    @Test("401 without or with a malformed Bearer, before 404; accepted tokens; 404 for an unknown or foreign order; 405")
+    func auth_NotFound_MethodNotAllowed() async throws {
+        try await withSandbox({ configuration in
+            deterministic(&configuration)
+            configuration.swedbankPay.acceptedTokens = ["good", "other"]
+        }) { server in
+            var client = SwedbankPayClient(server, token: "good")
+            for authorization in ["", "Basic dXNlcjpwYXNz", "Bearer ", "Bearer bad"] {
+                client.authorization = authorization
+                let response = try await client.send("GET", "/psp/paymentorders/\(sequentialID(9))")
+                #expect(response.status == 401, "\(authorization): \(response)")
+                #expect(response.header("WWW-Authenticate") == "Bearer")
+                #expect(try object(response)["type"] as? String == "https://api.payex.com/psp/errordetail/unauthorized")
+            }
+            client.authorization = "bearer good"
+            let id = try await client.newOrder()
+            let other = SwedbankPayClient(server, token: "other")
+            let foreign = try await other.send("GET", "/psp/paymentorders/\(id)")
+            #expect(try foreign.status == 404 && (object(foreign)["type"] as? String) == "https://api.payex.com/psp/errordetail/notfound")
+            #expect(try object(foreign)["detail"] as? String == "Payment order /psp/paymentorders/\(id) was not found.")
+            let put = try await client.send("PUT", "/psp/paymentorders/\(id)", body: "{}")
+            #expect(put.status == 405 && put.header("Allow") != nil, "\(put)")
+            let nowhere = try await client.send("GET", "/psp/nothing")
+            #expect(try nowhere.status == 404 && (object(nowhere)["type"] as? String)?.hasSuffix("/notfound") == true)
+        }
+    }
+
+    @Test("GET with $expand, sub-resources, and Paid: capture partly, then fully, reversal; remaining amounts and operations per state")
+    func capture_Reversal_RemainingAmounts() async throws {
+        try await withSandboxInstance({ deterministic(&$0) }) { sandbox, server in
+            let client = SwedbankPayClient(server)
+            let namespace = Namespace(client.namespaceName)
+            let id = try await client.newOrder()
+            let attempt = try sandbox.swedbankPayOrders.beginAttempt(namespace, orderID: id, instrument: "CreditCard", prefill: false)
+            #expect(sandbox.swedbankPayOrders.attemptPaid(namespace, orderID: id, attempt, transactionType: .authorization, details: Self.cardDetails))
+
+            let paid = try await client.send("GET", "/psp/paymentorders/\(id)?$expand=paid,History,urls")
+            #expect(paid.status == 200, "\(paid)")
+            let document = try order(paid)
+            #expect(document["status"] as? String == "Paid")
+            #expect(document["remainingCaptureAmount"] as? Int == 1500 && document["remainingReversalAmount"] as? Int == 0)
+            let paidNode = try #require(document["paid"] as? [String: Any])
+            #expect(paidNode["instrument"] as? String == "CreditCard" && paidNode["transactionType"] as? String == "Authorization")
+            #expect(paidNode["number"] as? Int == attempt.number && paidNode["amount"] as? Int == 1500)
+            #expect((paidNode["details"] as? [String: String])?["maskedPan"] == "492500******0004")
+            let history = try #require((document["history"] as? [String: Any])?["historyList"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+            #expect(history == ["PaymentCreated", "PaymentInstrumentSelected", "PaymentAttemptStarted", "PaymentPaid"])
+            #expect((document["urls"] as? [String: Any])?["completeUrl"] as? String == "https://example.com/payment-completed")
+            #expect(try rels(paid) == ["cancel", "capture", "redirect-checkout", "view-checkout"])
+
+            let node = try await client.send("GET", "/psp/paymentorders/\(id)/paid")
+            #expect(try object(node)["paymentOrder"] as? String == "/psp/paymentorders/\(id)")
+
+            let partial = try await client.send("POST", "/psp/paymentorders/\(id)/captures",
+                                                body: SwedbankPayExamples.capture(amount: 1000, vatAmount: 250, payeeReference: "C1"))
+            #expect(partial.status == 200, "\(partial)")
+            var after = try order(partial)
+            #expect([after["remainingCaptureAmount"], after["remainingCancellationAmount"], after["remainingReversalAmount"]] as? [Int] == [500, 500, 1000])
+            #expect(try rels(partial) == ["capture", "cancel", "reversal"])
+
+            let tooMuch = try await client.send("POST", "/psp/paymentorders/\(id)/captures",
+                                                body: SwedbankPayExamples.capture(amount: 600, vatAmount: 0, payeeReference: "C2"))
+            #expect(try tooMuch.status == 400 && (object(tooMuch)["problems"] as? [[String: String]])?.first?["name"] == "Transaction.Amount")
+            let reused = try await client.send("POST", "/psp/paymentorders/\(id)/captures",
+                                               body: SwedbankPayExamples.capture(amount: 100, vatAmount: 0, payeeReference: "C1"))
+            #expect(try reused.status == 400 && (object(reused)["problems"] as? [[String: String]])?.first?["name"] == "Transaction.PayeeReference")
+
+            let rest = try await client.send("POST", "/psp/paymentorders/\(id)/captures",
+                                             body: SwedbankPayExamples.capture(amount: 500, vatAmount: 125, payeeReference: "C3"))
+            after = try order(rest)
+            #expect([after["remainingCaptureAmount"], after["remainingCancellationAmount"], after["remainingReversalAmount"]] as? [Int] == [0, 0, 1500])
+            #expect(try rels(rest) == ["reversal"])
+            let cancel = try await client.send("POST", "/psp/paymentorders/\(id)/cancellations",
+                                               body: #"{"transaction": {"description": "Test Cancellation", "payeeReference": "X1"}}"#)
+            #expect(try cancel.status == 403 && (object(cancel)["type"] as? String) == "https://api.payex.com/psp/errordetail/forbidden", "\(cancel)")
+
+            let reversal = try await client.send("POST", "/psp/paymentorders/\(id)/reversals",
+                                                 body: #"{"transaction": {"description": "Reversal", "amount": 1500, "vatAmount": 375, "payeeReference": "R1"}}"#)
+            after = try order(reversal)
+            #expect(after["status"] as? String == "Reversed" && after["remainingReversalAmount"] as? Int == 0, "\(after)")
+            #expect(try rels(reversal).isEmpty)
+            let transactions = try await client.send("GET", "/psp/paymentorders/\(id)?$expand=financialtransactions")
+            let list = try #require(((try order(transactions))["financialTransactions"] as? [String: Any])?["financialTransactionList"] as? [[String: Any]])
+            #expect(list.compactMap { $0["type"] as? String } == ["Capture", "Capture", "Reversal"])
+        }
+    }
+
+    @Test("Cancel with nothing captured: Cancelled; v3.0 answers transaction-shaped; Swish Sale offers only reversal")
+    func cancel_AndV30Answer_AndSale() async throws {
+        try await withSandboxInstance({ deterministic(&$0) }) { sandbox, server in
+            let client = SwedbankPayClient(server)
+            let namespace = Namespace(client.namespaceName)
+            let id = try await client.newOrder()
+            let attempt = try sandbox.swedbankPayOrders.beginAttempt(namespace, orderID: id, instrument: "CreditCard", prefill: false)
+            sandbox.swedbankPayOrders.attemptPaid(namespace, orderID: id, attempt, transactionType: .authorization, details: Self.cardDetails)
+            let cancelled = try await client.send("POST", "/psp/paymentorders/\(id)/cancellations",
+                                                  body: #"{"transaction": {"description": "Test Cancellation", "payeeReference": "ABC123"}}"#,
+                                                  contentType: "application/json;version=3.0")
+            #expect(cancelled.status == 200, "\(cancelled)")
+            let transaction = try #require((try object(cancelled)["cancellation"] as? [String: Any])?["transaction"] as? [String: Any])
+            #expect(transaction["type"] as? String == "Cancellation" && transaction["state"] as? String == "Completed" && transaction["amount"] as? Int == 1500)
+            #expect((try object(cancelled)["payment"] as? String)?.hasPrefix("/psp/creditcard/payments/") == true)
+            let read = try await client.send("GET", "/psp/paymentorders/\(id)?$expand=cancelled")
+            #expect(try order(read)["status"] as? String == "Cancelled")
+            #expect(((try order(read))["cancelled"] as? [String: Any])?["cancelReason"] as? String == "Test Cancellation")
+
+            let swish = try await client.newOrder()
+            let swishAttempt = try sandbox.swedbankPayOrders.beginAttempt(namespace, orderID: swish, instrument: "Swish", prefill: false)
+            sandbox.swedbankPayOrders.attemptPaid(namespace, orderID: swish, swishAttempt, transactionType: .sale,
+                                                  details: .object([("msisdn", .string("+46739000001"))]))
+            let sale = try await client.send("GET", "/psp/paymentorders/\(swish)")
+            #expect(try rels(sale) == ["reversal"])
+            #expect([try order(sale)["remainingCaptureAmount"], try order(sale)["remainingReversalAmount"]] as? [Int] == [0, 1500])
+            let capture = try await client.send("POST", "/psp/paymentorders/\(swish)/captures",
+                                                body: SwedbankPayExamples.capture(amount: 100, vatAmount: 0, payeeReference: "S1"))
+            #expect(capture.status == 403, "\(capture)")
+        }
+    }
+
+    @Test("PATCH: Abort → Aborted with the reason, no operations; Swish pending hides abort and refuses it; UpdateOrder; attempt aborted")
+    func patch_AbortAndUpdate() async throws {
+        try await withSandboxInstance({ deterministic(&$0) }) { sandbox, server in
+            let client = SwedbankPayClient(server)
+            let namespace = Namespace(client.namespaceName)
+            let id = try await client.newOrder()
+            let update = try await client.send("PATCH", "/psp/paymentorders/\(id)",
+                                               body: #"{"paymentorder": {"operation": "UpdateOrder", "amount": 2000, "vatAmount": 500}}"#)
+            #expect(try update.status == 200 && (order(update))["amount"] as? Int == 2000, "\(update)")
+            #expect(sandbox.swedbankPayOrders.snapshot(namespace, orderID: id)?.amount == 2000)
+
+            let attempt = try sandbox.swedbankPayOrders.beginAttempt(namespace, orderID: id, instrument: "Swish", prefill: false)
+            sandbox.swedbankPayOrders.setSwishPending(namespace, orderID: id, true)
+            let pending = try await client.send("GET", "/psp/paymentorders/\(id)")
+            #expect(try rels(pending) == ["abort-paymentattempt", "redirect-checkout", "view-checkout", "view-paymentsession"])
+            let refused = try await client.send("PATCH", "/psp/paymentorders/\(id)", body: #"{"paymentorder": {"operation": "Abort", "abortReason": "CancelledByConsumer"}}"#)
+            #expect(refused.status == 403, "\(refused)")
+
+            let attemptAborted = try await client.send("PATCH", "/psp/paymentorders/\(id)",
+                                                       body: #"{"paymentorder": {"operation": "PaymentAttemptAborted", "abortReason": "AbortedByUI"}}"#)
+            #expect(try attemptAborted.status == 200 && (order(attemptAborted))["status"] as? String == "Initialized")
+            #expect(!sandbox.swedbankPayOrders.attemptPaid(namespace, orderID: id, attempt, transactionType: .sale, details: .object([])))
+            let failed = try await client.send("GET", "/psp/paymentorders/\(id)/failedattempts")
+            let list = try #require((try object(failed)["failedAttempts"] as? [String: Any])?["failedAttemptList"] as? [[String: Any]])
+            #expect(list.count == 1 && list[0]["status"] as? String == "Aborted" && list[0]["number"] as? Int == attempt.number)
+
+            let abort = try await client.send("PATCH", "/psp/paymentorders/\(id)?$expand=aborted",
+                                              body: #"{"paymentorder": {"operation": "Abort", "abortReason": "CancelledByConsumer"}}"#)
+            #expect(try abort.status == 200 && (order(abort))["status"] as? String == "Aborted", "\(abort)")
+            #expect(try rels(abort).isEmpty)
+            let aborted = try await client.send("GET", "/psp/paymentorders/\(id)?$expand=aborted")
+            #expect(((try order(aborted))["aborted"] as? [String: Any])?["abortReason"] as? String == "CancelledByConsumer")
+            let unknown = try await client.send("PATCH", "/psp/paymentorders/\(id)", body: #"{"paymentorder": {"operation": "Nope"}}"#)
+            #expect(try unknown.status == 400 && (object(unknown)["problems"] as? [[String: String]])?.first?["name"] == "PaymentOrder.Operation")
+        }
+    }
+
+    @Test("Callbacks: v3.1 payload to callbackUrl; a failing listener is retried at 30 and 60 s on the sandbox clock; journaled")
+    func callbacks_V31_RetriedOnSandboxClock() async throws {
+        let listener = CallbackListener(failuresFirst: 2)
+        try await withServer(listener.router) { _, hooks in
+            try await withSandboxInstance({ deterministic(&$0) }) { sandbox, server in
+                let client = SwedbankPayClient(server)
+                let namespace = Namespace(client.namespaceName)
+                let target = "http://127.0.0.1:\(hooks.port)/hooks/swedbankpay"
+                let id = try await client.newOrder(SwedbankPayExamples.order(callbackUrl: target))
+                let attempt = try sandbox.swedbankPayOrders.beginAttempt(namespace, orderID: id, instrument: "CreditCard", prefill: false)
+                sandbox.swedbankPayOrders.attemptPaid(namespace, orderID: id, attempt, transactionType: .authorization, details: Self.cardDetails)
+                var received = try await listener.wait(for: 1)
+                _ = try await client.waitForJournal("method=CALLBACK", count: 1)
+                try await client.advanceClock(seconds: 29)
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(listener.received.count == 1, "no retry before 30 s")
+                try await client.advanceClock(seconds: 1)
+                received = try await listener.wait(for: 2)
+                _ = try await client.waitForJournal("method=CALLBACK", count: 2)
+                try await client.advanceClock(seconds: 30)  // 60 s after the first call
+                received = try await listener.wait(for: 3)
+                #expect(received.allSatisfy { $0.contentType == "application/json" })
+                let bodies = try received.map { try #require(try JSONSerialization.jsonObject(with: $0.body) as? [String: Any]) }
+                let expected: [String: Any] = ["orderReference": "or-123456",
+                                               "paymentOrder": ["id": "/psp/paymentorders/\(id)", "instrument": "CreditCard", "number": attempt.number]]
+                #expect(bodies.allSatisfy { NSDictionary(dictionary: $0).isEqual(to: expected) }, "\(bodies)")
+                let entries = try await client.waitForJournal("method=CALLBACK", count: 3)
+                #expect(entries.map { $0["status"] as? Int } == [500, 500, 200])
+                #expect(entries.allSatisfy { $0["path"] as? String == target })
+                #expect((entries[0]["note"] as? String)?.hasSuffix("call 1/7: answered 500; retry 30 s after the first call (sandbox clock)") == true,
+                        "\(entries)")
+            }
+        }
+    }
+
+    @Test("Callbacks: v3.0 payload with payment and transaction on capture")
+    func callbacks_V30() async throws {
+        let listener = CallbackListener(failuresFirst: 0)
+        try await withServer(listener.router) { _, hooks in
+            try await withSandboxInstance({ deterministic(&$0) }) { sandbox, server in
+                let client = SwedbankPayClient(server)
+                let namespace = Namespace(client.namespaceName)
+                let body = SwedbankPayExamples.order(callbackUrl: "http://127.0.0.1:\(hooks.port)/hooks/v30", extra: #", "productName": "Checkout3""#)
+                let id = try await client.newOrder(body, contentType: "application/json")
+                let attempt = try sandbox.swedbankPayOrders.beginAttempt(namespace, orderID: id, instrument: "CreditCard", prefill: false)
+                sandbox.swedbankPayOrders.attemptPaid(namespace, orderID: id, attempt, transactionType: .authorization, details: Self.cardDetails)
+                _ = try await listener.wait(for: 1)
+                _ = try await client.send("POST", "/psp/paymentorders/\(id)/captures",
+                                          body: SwedbankPayExamples.capture(amount: 1500, vatAmount: 375, payeeReference: "C1"),
+                                          contentType: "application/json")
+                let received = try await listener.wait(for: 2)
+                let callback = try #require(try JSONSerialization.jsonObject(with: received[1].body) as? [String: Any])
+                #expect((callback["paymentOrder"] as? [String: String]) == ["id": "/psp/paymentorders/\(id)", "instrument": "CreditCard"])
+                let payment = try #require(callback["payment"] as? [String: Any])
+                #expect((payment["id"] as? String)?.hasPrefix("/psp/creditcard/payments/") == true && payment["number"] as? Int == attempt.number)
+                let transaction = try #require(callback["transaction"] as? [String: Any])
+                #expect((transaction["id"] as? String)?.contains("/captures/") == true && transaction["number"] is Int, "\(callback)")
+            }
+        }
+    }
+
+    @Test("Scenarios: capture refused → 403 forbidden; http_error on read → its problem; the order sticks to its create scenario")
+    func scenarios_CaptureRefused_HTTPError() async throws {
+        try await withScenarioDirectory { directory in
+            try directory.write("refuse.json", scenarioFile("swedbankpay-e2e-capture-refused", rules: [
+                #"{ "operation": "swedbankpay.paymentorders.capture", "outcome": "refused" }"#]))
+            try directory.write("error.json", scenarioFile("swedbankpay-e2e-read-error", rules: [
+                #"{ "operation": "swedbankpay.paymentorders.read", "outcome": "http_error", "status": 503 }"#]))
+            try await withSandboxInstance({ configuration in
+                deterministic(&configuration)
+                configuration.scenarioDirectories = [directory.url]
+            }) { sandbox, server in
+                let client = SwedbankPayClient(server)
+                let namespace = Namespace(client.namespaceName)
+                let id = try await client.newOrder(headers: [("Sandbox-Scenario", "swedbankpay-e2e-capture-refused")])
+                let attempt = try sandbox.swedbankPayOrders.beginAttempt(namespace, orderID: id, instrument: "CreditCard", prefill: false)
+                sandbox.swedbankPayOrders.attemptPaid(namespace, orderID: id, attempt, transactionType: .authorization, details: Self.cardDetails)
+                #expect(sandbox.swedbankPayOrders.snapshot(namespace, orderID: id)?.scenario == "swedbankpay-e2e-capture-refused")
+                let refused = try await client.send("POST", "/psp/paymentorders/\(id)/captures",
+                                                    body: SwedbankPayExamples.capture(amount: 1500, vatAmount: 375, payeeReference: "C1"))
+                #expect(refused.status == 403, "\(refused)")
+                #expect(try object(refused)["type"] as? String == "https://api.payex.com/psp/errordetail/forbidden")
+                #expect(try object(refused)["detail"] as? String == "Refused by sandbox scenario")
+
+                let other = try await client.newOrder(headers: [("Sandbox-Scenario", "swedbankpay-e2e-read-error")])
+                let failing = try await client.send("GET", "/psp/paymentorders/\(other)")
+                #expect(try failing.status == 503 && (object(failing)["type"] as? String)?.hasSuffix("/systemerror") == true, "\(failing)")
+            }
+        }
+    }
+}
