@@ -18,7 +18,10 @@ extension SwedbankPayPaymentSessionStore {
                 let wallets = body?["deviceAcceptedWallets"]?.stringValue ?? ""
                 step.record.deviceAcceptedWallets = Set(wallets.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) })
                 orders.setIntegration(step.record.namespace, orderID: step.record.orderID, body?["integration"]?.stringValue ?? "App")
-                orders.addHistory(step.record.namespace, orderID: step.record.orderID, name: "PaymentLoaded", instrument: nil)  // inferred
+                if !step.record.paymentLoaded {
+                    step.record.paymentLoaded = true
+                    orders.addHistory(step.record.namespace, orderID: step.record.orderID, name: "PaymentLoaded", instrument: nil)  // inferred
+                }
             }
         }
     }
@@ -75,7 +78,7 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// Swish: local start (`msisdn: null`) or by MSISDN; the outcome is decided now and shown at `due` (spec B.5 A, B).
-    private func startSwish(_ step: inout Step, body: JSONNode?) throws {
+    func startSwish(_ step: inout Step, body: JSONNode?) throws {
         let msisdn = body?["msisdn"]?.stringValue
         guard step.view.currency == "SEK" else { throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt") }
         let outcome = try decide(.swedbankPaySwishSale, step, method: .swish, msisdn: msisdn)
@@ -129,7 +132,7 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// card.authorize, then Paid (Authorization) or the acquirer's problem (spec B.5 C, E).
-    private func authorize(_ step: inout Step, _ attempt: SwedbankPayAttemptID, card: (number: String, brand: String), maskedPan: String?,
+    func authorize(_ step: inout Step, _ attempt: SwedbankPayAttemptID, card: (number: String, brand: String), maskedPan: String?,
                            method: SessionMethod, acquirerTransactionType: String) throws {
         let outcome = try decide(.swedbankPayCardAuthorize, step, method: method, card: card)
         if let failure = Self.attemptFailure(outcome) {
@@ -155,23 +158,28 @@ extension SwedbankPayPaymentSessionStore {
     func completeAuthentication(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
         let body = ScenarioEngine.subject(request.body)
         return try transition(token, base: base, rel: "complete-authentication", request: request) { step in
-            guard case .threeDSChallenge(let card) = step.record.phase else {
+            guard case .threeDSChallenge(let card) = step.record.phase, card.page == nil else {
                 throw SwedbankPayProblem.operationNotAllowed("complete-authentication")
             }
-            let cres = body?["cRes"]?.stringValue.flatMap(Base64URL.decodeJSON)
-            guard let cres, cres["acsTransID"]?.stringValue == card.acsTransID, let status = cres["transStatus"]?.stringValue else {
-                fail(&step.record, card.attempt, AttemptFailure(
-                    problem: SwedbankPayProblem("creditcard/3dsecureerror", status: .badRequest, title: "Operation failed",
-                                                detail: Self.authenticationDetail),
-                    originalDetail: "Invalid CRes", status: .failed))
-                return
-            }
-            if status == "Y" && !card.forcedDecline {
-                try authorize(&step, card.attempt, card: (card.card.pan, card.card.cardBrand), maskedPan: card.card.maskedPan,
-                              method: .creditCard, acquirerTransactionType: "3DSECURE")
-            } else {
-                fail(&step.record, card.attempt, Self.threeDSDeclined)
-            }
+            try finishChallenge(&step, card, cres: body?["cRes"]?.stringValue)
+        }
+    }
+
+    /// The ACS's answer: Y → card.authorize; N → 3dsecuredeclined; undecodable or another attempt's → 3dsecureerror.
+    func finishChallenge(_ step: inout Step, _ card: CardAttempt, cres text: String?) throws {
+        let cres = text.flatMap(Base64URL.decodeJSON)
+        guard let cres, cres["acsTransID"]?.stringValue == card.acsTransID, let status = cres["transStatus"]?.stringValue else {
+            fail(&step.record, card.attempt, AttemptFailure(
+                problem: SwedbankPayProblem("creditcard/3dsecureerror", status: .badRequest, title: "Operation failed",
+                                            detail: Self.authenticationDetail),
+                originalDetail: "Invalid CRes", status: .failed))
+            return
+        }
+        if status == "Y" && !card.forcedDecline {
+            try authorize(&step, card.attempt, card: (card.card.pan, card.card.cardBrand), maskedPan: card.card.maskedPan,
+                          method: .creditCard, acquirerTransactionType: "3DSECURE")
+        } else {
+            fail(&step.record, card.attempt, Self.threeDSDeclined)
         }
     }
 

@@ -93,6 +93,14 @@ struct CardAttempt: Sendable {
     var acsTransID: String
     /// `three_ds_declined`: the result is N even when the payer approves.
     var forcedDecline: Bool
+    /// nil for the SDK's native flow; the checkout page's mode for a card typed into the page (spec D.2).
+    var page: CheckoutPageMode? = nil
+}
+
+/// How the checkout page was opened: top-level by the merchant's redirect, or inside an iframe by the
+/// view-checkout script (`embed=1`). It decides how an outcome reaches the merchant (spec D.2).
+enum CheckoutPageMode: Sendable, Equatable {
+    case redirect, embedded
 }
 
 /// A wallet attempt waiting for the payload of the wallet sheet (spec B.5 E/F).
@@ -127,6 +135,8 @@ struct PaymentSessionRecord: Sendable {
     /// `paymentSession.id`: 32 hex (spec 0.4, inferred).
     let id: String
     var prepared = false
+    /// History `PaymentLoaded` is written once, by prepare-payment or the first page load (inferred).
+    var paymentLoaded = false
     /// From prepare-payment (`"ApplePay;ClickToPay"`); wallets are offered only when named (spec B.5 E/F, inferred).
     var deviceAcceptedWallets: Set<String> = []
     /// customize-payment's `paymentMethod` (spec B.7).

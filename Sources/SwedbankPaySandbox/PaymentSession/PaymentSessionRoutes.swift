@@ -2,7 +2,7 @@
 import Foundation
 
 /// The payment-session API the Mobile SDKs follow from `view-paymentsession` (swedbankpay-api.md §3), with the
-/// 3-D Secure trampoline and a minimal ACS emulator. The app sends no auth and no namespace (§3.2): the token
+/// 3-D Secure trampoline; the pages and the ACS emulator are in Pages/. The app sends no auth and no namespace (§3.2): the token
 /// says which order, and so which namespace and sticky scenario.
 public struct SwedbankPayPaymentSessionRoutes: Sendable {
     public let orders: SwedbankPayOrderStore
@@ -23,7 +23,6 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
 
     public func add(to router: inout Router) {
         router.setErrorRenderer(SwedbankPayErrorRenderer(), forPathPrefix: Self.prefix)
-        router.setErrorRenderer(SwedbankPayErrorRenderer(), forPathPrefix: "/acs/")
         let sessions = self.sessions, orders = self.orders
         let play = SwedbankPayScenarioPlayer(engine: scenarios)
 
@@ -31,13 +30,6 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
             let token = request.path.dropFirst(Self.prefix.count).prefix { $0 != "/" }
             return token.isEmpty ? nil : orders.lookup(token: String(token))?.namespace
         }
-        journal.resolveNamespaces(underPathPrefix: "/acs/") { request in
-            let creq = FormFields.parse(request.body)["creq"] ?? request.queryValue("creq")
-            guard let acsTransID = creq.flatMap(Base64URL.decodeJSON)?["acsTransID"]?.stringValue,
-                  let token = sessions.token(ofChallenge: acsTransID) else { return nil }
-            return orders.lookup(token: token)?.namespace
-        }
-
         @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: orders.configuration.publicBaseURL) }
 
         /// Plays `operation` for the token's order, then answers the document `body` builds (200, swedbankpay-api.md §3.2).
@@ -139,47 +131,11 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
                 + #"<body><main id="swedbankpay-session-ended"><p>The payment session has ended.</p></main></body></html>"#)
         }
 
-        // A minimal ACS emulator (swedbankpay-api.md §3.6 C, §5 "click approve or cancel"); the pages package may polish it.
-        let methodPage: @Sendable (HTTPRequest) throws -> HTTPResponse = { _ in
-            // 200 and no redirect: iOS reports Y when the page finishes, Android when onPageFinished(url == href) (§3.4).
-            .html(#"<!doctype html><html><head><meta charset="utf-8"><title>3DS method</title></head><body id="acs-3ds-method">ok</body></html>"#)
-        }
-        router.addImmediate("POST /acs/3dsmethod", methodPage)
-        router.addImmediate("GET /acs/3dsmethod", methodPage)
-        let challengePage: @Sendable (HTTPRequest) throws -> HTTPResponse = { request in
-            let creq = FormFields.parse(request.body)["creq"] ?? request.queryValue("creq") ?? ""
-            guard let message = Base64URL.decodeJSON(creq), let acsTransID = message["acsTransID"]?.stringValue,
-                  let threeDSServerTransID = message["threeDSServerTransID"]?.stringValue,
-                  let token = sessions.token(ofChallenge: acsTransID) else {
-                return .html(#"<!doctype html><html><body><main id="acs-error">The challenge request is not valid.</main></body></html>"#,
-                             status: .badRequest)
-            }
-            let notificationURL = "\(base(request))\(Self.prefix)\(token)/methods/creditcard/notification"
-            func form(_ id: String, _ label: String, _ status: String) -> String {
-                let cres = Base64URL.encode(.object([
-                    ("messageType", .string("CRes")), ("messageVersion", .string("2.2.0")),
-                    ("threeDSServerTransID", .string(threeDSServerTransID)), ("acsTransID", .string(acsTransID)),
-                    ("transStatus", .string(status)),
-                ]))
-                return #"<form method="post" action="\#(Self.escape(notificationURL))"><input type="hidden" name="cres" value="\#(cres)">"#
-                    + #"<button id="\#(id)" type="submit">\#(label)</button></form>"#
-            }
-            return .html(#"<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">"#
-                + #"<title>3-D Secure</title></head><body><main id="acs-challenge" data-acs-trans-id="\#(Self.escape(acsTransID))">"#
-                + #"<h1>3-D Secure test page</h1><p>Approve or cancel the payment.</p>"#
-                + form("acs-approve", "Approve", "Y") + form("acs-cancel", "Cancel", "N") + "</main></body></html>")
-        }
-        router.addImmediate("POST /acs/challenge", challengePage)
-        router.addImmediate("GET /acs/challenge", challengePage)
+        SwedbankPayCheckoutRoutes(sessions: sessions, orders: orders, journal: journal).add(to: &router)
     }
 
     /// Every success of the session API: 200 with the document (swedbankpay-api.md §3.9.1).
     static func document(_ json: JSONText) -> HTTPResponse {
         .json(json.data, status: .ok, contentType: "application/json; charset=utf-8")
-    }
-
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }

@@ -74,6 +74,15 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     /// The token behind a challenge's acsTransID (the ACS pages, spec D.3).
     func token(ofChallenge acsTransID: String) -> String? { state.withLock { $0.challenges[acsTransID] } }
 
+    /// The challenge an ACS page shows: its session and card attempt, while the session still waits for it.
+    func challenge(_ acsTransID: String) -> (token: String, attempt: CardAttempt)? {
+        state.withLock { state in
+            guard let token = state.challenges[acsTransID], case .threeDSChallenge(let card)? = state.sessions[token]?.phase,
+                  card.acsTransID == acsTransID else { return nil }
+            return (token, card)
+        }
+    }
+
     // MARK: The transition driver
 
     /// What one call sees: its record (to change), the order as it is, the namespace's time, and the request.
@@ -89,8 +98,15 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     /// without running it (spec B.3 "the order state wins"), except for `abort-payment`, which is 409 then (§3.6 G).
     func transition(_ token: String, base: String, rel: String, request: HTTPRequest, onTerminalOrder: TerminalRule = .answerDocument,
                     _ change: (inout Step) throws -> Void) throws -> JSONText {
+        try transition(token, base: base, rel: rel, request: request, onTerminalOrder: onTerminalOrder, change) { $0.json }
+    }
+
+    /// ``transition(_:base:rel:request:onTerminalOrder:_:)`` for the pages: `render` sees the document's parts
+    /// (order, session, saved cards) as they are afterwards.
+    func transition<Rendered>(_ token: String, base: String, rel: String, request: HTTPRequest, onTerminalOrder: TerminalRule = .answerDocument,
+                              _ change: (inout Step) throws -> Void, render: (PaymentSessionDocument) -> Rendered) throws -> Rendered {
         let context = try context(token)
-        return try state.withLock { state throws -> JSONText in
+        return try state.withLock { state throws -> Rendered in
             var record = state.sessions[token] ?? PaymentSessionRecord(
                 token: token, namespace: context.namespace, orderID: context.orderID,
                 id: String(orders.ids.uuid().replacingOccurrences(of: "-", with: "").prefix(32)), instrument: context.view.instrument)
@@ -108,7 +124,7 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
             }
             state.sessions[token] = record
             if state.sessions.count >= state.pruneAt { prune(&state) }
-            return PaymentSessionDocument(view: view, record: record, base: base, savedCards: cards(view, record, &state)).json
+            return render(PaymentSessionDocument(view: view, record: record, base: base, savedCards: cards(view, record, &state)))
         }
     }
 
@@ -214,7 +230,12 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     /// the session call itself.
     func decide(_ operation: ScenarioOperation, _ step: Step, method: SessionMethod, card: (number: String, brand: String)? = nil,
                 msisdn: String? = nil) throws -> ScenarioOutcome {
-        var subject: [(String, JSONText)] = [("paymentorder", step.view.request.jsonText), ("paymentMethod", .string(method.rawValue))]
+        try decide(operation, step, methodName: method.rawValue, card: card, msisdn: msisdn)
+    }
+
+    func decide(_ operation: ScenarioOperation, _ step: Step, methodName: String, card: (number: String, brand: String)? = nil,
+                msisdn: String? = nil) throws -> ScenarioOutcome {
+        var subject: [(String, JSONText)] = [("paymentorder", step.view.request.jsonText), ("paymentMethod", .string(methodName))]
         if let card { subject.append(("card", .object([("number", .string(card.number)), ("brand", .string(card.brand))]))) }
         subject.append(("msisdn", msisdn.map(JSONText.string) ?? .null))
         subject.append(("body", ScenarioEngine.subject(step.request.body)?.jsonText ?? .null))

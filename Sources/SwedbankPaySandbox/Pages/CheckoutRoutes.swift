@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// The web side of a payment order (spec D.1–D.3): `redirect-checkout` (`/checkout/<token>`, the menu and the
+/// new-card form, top-level or inside the view-checkout iframe with `?embed=1`), `view-checkout` / `view-payment`
+/// (`/checkout/client/<token>`, the script), the page's actions under `/checkout/<token>/…`, and the ACS emulator
+/// (`/acs/…`) for both the SDKs' native 3-D Secure and cards typed into the page.
+struct SwedbankPayCheckoutRoutes: Sendable {
+    let sessions: SwedbankPayPaymentSessionStore
+    let orders: SwedbankPayOrderStore
+    let journal: Journal
+
+    func add(to router: inout Router) {
+        router.setErrorRenderer(SwedbankPayErrorRenderer(), forPathPrefix: "/checkout/")
+        router.setErrorRenderer(SwedbankPayErrorRenderer(), forPathPrefix: "/acs/")
+        let sessions = self.sessions, orders = self.orders
+
+        journal.resolveNamespaces(underPathPrefix: "/checkout/") { request in
+            var path = request.path.dropFirst("/checkout/".count)
+            if path.hasPrefix("client/") { path = path.dropFirst("client/".count) }
+            let token = path.prefix { $0 != "/" }
+            return token.isEmpty ? nil : orders.lookup(token: String(token))?.namespace
+        }
+        journal.resolveNamespaces(underPathPrefix: "/acs/") { request in
+            let creq = FormFields.parse(request.body)["creq"] ?? request.queryValue("creq")
+            guard let acsTransID = creq.flatMap(Base64URL.decodeJSON)?["acsTransID"]?.stringValue,
+                  let token = sessions.token(ofChallenge: acsTransID) else { return nil }
+            return orders.lookup(token: token)?.namespace
+        }
+
+        @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: orders.configuration.publicBaseURL) }
+        @Sendable func mode(_ request: HTTPRequest) -> CheckoutPageMode { request.queryValue("embed") == "1" ? .embedded : .redirect }
+
+        /// A page action: problems become HTML pages with the problem's status (an unknown token: the not-found page).
+        @Sendable func page(_ request: HTTPRequest, _ body: (String) throws -> HTTPResponse) throws -> HTTPResponse {
+            let token = try request.parameters.require("token")
+            do {
+                return try body(token)
+            } catch let problem as SwedbankPayProblem {
+                if problem == .paymentSessionNotFound { return Self.html(CheckoutPage.unavailable(.notFound), status: .notFound) }
+                return Self.html(CheckoutPage.error(problem), status: problem.status)
+            }
+        }
+
+        router.addImmediate("GET /checkout/client/:token") { request in
+            let token = try request.parameters.require("token")
+            let script: String
+            if let context = try? sessions.context(token) {
+                let culture = request.queryValue("culture").map { "&culture=\(Self.formEncode($0))" } ?? ""
+                script = CheckoutPage.script(menuURL: "\(base(request))/checkout/\(token)?embed=1\(culture)", orderID: context.orderID,
+                                             completeURL: context.view.urls.completeUrl, cancelURL: context.view.urls.cancelUrl)
+            } else {
+                // 200 with a script that reports the error, so the merchant's page does not break (spec D.1, inferred).
+                script = CheckoutPage.script(menuURL: nil, orderID: nil, completeURL: nil, cancelURL: nil)
+            }
+            var response = HTTPResponse.text(script, contentType: "application/javascript; charset=utf-8")
+            response.headers.set(name: "Cache-Control", value: "no-store")
+            return response
+        }
+
+        router.addImmediate("GET /checkout/:token") { request in
+            try page(request) { token in
+                let mode = mode(request)
+                let document = try sessions.loadCheckout(token, mode: mode, base: base(request), request: request)
+                switch document.view.status {
+                case .initialized:
+                    if case .swish = document.record.phase { return Self.html(CheckoutPage.swishWaiting(document, mode: mode)) }
+                    return Self.html(CheckoutPage.menu(document, mode: mode))
+                case .paid, .cancelled, .reversed: return Self.html(CheckoutPage.unavailable(.paid))
+                case .aborted: return Self.html(CheckoutPage.unavailable(.aborted))
+                case .failed: return Self.html(CheckoutPage.unavailable(.failed))
+                }
+            }
+        }
+
+        router.addImmediate("POST /checkout/:token/card") { request in
+            try page(request) { token in
+                let mode = mode(request), fields = FormFields.parse(request.body)
+                if let paymentToken = fields["payment_token"], !paymentToken.isEmpty {
+                    return Self.outcome(try sessions.payByCard(token, paymentToken: paymentToken, typed: nil, mode: mode, base: base(request),
+                                                               request: request), mode: mode, base: base(request))
+                }
+                let context = try sessions.context(token)
+                switch CardInput.check(fields, now: orders.registry.now(context.namespace)) {
+                case .success(let card):
+                    return Self.outcome(try sessions.payByCard(token, paymentToken: nil, typed: card, mode: mode, base: base(request),
+                                                               request: request), mode: mode, base: base(request))
+                case .failure(let error):
+                    let document = try sessions.checkoutStatus(token, base: base(request), request: request)
+                    guard document.view.status == .initialized else { return Self.outcome(document, mode: mode, base: base(request)) }
+                    return Self.html(CheckoutPage.menu(document, mode: mode, cardError: error.message), status: .badRequest)
+                }
+            }
+        }
+
+        router.addImmediate("POST /checkout/:token/card/cres") { request in
+            try page(request) { token in
+                let cres = FormFields.parse(request.body)["cres"]
+                let (document, pageMode) = try sessions.finishPageChallenge(token, cres: cres, base: base(request), request: request)
+                return Self.outcome(document, mode: pageMode ?? mode(request), base: base(request))
+            }
+        }
+
+        router.addImmediate("POST /checkout/:token/swish") { request in
+            try page(request) { token in
+                let msisdn = (FormFields.parse(request.body)["msisdn"] ?? "").filter { !$0.isWhitespace }
+                return Self.outcome(try sessions.payBySwish(token, msisdn: msisdn, base: base(request), request: request),
+                                    mode: mode(request), base: base(request))
+            }
+        }
+
+        router.addImmediate("GET /checkout/:token/swish/status") { request in
+            try page(request) { token in
+                Self.outcome(try sessions.checkoutStatus(token, base: base(request), request: request), mode: mode(request), base: base(request))
+            }
+        }
+
+        router.addImmediate("POST /checkout/:token/web/:method") { request in
+            try page(request) { token in
+                let method = try request.parameters.require("method")
+                return Self.outcome(try sessions.payOnWeb(token, method: method, base: base(request), request: request),
+                                    mode: mode(request), base: base(request))
+            }
+        }
+
+        router.addImmediate("POST /checkout/:token/abort") { request in
+            try page(request) { token in
+                Self.outcome(try sessions.abortOnPage(token, base: base(request), request: request), mode: mode(request), base: base(request))
+            }
+        }
+
+        // The ACS emulator (swedbankpay-api.md §3.6 C, §5).
+        let methodPage: @Sendable (HTTPRequest) throws -> HTTPResponse = { _ in Self.html(CheckoutPage.threeDSMethod) }
+        router.addImmediate("POST /acs/3dsmethod", methodPage)
+        router.addImmediate("GET /acs/3dsmethod", methodPage)
+        let challengePage: @Sendable (HTTPRequest) throws -> HTTPResponse = { request in
+            let creq = FormFields.parse(request.body)["creq"] ?? request.queryValue("creq") ?? ""
+            guard let message = Base64URL.decodeJSON(creq), let acsTransID = message["acsTransID"]?.stringValue,
+                  let (token, card) = sessions.challenge(acsTransID) else {
+                return Self.html(CheckoutPage.challengeError, status: .badRequest)
+            }
+            func cres(_ status: String) -> String {
+                Base64URL.encode(.object([
+                    ("messageType", .string("CRes")), ("messageVersion", .string("2.2.0")),
+                    ("threeDSServerTransID", .string(card.threeDSServerTransID)), ("acsTransID", .string(acsTransID)),
+                    ("transStatus", .string(status)),
+                ]))
+            }
+            // The SDK flow posts to its NotificationUrl (the trampoline, spec B.5 C4); a card typed into the page
+            // comes back to the page (spec D.3).
+            let action = switch card.page {
+            case nil: "\(base(request))\(SwedbankPayPaymentSessionRoutes.prefix)\(token)/methods/creditcard/notification"
+            case let mode?: "\(base(request))/checkout/\(token)/card/cres\(CheckoutPage.query(mode))"
+            }
+            let view = try? sessions.context(token).view
+            return Self.html(CheckoutPage.challenge(acsTransID: acsTransID, approve: cres("Y"), cancel: cres("N"), action: action,
+                                                    view: view, maskedPan: card.card.maskedPan))
+        }
+        router.addImmediate("POST /acs/challenge", challengePage)
+        router.addImmediate("GET /acs/challenge", challengePage)
+    }
+
+    /// After a page action: the menu again (a failed attempt shows its problem; a new attempt is allowed, §1.5),
+    /// the Swish waiting page, the ACS challenge, or the end: 303 to completeUrl / cancelUrl at top level, the
+    /// result page (which tells the view-checkout script) inside the iframe (spec D.2).
+    static func outcome(_ document: PaymentSessionDocument, mode: CheckoutPageMode, base: String) -> HTTPResponse {
+        let view = document.view
+        let result: CheckoutPage.Result
+        switch view.status {
+        case .initialized:
+            switch document.record.phase {
+            case .swish: return html(CheckoutPage.swishWaiting(document, mode: mode))
+            case .threeDSChallenge(let card) where card.page != nil:
+                return seeOther("\(base)/acs/challenge?creq=\(PaymentSessionDocument.creq(card))")
+            default: return html(CheckoutPage.menu(document, mode: mode))
+            }
+        case .paid, .cancelled, .reversed: result = .paid
+        case .aborted: result = .aborted
+        case .failed: result = .failed
+        }
+        let redirect = result == .paid ? view.urls.completeUrl : result == .aborted ? document.nonEmpty(view.urls.cancelUrl) : nil
+        if mode == .redirect, let redirect { return seeOther(redirect) }
+        return html(CheckoutPage.result(result, orderID: view.orderID, redirectURL: redirect))
+    }
+
+    /// Pages may run their own inline script (the result page) and styles; nothing is loaded from elsewhere.
+    /// No `form-action`: Chrome applies it to the 303 that follows a form to the merchant's completeUrl.
+    static func html(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {
+        var response = HTTPResponse.html(text, status: status)
+        response.headers.set(name: "Content-Security-Policy",
+                             value: "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; base-uri 'none'")
+        response.headers.set(name: "Cache-Control", value: "no-store")
+        response.headers.set(name: "Referrer-Policy", value: "no-referrer")
+        return response
+    }
+
+    static func seeOther(_ location: String) -> HTTPResponse {
+        HTTPResponse(status: HTTPStatus(code: 303), headers: ["Location": location, "Cache-Control": "no-store"])
+    }
+
+    static func formEncode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-_.~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+}
+
+/// The new-card form's fields, checked as a card form would before anything is sent (inferred messages).
+enum CardInput {
+    struct Problem: Error { var message: String }
+
+    static func check(_ fields: [String: String], now: Date) -> Result<SwedbankPayPaymentSessionStore.TypedCard, Problem> {
+        let pan = (fields["pan"] ?? "").filter { $0 != " " && $0 != "-" }
+        guard (12...19).contains(pan.count), pan.allSatisfy(\.isASCIIDigit), luhn(pan) else {
+            return .failure(Problem(message: "The card number is not valid."))
+        }
+        guard let brand = brand(pan) else { return .failure(Problem(message: "This card brand is not accepted (Visa, MasterCard, Amex).")) }
+        let expiry = (fields["expiry"] ?? "").filter { !$0.isWhitespace }.split(separator: "/")
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let today = calendar.dateComponents([.year, .month], from: now)
+        guard expiry.count == 2, let month = Int(expiry[0]), (1...12).contains(month), expiry[1].count == 2 || expiry[1].count == 4,
+              var year = Int(expiry[1]) else {
+            return .failure(Problem(message: "The expiry date must be MM/YY."))
+        }
+        if year < 100 { year += 2000 }
+        guard (year, month) >= (today.year ?? 0, today.month ?? 0) else { return .failure(Problem(message: "The card has expired.")) }
+        let cvc = fields["cvc"] ?? ""
+        guard (3...4).contains(cvc.count), cvc.allSatisfy(\.isASCIIDigit) else {
+            return .failure(Problem(message: "The CVC must be 3 or 4 digits."))
+        }
+        return .success(.init(pan: pan, brand: brand))
+    }
+
+    static func luhn(_ digits: String) -> Bool {
+        var sum = 0
+        for (index, character) in digits.reversed().enumerated() {
+            guard var digit = character.wholeNumberValue else { return false }
+            if index % 2 == 1 {
+                digit *= 2
+                if digit > 9 { digit -= 9 }
+            }
+            sum += digit
+        }
+        return sum % 10 == 0
+    }
+
+    /// By the number's prefix (the brands the session API lists, spec B.6).
+    static func brand(_ pan: String) -> String? {
+        let two = Int(pan.prefix(2)) ?? 0, four = Int(pan.prefix(4)) ?? 0
+        if pan.hasPrefix("4") { return "Visa" }
+        if (51...55).contains(two) || (2221...2720).contains(four) { return "MasterCard" }
+        if two == 34 || two == 37 { return "Amex" }
+        return nil
+    }
+}
+
+private extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// The checkout pages' actions (spec D.2) on the same session state machine the SDKs drive: a payment made in
+/// the page is what the app's next GET of the session shows (swedbankpay-api.md §3.6 D, §3.7). Each answers the
+/// session as it is afterwards; the page routes turn that into HTML, a 303 or the ACS challenge.
+extension SwedbankPayPaymentSessionStore {
+    /// A card typed into the new-card form (already checked: Luhn, expiry, CVC).
+    struct TypedCard: Sendable {
+        var pan: String
+        var brand: String
+    }
+
+    /// `GET /checkout/<token>`: history `PaymentLoaded` once; `integration` is `Redirect` for a top-level load and
+    /// `HostedView` inside the view-checkout iframe unless the app already said `App` (inferred, spec D.2).
+    func loadCheckout(_ token: String, mode: CheckoutPageMode?, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
+        try transition(token, base: base, rel: "redirect-checkout", request: request, { step in
+            if let mode, !step.record.prepared {
+                orders.setIntegration(step.record.namespace, orderID: step.record.orderID, mode == .embedded ? "HostedView" : "Redirect")
+            }
+            if !step.record.paymentLoaded {
+                step.record.paymentLoaded = true
+                orders.addHistory(step.record.namespace, orderID: step.record.orderID, name: "PaymentLoaded", instrument: nil)
+            }
+        }, render: { $0 })
+    }
+
+    /// A card from the page (saved one by `paymentToken`, or typed): card.authenticate decides a frictionless
+    /// payment or the ACS challenge page (spec D.2, B.5 C without the 3DS method step the SDK runs).
+    func payByCard(_ token: String, paymentToken: String?, typed: TypedCard?, mode: CheckoutPageMode, base: String,
+                   request: HTTPRequest) throws -> PaymentSessionDocument {
+        try transition(token, base: base, rel: "start-payment-attempt", request: request, { step in
+            try requirePageMethod(step, SessionMethod.creditCard.rawValue)
+            let saved = paymentToken.flatMap { paymentToken in step.cards.first { $0.paymentToken == paymentToken } }
+            let card = saved ?? typed.map { typed in
+                SavedCard(paymentToken: "", cardBrand: typed.brand, maskedPan: String(typed.pan.prefix(6)) + "******" + String(typed.pan.suffix(4)),
+                          expiryDate: "", pan: typed.pan)
+            }
+            let outcome = try card.map { try decide(.swedbankPayCardAuthenticate, step, method: .creditCard, card: ($0.pan, $0.cardBrand)) }
+            step.record.problem = nil
+            let attempt = try orders.beginAttempt(step.record.namespace, orderID: step.record.orderID,
+                                                  instrument: SessionMethod.creditCard.rawValue, prefill: saved != nil)
+            guard let card, let outcome else {
+                // A saved-card token that is not this payer's (swedbankpay-api.md §2.2 card list, inferred).
+                fail(&step.record, attempt, AttemptFailure(
+                    problem: SwedbankPayProblem("creditcard/paymenttokenerror", status: .forbidden, title: "Operation failed",
+                                                detail: "The payment token is not valid for this payer."),
+                    originalDetail: nil, status: .failed))
+                return
+            }
+            switch outcome {
+            case .challenge, .threeDSDeclined:
+                step.record.phase = .threeDSChallenge(CardAttempt(
+                    attempt: attempt, card: card, threeDSServerTransID: orders.ids.uuid(), acsTransID: orders.ids.uuid(),
+                    forcedDecline: outcome == .threeDSDeclined, page: mode))
+            default:
+                if let failure = Self.attemptFailure(outcome) {
+                    fail(&step.record, attempt, failure)
+                } else {
+                    try authorize(&step, attempt, card: (card.pan, card.cardBrand), maskedPan: card.maskedPan, method: .creditCard,
+                                  acquirerTransactionType: "STANDARD")
+                }
+            }
+        }, render: { $0 })
+    }
+
+    /// The ACS page's answer for a card paid on the page (`/checkout/<token>/card/cres`). Also answers the mode
+    /// the page was in, for the outcome's delivery.
+    func finishPageChallenge(_ token: String, cres: String?, base: String, request: HTTPRequest)
+    throws -> (document: PaymentSessionDocument, mode: CheckoutPageMode?) {
+        var mode: CheckoutPageMode?
+        let document = try transition(token, base: base, rel: "complete-authentication", request: request, { step in
+            guard case .threeDSChallenge(let card) = step.record.phase, let page = card.page else {
+                throw SwedbankPayProblem.operationNotAllowed("complete-authentication")
+            }
+            mode = page
+            try finishChallenge(&step, card, cres: cres)
+        }, render: { $0 })
+        return (document, mode)
+    }
+
+    /// Swish from the page, by the phone number the payer typed (spec D.2; B.5 B). A second submit while
+    /// the first waits changes nothing.
+    func payBySwish(_ token: String, msisdn: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
+        try transition(token, base: base, rel: "start-payment-attempt", request: request, { step in
+            if case .swish = step.record.phase { return }
+            try requirePageMethod(step, SessionMethod.swish.rawValue)
+            try startSwish(&step, body: JSONNode(.object([("msisdn", .string(msisdn))])))
+        }, render: { $0 })
+    }
+
+    /// The session as it is now (a Swish outcome that came due is applied): the waiting page's refresh.
+    func checkoutStatus(_ token: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
+        try transition(token, base: base, rel: "get-payment", request: request, { _ in }, render: { $0 })
+    }
+
+    /// A web-based instrument (invoice, Trustly, …): swedbankpay.web.pay decides. Invoice-like instruments are
+    /// authorized, Trustly is a sale (swedbankpay-api.md §1.3).
+    func payOnWeb(_ token: String, method: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
+        try transition(token, base: base, rel: "start-payment-attempt", request: request, { step in
+            guard SessionMethod(rawValue: method) == nil else { throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt") }
+            try requirePageMethod(step, method)
+            let outcome = try decide(.swedbankPayWebPay, step, methodName: method)
+            step.record.problem = nil
+            let attempt = try orders.beginAttempt(step.record.namespace, orderID: step.record.orderID, instrument: method, prefill: false)
+            step.record.phase = .idle
+            if let failure = Self.attemptFailure(outcome) {
+                fail(&step.record, attempt, failure)
+            } else {
+                orders.attemptPaid(step.record.namespace, orderID: step.record.orderID, attempt,
+                                   transactionType: method == "Trustly" ? .sale : .authorization, details: .object([]))
+            }
+        }, render: { $0 })
+    }
+
+    /// The page's cancel button: the order is Aborted as by abort-payment (swedbankpay-api.md §3.6 G). A second press
+    /// (double submit) answers the order as it is: the same redirect.
+    func abortOnPage(_ token: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
+        try transition(token, base: base, rel: "abort-payment", request: request, { step in
+            if case .swish = step.record.phase { throw SwedbankPayProblem.operationNotAllowed("abort-payment") }
+            try orders.abortByPayer(step.record.namespace, orderID: step.record.orderID)
+            step.record.phase = .idle
+            step.record.problem = nil
+        }, render: { $0 })
+    }
+
+    /// The page offers `method` and no Swish payment is waiting for the payer.
+    private func requirePageMethod(_ step: Step, _ method: String) throws {
+        let document = PaymentSessionDocument(view: step.view, record: step.record, base: "", savedCards: step.cards)
+        if case .swish = step.record.phase { throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt") }
+        guard document.pageMethods.contains(method) else { throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt") }
+    }
+}
+
+extension PaymentSessionDocument {
+    /// The methods the checkout page offers: the order's instruments narrowed like the app's menu (spec B.7),
+    /// without the wallets, which need the device's own sheet (inferred).
+    var pageMethods: [String] {
+        let methods = view.availableInstruments.filter { $0 != SessionMethod.applePay.rawValue && $0 != SessionMethod.googlePay.rawValue }
+        if let mode = record.instrumentMode { return methods.filter { $0 == mode } }
+        if let restriction = record.restriction { return methods.filter(restriction.contains) }
+        return methods
+    }
+}

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: MIT
+// The Swedbank Pay checkout pages over real sockets, as a browser (or an SDK's web view) uses them: the payment menu
+// and the new-card form (redirect-checkout, and embedded by the view-checkout script), Swish on the page, web-based
+// instruments, cancel, the ACS challenge for typed cards (swedbankpay-spec D.1–D.3). Headless Chromium drives the
+// same pages in .ci/run (scripts/browser/test_swedbankpay_pages.py).
+import Foundation
+import PaymentSandbox
+import SwedbankPaySandbox
+import Testing
+
+/// A form-posting client that does not follow redirects, so each 303 can be checked.
+struct CheckoutPageClient {
+    let server: RunningServer
+
+    func get(_ target: String) async throws -> RawResponse {
+        try await RawClient.exchange(port: server.port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n")
+    }
+
+    func post(_ target: String, _ fields: [(String, String)]) async throws -> RawResponse {
+        let body = fields.map { "\(SwedbankPaySessionDriver.formEncode($0.0))=\(SwedbankPaySessionDriver.formEncode($0.1))" }.joined(separator: "&")
+        var text = "POST \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+        text += "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        return try await RawClient.exchange(port: server.port, text)
+    }
+
+    /// The path of an absolute sandbox URL (the ACS page's form actions are absolute).
+    func path(_ url: String) -> String {
+        let base = "http://127.0.0.1:\(server.port)"
+        return url.hasPrefix(base) ? String(url.dropFirst(base.count)) : url
+    }
+
+    /// `<main id=…>` of a page.
+    static func mainID(_ html: String) -> String? { attribute("id", after: "<main", in: html) }
+
+    /// The value of `name` in the first tag that contains `marker`.
+    static func attribute(_ name: String, after marker: String, in html: String) -> String? {
+        guard let start = html.range(of: marker) else { return nil }
+        let tagStart = html[..<start.lowerBound].lastIndex(of: "<") ?? start.lowerBound
+        guard let tagEnd = html[start.lowerBound...].firstIndex(of: ">") else { return nil }
+        return SwedbankPaySessionDriver.attribute(name, in: " " + String(html[tagStart..<tagEnd]))
+    }
+
+    /// The form around the element with `marker` (a button id or class): its action and hidden fields.
+    static func form(containing marker: String, in html: String) -> (action: String, fields: [(String, String)])? {
+        guard let at = html.range(of: marker), let open = html.range(of: "<form", options: .backwards, range: html.startIndex..<at.lowerBound),
+              let close = html.range(of: "</form>", range: at.upperBound..<html.endIndex) else { return nil }
+        let form = String(html[open.lowerBound..<close.upperBound])
+        guard let action = SwedbankPaySessionDriver.attribute("action", in: form) else { return nil }
+        var fields: [(String, String)] = []
+        var rest = form[...]
+        while let input = rest.range(of: #"<input type="hidden""#) {
+            let tag = String(rest[input.lowerBound...].prefix { $0 != ">" })
+            if let name = SwedbankPaySessionDriver.attribute("name", in: tag), let value = SwedbankPaySessionDriver.attribute("value", in: tag) {
+                fields.append((name, value))
+            }
+            rest = rest[input.upperBound...]
+        }
+        return (action.replacingOccurrences(of: "&amp;", with: "&"), fields)
+    }
+}
+
+@Suite("Swedbank Pay checkout pages")
+struct SwedbankPayCheckoutPageTests {
+    static func namespace(_ label: String) -> String { "spay-pages-\(label)-\(UUID().uuidString.prefix(8).lowercased())" }
+
+    /// An order and the path of its checkout page.
+    static func order(_ server: RunningServer, _ label: String, description: String = "Test Purchase", amount: Int = 1500,
+                      payerReference: String? = "payer-1", scenario: String? = nil) async throws -> (namespace: String, token: String, page: String) {
+        let namespace = namespace(label)
+        let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, description: description, amount: amount,
+                                                          payerReference: payerReference, scenario: scenario)
+        return (namespace, token, "/checkout/\(token)")
+    }
+
+    static func paidInstrument(_ sandbox: PaymentSandbox, _ token: String) -> (String?, SwedbankPayTransactionType?) {
+        guard let (namespace, orderID) = sandbox.swedbankPayOrders.lookup(token: token),
+              let view = sandbox.swedbankPayOrders.snapshot(namespace, orderID: orderID) else { return (nil, nil) }
+        return (view.paidInstrument, view.paidTransactionType)
+    }
+
+    /// `GET /psp/paymentorders/<id>?$expand=<node>` as the merchant reads it.
+    static func expanded(_ server: RunningServer, _ sandbox: PaymentSandbox, token: String, _ node: String) async throws -> String {
+        let (namespace, orderID) = try #require(sandbox.swedbankPayOrders.lookup(token: token))
+        return try await RawClient.exchange(port: server.port, "GET /psp/paymentorders/\(orderID)?$expand=\(node) HTTP/1.1\r\nHost: x\r\n"
+            + "Authorization: Bearer \(namespace.name)\r\nSandbox-Namespace: \(namespace.name)\r\nConnection: close\r\n\r\n").bodyText
+    }
+
+    @Test func menu_ShowsTheOrderEscaped_AndEveryPageMethod() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let client = CheckoutPageClient(server: server)
+            let (_, token, page) = try await Self.order(server, "menu", description: #"<script>alert("x")</script> & co"#)
+            let response = try await client.get(page)
+            #expect(response.status == 200)
+            #expect(response.header("Content-Type") == "text/html; charset=utf-8")
+            #expect(response.header("Content-Security-Policy")?.contains("default-src 'none'") == true)
+            let html = response.bodyText
+            #expect(CheckoutPageClient.mainID(html) == "swedbankpay-checkout")
+            #expect(CheckoutPageClient.attribute("data-token", after: #"id="swedbankpay-checkout""#, in: html) == token)
+            #expect(CheckoutPageClient.attribute("data-status", after: #"id="swedbankpay-checkout""#, in: html) == "Initialized")
+            #expect(!html.contains("<script>alert"))
+            #expect(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; co"))
+            #expect(CheckoutPageClient.attribute("data-minor-units", after: #"id="total-amount""#, in: html) == "1500")
+            #expect(html.contains(">15.00 SEK</strong>"))
+            for method in ["CreditCard", "Swish", "Invoice-PayExFinancingSe", "Trustly"] {
+                #expect(html.contains(#"data-method="\#(method)""#), "method \(method)")
+            }
+            #expect(!html.contains(#"data-method="ApplePay""#) && !html.contains(#"data-method="GooglePay""#))
+            // payer-aware: the three saved cards; the Swish number prefilled from payer.msisdn.
+            #expect(html.components(separatedBy: #"class="pay-saved-card""#).count - 1 == 3)
+            #expect(CheckoutPageClient.attribute("value", after: #"id="swish-msisdn""#, in: html) == "+46739000001")
+            // History: PaymentLoaded once; integration Redirect for a top-level load.
+            _ = try await client.get(page)
+            let (namespace, orderID) = try #require(sandbox.swedbankPayOrders.lookup(token: token))
+            let view = try #require(sandbox.swedbankPayOrders.snapshot(namespace, orderID: orderID))
+            #expect(view.integration == "Redirect")
+            let history = try await Self.expanded(server, sandbox, token: token, "history")
+            #expect(history.components(separatedBy: "PaymentLoaded").count - 1 == 1)
+        }
+    }
+
+    @Test func newCard_Frictionless_RedirectsToCompleteUrl_AndThePageIsThenUnavailable() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let client = CheckoutPageClient(server: server)
+            let (_, token, page) = try await Self.order(server, "frictionless", payerReference: nil)
+            let paid = try await client.post("\(page)/card", [("pan", "4925 0000 0000 0004"), ("expiry", "12/33"), ("cvc", "123")])
+            #expect(paid.status == 303)
+            #expect(paid.header("Location") == SwedbankPayTestOrder.completeUrl)
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
+            #expect(Self.paidInstrument(sandbox, token) == ("CreditCard", .authorization))
+            // A double submit changes nothing and lands on the same page; the menu is gone.
+            let again = try await client.post("\(page)/card", [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])
+            #expect(again.status == 303 && again.header("Location") == SwedbankPayTestOrder.completeUrl)
+            let after = try await client.get(page)
+            #expect(CheckoutPageClient.mainID(after.bodyText) == "swedbankpay-unavailable")
+            #expect(CheckoutPageClient.attribute("data-reason", after: "<main", in: after.bodyText) == "paid")
+        }
+    }
+
+    @Test func newCard_ThreeDSecure_ChallengeApproved_Pays() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let client = CheckoutPageClient(server: server)
+            let (_, token, page) = try await Self.order(server, "3ds")
+            let submitted = try await client.post("\(page)/card", [("pan", "4761739001010416"), ("expiry", "12/33"), ("cvc", "123")])
+            #expect(submitted.status == 303)
+            let acs = try #require(submitted.header("Location"))
+            #expect(acs.hasPrefix("http://127.0.0.1:\(server.port)/acs/challenge?creq="))
+            let challenge = try await client.get(client.path(acs))
+            #expect(challenge.status == 200)
+            let html = challenge.bodyText
+            #expect(CheckoutPageClient.mainID(html) == "acs-challenge")
+            #expect(html.contains(#"<dd id="acs-card">476173******0416</dd>"#) && html.contains(#"<dd id="acs-amount">15.00 SEK</dd>"#))
+            let approve = try #require(CheckoutPageClient.form(containing: #"id="acs-approve""#, in: html))
+            #expect(approve.action == "http://127.0.0.1:\(server.port)\(page)/card/cres")
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
+            let done = try await client.post(client.path(approve.action), approve.fields)
+            #expect(done.status == 303 && done.header("Location") == SwedbankPayTestOrder.completeUrl)
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
+            // The challenge is over: its page is no longer served, a replayed cres changes nothing.
+            #expect(try await client.get(client.path(acs)).status == 400)
+            let replay = try await client.post(client.path(approve.action), approve.fields)
+            #expect(replay.status == 303 && replay.header("Location") == SwedbankPayTestOrder.completeUrl)
+        }
+    }
+
+    @Test func savedCard_ChallengeCancelled_ShowsTheProblem_ThenAnotherCardPays() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let client = CheckoutPageClient(server: server)
+            let (_, token, page) = try await Self.order(server, "saved")
+            let menu = try await client.get(page).bodyText
+            let enrolled = try #require(CheckoutPageClient.form(containing: #"data-masked-pan="476173******0416""#, in: menu))
+            let submitted = try await client.post(enrolled.action, enrolled.fields)
+            let challenge = try await client.get(client.path(try #require(submitted.header("Location")))).bodyText
+            let cancel = try #require(CheckoutPageClient.form(containing: #"id="acs-cancel""#, in: challenge))
+            let declined = try await client.post(client.path(cancel.action), cancel.fields)
+            #expect(declined.status == 200)
+            #expect(CheckoutPageClient.mainID(declined.bodyText) == "swedbankpay-checkout")
+            #expect(CheckoutPageClient.attribute("data-problem-type", after: #"id="attempt-error""#, in: declined.bodyText)
+                    == "https://api.payex.com/psp/errordetail/creditcard/3dsecuredeclined")
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
+            let frictionless = try #require(CheckoutPageClient.form(containing: #"data-masked-pan="492500******0004""#, in: declined.bodyText))
+            let paid = try await client.post(frictionless.action, frictionless.fields)
+            #expect(paid.status == 303 && paid.header("Location") == SwedbankPayTestOrder.completeUrl)
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
+            // The merchant sees the failed attempt before the paid one.
+            let failed = try await Self.expanded(server, sandbox, token: token, "failedattempts")
+            #expect(failed.contains("3dsecuredeclined"))
+        }
+    }
+
+    @Test func cardInput_IsChecked_400WithTheMenuAgain() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let client = CheckoutPageClient(server: server)
+            let (_, token, page) = try await Self.order(server, "input")
+            let cases: [([(String, String)], String)] = [
+                ([("pan", "4925000000000005"), ("expiry", "12/33"), ("cvc", "123")], "The card number is not valid."),
+                ([("pan", "6011111111111117"), ("expiry", "12/33"), ("cvc", "123")], "This card brand is not accepted"),
+                ([("pan", "4925000000000004"), ("expiry", "13/33"), ("cvc", "123")], "The expiry date must be MM/YY."),
+                ([("pan", "4925000000000004"), ("expiry", "10/26"), ("cvc", "123")], "The card has expired."),  // the clock is 2027-01
+                ([("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "12a")], "The CVC must be 3 or 4 digits."),
+                ([], "The card number is not valid."),
+            ]
+            for (fields, message) in cases {
+                let response = try await client.post("\(page)/card", fields)
+                #expect(response.status == 400, "\(fields)")
+                #expect(response.bodyText.contains(#"<p id="card-error" class="error" role="alert">\#(message)"#), "\(fields): \(response.bodyText)")
+            }
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
+        }
+    }
+
+    @Test func cardDeclinedScenario_ShowsTheAcquirersProblem() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let client = CheckoutPageClient(server: server)
+            let (_, token, page) = try await Self.order(server, "declined", scenario: "swedbankpay-card-declined")
+            let response = try await client.post("\(page)/card", [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])
+            #expect(response.status == 200)
+            #expect(CheckoutPageClient.attribute("data-problem-type", after: #"id="attempt-error""#, in: response.bodyText)
+                    == "https://api.payex.com/psp/errordetail/creditcard/carddeclined")
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
+        }
+    }
+
+    @Test func swish_WaitsForThePayer_ThenRedirects_OrShowsTheDecline() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let client = CheckoutPageClient(server: server)
+            let (namespace, token, page) = try await Self.order(server, "swish")
+            let waiting = try await client.post("\(page)/swish", [("msisdn", "+46 739 000 001")])
+            #expect(waiting.status == 200 && CheckoutPageClient.mainID(waiting.bodyText) == "swish-waiting")
+            #expect(waiting.bodyText.contains(#"<meta http-equiv="refresh" content="2;url=\#(page)/swish/status">"#))
+            // Before the payer answers: the same page, also from the menu's address; a second submit changes nothing.
+            #expect(CheckoutPageClient.mainID(try await client.get("\(page)/swish/status").bodyText) == "swish-waiting")
+            #expect(CheckoutPageClient.mainID(try await client.get(page).bodyText) == "swish-waiting")
+            #expect(CheckoutPageClient.mainID(try await client.post("\(page)/swish", [("msisdn", "+46739000001")]).bodyText) == "swish-waiting")
+            // Cancel is not allowed while Swish waits (as abort-payment, swedbankpay-api.md §3.6 G).
+            let cancel = try await client.post("\(page)/abort", [])
+            #expect(cancel.status == 409 && CheckoutPageClient.mainID(cancel.bodyText) == "swedbankpay-error")
+            sandbox.registry.advance(Namespace(namespace), by: 3)
+            let done = try await client.get("\(page)/swish/status")
+            #expect(done.status == 303 && done.header("Location") == SwedbankPayTestOrder.completeUrl)
+            #expect(Self.paidInstrument(sandbox, token) == ("Swish", .sale))
+
+            let (declinedNamespace, declinedToken, declinedPage) = try await Self.order(server, "swish-declined", scenario: "swedbankpay-swish-declined")
+            _ = try await client.post("\(declinedPage)/swish", [("msisdn", "+46739000001")])
+            sandbox.registry.advance(Namespace(declinedNamespace), by: 3)
+            let declined = try await client.get("\(declinedPage)/swish/status")
+            #expect(declined.status == 200)
+            #expect(CheckoutPageClient.attribute("data-problem-type", after: #"id="attempt-error""#, in: declined.bodyText)
+                    == "https://api.payex.com/psp/errordetail/swishdeclined")
+            #expect(SwedbankPayTestOrder.status(sandbox, token: declinedToken) == .initialized)
+            // A number that is not +<country><number>: Swish's input error at once.
+            let invalid = try await client.post("\(declinedPage)/swish", [("msisdn", "0701234567")])
+            #expect(CheckoutPageClient.attribute("data-problem-type", after: #"id="attempt-error""#, in: invalid.bodyText)
+                    == "https://api.payex.com/psp/errordetail/inputerror")
+        }
+    }
+
+    @Test func webBasedInstruments_InvoiceAuthorizes_TrustlyIsASale() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let client = CheckoutPageClient(server: server)
+            for (method, type) in [("Invoice-PayExFinancingSe", SwedbankPayTransactionType.authorization), ("Trustly", .sale)] {
+                let (_, token, page) = try await Self.order(server, "web")
+                let response = try await client.post("\(page)/web/\(method)", [("ssn", "199710202392")])
+                #expect(response.status == 303 && response.header("Location") == SwedbankPayTestOrder.completeUrl, "\(method)")
+                #expect(Self.paidInstrument(sandbox, token) == (method, type))
+            }
+            // Not an instrument of the page: 409 in Swedbank Pay's words, as an HTML page.
+            let (_, _, page) = try await Self.order(server, "web-unknown")
+            let unknown = try await client.post("\(page)/web/ApplePay", [])
+            #expect(unknown.status == 409)
+            #expect(CheckoutPageClient.attribute("data-problem-type", after: "<main", in: unknown.bodyText)
+                    == "https://api.payex.com/psp/errordetail/paymentsessions/operationnotallowed")
+        }
+    }
+
+    @Test func cancel_RedirectsToCancelUrl_AndUnknownTokensAreNotFound() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let client = CheckoutPageClient(server: server)
+            let (_, token, page) = try await Self.order(server, "cancel")
+            let cancelled = try await client.post("\(page)/abort", [])
+            #expect(cancelled.status == 303 && cancelled.header("Location") == SwedbankPayTestOrder.cancelUrl)
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .aborted)
+            let again = try await client.post("\(page)/abort", [])
+            #expect(again.status == 303 && again.header("Location") == SwedbankPayTestOrder.cancelUrl)
+            #expect(CheckoutPageClient.attribute("data-reason", after: "<main", in: try await client.get(page).bodyText) == "aborted")
+            let card = try await client.post("\(page)/card", [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])
+            #expect(card.status == 303 && card.header("Location") == SwedbankPayTestOrder.cancelUrl)
+
+            let unknown = try await client.get("/checkout/\(String(repeating: "0", count: 64))")
+            #expect(unknown.status == 404)
+            #expect(CheckoutPageClient.attribute("data-reason", after: "<main", in: unknown.bodyText) == "not_found")
+            #expect(try await client.post("/checkout/nope/abort", []).status == 404)
+            let badChallenge = try await client.post("/acs/challenge", [("creq", "not base64 json")])
+            #expect(badChallenge.status == 400 && CheckoutPageClient.mainID(badChallenge.bodyText) == "acs-error")
+        }
+    }
+
+    /// The SDK's web-view fallback (swedbankpay-api.md §3.6 D, §3.7): customize-payment, then view-payment is a script
+    /// that embeds the menu; paying there ends the session, which the app's next GET shows.
+    @Test func viewCheckoutScript_EmbedsTheMenu_AndTheSessionSeesThePayment() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let client = CheckoutPageClient(server: server)
+            var (end, driver, token) = try await SwedbankPaySessionFlowTests.pay(.iOS, .webBased("Trustly"), scenario: nil, sandbox: sandbox,
+                                                                                server: server)
+            guard case .webView(let href) = end else { Issue.record("\(end)"); return }
+            let script = try await client.get(client.path(href))
+            #expect(script.status == 200)
+            #expect(script.header("Content-Type") == "application/javascript; charset=utf-8")
+            #expect(script.bodyText.contains("payex.hostedView.checkout = checkout"))
+            let menuURL = "http://127.0.0.1:\(server.port)/checkout/\(token)?embed=1&culture=sv-SE"
+            #expect(script.bodyText.contains(#""menuUrl":"\#(menuURL)""#))
+            #expect(script.bodyText.contains(#""completeUrl":"https://example.com/payment-completed?order=1""#))
+            // In instrument mode (customize-payment Trustly) the embedded menu offers Trustly only.
+            let menu = try await client.get(client.path(menuURL)).bodyText
+            #expect(CheckoutPageClient.attribute("data-embed", after: "<main", in: menu) == "1")
+            #expect(menu.contains(#"data-method="Trustly""#) && !menu.contains(#"data-method="Swish""#))
+            let form = try #require(CheckoutPageClient.form(containing: #"id="pay-Trustly""#, in: menu))
+            #expect(form.action == "/checkout/\(token)/web/Trustly?embed=1")
+            let result = try await client.post(form.action, [("ssn", "199710202392")])
+            #expect(result.status == 200 && CheckoutPageClient.mainID(result.bodyText) == "result")
+            #expect(CheckoutPageClient.attribute("data-status", after: "<main", in: result.bodyText) == "Paid")
+            #expect(result.bodyText.contains(#""event":"paid""#) && result.bodyText.contains("window.parent.postMessage(message"))
+            // The app's next GET of the session ends at completeUrl.
+            let document = try await driver.call("GET", driver.sessionURL)
+            let redirect = try #require(document.topLevel(.redirectPayer))
+            #expect(redirect.href == SwedbankPayTestOrder.completeUrl)
+            // An unknown token: a script that reports the error to the page instead of a 404 the page cannot handle.
+            let missing = try await client.get("/checkout/client/nope?culture=sv-SE")
+            #expect(missing.status == 200 && missing.bodyText.contains(#""menuUrl":null"#))
+        }
+    }
+
+    @Test func journal_NamesTheOrdersNamespaceForPageRequests() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let client = CheckoutPageClient(server: server)
+            let (namespace, _, page) = try await Self.order(server, "journal")
+            _ = try await client.get(page)
+            let journal = try await RawClient.exchange(port: server.port,
+                "GET /__sandbox/journal HTTP/1.1\r\nHost: x\r\nSandbox-Namespace: \(namespace)\r\nConnection: close\r\n\r\n")
+            #expect(journal.bodyText.contains(#""path":"\#(page)""#), "\(journal.bodyText)")
+        }
+    }
+}
