@@ -19,6 +19,8 @@ struct CommandLineOptions: Equatable {
     var idleTimeoutSeconds = 60.0
     var handlerTimeoutSeconds = 120.0
     var healthcheckTimeoutSeconds = 2.0
+    /// The base of the hrefs Swedbank Pay answers carry (else X-Forwarded-Proto/-Host, else Host).
+    var publicURL: String?
     /// `validate`'s directories or files.
     var validatePaths: [String] = []
 
@@ -45,6 +47,8 @@ struct CommandLineOptions: Equatable {
           --head-timeout SECONDS   time to send a request head, 408 past it (PAYMENT_SANDBOX_HEAD_TIMEOUT, default 10)
           --idle-timeout SECONDS   keep-alive idle time (PAYMENT_SANDBOX_IDLE_TIMEOUT, default 60)
           --handler-timeout SECONDS  slowest answer before a 503 (PAYMENT_SANDBOX_HANDLER_TIMEOUT, default 120)
+          --public-url URL         base of the hrefs in Swedbank Pay answers, e.g. https://localhost:8443 behind a TLS
+                                   proxy (PAYMENT_SANDBOX_PUBLIC_URL; default: X-Forwarded-Proto/-Host, else Host)
           -h, --help               this text
           --version                the version
         """
@@ -95,6 +99,7 @@ struct CommandLineOptions: Equatable {
             case "--head-timeout": options.headTimeoutSeconds = try parseSeconds(try value(), source: name)
             case "--idle-timeout": options.idleTimeoutSeconds = try parseSeconds(try value(), source: name)
             case "--handler-timeout": options.handlerTimeoutSeconds = try parseSeconds(try value(), source: name)
+            case "--public-url": options.publicURL = try parseBaseURL(try value(), source: name)
             default: throw UsageError(message: "unknown option '\(argument)'")
             }
         }
@@ -126,6 +131,16 @@ struct CommandLineOptions: Equatable {
         if let (name, value) = variable("HEAD_TIMEOUT") { headTimeoutSeconds = try Self.parseSeconds(value, source: name) }
         if let (name, value) = variable("IDLE_TIMEOUT") { idleTimeoutSeconds = try Self.parseSeconds(value, source: name) }
         if let (name, value) = variable("HANDLER_TIMEOUT") { handlerTimeoutSeconds = try Self.parseSeconds(value, source: name) }
+        if let (name, value) = variable("PUBLIC_URL") { publicURL = try Self.parseBaseURL(value, source: name) }
+    }
+
+    /// `http(s)://host[:port][/path]`, without a query or fragment; a trailing `/` is dropped.
+    private static func parseBaseURL(_ text: String, source: String) throws(UsageError) -> String {
+        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil else {
+            throw UsageError(message: "\(source) must be an http or https URL such as https://localhost:8443, not '\(text)'")
+        }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
     }
 
     private static func parsePort(_ text: String, source: String) throws(UsageError) -> Int {

@@ -164,11 +164,32 @@ struct CLITests {
         (["--max-connections", "0"], [:], "--max-connections"),
         ([], ["PAYMENT_SANDBOX_PORT": "http"], "PAYMENT_SANDBOX_PORT"),
         (["frobnicate"], [:], "unknown command 'frobnicate'"),
+        (["--public-url", "localhost:8443"], [:], "--public-url must be an http or https URL"),
+        ([], ["PAYMENT_SANDBOX_PUBLIC_URL": "ftp://x"], "PAYMENT_SANDBOX_PUBLIC_URL"),
     ])
     func badValues(arguments: [String], environment: [String: String?], mentions: String) async throws {
         let result = try await Self.run(arguments, environment: environment)
         #expect(result.status == 2, "stderr: \(result.stderr)")
         #expect(result.stderr.split(separator: "\n").first?.contains(mentions) == true, "stderr: \(result.stderr)")
+    }
+
+    @Test("--public-url is the base of every Swedbank Pay href, whatever Host says")
+    func publicURL() async throws {
+        try await Self.withChild(["--port", "0", "--quiet", "--public-url", "https://pay.example.test:8443/"]) { child in
+            let line = try #require(try await child.firstStdoutLine(timeout: .seconds(5)), "no startup line; stderr: \(child.stderr)")
+            let port = try #require(Self.listeningPort(line))
+            let body = #"{"paymentorder":{"operation":"Purchase","currency":"SEK","amount":1500,"vatAmount":0,"description":"x","#
+                + #""userAgent":"cli","language":"sv-SE","urls":{"hostUrls":["https://example.com"],"completeUrl":"https://example.com/done"},"#
+                + #""payeeInfo":{"payeeId":"5cabf558-5283-482f-b252-4d58e06f6f3b","payeeReference":"cli1"}}}"#
+            let response = try await RawClient.exchange(port: port, "POST /psp/paymentorders HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+                + "Authorization: Bearer cli\r\nContent-Type: application/json;version=3.1\r\nContent-Length: \(body.utf8.count)\r\n"
+                + "Connection: close\r\n\r\n\(body)")
+            #expect(response.status == 200, "\(response)")
+            let operations = try #require(try response.jsonObject()["operations"] as? [[String: Any]])
+            let hrefs = operations.compactMap { $0["href"] as? String }
+            #expect(hrefs.count >= 4)
+            #expect(hrefs.allSatisfy { $0.hasPrefix("https://pay.example.test:8443/") }, "\(hrefs)")
+        }
     }
 
     @Test("a port in use exits 1 saying so")

@@ -329,6 +329,29 @@ struct SwedbankPayCheckoutPageTests {
         }
     }
 
+    /// The bundled `swedbankpay-capture-refused`: paid on the page, the merchant's capture is refused, a cancellation is not.
+    @Test func captureRefusedScenario_RefusesTheCapture_NotTheCancellation() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let client = CheckoutPageClient(server: server)
+            let (namespace, token, page) = try await Self.order(server, "capture-refused", scenario: "swedbankpay-capture-refused")
+            let paid = try await client.post("\(page)/card", [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])
+            #expect(paid.status == 303 && SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
+            let (_, orderID) = try #require(sandbox.swedbankPayOrders.lookup(token: token))
+            func send(_ path: String, _ body: String) async throws -> RawResponse {
+                try await RawClient.exchange(port: server.port, "POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(namespace)\r\n"
+                    + "Content-Type: application/json;version=3.1\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+            }
+            let capture = try await send("/psp/paymentorders/\(orderID)/captures",
+                #"{"transaction":{"description":"Capture","amount":1500,"vatAmount":0,"payeeReference":"cap1"}}"#)
+            #expect(capture.status == 403, "\(capture)")
+            #expect(try capture.jsonObject()["type"] as? String == "https://api.payex.com/psp/errordetail/forbidden")
+            let cancel = try await send("/psp/paymentorders/\(orderID)/cancellations",
+                #"{"transaction":{"description":"Cancel","payeeReference":"can1"}}"#)
+            #expect(cancel.status == 200, "\(cancel)")
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .cancelled)
+        }
+    }
+
     @Test func journal_NamesTheOrdersNamespaceForPageRequests() async throws {
         try await withSwedbankPaySandbox { sandbox, server in
             let client = CheckoutPageClient(server: server)

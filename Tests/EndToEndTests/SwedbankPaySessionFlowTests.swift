@@ -134,14 +134,21 @@ struct SwedbankPaySessionFlowTests {
                       ("swedbankpay-swish-app-launch-failed", "paymentorders/clientapplaunchfailed", "")])
     func swishOutcomes_ShowTheProblem_AckRemovesIt(scenario: String, type: String, original: String) async throws {
         try await withSwedbankPaySandbox { sandbox, server in
+            // The app can only fail to launch when it is started on this device (msisdn null).
+            let msisdn: String? = scenario == "swedbankpay-swish-app-launch-failed" ? nil : "+46739000001"
             for platform in SwedbankPayPlatform.allCases {
-                let (end, driver, token) = try await Self.pay(platform, .swish(msisdn: "+46739000001"), scenario: scenario,
+                let (end, driver, token) = try await Self.pay(platform, .swish(msisdn: msisdn), scenario: scenario,
                                                               sandbox: sandbox, server: server)
                 #expect(end == .idleAfterProblem, "\(scenario) \(platform)")
                 let problem = try #require(driver.documents.compactMap(\.problem).first)
                 #expect(problem.type == "https://api.payex.com/psp/errordetail/\(type)")
                 #expect(problem.originalDetail == (original.isEmpty ? nil : original))
                 #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
+            }
+            if msisdn == nil {
+                let (end, _, token) = try await Self.pay(.android, .swish(msisdn: "+46739000001"), scenario: scenario, sandbox: sandbox, server: server)
+                #expect(end == .complete, "by MSISDN no app is launched here")
+                #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
             }
         }
     }

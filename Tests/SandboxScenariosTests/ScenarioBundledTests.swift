@@ -19,7 +19,7 @@ import Testing
     static let swedbankPayFiles = [
         "approve", "swish-declined", "swish-timeout", "bankid-cancelled", "swish-app-launch-failed", "3ds-approved", "3ds-declined",
         "card-declined", "insufficient-funds", "card-expired", "retry-other-instrument", "payer-aborts", "abort-not-allowed",
-        "session-end-reached", "server-error", "flaky", "slow", "testdata",
+        "session-end-reached", "server-error", "flaky", "slow", "testdata", "capture-refused",
     ]
 
     static func library() throws -> ScenarioLibrary {

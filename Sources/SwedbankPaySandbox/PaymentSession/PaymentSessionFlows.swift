@@ -81,7 +81,10 @@ extension SwedbankPayPaymentSessionStore {
     func startSwish(_ step: inout Step, body: JSONNode?) throws {
         let msisdn = body?["msisdn"]?.stringValue
         guard step.view.currency == "SEK" else { throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt") }
-        let outcome = try decide(.swedbankPaySwishSale, step, method: .swish, msisdn: msisdn)
+        var outcome = try decide(.swedbankPaySwishSale, step, method: .swish, msisdn: msisdn)
+        // By MSISDN the payer's Swish app opens on another device: there is no app for this one to fail to launch
+        // (inferred), so `client_app_launch_failed` applies to local starts only and a by-number payment goes through.
+        if msisdn != nil, case .clientAppLaunchFailed = outcome { outcome = .approve }
         step.record.problem = nil
         let attempt = try orders.beginAttempt(step.record.namespace, orderID: step.record.orderID, instrument: SessionMethod.swish.rawValue,
                                               prefill: false)
@@ -175,11 +178,14 @@ extension SwedbankPayPaymentSessionStore {
                 originalDetail: "Invalid CRes", status: .failed))
             return
         }
-        if status == "Y" && !card.forcedDecline {
+        if status != "Y" {
+            fail(&step.record, card.attempt, Self.threeDSDeclined)
+        } else if card.forcedDecline {
+            // The payer approved, the scenario has the issuer reject the authentication: not a cancellation.
+            fail(&step.record, card.attempt, Self.threeDSRejectedByIssuer)
+        } else {
             try authorize(&step, card.attempt, card: (card.card.pan, card.card.cardBrand), maskedPan: card.card.maskedPan,
                           method: .creditCard, acquirerTransactionType: "3DSECURE")
-        } else {
-            fail(&step.record, card.attempt, Self.threeDSDeclined)
         }
     }
 

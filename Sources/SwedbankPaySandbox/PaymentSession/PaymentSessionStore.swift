@@ -219,6 +219,10 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         problem: SwedbankPayProblem("creditcard/3dsecuredeclined", status: .forbidden, title: "Operation failed", detail: authenticationDetail),
         originalDetail: "UserCancelled-CANCELED", status: .aborted)
 
+    /// `three_ds_declined` when the payer pressed Approve: the same problem, the issuer's reason (inferred wording).
+    static let threeDSRejectedByIssuer = AttemptFailure(
+        problem: threeDSDeclined.problem, originalDetail: "AUTHENTICATION_REJECTED-transStatus N", status: .failed)
+
     static func clientAppLaunchFailed(_ errorCode: String?) -> AttemptFailure {
         AttemptFailure(problem: SwedbankPayProblem("paymentorders/clientapplaunchfailed", status: .forbidden, title: "Client app launch failed",
                                                    detail: "The Swish app could not be launched on the payer's device."),

@@ -1,0 +1,986 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Swedbank Pay's checkout pages (payment menu, 3-D Secure, Swish, view-checkout), end to end in headless
+Chromium (390x844, a phone).
+
+Starts the sandbox (or uses a running one) and a tiny merchant server on 127.0.0.1, creates payment orders
+with POST /psp/paymentorders (a Bearer token of its own per order, so each check has its own namespace),
+opens the order's redirect-checkout page, pays with new and saved cards (frictionless and with the 3-D
+Secure challenge page), Swish and a web-based method (invoice), cancels, and checks where the browser lands
+(completeUrl, cancelUrl, the menu with #attempt-error) and what GET /psp/paymentorders/{id} says. Also: the
+order's Sandbox-Scenario (card declined, 3-D Secure declined, Swish declined then a card), Swedbank Pay's test
+amount 900361 (insufficient funds), an invalid card number or expiry (400 with #card-error), a paid or aborted
+order's page, an unknown token, HTML in the order's texts, view-checkout (a merchant page that loads the script
+and opens the menu in an iframe: onPaid, onAborted, neither) and the embedded result page's postMessage seen by
+a plain iframe's parent. Saves a full-page screenshot of the menu. The element ids and data attributes used are
+the HTML contract in Sources/SwedbankPaySandbox/Pages/CheckoutPage.swift.
+
+Usage:  scripts/browser/test_swedbankpay_pages.py [--binary PATH | --base-url URL] [--artifacts DIR]
+                                                  [--screenshot PATH] [--update-docs] [--timeout S]
+                                                  [--only NAME ...]
+Needs:  scripts/browser/install-browser.sh (Chromium, chromedriver, fonts; selenium in .build/browser-venv)
+Prints one line per check, then "N passed, N failed"; exits 1 when anything failed.
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import os
+import pathlib
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+sys.dont_write_bytecode = True  # no __pycache__ in scripts/browser
+try:
+    from selenium.common.exceptions import NoAlertPresentException
+    from selenium.webdriver.common.by import By
+
+    import browser as bk
+except ImportError:
+    sys.exit("selenium is not installed: run scripts/browser/install-browser.sh, then use .build/browser-venv/bin/python")
+
+WAIT = 10  # seconds for any one thing to happen in the browser
+SWISH_WAIT = 15  # the Swish outcome is shown about 3 s after the attempt; the waiting page reloads every 2 s
+PROBLEM = "https://api.payex.com/psp/errordetail/"
+PAYER_MSISDN = "+46739000001"
+SAVED_CARDS = {"476173******0416": "3ds", "522661******3406": "3ds", "492500******0004": "frictionless"}
+FRICTIONLESS = ("4925000000000004", "12/33", "123")
+THREE_DS = ("4761739001010416", "12/33", "123")
+NOT_ON_PAGE = {"ApplePay", "GooglePay"}
+SSN = "600307-1161"  # Swedbank Pay's Swedish invoice test person
+
+
+class Abort(BaseException):
+    """The run's time limit or a signal: stop every check, clean up, exit 1."""
+
+
+class CheckFailed(AssertionError):
+    pass
+
+
+def expect(condition, message: str) -> None:
+    if not condition:
+        raise CheckFailed(message)
+
+
+# --- the sandbox -----------------------------------------------------------------------------------------
+
+def _die_with_parent() -> None:
+    # Linux: SIGTERM the sandbox if this script dies without cleaning up (e.g. SIGKILL).
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class Sandbox:
+    """payment-sandbox on a free port; the URL is read from its start-up line."""
+
+    def __init__(self, binary: str, log_path: pathlib.Path):
+        self.binary, self.log_path = binary, log_path
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 20) -> str:
+        binary = pathlib.Path(self.binary).resolve()
+        if not binary.is_file():
+            raise RuntimeError(f"no sandbox binary at {binary}: swift build -c release, or pass --binary or --base-url")
+        log = open(self.log_path, "wb")
+        # From the repository, where the bundled scenarios are (./scenarios); the variable says so explicitly.
+        env = dict(os.environ)
+        env.setdefault("PAYMENT_SANDBOX_BUNDLED_SCENARIOS", str(ROOT / "scenarios"))
+        self.proc = subprocess.Popen([str(binary), "--port", "0"], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                                     stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            m = re.search(r"listening on (http://\S+)", self.log_path.read_text(errors="replace"))
+            if m:
+                return m.group(1).rstrip("/")
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise RuntimeError(f"sandbox did not start: {self.log_path.read_text(errors='replace')[-2000:]}")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(3)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None  # a 3xx comes back as the answer
+
+
+class Order:
+    """A payment order as created: its Bearer token, id (/psp/paymentorders/…) and operations."""
+
+    def __init__(self, bearer: str, body: dict, request: dict):
+        self.bearer, self.body, self.request = bearer, body, request
+        po = body.get("paymentOrder") or {}
+        self.id: str = po.get("id", "")
+        ops = body.get("operations") or po.get("operations") or []
+        self.ops = {o.get("rel"): o for o in ops if isinstance(o, dict)}
+        self.instruments: list[str] = po.get("availableInstruments") or []
+
+    def href(self, rel: str) -> str:
+        op = self.ops.get(rel)
+        expect(op and op.get("href"), f"order {self.id} has no {rel} operation (has {sorted(self.ops)})")
+        return op["href"]
+
+    @property
+    def checkout(self) -> str:
+        return self.href("redirect-checkout")
+
+    @property
+    def token(self) -> str:
+        """The checkout token: the last path segment of redirect-checkout."""
+        return urllib.parse.urlsplit(self.checkout).path.rstrip("/").rsplit("/", 1)[-1]
+
+
+class Api:
+    """The sandbox's Swedbank Pay API; every order gets a Bearer token (and so a namespace) of its own."""
+
+    def __init__(self, base: str, run_id: str):
+        self.base, self.run_id = base, run_id
+        self.opener = urllib.request.build_opener(NoRedirects)
+        self.count = 0
+
+    def call(self, method: str, url: str, body=None, headers: dict | None = None,
+             form: dict | list | None = None) -> tuple[int, dict, object]:
+        """(status, response headers, JSON or text). url may be a path below base."""
+        if url.startswith("/"):
+            url = self.base + url
+        data = None
+        hdrs = dict(headers or {})
+        if body is not None:
+            data = json.dumps(body).encode()
+            hdrs.setdefault("Content-Type", "application/json;version=3.1")
+        elif form is not None:
+            data = urllib.parse.urlencode(form).encode()
+            hdrs.setdefault("Content-Type", "application/x-www-form-urlencoded")
+        req = urllib.request.Request(url, data=data, method=method, headers=hdrs)
+        try:
+            with self.opener.open(req, timeout=WAIT) as r:
+                status, rh, raw = r.status, dict(r.headers), r.read()
+        except urllib.error.HTTPError as e:
+            status, rh, raw = e.code, dict(e.headers), e.read()
+        try:
+            return status, rh, json.loads(raw) if raw else None
+        except ValueError:
+            return status, rh, raw.decode(errors="replace")
+
+    def wait_healthy(self, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if self.call("GET", "/__sandbox/health")[0] == 200:
+                    return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"GET {self.base}/__sandbox/health did not answer 200 in {timeout} s")
+            time.sleep(0.1)
+
+    def create(self, merchant: "Merchant", scenario: str | None = None, **changes) -> Order:
+        self.count += 1
+        bearer = f"pages-{self.run_id}-{self.count}"
+        po = {
+            "operation": "Purchase", "currency": "SEK", "amount": 1500, "vatAmount": 375,
+            "description": "Test Purchase", "userAgent": "selenium", "language": "sv-SE",
+            "urls": {"hostUrls": [merchant.base], "completeUrl": merchant.base + "/complete",
+                     "cancelUrl": merchant.base + "/cancel"},
+            "payeeInfo": {"payeeId": "5cabf558-5283-482f-b252-4d58e06f6f3b", "payeeReference": f"AB{self.count:04d}",
+                          "payeeName": "Test Shop"},
+            "payer": {"payerReference": f"sel-{self.count}", "msisdn": PAYER_MSISDN},
+        }
+        for key, value in changes.items():  # payeeName=… goes into payeeInfo, everything else at the top
+            if key == "payeeName":
+                po["payeeInfo"]["payeeName"] = value
+            elif value is None:
+                po.pop(key, None)
+            else:
+                po[key] = value
+        headers = {"Authorization": f"Bearer {bearer}"}
+        if scenario:
+            headers["Sandbox-Scenario"] = scenario
+        request = {"paymentorder": po}
+        status, _, body = self.call("POST", "/psp/paymentorders", request, headers)
+        expect(status in (200, 201) and isinstance(body, dict) and (body.get("paymentOrder") or {}).get("id"),
+               f"POST /psp/paymentorders: {status} {str(body)[:300]}")
+        order = Order(bearer, body, po)
+        expect(order.checkout.startswith("http"), f"redirect-checkout is not absolute: {order.checkout}")
+        return order
+
+    def order(self, order: Order) -> dict:
+        status, _, body = self.call("GET", order.id, headers={"Authorization": f"Bearer {order.bearer}"})
+        expect(status == 200 and isinstance(body, dict) and body.get("paymentOrder"),
+               f"GET {order.id}: {status} {str(body)[:300]}")
+        return body["paymentOrder"]
+
+    def status(self, order: Order) -> str:
+        return self.order(order).get("status")
+
+    def failed_attempts(self, order: Order) -> int | None:
+        """How many failed attempts GET …/failedattempts lists (None when it does not answer)."""
+        try:
+            status, _, body = self.call("GET", order.id + "/failedattempts",
+                                        headers={"Authorization": f"Bearer {order.bearer}"})
+            if status == 200 and isinstance(body, dict):
+                return len((body.get("failedAttempts") or {}).get("failedAttemptList") or [])
+        except OSError:
+            pass
+        return None
+
+
+# --- the merchant ----------------------------------------------------------------------------------------
+
+VIEW_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>shop</title></head>
+<body><h1 id="shop">Test Shop</h1>
+<div id="checkout"></div>
+<pre id="events"></pre>
+<script src="%(script)s"></script>
+<script>
+  function log(name, e) {
+    var line = document.createElement("div");
+    line.className = "event";
+    line.dataset.name = name;
+    line.textContent = JSON.stringify(e);
+    document.getElementById("events").appendChild(line);
+  }
+  window.__errors = [];
+  window.addEventListener("error", function (e) { window.__errors.push(String(e.message)); });
+  try {
+    window.payex.hostedView.checkout({
+      container: { checkout: "checkout" },
+      %(callbacks)s
+    }).open("checkout");
+  } catch (e) { window.__errors.push("open: " + e); }
+</script>
+</body></html>
+"""
+
+ON_PAID = """onPaid: function (e) { document.title = "paid:" + e.paymentOrder.id; log("onPaid", e); },"""
+ON_ABORTED = """onAborted: function (e) { document.title = "aborted:" + e.paymentOrder.id; log("onAborted", e); },"""
+
+EMBED_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>embed</title></head>
+<body><h1 id="shop">Test Shop (a plain iframe)</h1>
+<pre id="messages"></pre>
+<script>
+  window.addEventListener("message", function (e) {
+    var line = document.createElement("div");
+    line.className = "message";
+    line.dataset.origin = e.origin;
+    line.dataset.fromFrame = String(e.source === document.getElementById("menu").contentWindow);
+    line.textContent = JSON.stringify(e.data);
+    document.getElementById("messages").appendChild(line);
+  });
+</script>
+<iframe id="menu" src="%(menu)s" style="width:100%%;height:700px;border:0"></iframe>
+</body></html>
+"""
+
+
+class Merchant:
+    """Where completeUrl and cancelUrl point (main#merchant-complete, main#merchant-cancel), and the merchant
+    pages that embed view-checkout. Records each request's method, path and query."""
+
+    def __init__(self):
+        hits = self.hits = []
+        pages = self.pages = {}
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                u = urllib.parse.urlsplit(self.path)
+                hits.append((self.command, u.path, dict(urllib.parse.parse_qsl(u.query))))
+                if u.path in pages:
+                    page = pages[u.path].encode()
+                elif u.path in ("/complete", "/cancel"):
+                    name = u.path.strip("/")
+                    page = (f"<!doctype html><title>merchant {name}</title>"
+                            f"<main id=merchant-{name}><h1>merchant {u.path}</h1></main>").encode()
+                else:
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(page)))
+                self.send_header("Cache-Control", "no-store")
+                self.end_headers()
+                self.wfile.write(page)
+
+            do_POST = do_GET
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.base = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def shop(self, name: str, script: str, callbacks: str) -> str:
+        """A merchant page that loads view-checkout (script) and opens it in #checkout; returns its URL."""
+        path = f"/shop/{name}"
+        self.pages[path] = VIEW_PAGE % {"script": script.replace('"', "&quot;"), "callbacks": callbacks}
+        return self.base + path
+
+    def embed(self, name: str, menu: str) -> str:
+        """A merchant page with the menu in a plain iframe#menu that records every message in #messages."""
+        path = f"/embed/{name}"
+        self.pages[path] = EMBED_PAGE % {"menu": menu.replace('"', "&quot;")}
+        return self.base + path
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+# --- the checks ------------------------------------------------------------------------------------------
+
+class Run:
+    def __init__(self, api: Api, merchant: Merchant, driver, artifacts: pathlib.Path, screenshot: pathlib.Path):
+        self.api, self.merchant, self.d = api, merchant, driver
+        self.artifacts, self.screenshot = artifacts, screenshot
+        self.results: list[tuple[str, bool]] = []
+
+    def check(self, name: str, fn) -> None:
+        t0 = time.monotonic()
+        try:
+            info = fn()
+            self.results.append((name, True))
+            print(f"ok    {name:<22} {info}  ({time.monotonic() - t0:.1f} s)", flush=True)
+        except Exception as e:  # one check failing must not stop the others
+            self.results.append((name, False))
+            where = self._save_failure(name)
+            print(f"FAIL  {name:<22} {type(e).__name__}: {e}  ({time.monotonic() - t0:.1f} s; {where})", flush=True)
+            if not isinstance(e, CheckFailed):
+                traceback.print_exc(limit=4)
+        try:  # the next check starts in a fresh tab
+            self.d.switch_to.default_content()
+            bk.reset_tab(self.d)
+        except Exception:
+            pass
+
+    def _save_failure(self, name: str) -> str:
+        try:
+            slug = re.sub(r"\W+", "-", name)
+            png = self.artifacts / f"failed-{slug}.png"
+            try:
+                self.d.switch_to.alert.dismiss()
+            except Exception:
+                pass
+            self.d.save_screenshot(str(png))
+            (self.artifacts / f"failed-{slug}.html").write_text(self.d.page_source)
+            return f"see {png}"
+        except Exception as e:
+            return f"no screenshot: {type(e).__name__}"
+
+    # helpers
+
+    def js(self, script: str, *args):
+        return self.d.execute_script(script, *args)
+
+    def open(self, order: Order, query: str = "") -> None:
+        """Open the order's payment menu and wait for it."""
+        url = order.checkout + query
+        bk.clear_events(self.d)
+        self.d.get(url)
+        status = bk.document_status(self.d)
+        expect(status == 200, f"GET {url} answered {status}")
+        self.wait_menu()
+
+    def wait_menu(self, timeout: float = WAIT) -> None:
+        bk.follow_until(self.d, lambda d: d.find_element(By.CSS_SELECTOR, "main#swedbankpay-checkout #methods"), timeout)
+
+    def fill(self, element_id: str, value: str) -> None:
+        el = self.d.find_element(By.ID, element_id)
+        el.clear()
+        el.send_keys(value)
+
+    def press(self, css: str) -> None:
+        bk.clear_events(self.d)
+        self.d.find_element(By.CSS_SELECTOR, css).click()  # a native click: a real user gesture
+
+    def pay_new_card(self, card: tuple[str, str, str]) -> None:
+        number, expiry, cvc = card
+        self.fill("card-number", number)
+        self.fill("card-expiry", expiry)
+        self.fill("card-cvc", cvc)
+        self.press("#pay-card")
+
+    def pay_saved_card(self, masked: str) -> None:
+        self.press(f'form.saved-card-form button.pay-saved-card[data-masked-pan="{masked}"]')
+
+    def landed(self, path: str, timeout: float = WAIT, via_303: bool = True) -> str:
+        """Wait for the browser to reach the merchant at path (completeUrl, cancelUrl); check the merchant
+        server saw it and, with via_303, that a 303 led there. Returns the URL."""
+        def there(d):
+            u = d.current_url
+            if u.startswith(self.merchant.base + path):
+                return u
+            return None
+
+        try:
+            url = bk.follow_until(self.d, there, timeout)
+        except TimeoutError as e:
+            raise CheckFailed(f"never reached the merchant's {path}: {e}; {self.where()}") from None
+        expect(bk.follow_until(self.d, lambda _: any(h[1] == path for h in self.merchant.hits), WAIT),
+               f"the merchant server never saw {path}")
+        expect(self.d.find_elements(By.ID, f"merchant-{path.strip('/')}"), f"{url} is not the merchant's {path} page")
+        if via_303:
+            hops = bk.navigation_attempts(self.d)
+            last = [h for h in hops if h["url"].startswith(self.merchant.base + path)]
+            expect(last and last[-1]["status_of_previous"] == 303,
+                   f"{path} was not reached by a 303: {[(h['method'], h['url'], h['status_of_previous']) for h in hops]}")
+        return url
+
+    def where(self) -> str:
+        """What the tab shows now, for messages: URL and the main element's id and data attributes."""
+        try:
+            main = self.js("var m = document.querySelector('main'); if (!m) return null;"
+                           " var a = {id: m.id}; for (var k in m.dataset) a[k] = m.dataset[k];"
+                           " var e = document.getElementById('attempt-error') || document.getElementById('card-error');"
+                           " if (e) a.error = [e.id, e.dataset.problemType, e.innerText.slice(0, 120)]; return a")
+            return f"at {self.d.current_url} main={main}"
+        except Exception as e:
+            return f"at ? ({type(e).__name__})"
+
+    def attempt_error(self, timeout: float = WAIT) -> str:
+        """Wait for the menu again with #attempt-error; returns its data-problem-type."""
+        try:
+            err = bk.follow_until(self.d, lambda d: d.find_element(
+                By.CSS_SELECTOR, "main#swedbankpay-checkout #attempt-error"), timeout)
+        except TimeoutError as e:
+            raise CheckFailed(f"no main#swedbankpay-checkout with #attempt-error: {e}; {self.where()}") from None
+        return err.get_attribute("data-problem-type") or ""
+
+    def challenge(self, timeout: float = WAIT) -> None:
+        try:
+            bk.follow_until(self.d, lambda d: d.find_element(By.CSS_SELECTOR, "main#acs-challenge #acs-approve")
+                            and d.find_element(By.ID, "acs-cancel"), timeout)
+        except TimeoutError as e:
+            raise CheckFailed(f"no main#acs-challenge with #acs-approve and #acs-cancel: {e}; {self.where()}") from None
+
+    def expect_status(self, order: Order, expected: str) -> str:
+        status = self.api.status(order)
+        expect(status == expected, f"order status {status}, expected {expected}")
+        return status
+
+    def unavailable(self, order: Order) -> tuple[str, int]:
+        """Open a page that can no longer be paid; returns (data-reason, HTTP status)."""
+        bk.clear_events(self.d)
+        self.d.get(order.checkout)
+        status = bk.document_status(self.d)
+        reason = self.js("var m = document.querySelector('main#swedbankpay-unavailable'); return m && m.dataset.reason")
+        expect(reason, f"{order.checkout} shows no main#swedbankpay-unavailable (HTTP {status}); {self.where()}")
+        expect(not self.d.find_elements(By.CSS_SELECTOR, "form, button, #methods"),
+               f"{order.checkout} (reason {reason}) still offers forms or buttons")
+        return reason, status
+
+    # checks
+
+    def menu(self) -> str:
+        order = self.api.create(self.merchant)
+        self.open(order)
+        main = self.js("var m = document.querySelector('main#swedbankpay-checkout');"
+                       " return m && [m.dataset.token, m.dataset.status, m.dataset.embed]")
+        expect(main == [order.token, "Initialized", "0"],
+               f"main#swedbankpay-checkout [data-token, data-status, data-embed] = {main},"
+               f" expected [{order.token}, Initialized, 0]")
+        total = self.js("var t = document.querySelector('#order-summary #total-amount');"
+                        " return t && [t.dataset.minorUnits, t.dataset.currency, t.innerText]")
+        expect(total and total[:2] == ["1500", "SEK"],
+               f"#order-summary #total-amount [data-minor-units, data-currency, text] = {total}")
+        texts = self.js("return ['order-description', 'payee-name'].map(function (i) {"
+                        " var e = document.querySelector('#order-summary #' + i); return e && e.innerText.trim() })")
+        expect(texts == ["Test Purchase", "Test Shop"], f"#order-description, #payee-name = {texts}")
+
+        methods = self.js("return Array.from(document.querySelectorAll('#methods section.method'), s => s.dataset.method)")
+        offered = [m for m in order.instruments if m not in NOT_ON_PAGE]
+        expect(sorted(methods) == sorted(offered),
+               f"section.method[data-method] = {methods}, expected {offered} (the order's {order.instruments}"
+               f" without Apple Pay, Google Pay)")
+
+        saved = self.js("return Array.from(document.querySelectorAll("
+                        "'section.method[data-method=CreditCard] form.saved-card-form button.pay-saved-card'),"
+                        " b => b.dataset.maskedPan)")
+        expect(sorted(saved) == sorted(SAVED_CARDS), f"saved cards {saved}, expected {sorted(SAVED_CARDS)}")
+        card = self.js("var f = document.querySelector('section.method[data-method=CreditCard] form#card-form');"
+                       " return !!f && ['card-number', 'card-expiry', 'card-cvc', 'pay-card'].filter("
+                       " i => !f.querySelector('#' + i))")
+        expect(card == [], f"form#card-form in the CreditCard section: missing {card if card is not False else 'the form'}")
+        if "Swish" in offered:
+            swish = self.js("var f = document.querySelector('section.method[data-method=Swish] form#swish-form');"
+                            " var i = f && f.querySelector('#swish-msisdn');"
+                            " return f && [i && i.value, !!f.querySelector('#pay-swish')]")
+            expect(swish == [PAYER_MSISDN, True],
+                   f"form#swish-form [#swish-msisdn value, has #pay-swish] = {swish}, expected [{PAYER_MSISDN}, true]")
+        web = [m for m in offered if m not in ("CreditCard", "Swish")]
+        for m in web:
+            ok = self.js("var s = Array.from(document.querySelectorAll('section.method')).find(s => s.dataset.method === arguments[0]);"
+                         " var f = s && Array.from(s.querySelectorAll('form.web-form')).find(f => f.dataset.method === arguments[0]);"
+                         " return !!f && !!document.getElementById('ssn-' + arguments[0]) && !!document.getElementById('pay-' + arguments[0])"
+                         " && f.contains(document.getElementById('pay-' + arguments[0]))", m)
+            expect(ok, f"{m}: no form.web-form[data-method={m}] with #ssn-{m} and #pay-{m} in its section")
+        cancel = self.js("var b = document.getElementById('cancel-payment');"
+                         " return b && [b.form && b.form.method, b.formAction]")
+        expect(cancel and cancel[0] == "post", f"#cancel-payment [form method, action] = {cancel}, expected a form POST")
+        for el in self.d.find_elements(By.CSS_SELECTOR, "#pay-card, #cancel-payment, button.pay-saved-card"):
+            expect(el.is_displayed() and el.is_enabled(), f"{el.get_attribute('outerHTML')[:80]} is not visible and enabled")
+        width, scroll = self.js("return [innerWidth, document.documentElement.scrollWidth]")
+        expect(scroll <= width, f"page is {scroll} px wide in a {width} px viewport")
+        external = self.js("return Array.from(document.querySelectorAll('script[src], link[href], img[src], iframe[src]'),"
+                           " e => e.src || e.href).filter(u => !u.startsWith(location.origin) && !u.startsWith('data:'))")
+        expect(not external, f"the page loads external assets: {external}")
+        w, h = bk.screenshot_full_page(self.d, str(self.screenshot))
+
+        # Saved cards only for a payer with a payerReference.
+        anonymous = self.api.create(self.merchant, payer={"msisdn": PAYER_MSISDN})
+        self.open(anonymous)
+        unsaved = self.d.find_elements(By.CSS_SELECTOR, "form.saved-card-form, button.pay-saved-card")
+        expect(not unsaved and self.d.find_elements(By.ID, "card-form"),
+               f"without payer.payerReference: {len(unsaved)} saved-card elements (expected none) or no #card-form")
+
+        # HTML in the order's texts shows as text.
+        script, bold = "<script>alert(1)</script>", "<b>x</b>"
+        order = self.api.create(self.merchant, description=script, payeeName=bold)
+        self.d.get(order.checkout)
+        try:
+            alert = self.d.switch_to.alert
+            text = alert.text
+            alert.dismiss()
+            raise CheckFailed(f"the description ran as script: alert({text!r})")
+        except NoAlertPresentException:
+            pass
+        self.wait_menu()
+        texts = self.js("return ['order-description', 'payee-name'].map(function (i) {"
+                        " var e = document.getElementById(i); return e && e.innerText.trim() })")
+        expect(texts == [script, bold], f"#order-description, #payee-name read {texts}, expected the texts {[script, bold]}")
+        injected = self.js("return Array.from(document.querySelectorAll("
+                           "'#order-summary b, #order-summary script, #order-description *, #payee-name *'), e => e.outerHTML)")
+        expect(not injected, f"the texts became markup: {injected}")
+        return (f"{len(methods)} methods {methods}, {len(saved)} saved cards (none without payerReference), 1500 SEK;"
+                f" HTML shows as text, no alert;"
+                f" screenshot {w}x{h} {self.screenshot}")
+
+    def card_frictionless(self) -> str:
+        order = self.api.create(self.merchant)
+        self.open(order)
+        self.pay_new_card(FRICTIONLESS)
+        self.landed("/complete")
+        status = self.expect_status(order, "Paid")
+        reason, http = self.unavailable(order)
+        expect(reason == "paid", f"reopened after paying: data-reason={reason!r}, expected paid")
+        return f"-> 303 completeUrl; {status}; reopened: {reason} ({http})"
+
+    def card_3ds(self) -> str:
+        order = self.api.create(self.merchant)
+        self.open(order)
+        self.pay_new_card(THREE_DS)
+        self.challenge()
+        self.press("#acs-approve")
+        self.landed("/complete")
+        status = self.expect_status(order, "Paid")
+        saved = self.api.create(self.merchant)
+        self.open(saved)
+        self.pay_saved_card("522661******3406")
+        self.challenge()
+        self.press("#acs-approve")
+        self.landed("/complete")
+        status2 = self.expect_status(saved, "Paid")
+        return (f"new 4761…0416: #acs-challenge -> #acs-approve -> 303 completeUrl, {status};"
+                f" saved 522661…3406: the same, {status2}")
+
+    def saved_cards(self) -> str:
+        order = self.api.create(self.merchant)
+        self.open(order)
+        self.pay_saved_card("476173******0416")
+        self.challenge()
+        self.press("#acs-cancel")
+        problem = self.attempt_error()
+        expect(problem.endswith("creditcard/3dsecuredeclined") and problem.startswith(PROBLEM),
+               f"#attempt-error data-problem-type={problem!r}, expected {PROBLEM}creditcard/3dsecuredeclined")
+        mid = self.api.status(order)
+        expect(mid == "Initialized", f"order status after the cancelled challenge {mid}, expected Initialized")
+        self.pay_saved_card("492500******0004")
+        self.landed("/complete")
+        status = self.expect_status(order, "Paid")
+        failed = self.api.failed_attempts(order)
+        return (f"476173…0416 -> #acs-cancel -> #attempt-error {problem.rsplit('/', 2)[-2:]}; 492500…0004 -> 303"
+                f" completeUrl; {status} (failedattempts lists {failed})")
+
+    def card_declined(self) -> str:
+        order = self.api.create(self.merchant, scenario="swedbankpay-card-declined")
+        self.open(order)
+        self.pay_new_card(FRICTIONLESS)
+        problem = self.attempt_error()
+        expect(problem == PROBLEM + "creditcard/carddeclined",
+               f"#attempt-error data-problem-type={problem!r}, expected {PROBLEM}creditcard/carddeclined")
+        expect(self.d.find_elements(By.ID, "card-form"), "the menu after the failed attempt offers no #card-form")
+        status = self.expect_status(order, "Initialized")
+        failed = self.api.failed_attempts(order)
+        seen = [f"card-declined: #attempt-error creditcard/carddeclined, menu again, {status} (failedattempts lists {failed})"]
+
+        # The payer approves the challenge, the scenario declines it anyway.
+        order = self.api.create(self.merchant, scenario="swedbankpay-3ds-declined")
+        self.open(order)
+        self.pay_new_card(FRICTIONLESS)
+        self.challenge()
+        self.press("#acs-approve")
+        problem = self.attempt_error()
+        expect(problem == PROBLEM + "creditcard/3dsecuredeclined",
+               f"3ds-declined: #attempt-error data-problem-type={problem!r}, expected {PROBLEM}creditcard/3dsecuredeclined")
+        seen.append(f"3ds-declined: challenge, approve -> #attempt-error 3dsecuredeclined, {self.expect_status(order, 'Initialized')}")
+
+        # Test data without a header: amount 900361 is insufficient funds.
+        order = self.api.create(self.merchant, amount=900361, vatAmount=180072)
+        self.open(order)
+        self.pay_new_card(FRICTIONLESS)
+        problem = self.attempt_error()
+        expect(problem == PROBLEM + "creditcard/acquirerinsufficientfunds",
+               f"amount 900361: #attempt-error data-problem-type={problem!r}, expected {PROBLEM}creditcard/acquirerinsufficientfunds")
+        seen.append(f"amount 900361: #attempt-error acquirerinsufficientfunds, {self.expect_status(order, 'Initialized')}")
+        return "; ".join(seen)
+
+    def invalid_card(self) -> str:
+        order = self.api.create(self.merchant)
+        self.open(order)
+        seen = []
+        for number, expiry, what in (("4925000000000005", "12/33", "number"), ("4925000000000004", "13/20", "expiry")):
+            self.fill("card-number", number)
+            self.fill("card-expiry", expiry)
+            self.fill("card-cvc", "123")
+            form = self.js("var f = document.getElementById('card-form');"
+                           " return [f.action, f.method, Array.from(new FormData(f))]")
+            self.press("#pay-card")
+            try:
+                err = bk.follow_until(self.d, lambda d: d.find_element(By.ID, "card-error"), WAIT)
+            except TimeoutError as e:
+                raise CheckFailed(f"invalid {what}: no #card-error: {e}; {self.where()}") from None
+            expect(err.is_displayed() and err.text.strip(), f"invalid {what}: #card-error is empty or hidden")
+            expect(self.d.find_elements(By.CSS_SELECTOR, "main#swedbankpay-checkout #methods #card-form"),
+                   f"invalid {what}: the 400 page does not show the menu again")
+            posts = [h for h in bk.navigation_attempts(self.d) if h["method"] == "POST"]
+            browser_status = posts[-1]["status"] if posts else None
+            # The same form, replayed without the browser, for the status.
+            status, _, _ = self.api.call(form[1].upper(), form[0], form=[tuple(kv) for kv in form[2]])
+            expect(status == 400 and browser_status == 400,
+                   f"invalid {what}: POST {form[0]} answered {status} (the browser saw {browser_status}), expected 400")
+            seen.append(f"{what} -> 400 #card-error")
+        status = self.expect_status(order, "Initialized")
+        return f"{'; '.join(seen)}; {status}"
+
+    def swish(self) -> str:
+        order = self.api.create(self.merchant)
+        self.open(order)
+        msisdn = self.d.find_element(By.ID, "swish-msisdn").get_attribute("value")
+        expect(msisdn == PAYER_MSISDN, f"#swish-msisdn is {msisdn!r}, expected {PAYER_MSISDN}")
+        t0 = time.monotonic()
+        self.press("#pay-swish")
+        try:
+            bk.follow_until(self.d, lambda d: d.find_element(By.CSS_SELECTOR, "main#swish-waiting"), WAIT)
+        except TimeoutError as e:
+            raise CheckFailed(f"no main#swish-waiting: {e}; {self.where()}") from None
+        self.landed("/complete", timeout=SWISH_WAIT, via_303=False)
+        took = time.monotonic() - t0
+        gets = [h for h in bk.navigation_attempts(self.d) if h["url"].startswith(order.checkout.split("?")[0])]
+        status = self.expect_status(order, "Paid")
+        return f"#swish-waiting ({len(gets)} loads of the page) -> completeUrl after {took:.1f} s; {status}"
+
+    def swish_declined(self) -> str:
+        order = self.api.create(self.merchant, scenario="swedbankpay-swish-declined")
+        self.open(order)
+        self.press("#pay-swish")
+        try:
+            bk.follow_until(self.d, lambda d: d.find_element(By.CSS_SELECTOR, "main#swish-waiting"), WAIT)
+        except TimeoutError as e:
+            raise CheckFailed(f"no main#swish-waiting: {e}; {self.where()}") from None
+        problem = self.attempt_error(SWISH_WAIT)
+        expect(problem == PROBLEM + "swishdeclined", f"#attempt-error data-problem-type={problem!r}, expected {PROBLEM}swishdeclined")
+        status = self.expect_status(order, "Initialized")
+        # A new attempt: a card this time.
+        self.pay_new_card(FRICTIONLESS)
+        self.landed("/complete")
+        paid = self.expect_status(order, "Paid")
+        return f"#swish-waiting -> menu with #attempt-error swishdeclined, {status}; then a card -> completeUrl, {paid}"
+
+    def web_method(self, method: str = "Invoice-PayExFinancingSe") -> str:
+        order = self.api.create(self.merchant)
+        expect(method in order.instruments, f"the order does not offer {method}: {order.instruments}")
+        self.open(order)
+        self.fill(f"ssn-{method}", SSN)
+        self.press(f"#pay-{method}")
+        self.landed("/complete")
+        status = self.expect_status(order, "Paid")
+        return f"#ssn-{method} {SSN}, #pay-{method} -> 303 completeUrl; {status}"
+
+    def cancel(self) -> str:
+        order = self.api.create(self.merchant)
+        self.open(order)
+        self.press("#cancel-payment")
+        self.landed("/cancel")
+        status = self.expect_status(order, "Aborted")
+        reason, http = self.unavailable(order)
+        expect(reason == "aborted", f"reopened after cancelling: data-reason={reason!r}, expected aborted")
+        return f"-> 303 cancelUrl; {status}; reopened: {reason} ({http})"
+
+    def _view_checkout(self, callbacks: str = "") -> tuple[Order, str]:
+        """Open a merchant page with view-checkout, wait for the iframe, switch into it and wait for the menu."""
+        order = self.api.create(self.merchant)
+        script = order.href("view-checkout")
+        shop = self.merchant.shop(order.bearer, script, callbacks)
+        self.d.get(shop)
+
+        def opened(d):
+            errors = d.execute_script("return window.__errors")
+            if errors:
+                raise CheckFailed(f"the merchant page's script failed: {errors} (view-checkout {script})")
+            return d.find_element(By.CSS_SELECTOR, "#checkout iframe#swedbankpay-checkout-frame")
+
+        try:
+            frame = bk.follow_until(self.d, opened, WAIT)
+        except TimeoutError as e:
+            raise CheckFailed(f"no iframe#swedbankpay-checkout-frame in #checkout: {e}") from None
+        src = frame.get_attribute("src")
+        expect(order.token in src and re.search(r"[?&]embed=1\b", src), f"the iframe loads {src}, expected the menu with embed=1")
+        self.d.switch_to.frame(frame)
+        self.wait_menu()
+        embed = self.js("return document.querySelector('main#swedbankpay-checkout').dataset.embed")
+        expect(embed == "1", f"the menu in the iframe has data-embed={embed!r}, expected 1")
+        return order, shop
+
+    def view_on_paid(self) -> str:
+        order, shop = self._view_checkout(ON_PAID + ON_ABORTED)
+        self.pay_new_card(FRICTIONLESS)
+        try:
+            result = bk.follow_until(self.d, lambda d: d.find_element(By.CSS_SELECTOR, "main#result"), WAIT)
+        except TimeoutError as e:
+            raise CheckFailed(f"no main#result in the iframe: {e}; {self.where()}") from None
+        expect(result.get_attribute("data-status") == "Paid", f"main#result data-status={result.get_attribute('data-status')!r}")
+        self.d.switch_to.default_content()
+        try:
+            title = bk.follow_until(self.d, lambda d: d.title.startswith("paid:") and d.title, WAIT)
+        except TimeoutError as e:
+            events = self.js("return document.getElementById('events').innerText")
+            raise CheckFailed(f"onPaid was not called: {e}; events {events!r}") from None
+        expect(title == f"paid:{order.id}", f"document.title={title!r}, expected paid:{order.id}")
+        events = self.js("return Array.from(document.querySelectorAll('#events .event'), e => [e.dataset.name, JSON.parse(e.textContent)])")
+        expect(len(events) == 1, f"callbacks called: {events}, expected onPaid once")
+        e = events[0][1]
+        expect(e.get("event") == "OnPaid" and (e.get("paymentOrder") or {}).get("id") == order.id,
+               f"onPaid got {e}, expected event OnPaid, paymentOrder.id {order.id}")
+        expect(e.get("redirectUrl") == order.request["urls"]["completeUrl"],
+               f"onPaid redirectUrl={e.get('redirectUrl')!r}, expected completeUrl {order.request['urls']['completeUrl']}")
+        expect(self.d.current_url == shop, f"the top window left the shop: {self.d.current_url}")
+        status = self.expect_status(order, "Paid")
+        code, headers, _ = self.api.call("GET", order.href("view-checkout"))
+        ctype = {k.lower(): v for k, v in headers.items()}.get("content-type", "")
+        expect(code == 200 and "javascript" in ctype, f"GET view-checkout: {code} {ctype}")
+        # onAborted given: the top window stays.
+        aborted, shop = self._view_checkout(ON_PAID + ON_ABORTED)
+        self.press("#cancel-payment")
+        try:
+            bk.follow_until(self.d, lambda d: d.find_element(By.CSS_SELECTOR, "main#result[data-status=Aborted]"), WAIT)
+        except TimeoutError as e:
+            raise CheckFailed(f"cancel in the iframe: no main#result[data-status=Aborted]: {e}; {self.where()}") from None
+        self.d.switch_to.default_content()
+        try:
+            title = bk.follow_until(self.d, lambda d: d.title.startswith("aborted:") and d.title, WAIT)
+        except TimeoutError as e:
+            raise CheckFailed(f"onAborted was not called: {e}") from None
+        expect(title == f"aborted:{aborted.id}", f"onAborted: document.title={title!r}, expected aborted:{aborted.id}")
+        expect(self.d.current_url == shop, f"onAborted given, yet the top window left the shop: {self.d.current_url}")
+        astatus = self.expect_status(aborted, "Aborted")
+        return (f"iframe embed=1 -> main#result Paid -> onPaid(OnPaid, {order.id[-12:]}…, completeUrl), stayed on the"
+                f" shop, {status}; cancel -> onAborted, stayed, {astatus}")
+
+    def view_redirect(self) -> str:
+        order, _ = self._view_checkout()
+        self.pay_new_card(FRICTIONLESS)
+        self.d.switch_to.default_content()
+        self.landed("/complete", via_303=False)
+        status = self.expect_status(order, "Paid")
+        # Aborted inside the iframe, without onAborted: the top window goes to cancelUrl.
+        aborted, _ = self._view_checkout(ON_PAID)
+        self.press("#cancel-payment")
+        self.d.switch_to.default_content()
+        self.landed("/cancel", via_303=False)
+        astatus = self.expect_status(aborted, "Aborted")
+        return (f"no onPaid: top window -> completeUrl, {status}; cancel in the iframe (onPaid only): top -> cancelUrl,"
+                f" {astatus}")
+
+    def embed_messages(self) -> str:
+        """The embedded result page's postMessage to window.parent, seen by a plain iframe's parent."""
+        seen = []
+        for event, status in (("paid", "Paid"), ("aborted", "Aborted")):
+            order = self.api.create(self.merchant)
+            self.d.get(self.merchant.embed(order.bearer, order.checkout + "?embed=1"))
+            frame = bk.follow_until(self.d, lambda d: d.find_element(By.ID, "menu"), WAIT)
+            self.d.switch_to.frame(frame)
+            self.wait_menu()
+            if event == "paid":
+                self.pay_new_card(FRICTIONLESS)
+            else:
+                self.press("#cancel-payment")
+            try:
+                bk.follow_until(self.d, lambda d: d.find_element(By.CSS_SELECTOR, f"main#result[data-status={status}]"), WAIT)
+            except TimeoutError as e:
+                raise CheckFailed(f"{event}: no main#result[data-status={status}] in the iframe: {e}; {self.where()}") from None
+            self.d.switch_to.default_content()
+            messages = bk.follow_until(self.d, lambda d: d.execute_script(
+                "var m = Array.from(document.querySelectorAll('#messages .message'));"
+                " return m.length && m.map(e => [e.dataset.fromFrame, e.dataset.origin, JSON.parse(e.textContent)])"), WAIT)
+            ours = [m for m in messages if isinstance(m[2], dict) and m[2].get("source") == "swedbankpay-sandbox"]
+            expect(len(ours) == 1, f"{event}: messages {messages}, expected one with source swedbankpay-sandbox")
+            from_frame, origin, data = ours[0]
+            url = order.request["urls"]["completeUrl" if event == "paid" else "cancelUrl"]
+            expect(from_frame == "true" and data.get("event") == event and (data.get("paymentOrder") or {}).get("id") == order.id
+                   and data.get("redirectUrl") == url,
+                   f"{event}: message {data} (from the iframe: {from_frame}), expected event {event}, paymentOrder.id"
+                   f" {order.id}, redirectUrl {url}")
+            expect(self.d.current_url.startswith(self.merchant.base + "/embed/"), f"{event}: the top window left: {self.d.current_url}")
+            self.expect_status(order, status)
+            seen.append(f"{event}: main#result {status}, message {{source, event: {event}, paymentOrder.id, redirectUrl}} from {origin}")
+        return "; ".join(seen)
+
+    def unknown_token(self) -> str:
+        url = f"{self.api.base}/checkout/{uuid.uuid4().hex}{uuid.uuid4().hex}"
+        bk.clear_events(self.d)
+        self.d.get(url)
+        status = bk.document_status(self.d)
+        reason = self.js("var m = document.querySelector('main#swedbankpay-unavailable'); return m && m.dataset.reason")
+        expect((status, reason) == (404, "not_found"), f"GET /checkout/<unknown>: HTTP {status}, data-reason={reason!r},"
+                                                        f" expected 404 not_found")
+        return f"HTTP {status}, data-reason={reason}"
+
+
+CHECKS = [
+    ("menu", "menu"),
+    ("card frictionless", "card_frictionless"),
+    ("card 3ds approve", "card_3ds"),
+    ("saved cards", "saved_cards"),
+    ("card scenarios", "card_declined"),
+    ("invalid card", "invalid_card"),
+    ("swish", "swish"),
+    ("swish declined", "swish_declined"),
+    ("invoice", "web_method"),
+    ("cancel", "cancel"),
+    ("view-checkout onPaid", "view_on_paid"),
+    ("view-checkout redirect", "view_redirect"),
+    ("embed postMessage", "embed_messages"),
+    ("unknown token", "unknown_token"),
+]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    source = ap.add_mutually_exclusive_group()
+    source.add_argument("--binary", default=str(ROOT / ".build/release/payment-sandbox"),
+                        help="payment-sandbox to start (default: .build/release/payment-sandbox)")
+    source.add_argument("--base-url", help="use this running sandbox instead of starting one")
+    ap.add_argument("--artifacts", default=str(ROOT / ".build/artifacts"),
+                    help="screenshots, logs (default: .build/artifacts)")
+    ap.add_argument("--screenshot", help="the menu's screenshot (default: ARTIFACTS/swedbankpay-checkout.png)")
+    ap.add_argument("--update-docs", action="store_true", help="also copy the screenshot to docs/swedbankpay-checkout.png")
+    ap.add_argument("--timeout", type=float, default=300, help="for the whole run, seconds (default 300)")
+    ap.add_argument("--only", nargs="+", metavar="NAME", help=f"run only these checks: {', '.join(n for n, _ in CHECKS)}")
+    args = ap.parse_args()
+
+    names = [n for n, _ in CHECKS]
+    unknown = [n for n in args.only or [] if n not in names]
+    if unknown:
+        ap.error(f"unknown check {unknown}; checks: {names}")
+
+    artifacts = pathlib.Path(args.artifacts).resolve()
+    artifacts.mkdir(parents=True, exist_ok=True)
+    for old in artifacts.glob("failed-*"):
+        old.unlink()
+    screenshot = pathlib.Path(args.screenshot or artifacts / "swedbankpay-checkout.png").resolve()
+    screenshot.unlink(missing_ok=True)  # only a passing "menu" check writes it
+
+    def abort(signum, _frame):
+        raise Abort(f"signal {signum}" if signum != signal.SIGALRM else f"time limit of {args.timeout:.0f} s")
+
+    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGALRM):
+        signal.signal(s, abort)
+    signal.setitimer(signal.ITIMER_REAL, args.timeout)
+
+    sandbox = merchant = driver = None
+    try:
+        t0 = time.monotonic()
+        if args.base_url:
+            base = args.base_url.rstrip("/")
+        else:
+            sandbox = Sandbox(args.binary, artifacts / "sandbox-swedbankpay.log")
+            base = sandbox.start()
+        api = Api(base, uuid.uuid4().hex[:8])
+        api.wait_healthy()
+        print(f"sandbox  {base} healthy in {time.monotonic() - t0:.1f} s (tokens pages-{api.run_id}-<n>)", flush=True)
+        merchant = Merchant()
+        t0 = time.monotonic()
+        driver = bk.start_browser(390, 844, driver_log=str(artifacts / "chromedriver-swedbankpay.log"))
+        print(f"browser  Chromium {driver.capabilities.get('browserVersion')}, 390x844, "
+              f"started in {time.monotonic() - t0:.1f} s; merchant {merchant.base}", flush=True)
+
+        run = Run(api, merchant, driver, artifacts, screenshot)
+        for name, method in CHECKS:
+            if not args.only or name in args.only:
+                run.check(name, getattr(run, method))
+
+        if args.update_docs and screenshot.exists():
+            docs = ROOT / "docs" / "swedbankpay-checkout.png"
+            docs.parent.mkdir(exist_ok=True)
+            shutil.copyfile(screenshot, docs)
+            print(f"copied   {screenshot} -> {docs} ({docs.stat().st_size // 1024} KB)")
+        failed = sum(1 for _, ok in run.results if not ok)
+        if failed and sandbox:
+            print(f"--- last lines of {sandbox.log_path} ---")
+            print("\n".join(sandbox.log_path.read_text(errors="replace").splitlines()[-20:]))
+        print(f"{len(run.results) - failed} passed, {failed} failed")
+        return 1 if failed else 0
+    except (Abort, KeyboardInterrupt) as e:
+        print(f"aborted: {e or type(e).__name__}", flush=True)
+        return 1
+    except Exception as e:
+        print(f"FAIL  setup: {type(e).__name__}: {e}", flush=True)
+        return 1
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        for s in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_IGN)  # cleanup runs to the end
+        if driver:
+            try:
+                driver.quit()
+            except Exception:
+                pass
+        if merchant:
+            merchant.stop()
+        if sandbox:
+            sandbox.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
