@@ -352,14 +352,22 @@ struct SwedbankPayCheckoutPageTests {
         }
     }
 
-    @Test func journal_NamesTheOrdersNamespaceForPageRequests() async throws {
+    @Test func journal_NamesTheOrdersNamespaceForPageRequests_AndTheBusinessDecisions() async throws {
         try await withSwedbankPaySandbox { sandbox, server in
             let client = CheckoutPageClient(server: server)
-            let (namespace, _, page) = try await Self.order(server, "journal")
+            let (namespace, _, page) = try await Self.order(server, "journal", scenario: "swedbankpay-card-declined")
             _ = try await client.get(page)
+            _ = try await client.post("\(page)/card", [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])
             let journal = try await RawClient.exchange(port: server.port,
                 "GET /__sandbox/journal HTTP/1.1\r\nHost: x\r\nSandbox-Namespace: \(namespace)\r\nConnection: close\r\n\r\n")
-            #expect(journal.bodyText.contains(#""path":"\#(page)""#), "\(journal.bodyText)")
+            let entries = try #require(try journal.jsonObject()["entries"] as? [[String: Any]])
+            #expect(entries.contains { $0["method"] as? String == "GET" && $0["path"] as? String == page }, "\(journal.bodyText)")
+            // The business decisions inside the card POST, each with the scenario that made it.
+            let decisions = entries.filter { $0["method"] as? String == "DECISION" }.compactMap { $0["note"] as? String }
+            #expect(decisions.count == 2, "\(decisions)")
+            #expect(decisions.first?.hasPrefix("scenario=swedbankpay-card-declined swedbankpay.card.authenticate:") == true, "\(decisions)")
+            #expect(decisions.last?.hasPrefix("scenario=swedbankpay-card-declined swedbankpay.card.authorize: card_declined") == true,
+                    "\(decisions)")
         }
     }
 }

@@ -97,4 +97,10 @@ public struct ScenarioNote: CustomStringConvertible, Sendable {
     public let operation: ScenarioOperation
     public let decision: ScenarioDecision
     public var description: String { "scenario=\(scenario ?? "-") \(operation.rawValue): \(decision)" }
+
+    public init(scenario: String?, operation: ScenarioOperation, decision: ScenarioDecision) {
+        self.scenario = scenario
+        self.operation = operation
+        self.decision = decision
+    }
 }

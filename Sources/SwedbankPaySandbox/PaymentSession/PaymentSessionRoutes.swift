@@ -16,7 +16,7 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
         self.orders = orders
         self.scenarios = scenarios
         self.journal = journal
-        sessions = SwedbankPayPaymentSessionStore(orders: orders, engine: scenarios, settings: settings)
+        sessions = SwedbankPayPaymentSessionStore(orders: orders, engine: scenarios, settings: settings, journal: journal)
     }
 
     static let prefix = "/psp/paymentsessions/"

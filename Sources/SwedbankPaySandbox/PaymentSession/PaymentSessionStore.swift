@@ -23,10 +23,16 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
 
     private let state = Locked(State())
 
-    init(orders: any PaymentSessionOrders, engine: ScenarioEngine, settings: SwedbankPayPaymentSessionSettings = SwedbankPayPaymentSessionSettings()) {
+    /// Where the business decisions (swish.sale, card.*, web.pay) are written as `DECISION` entries: the request's
+    /// own entry names only the API call's scenario decision.
+    let journal: Journal?
+
+    init(orders: any PaymentSessionOrders, engine: ScenarioEngine, settings: SwedbankPayPaymentSessionSettings = SwedbankPayPaymentSessionSettings(),
+         journal: Journal? = nil) {
         self.orders = orders
         self.engine = engine
         self.settings = settings
+        self.journal = journal
     }
 
     public func reset(_ namespace: Namespace) {
@@ -243,13 +249,15 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         if let card { subject.append(("card", .object([("number", .string(card.number)), ("brand", .string(card.brand))]))) }
         subject.append(("msisdn", msisdn.map(JSONText.string) ?? .null))
         subject.append(("body", ScenarioEngine.subject(step.request.body)?.jsonText ?? .null))
-        let decision: ScenarioDecision
+        let (scenario, decision): (String?, ScenarioDecision)
         do {
-            decision = try engine.decide(operation, request: step.request, namespace: step.record.namespace, subject: JSONNode(.object(subject)),
-                                         object: step.record.token, sticky: step.view.scenario).decision
+            (scenario, decision) = try engine.decide(operation, request: step.request, namespace: step.record.namespace,
+                                                     subject: JSONNode(.object(subject)), object: step.record.token, sticky: step.view.scenario)
         } catch {
             throw SwedbankPayProblem.unknownScenario(error)
         }
+        journal?.record(step.record.namespace, method: "DECISION", path: step.request.path, status: 0,
+                        note: ScenarioNote(scenario: scenario, operation: operation, decision: decision).description)
         switch decision.outcome {
         case .httpError(let status, _, _): throw SwedbankPayProblem.forStatus(status)
         case .dropConnection: throw DroppedConnection()
