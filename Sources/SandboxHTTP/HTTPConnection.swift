@@ -156,7 +156,7 @@ final class HTTPConnection {
             do {
                 event = try parser.next()
             } catch {
-                answerAndClose(HTTPError(error.status, error.reason, kind: .malformedRequest), request: error.head)
+                answerAndClose(HTTPError(error.status, error.reason, kind: .malformedRequest), request: error.head, path: error.path)
                 return
             }
             guard let event else { break }
@@ -244,10 +244,12 @@ final class HTTPConnection {
     }
 
     /// Answers a protocol error (bad framing, limits, timeouts) in the format of the API the path belongs to, then closes.
-    private func answerAndClose(_ error: HTTPError, request: HTTPRequest?) {
+    /// `path`: the request line's path when there is no request (the parser's, or what has arrived of a head).
+    private func answerAndClose(_ error: HTTPError, request: HTTPRequest?, path: String? = nil) {
         let started = Socket.now()
         let subject = request ?? HTTPRequest(placeholderWithID: "\(String(id, radix: 36))-err")
-        var response = loop.shared.router.errorRenderer(forPath: request?.path ?? "").render(error, for: subject)
+        let renderer = loop.shared.router.errorRenderer(forPath: request?.path ?? path ?? parser.pathOfPartialHead ?? "")
+        var response = renderer.render(error, for: subject)
         response.closesConnection = true
         closeAfterFlush = true
         let before = output.count

@@ -24,6 +24,8 @@ public struct HTTPParseError: Error, Sendable, CustomStringConvertible {
     /// The request head when the error came after it (413 on a body, bad chunk framing), so the error
     /// can be rendered in the format of the API the request was for, and logged with its path.
     public var head: HTTPRequest?
+    /// Without a head (431, a malformed header): the request line's path, when it had arrived; for the same purpose.
+    public var path: String?
 
     public init(_ status: HTTPStatus, _ reason: String, head: HTTPRequest? = nil) {
         self.status = status
@@ -125,6 +127,17 @@ public struct HTTPRequestParser: Sendable {
         return nil
     }
 
+    /// The path of the request line at the start of the unparsed bytes, once it has arrived, even when the rest of
+    /// the head is malformed, too large or late: which API's error format a protocol error is answered in.
+    public var pathOfPartialHead: String? {
+        guard start < buffer.count else { return nil }
+        let line = buffer[start..<min(buffer.count, start + limits.maxHeadBytes)]
+        guard let space = line.firstIndex(of: .space), space - start <= 20 else { return nil }
+        let target = line[(space + 1)...].prefix { $0 != .space && $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "?") }
+        guard target.first == UInt8(ascii: "/"), target.endIndex < line.endIndex else { return nil }
+        return String(decoding: target, as: UTF8.self)
+    }
+
     /// True once a request has ended the connection or an error was thrown: no more events will come.
     public var isFinished: Bool {
         switch state {
@@ -138,6 +151,8 @@ public struct HTTPRequestParser: Sendable {
         do {
             return try step()
         } catch {
+            var error = error
+            if error.head == nil { error.path = pathOfPartialHead }
             state = .failed
             buffer = []
             start = 0

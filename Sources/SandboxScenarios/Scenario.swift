@@ -160,6 +160,10 @@ public struct ScenarioOperation: RawRepresentable, Hashable, Sendable, CustomStr
     public static let swedbankPayCardAuthorize = ScenarioOperation("swedbankpay.card.authorize")
     /// Pay with a web-based instrument on the payment menu (invoice, Trustly, ...).
     public static let swedbankPayWebPay = ScenarioOperation("swedbankpay.web.pay")
+    /// The payment order's `redirect-checkout` page (the payment menu, `/checkout/<token>`).
+    public static let swedbankPayCheckoutPage = ScenarioOperation("swedbankpay.checkout.page")
+    /// The payment order's `view-checkout` script, also the SDKs' `view-payment` (`/checkout/client/<token>`).
+    public static let swedbankPayCheckoutScript = ScenarioOperation("swedbankpay.checkout.script")
 
     /// THE table: every operation a scenario may name, with the outcomes it accepts beyond the ones every
     /// operation accepts (``ScenarioOutcome/Kind/universal``). Add HPP, Order Management and Swedbank Pay
@@ -207,10 +211,12 @@ public struct ScenarioOperation: RawRepresentable, Hashable, Sendable, CustomStr
         (.swedbankPaySessionAcknowledgeFailedAttempt, [.sessionEndReached]),
         (.swedbankPaySessionAbortPayment, [.sessionEndReached, .notAllowed]),
         (.swedbankPaySessionEventLogging, []),
-        (.swedbankPaySwishSale, [.swishDeclined, .swishTimeout, .bankidCancelled, .clientAppLaunchFailed, .failAttempt]),
-        (.swedbankPayCardAuthenticate, [.frictionless, .challenge, .threeDSDeclined, .failAttempt]),
+        (.swedbankPaySwishSale, [.swishDeclined, .swishTimeout, .bankidCancelled, .clientAppLaunchFailed, .payerAborts, .failAttempt]),
+        (.swedbankPayCardAuthenticate, [.frictionless, .challenge, .threeDSDeclined, .payerAborts, .failAttempt]),
         (.swedbankPayCardAuthorize, [.cardDeclined, .insufficientFunds, .cardExpired, .failAttempt]),
-        (.swedbankPayWebPay, [.failAttempt]),
+        (.swedbankPayWebPay, [.payerAborts, .failAttempt]),
+        (.swedbankPayCheckoutPage, []),
+        (.swedbankPayCheckoutScript, []),
     ]
 
     public static var known: [ScenarioOperation] { catalogue.map(\.operation) }
@@ -282,6 +288,9 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
     case sessionEndReached
     /// Swedbank Pay payment session: 409 `paymentsessions/operationnotallowed`.
     case notAllowed
+    /// Swedbank Pay: instead of paying, the payer aborts the payment (in the Swish app, at 3-D Secure, on the page):
+    /// the order is Aborted and the session redirects to `cancelUrl`.
+    case payerAborts
     /// Swedbank Pay: the attempt fails with this problem (`problem_type` is the part after `.../errordetail/`).
     case failAttempt(ScenarioAttemptFailure)
     /// Any status; `body` is sent as is (nil: the provider's own error envelope for that status), `headers` added.
@@ -316,6 +325,7 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
         case cardExpired = "card_expired"
         case sessionEndReached = "session_end_reached"
         case notAllowed = "not_allowed"
+        case payerAborts = "payer_aborts"
         case failAttempt = "fail_attempt"
         case httpError = "http_error"
         case dropConnection = "drop_connection"
@@ -365,6 +375,7 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
         case .cardExpired: .cardExpired
         case .sessionEndReached: .sessionEndReached
         case .notAllowed: .notAllowed
+        case .payerAborts: .payerAborts
         case .failAttempt: .failAttempt
         case .httpError: .httpError
         case .dropConnection: .dropConnection
@@ -862,6 +873,7 @@ struct ScenarioValidator {
         case .cardExpired: outcome = .cardExpired
         case .sessionEndReached: outcome = .sessionEndReached
         case .notAllowed: outcome = .notAllowed
+        case .payerAborts: outcome = .payerAborts
         case .failAttempt: outcome = attemptFailure(object, path).map(ScenarioOutcome.failAttempt)
         case .dropConnection: outcome = .dropConnection
         case .reject:

@@ -78,7 +78,7 @@ public struct SwedbankPayErrorRenderer: HTTPErrorRenderer {
         let problem: SwedbankPayProblem
         switch error.kind {
         case .notFound:
-            problem = SwedbankPayProblem("notfound", status: .notFound, title: "Not found", detail: error.message)
+            problem = SwedbankPayProblem("notfound", status: .notFound, title: "Not Found", detail: error.message)
         case .methodNotAllowed:
             problem = SwedbankPayProblem("methodnotallowed", status: error.status, title: "Method not allowed", detail: error.message)
         case .malformedRequest:

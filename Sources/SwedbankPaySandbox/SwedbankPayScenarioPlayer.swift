@@ -10,6 +10,19 @@ struct SwedbankPayScenarioAnswers: ScenarioAnswerFormat {
     func internalError(for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.systemError.response(for: request) }
 }
 
+/// The checkout page's wording of the same answers: HTML pages with the status (a browser shows them).
+struct SwedbankPayPageAnswers: ScenarioAnswerFormat {
+    func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
+        page(SwedbankPayProblem.unknownScenario(error))
+    }
+    func error(status: Int, for request: HTTPRequest) -> HTTPResponse { page(SwedbankPayProblem.forStatus(status)) }
+    func internalError(for request: HTTPRequest) -> HTTPResponse { page(SwedbankPayProblem.systemError) }
+
+    private func page(_ problem: SwedbankPayProblem) -> HTTPResponse {
+        SwedbankPayCheckoutRoutes.html(CheckoutPage.error(problem), status: problem.status)
+    }
+}
+
 /// The shared scenario player (SandboxScenarios) speaking Swedbank Pay's problems.
 typealias SwedbankPayScenarioPlayer = ScenarioPlayer<SwedbankPayScenarioAnswers>
 
@@ -32,7 +45,7 @@ extension SwedbankPayProblem {
         case 400: SwedbankPayProblem("inputerror", status: .badRequest, title: "Error in input data", detail: "Input validation failed.")
         case 401: SwedbankPayProblem("unauthorized", status: .unauthorized, title: "Unauthorized", detail: "The request is not authorized.")
         case 403: SwedbankPayProblem("forbidden", status: .forbidden, title: "Forbidden", detail: "The operation is not allowed.")
-        case 404: SwedbankPayProblem("notfound", status: .notFound, title: "Not found", detail: "The resource was not found.")
+        case 404: SwedbankPayProblem("notfound", status: .notFound, title: "Not Found", detail: "The resource was not found.")
         case 409: SwedbankPayProblem("conflict", status: .conflict, title: "Conflict", detail: "The resource is in a conflicting state.")
         case 429: SwedbankPayProblem("toomanyrequests", status: HTTPStatus(code: 429), title: "Too many requests", detail: "Too many requests.")
         default:
@@ -43,11 +56,9 @@ extension SwedbankPayProblem {
     }
 }
 
-/// This sandbox's base URL as the client sees it: the configured one, else `X-Forwarded-Proto` /
-/// `X-Forwarded-Host` behind a proxy, else `Host`.
+/// This sandbox's base URL as the client sees it: the configured one, else what the proxy in front reports or
+/// `Host` (``HTTPRequest/publicOrigin``).
 func publicBaseURL(_ request: HTTPRequest, configured: String?) -> String {
     if let configured, !configured.isEmpty { return configured.hasSuffix("/") ? String(configured.dropLast()) : configured }
-    let host = request.headers["X-Forwarded-Host"] ?? request.headers["Host"] ?? "localhost"
-    let scheme = request.headers["X-Forwarded-Proto"] ?? "http"
-    return "\(scheme)://\(host)"
+    return request.publicOrigin ?? "http://localhost"
 }

@@ -390,6 +390,54 @@ struct SwedbankPayPaymentOrderTests {
         }
     }
 
+    @Test("Callbacks v3.0: the transaction of a Swish sale is the Sale in financialTransactions (same id and number)")
+    func callbacks_V30_SaleIsTheStoredTransaction() async throws {
+        let listener = CallbackListener(failuresFirst: 0)
+        try await withServer(listener.router) { _, hooks in
+            try await withSandboxInstance({ deterministic(&$0) }) { sandbox, server in
+                let client = SwedbankPayClient(server)
+                let namespace = Namespace(client.namespaceName)
+                let body = SwedbankPayExamples.order(callbackUrl: "http://127.0.0.1:\(hooks.port)/hooks/v30", extra: #", "productName": "Checkout3""#)
+                let id = try await client.newOrder(body, contentType: "application/json")
+                let attempt = try sandbox.swedbankPayOrders.beginAttempt(namespace, orderID: id, instrument: "Swish", prefill: false)
+                sandbox.swedbankPayOrders.attemptPaid(namespace, orderID: id, attempt, transactionType: .sale,
+                                                      details: .object([("msisdn", .string("+46739000001"))]))
+                let received = try await listener.wait(for: 1)
+                let callback = try #require(try JSONSerialization.jsonObject(with: received[0].body) as? [String: Any])
+                let transaction = try #require(callback["transaction"] as? [String: Any])
+                let read = try await client.send("GET", "/psp/paymentorders/\(id)?$expand=financialtransactions")
+                let list = try #require((order(read)["financialTransactions"] as? [String: Any])?["financialTransactionList"] as? [[String: Any]])
+                let sale = try #require(list.first { $0["type"] as? String == "Sale" })
+                let saleID = try #require((sale["id"] as? String)?.split(separator: "/").last.map(String.init))
+                #expect(transaction["number"] as? Int == sale["number"] as? Int, "\(callback) \(sale)")
+                let transactionID = try #require(transaction["id"] as? String)
+                #expect(transactionID.hasPrefix("/psp/swish/payments/") && transactionID.hasSuffix("/sales/\(saleID)"), "\(callback)")
+            }
+        }
+    }
+
+    @Test("Protocol edges under /psp/: GET on a transaction collection is 405 (Allow: POST); a non-JSON body is 400; a 431 is a problem; hrefs take the first forwarded value")
+    func protocolEdges_AreProblems() async throws {
+        try await withSandboxInstance({ deterministic(&$0); $0.http.limits.maxHeadBytes = 2048 }) { _, server in
+            let client = SwedbankPayClient(server)
+            let id = try await client.newOrder()
+            let get = try await client.send("GET", "/psp/paymentorders/\(id)/captures")
+            #expect(get.status == 405 && get.header("Allow") == "POST", "\(get)")
+            #expect(try object(get)["type"] as? String == "https://api.payex.com/psp/errordetail/methodnotallowed")
+            let patch = try await client.send("PATCH", "/psp/paymentorders/\(id)", body: #"{"paymentorder": {"operation": "Abort", "abortReason": "x"}}"#,
+                                              contentType: "text/plain")
+            let patchProblems = try object(patch)["problems"] as? [[String: Any]]
+            #expect(patch.status == 400 && patchProblems?.first?["name"] as? String == "Content-Type", "\(patch)")
+            let huge = try await client.send("GET", "/psp/paymentorders/\(id)", headers: [("X-Padding", String(repeating: "a", count: 4096))])
+            #expect(huge.status == 431)
+            #expect(try object(huge)["type"] as? String == "https://api.payex.com/psp/errordetail/inputerror", "\(huge.bodyText)")
+            let forwarded = try await client.send("GET", "/psp/paymentorders/\(id)",
+                                                  headers: [("X-Forwarded-Proto", "https, http"), ("X-Forwarded-Host", "pay.example:8443, proxy.internal")])
+            let hrefs = try #require(try object(forwarded)["operations"] as? [[String: Any]]).compactMap { $0["href"] as? String }
+            #expect(!hrefs.isEmpty && hrefs.allSatisfy { $0.hasPrefix("https://pay.example:8443/") }, "\(hrefs)")
+        }
+    }
+
     @Test("Scenarios: capture refused → 403 forbidden; http_error on read → its problem; the order sticks to its create scenario")
     func scenarios_CaptureRefused_HTTPError() async throws {
         try await withScenarioDirectory { directory in

@@ -84,7 +84,8 @@ struct SwedbankPaySessionFlowTests {
     func payerAborts_RedirectsToCancelUrl_OrderAborted_ThenAbortAgainIs409(platform: SwedbankPayPlatform) async throws {
         try await withSwedbankPaySandbox { sandbox, server in
             let namespace = Self.namespace("abort")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-payer-aborts")
+            // The app's abortPaymentSession(), no scenario needed (the payer-aborts scenario: SwedbankPaySessionEdgeTests).
+            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
             var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: nil)
             _ = try await driver.run(token: token)
             let abort = try #require(driver.lastDocument?.topLevel(.abortPayment)?.href)
@@ -126,6 +127,9 @@ struct SwedbankPaySessionFlowTests {
             #expect(driver.launchedApps.count == (msisdn == nil ? 1 : 0))
             #expect(driver.launchedApps.allSatisfy { $0.hasPrefix("swish://paymentrequest?token=") })
             #expect(driver.steps.contains { $0.hasPrefix("poll") })
+            // The approve file's own rule decided (not the default of no rule).
+            let notes = sandbox.journal.entries(Namespace(driver.namespace), Journal.Filter()).map(\.note)
+            #expect(notes.contains("scenario=swedbankpay-approve swedbankpay.swish.sale: approve (rule 0)"), "\(notes)")
         }
     }
 
@@ -199,8 +203,11 @@ struct SwedbankPaySessionFlowTests {
     @Test(arguments: SwedbankPayPlatform.allCases)
     func savedCard_Frictionless_Completes(platform: SwedbankPayPlatform) async throws {
         try await withSwedbankPaySandbox { sandbox, server in
-            let (end, _, token) = try await Self.pay(platform, .savedCard(rank: 3), scenario: "swedbankpay-approve", sandbox: sandbox, server: server)
+            // Rank 1 is an enrolled test card: without a scenario the test data gives it a challenge; approve's rule is frictionless.
+            let (end, driver, token) = try await Self.pay(platform, .savedCard(rank: 1), scenario: "swedbankpay-approve",
+                                                          sandbox: sandbox, server: server)
             #expect(end == .complete)
+            #expect(!driver.steps.contains { $0.hasPrefix("challenge") || $0.hasPrefix("methodRequest") }, "\(driver.steps)")
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
         }
     }
@@ -259,6 +266,9 @@ struct SwedbankPaySessionFlowTests {
             end = try await driver.run(from: idle)
             #expect(end == .complete)
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
+            let failed = try await SwedbankPayCheckoutPageTests.expanded(server, sandbox, token: token, "failedattempts")
+            #expect(failed.components(separatedBy: "\"status\":\"Failed\"").count == 2, "one failed attempt: \(failed)")
+            #expect(failed.contains("/swishdeclined"))
         }
     }
 

@@ -94,6 +94,7 @@ import Testing
             #"{"operation": "swedbankpay.card.authorize", "outcome": "card_expired"}"#,
             #"{"operation": "swedbankpay.paymentsession.read", "outcome": "session_end_reached"}"#,
             #"{"operation": "swedbankpay.paymentsession.abort_payment", "outcome": "not_allowed"}"#,
+            #"{"operation": "swedbankpay.swish.sale", "outcome": "payer_aborts", "delay_ms": 30000}"#,
             #"{"operation": "swedbankpay.card.authorize", "outcome": "fail_attempt", "problem_type": "creditcard/3DSECUREERROR", "status": 400, "title": "T", "detail": "D", "original_detail": "O"}"#,
             #"{"operation": "swedbankpay.web.pay", "outcome": "fail_attempt", "problem_type": "swishdeclined"}"#
         ))
@@ -105,12 +106,13 @@ import Testing
             .httpError(status: 418, body: try JSONDocument.parse(#"{"x": [1]}"#), headers: ["Retry-After": "2"]),
             .dropConnection, .approve, .refused,
             .swishDeclined, .swishTimeout, .bankidCancelled, .clientAppLaunchFailed, .frictionless, .challenge, .threeDSDeclined,
-            .cardDeclined, .insufficientFunds, .cardExpired, .sessionEndReached, .notAllowed,
+            .cardDeclined, .insufficientFunds, .cardExpired, .sessionEndReached, .notAllowed, .payerAborts,
             .failAttempt(ScenarioAttemptFailure(problemType: "creditcard/3dsecureerror", status: 400, title: "T", detail: "D", originalDetail: "O")),
             .failAttempt(ScenarioAttemptFailure(problemType: "swishdeclined")),
         ])
         #expect(scenario.rules[12].steps[0].delay == .zero)
         #expect(scenario.rules[14].isSequence && scenario.rules[14].steps[0].delay == .seconds(60))
+        #expect(scenario.rules[28].steps[0].delay == .seconds(30))
         #expect(Set(outcomes.map(\.kind)) == Set(ScenarioOutcome.Kind.allCases))
     }
 
@@ -188,7 +190,7 @@ import Testing
 
     @Test func unknownOperation() {
         #expect(Self.problems(Self.withRules(#"{"operation": "klarna.payments.authorise", "outcome": "approve"}"#)) == [
-            #"scenarios/klarna/test.json:6:19: $.rules[0].operation: unknown operation "klarna.payments.authorise" (expected one of: klarna.payments.create_session, klarna.payments.read_session, klarna.payments.update_session, klarna.payments.cancel_session, klarna.payments.load, klarna.payments.authorize, klarna.payments.finalize, klarna.payments.create_order, klarna.payments.cancel_authorization, klarna.payments.create_customer_token, klarna.hpp.create_session, klarna.hpp.read_session, klarna.hpp.distribute_session, klarna.hpp.disable_session, klarna.ordermanagement.read_order, klarna.ordermanagement.capture, klarna.ordermanagement.refund, klarna.ordermanagement.cancel_order, klarna.ordermanagement.acknowledge_order, klarna.ordermanagement.release_remaining_authorization, klarna.ordermanagement.extend_authorization_time, swedbankpay.paymentorders.create, swedbankpay.paymentorders.read, swedbankpay.paymentorders.update_order, swedbankpay.paymentorders.abort, swedbankpay.paymentorders.abort_payment_attempt, swedbankpay.paymentorders.capture, swedbankpay.paymentorders.cancel, swedbankpay.paymentorders.reversal, swedbankpay.paymentsession.read, swedbankpay.paymentsession.prepare_payment, swedbankpay.paymentsession.customize_payment, swedbankpay.paymentsession.expand_method, swedbankpay.paymentsession.start_payment_attempt, swedbankpay.paymentsession.create_authentication, swedbankpay.paymentsession.complete_authentication, swedbankpay.paymentsession.attempt_payload, swedbankpay.paymentsession.fail_payment_attempt, swedbankpay.paymentsession.acknowledge_failed_attempt, swedbankpay.paymentsession.abort_payment, swedbankpay.paymentsession.event_logging, swedbankpay.swish.sale, swedbankpay.card.authenticate, swedbankpay.card.authorize, swedbankpay.web.pay)"#,
+            #"scenarios/klarna/test.json:6:19: $.rules[0].operation: unknown operation "klarna.payments.authorise" (expected one of: klarna.payments.create_session, klarna.payments.read_session, klarna.payments.update_session, klarna.payments.cancel_session, klarna.payments.load, klarna.payments.authorize, klarna.payments.finalize, klarna.payments.create_order, klarna.payments.cancel_authorization, klarna.payments.create_customer_token, klarna.hpp.create_session, klarna.hpp.read_session, klarna.hpp.distribute_session, klarna.hpp.disable_session, klarna.ordermanagement.read_order, klarna.ordermanagement.capture, klarna.ordermanagement.refund, klarna.ordermanagement.cancel_order, klarna.ordermanagement.acknowledge_order, klarna.ordermanagement.release_remaining_authorization, klarna.ordermanagement.extend_authorization_time, swedbankpay.paymentorders.create, swedbankpay.paymentorders.read, swedbankpay.paymentorders.update_order, swedbankpay.paymentorders.abort, swedbankpay.paymentorders.abort_payment_attempt, swedbankpay.paymentorders.capture, swedbankpay.paymentorders.cancel, swedbankpay.paymentorders.reversal, swedbankpay.paymentsession.read, swedbankpay.paymentsession.prepare_payment, swedbankpay.paymentsession.customize_payment, swedbankpay.paymentsession.expand_method, swedbankpay.paymentsession.start_payment_attempt, swedbankpay.paymentsession.create_authentication, swedbankpay.paymentsession.complete_authentication, swedbankpay.paymentsession.attempt_payload, swedbankpay.paymentsession.fail_payment_attempt, swedbankpay.paymentsession.acknowledge_failed_attempt, swedbankpay.paymentsession.abort_payment, swedbankpay.paymentsession.event_logging, swedbankpay.swish.sale, swedbankpay.card.authenticate, swedbankpay.card.authorize, swedbankpay.web.pay, swedbankpay.checkout.page, swedbankpay.checkout.script)"#,
         ])
     }
 

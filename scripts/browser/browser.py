@@ -130,6 +130,16 @@ def screenshot_full_page(driver, path: str, fit_content: bool = True) -> tuple[i
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
+def is_stale(element) -> bool:
+    """True once `element`'s document has been replaced (a navigation happened). Chrome reports that as a stale
+    element, or mid-navigation as "Node with given id does not belong to the document"."""
+    try:
+        element.is_enabled()
+        return False
+    except WebDriverException:
+        return True
+
+
 def follow_until(
     driver,
     predicate: Callable[[Any], Any],

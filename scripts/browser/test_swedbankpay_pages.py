@@ -10,7 +10,8 @@ Secure challenge page), Swish and a web-based method (invoice), cancels, and che
 (completeUrl, cancelUrl, the menu with #attempt-error) and what GET /psp/paymentorders/{id} says. Also: the
 order's Sandbox-Scenario (card declined, 3-D Secure declined, Swish declined then a card), Swedbank Pay's test
 amount 900361 (insufficient funds), an invalid card number or expiry (400 with #card-error), a paid or aborted
-order's page, an unknown token, HTML in the order's texts, view-checkout (a merchant page that loads the script
+order's page, an unknown token, HTML in the order's texts (menu; the payee name on the 3-D Secure page; the payer's
+number on the menu and the Swish waiting page, and one typed into the Swish form), view-checkout (a merchant page that loads the script
 and opens the menu in an iframe: onPaid, onAborted, neither) and the embedded result page's postMessage seen by
 a plain iframe's parent. Saves a full-page screenshot of the menu. The element ids and data attributes used are
 the HTML contract in Sources/SwedbankPaySandbox/Pages/CheckoutPage.swift.
@@ -63,6 +64,18 @@ FRICTIONLESS = ("4925000000000004", "12/33", "123")
 THREE_DS = ("4761739001010416", "12/33", "123")
 NOT_ON_PAGE = {"ApplePay", "GooglePay"}
 SSN = "600307-1161"  # Swedbank Pay's Swedish invoice test person
+SDK_PREPARE = {  # the iOS SDK's prepare-payment body (the app's own calls, for a Swish start without a number)
+    "integration": "App", "deviceAcceptedWallets": "ApplePay;ClickToPay",
+    "client": {"userAgent": "SwedbankPaySDK-iOS/5.0.2", "screenHeight": "2532", "screenWidth": "1170", "screenColorDepth": "24"},
+    "browser": {"acceptHeader": "text/html", "timeZoneOffset": "120", "javascriptEnabled": True, "language": "sv-SE"},
+    "service": {"name": "SwedbankPaySDK-iOS", "version": "5.0.2"}, "presentationSdk": {"name": "iOS", "version": "5.0.2"},
+}
+
+
+def hostile(label: str) -> str:
+    """Text that is markup unless escaped: an attribute break-out with an event handler, a script element, a quote
+    and an entity that must stay text. The label tells which field leaked."""
+    return f"\"><img src=x onerror=alert('{label}')><script>alert('{label}')</script>'&amp; {label}"
 
 
 class Abort(BaseException):
@@ -471,11 +484,12 @@ class Run:
     def attempt_error(self, timeout: float = WAIT) -> str:
         """Wait for the menu again with #attempt-error; returns its data-problem-type."""
         try:
-            err = bk.follow_until(self.d, lambda d: d.find_element(
-                By.CSS_SELECTOR, "main#swedbankpay-checkout #attempt-error"), timeout)
+            # Read in the same step as the find: a page that navigates on (the Swish waiting page) leaves no stale element.
+            (problem_type,) = bk.follow_until(self.d, lambda d: (d.find_element(
+                By.CSS_SELECTOR, "main#swedbankpay-checkout #attempt-error").get_attribute("data-problem-type") or "",), timeout)
         except TimeoutError as e:
             raise CheckFailed(f"no main#swedbankpay-checkout with #attempt-error: {e}; {self.where()}") from None
-        return err.get_attribute("data-problem-type") or ""
+        return problem_type
 
     def challenge(self, timeout: float = WAIT) -> None:
         try:
@@ -675,12 +689,24 @@ class Run:
             self.fill("card-cvc", "123")
             form = self.js("var f = document.getElementById('card-form');"
                            " return [f.action, f.method, Array.from(new FormData(f))]")
+            # The page before the submit may show a #card-error already (the previous number's): wait for the
+            # answer's document to replace it, then read the new one in the same step (no stale element).
+            before = self.d.find_element(By.TAG_NAME, "html")
             self.press("#pay-card")
+
+            def new_error(d):
+                if not bk.is_stale(before):
+                    return None
+                try:
+                    err = d.find_element(By.ID, "card-error")
+                    return (err.is_displayed(), err.text.strip())
+                except bk.WebDriverException:
+                    return None  # the answer's document is still loading
             try:
-                err = bk.follow_until(self.d, lambda d: d.find_element(By.ID, "card-error"), WAIT)
+                displayed, text = bk.follow_until(self.d, new_error, WAIT)
             except TimeoutError as e:
                 raise CheckFailed(f"invalid {what}: no #card-error: {e}; {self.where()}") from None
-            expect(err.is_displayed() and err.text.strip(), f"invalid {what}: #card-error is empty or hidden")
+            expect(displayed and text, f"invalid {what}: #card-error is empty or hidden")
             expect(self.d.find_elements(By.CSS_SELECTOR, "main#swedbankpay-checkout #methods #card-form"),
                    f"invalid {what}: the 400 page does not show the menu again")
             posts = [h for h in bk.navigation_attempts(self.d) if h["method"] == "POST"]
@@ -866,6 +892,86 @@ class Run:
             seen.append(f"{event}: main#result {status}, message {{source, event: {event}, paymentOrder.id, redirectUrl}} from {origin}")
         return "; ".join(seen)
 
+    # HTML in what the merchant or the payer supplied, on the pages other than the menu's order summary
+
+    def no_markup(self, what: str) -> None:
+        """No alert ran, and the page has no element or event handler it does not have by itself (these pages have
+        no img, script or iframe, and no on* attribute)."""
+        alerts = []
+        for _ in range(5):  # each injected handler may open one; dismiss them all, so the tab stays usable
+            try:
+                alert = self.d.switch_to.alert
+                alerts.append(alert.text)
+                alert.dismiss()
+            except NoAlertPresentException:
+                break
+        expect(not alerts, f"{what} ran as script: alert {alerts}")
+        injected = self.js("return Array.from(document.querySelectorAll('img, script, iframe, svg, object, embed'),"
+                           " e => e.outerHTML.slice(0, 120)).concat(Array.from(document.querySelectorAll('*')).filter("
+                           " e => Array.from(e.attributes).some(a => a.name.toLowerCase().startsWith('on'))).map("
+                           " e => e.outerHTML.slice(0, 120)))")
+        expect(not injected, f"{what} became markup: {injected}")
+
+    def acs_escaping(self) -> str:
+        payee = hostile("payee")
+        order = self.api.create(self.merchant, payeeName=payee)
+        self.open(order)
+        self.no_markup("the payee name on the menu")
+        self.pay_new_card(THREE_DS)
+        self.challenge()
+        self.no_markup("the payee name on the 3-D Secure page")
+        merchant = self.js("var e = document.querySelector('main#acs-challenge #acs-merchant'); return e && e.innerText.trim()")
+        expect(merchant == payee, f"#acs-merchant reads {merchant!r}, expected the text {payee!r}")
+        # The page still works: approve pays.
+        self.press("#acs-approve")
+        self.landed("/complete")
+        status = self.expect_status(order, "Paid")
+        return f"#acs-merchant shows the payee name as text, no alert, no injected element; approve -> completeUrl, {status}"
+
+    def swish_escaping(self) -> str:
+        # The merchant's payer.msisdn: the menu's prefilled number, and the number the waiting page shows when the app
+        # started Swish without one (the SDK's local start; a number typed on the page must be +<digits>).
+        msisdn = hostile("msisdn")
+        order = self.api.create(self.merchant, payer={"payerReference": f"sel-x{self.api.count}", "msisdn": msisdn})
+        self.open(order)
+        self.no_markup("payer.msisdn on the menu")
+        value = self.d.find_element(By.ID, "swish-msisdn").get_attribute("value")
+        expect(value == msisdn, f"#swish-msisdn is {value!r}, expected the text {msisdn!r}")
+        session = order.href("view-paymentsession")
+        for path, body in (("/preparepayment", SDK_PREPARE),
+                           ("/methods/swish/startpaymentattempt",
+                            {"culture": "sv-SE", "msisdn": None, "client": {"userAgent": "SDK", "clientType": "Native"}})):
+            status, _, answer = self.api.call("POST", session + path, body, {"Content-Type": "application/json"})
+            expect(status == 200, f"POST {path}: {status} {str(answer)[:300]}")
+        # Hold the payer's answer: the order's namespace clock goes back an hour, so the page keeps waiting.
+        status, _, answer = self.api.call("POST", "/__sandbox/clock", {"advance_seconds": -3600},
+                                          {"Authorization": f"Bearer {order.bearer}", "Content-Type": "application/json"})
+        expect(status == 200, f"POST /__sandbox/clock: {status} {answer}")
+        bk.clear_events(self.d)
+        self.d.get(order.checkout)
+        try:
+            bk.follow_until(self.d, lambda d: d.find_element(By.CSS_SELECTOR, "main#swish-waiting #swish-number"), WAIT)
+        except TimeoutError as e:
+            raise CheckFailed(f"no main#swish-waiting with #swish-number: {e}; {self.where()}") from None
+        self.no_markup("payer.msisdn on the Swish waiting page")
+        number = self.js("return document.getElementById('swish-number').innerText")
+        expect(number == msisdn, f"#swish-number reads {number!r}, expected the text {msisdn!r}")
+        waiting = self.expect_status(order, "Initialized")
+
+        # The payer types one into the Swish form: Swish's inputerror, the number not shown back.
+        typed = hostile("typed")
+        order = self.api.create(self.merchant)
+        self.open(order)
+        self.fill("swish-msisdn", typed)
+        self.press("#pay-swish")
+        problem = self.attempt_error()
+        expect(problem == PROBLEM + "inputerror", f"#attempt-error data-problem-type={problem!r}, expected {PROBLEM}inputerror")
+        self.no_markup("a typed Swish number")
+        shown = self.js("return document.body.innerText.indexOf('typed') >= 0 || document.documentElement.outerHTML.indexOf('typed') >= 0")
+        expect(not shown, "the typed number is shown back on the page")
+        return (f"payer.msisdn as text in #swish-msisdn's value and #swish-number ({waiting}), no alert, no injected element;"
+                f" typed -> #attempt-error inputerror, not shown back")
+
     def unknown_token(self) -> str:
         url = f"{self.api.base}/checkout/{uuid.uuid4().hex}{uuid.uuid4().hex}"
         bk.clear_events(self.d)
@@ -892,6 +998,8 @@ CHECKS = [
     ("view-checkout redirect", "view_redirect"),
     ("embed postMessage", "embed_messages"),
     ("unknown token", "unknown_token"),
+    ("3ds escaping", "acs_escaping"),
+    ("swish escaping", "swish_escaping"),
 ]
 
 

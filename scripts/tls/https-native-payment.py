@@ -12,8 +12,13 @@ status read back with the merchant's Bearer token.
 The point is TLS: the Android SDK refuses http hrefs and iOS rewrites them to https, so every href in every JSON
 answer that points at the sandbox must start with <base>/ (https, the client's host and port: what nginx passes
 as X-Forwarded-Proto/-Host) and answer over TLS verified with --cacert. GET hrefs are fetched (the JSON APIs
-and the /checkout/ pages must answer 2xx; the view-checkout script's iframe URL must be on <base>/ too); POST/PATCH hrefs count as reached when the flow itself
-sent that request (no extra mutations). swish://, https://fake.payex.com/ and the merchant's URLs are skipped.
+and the /checkout/ pages must answer 2xx; the view-checkout script's iframe URL must be on <base>/ too). POST/PATCH
+hrefs the flows sent count as reached; every other one (update-order, capture, cancel, reversal, customize-payment,
+event-logging, fail-payment-attempt, abort-payment and start-payment-attempt of other sessions, ...) is probed with
+OPTIONS, which changes nothing: the sandbox must answer it (405 with an Allow header listing the operation's method
+and its problem body, or another status that is not 404 or 5xx with its problem body). A 404, a gateway error (502,
+504: nginx got nothing from the sandbox) or no answer fails the run. swish://, https://fake.payex.com/ and the
+merchant's URLs are not the sandbox's and are skipped.
 Python 3 standard library only. Exit status 1 on any failure.
 """
 import argparse
@@ -168,28 +173,62 @@ class Hrefs:
         self.sent.add((method.upper(), href))
 
     def verify(self, client, verbose=False):
-        """GETs every GET href once; POST/PATCH hrefs must have been sent by a flow, else only the prefix is checked."""
-        unexercised = []
+        """GETs every GET href once; POST/PATCH hrefs the flows did not send are probed with OPTIONS.
+        Checks every href, then fails with all that did not answer as they should."""
+        problems = []
+        probed = []
         log = print if verbose else (lambda *_: None)
         for href, (method, rel, where) in sorted(self.found.items()):
-            if method == "GET":
-                path = urllib.parse.urlsplit(href).path
-                headers = {"Authorization": f"Bearer {client.token}"} if path.startswith("/psp/paymentorders") else {}
-                answer = client.send("GET", href, headers=headers)
-                log(f"  GET   {answer.status} {rel}: {href}")
-                require(200 <= answer.status < 300, f"{rel} ({where}): {answer}")
-                if path.startswith("/checkout/client/"):
-                    # The view-checkout script embeds the menu in an iframe: that URL must be https on this base too.
-                    menu = f'"menuUrl":"{self.base}/checkout/'
-                    require(menu in answer.text, f"{rel} ({where}): the script's menuUrl is not {menu}…")
-                self.counts["GET"] += 1
-            elif (method, href) in self.sent:
-                log(f"  {method:<5} sent {rel}: {href}")
-                self.counts["sent"] += 1
-            else:
-                log(f"  {method:<5} not called {rel}: {href}")
-                unexercised.append(f"{method} {rel}")
-        return unexercised
+            path = urllib.parse.urlsplit(href).path
+            headers = {"Authorization": f"Bearer {client.token}"} if path.startswith("/psp/paymentorders") else {}
+            try:
+                if method == "GET":
+                    answer = client.send("GET", href, headers=headers)
+                    log(f"  GET   {answer.status} {rel}: {href}")
+                    require(200 <= answer.status < 300, f"{rel} ({where}): {answer}")
+                    if path.startswith("/checkout/client/"):
+                        # The view-checkout script embeds the menu in an iframe: that URL must be https on this base too.
+                        menu = f'"menuUrl":"{self.base}/checkout/'
+                        require(menu in answer.text, f"{rel} ({where}): the script's menuUrl is not {menu}…")
+                    self.counts["GET"] += 1
+                elif (method, href) in self.sent:
+                    log(f"  {method:<5} sent {rel}: {href}")
+                    self.counts["sent"] += 1
+                else:
+                    answer = client.send("OPTIONS", href, headers=headers)
+                    log(f"  {method:<5} OPTIONS {answer.status} (Allow: {answer.headers.get('Allow')}) {rel}: {href}")
+                    served(answer, method, f"{method} {rel} ({where})")
+                    probed.append(f"{method} {rel}")
+            except Failure as failure:
+                problems.append(str(failure))
+        if problems:
+            raise Failure(f"{len(problems)} of {len(self.found)} sandbox hrefs failed:\n  " + "\n  ".join(problems))
+        return probed
+
+
+def sandbox_problem(answer):
+    """The sandbox's problem body ({type, status, ...} with the HTTP status), or None (nginx's own pages are HTML)."""
+    try:
+        document = json.loads(answer.body)
+    except ValueError:
+        return None
+    if isinstance(document, dict) and isinstance(document.get("type"), str) and document.get("status") == answer.status:
+        return document
+    return None
+
+
+def served(answer, method, what):
+    """An OPTIONS answer proves the sandbox serves the href's route: 405 (or 2xx) with the operation's method in
+    Allow, or any other status but 404 and 5xx that carries the sandbox's problem body."""
+    allow = {m.strip().upper() for m in (answer.headers.get("Allow") or "").split(",") if m.strip()}
+    require(answer.status != 404, f"{what}: OPTIONS answered 404, the sandbox has no such route: {answer}")
+    require(answer.status < 500, f"{what}: OPTIONS answered {answer.status} (502/504: nginx got nothing from the sandbox): {answer}")
+    if answer.status == 405 or 200 <= answer.status < 300:
+        require(method in allow, f"{what}: OPTIONS answered {answer.status} with Allow: {answer.headers.get('Allow')}, "
+                                 f"expected it to list {method}")
+        require(answer.status != 405 or sandbox_problem(answer), f"{what}: a 405 without the sandbox's problem body: {answer}")
+    else:
+        require(sandbox_problem(answer), f"{what}: OPTIONS answered {answer.status} without the sandbox's problem body: {answer}")
 
 
 class Flows:
@@ -425,10 +464,10 @@ def main():
             failures += 1
             print(f"FAIL  {name}: {failure}", flush=True)
     try:
-        unexercised = hrefs.verify(client, arguments.verbose)
-        print(f"hrefs: {len(hrefs.found)} distinct sandbox hrefs under {hrefs.prefix}: {hrefs.counts['GET']} fetched with GET, "
-              f"{hrefs.counts['sent']} reached by the flows' own POST/PATCH, {len(unexercised)} not called "
-              f"({', '.join(sorted(set(unexercised))) or 'none'}); {len(hrefs.skipped)} external skipped; "
+        probed = hrefs.verify(client, arguments.verbose)
+        print(f"hrefs: {len(hrefs.found)} distinct sandbox hrefs under {hrefs.prefix}, all served: {hrefs.counts['GET']} "
+              f"fetched with GET, {hrefs.counts['sent']} reached by the flows' own POST/PATCH, {len(probed)} probed with "
+              f"OPTIONS ({', '.join(sorted(set(probed))) or 'none'}); {len(hrefs.skipped)} external skipped; "
               f"{client.requests} requests over TLS")
     except Failure as failure:
         failures += 1

@@ -184,9 +184,5 @@ func authorize(_ request: HTTPRequest, _ configuration: KlarnaPaymentsConfigurat
     return Namespace(header: request) ?? Namespace(credentials.user)
 }
 
-/// This sandbox's base URL as the client sees it: `X-Forwarded-Proto` / `X-Forwarded-Host` behind a proxy, else Host.
-func publicBaseURL(_ request: HTTPRequest) -> String? {
-    guard let host = request.headers["X-Forwarded-Host"] ?? request.headers["Host"], !host.isEmpty else { return nil }
-    let scheme = request.headers["X-Forwarded-Proto"] ?? "http"
-    return "\(scheme)://\(host)"
-}
+/// This sandbox's base URL as the client sees it (behind a proxy too: ``HTTPRequest/publicOrigin``).
+func publicBaseURL(_ request: HTTPRequest) -> String? { request.publicOrigin }

@@ -60,7 +60,10 @@ public struct ScenarioPlayer<Format: ScenarioAnswerFormat>: Sendable {
             let format = self.format
             return .later {
                 try? await Task.sleep(for: delay)
-                return Self.answer(operation, request, scenario: scenario, decision: decision, format: format, perform: perform)
+                let response = Self.answer(operation, request, scenario: scenario, decision: decision, format: format, perform: perform)
+                // The operation may hand its answer over too (a business decision's own delay): one task waits for both.
+                if let deferred = response.deferred { return await deferred() }
+                return response
             }
         }
         return Self.answer(operation, request, scenario: scenario, decision: decision, format: format, perform: perform)
@@ -86,8 +89,30 @@ public struct ScenarioPlayer<Format: ScenarioAnswerFormat>: Sendable {
                 response = format.internalError(for: request)
             }
         }
-        response.diagnostic = ScenarioNote(scenario: scenario, operation: operation, decision: decision)
+        let note = ScenarioNote(scenario: scenario, operation: operation, decision: decision)
+        response.diagnostic = note
+        if let deferred = response.deferred {
+            // The journal reads the note from the answer the task produces.
+            response.deferred = {
+                var answer = await deferred()
+                if answer.diagnostic == nil { answer.diagnostic = note }
+                return answer
+            }
+        }
         return response
+    }
+}
+
+extension HTTPResponse {
+    /// This answer, sent `delay` later from a task (``HTTPResponse/later(_:)``); an answer that is already handed
+    /// over to a task is awaited after the delay.
+    public func delayed(by delay: Duration) -> HTTPResponse {
+        let answer = self
+        return .later {
+            try? await Task.sleep(for: delay)
+            if let deferred = answer.deferred { return await deferred() }
+            return answer
+        }
     }
 }
 

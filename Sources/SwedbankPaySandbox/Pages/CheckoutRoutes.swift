@@ -32,33 +32,47 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         @Sendable func mode(_ request: HTTPRequest) -> CheckoutPageMode { request.queryValue("embed") == "1" ? .embedded : .redirect }
 
         /// A page action: problems become HTML pages with the problem's status (an unknown token: the not-found page).
+        /// A business decision's `delay_ms` delays the answer (``DecisionDelay``).
         @Sendable func page(_ request: HTTPRequest, _ body: (String) throws -> HTTPResponse) throws -> HTTPResponse {
             let token = try request.parameters.require("token")
             do {
-                return try body(token)
+                return try DecisionDelay.applying { try body(token) }
             } catch let problem as SwedbankPayProblem {
                 if problem == .paymentSessionNotFound { return Self.html(CheckoutPage.unavailable(.notFound), status: .notFound) }
                 return Self.html(CheckoutPage.error(problem), status: problem.status)
             }
         }
 
+        // The payment order's own operations (view-checkout, redirect-checkout) play their scenario rules: errors and
+        // slow answers as on the API. The script's errors are problems; the page's are HTML pages with the status.
+        let playScript = SwedbankPayScenarioPlayer(engine: sessions.engine)
+        let playPage = ScenarioPlayer(engine: sessions.engine, format: SwedbankPayPageAnswers())
+
         router.addImmediate("GET /checkout/client/:token") { request in
             let token = try request.parameters.require("token")
-            let script: String
-            if let context = try? sessions.context(token) {
-                let culture = request.queryValue("culture").map { "&culture=\(Self.formEncode($0))" } ?? ""
-                script = CheckoutPage.script(menuURL: "\(base(request))/checkout/\(token)?embed=1\(culture)", orderID: context.orderID,
-                                             completeURL: context.view.urls.completeUrl, cancelURL: context.view.urls.cancelUrl)
-            } else {
-                // 200 with a script that reports the error, so the merchant's page does not break (spec D.1, inferred).
-                script = CheckoutPage.script(menuURL: nil, orderID: nil, completeURL: nil, cancelURL: nil)
+            @Sendable func answer(_ script: String) -> HTTPResponse {
+                var response = HTTPResponse.text(script, contentType: "application/javascript; charset=utf-8")
+                response.headers.set(name: "Cache-Control", value: "no-store")
+                return response
             }
-            var response = HTTPResponse.text(script, contentType: "application/javascript; charset=utf-8")
-            response.headers.set(name: "Cache-Control", value: "no-store")
-            return response
+            guard let context = try? sessions.context(token) else {
+                // 200 with a script that reports the error, so the merchant's page does not break (spec D.1, inferred).
+                return answer(CheckoutPage.script(menuURL: nil, orderID: nil, completeURL: nil, cancelURL: nil))
+            }
+            let culture = request.queryValue("culture").map { "&culture=\(Self.formEncode($0))" } ?? ""
+            let script = CheckoutPage.script(menuURL: "\(base(request))/checkout/\(token)?embed=1\(culture)", orderID: context.orderID,
+                                             completeURL: context.view.urls.completeUrl, cancelURL: context.view.urls.cancelUrl)
+            return playScript(.swedbankPayCheckoutScript, request, context.namespace, subject: .some(nil), object: token,
+                              sticky: context.view.scenario) { _ in answer(script) }
         }
 
         router.addImmediate("GET /checkout/:token") { request in
+            let token = try request.parameters.require("token")
+            guard let context = try? sessions.context(token) else { return Self.html(CheckoutPage.unavailable(.notFound), status: .notFound) }
+            return playPage(.swedbankPayCheckoutPage, request, context.namespace, subject: .some(nil), object: token,
+                            sticky: context.view.scenario) { _ in try checkoutPage(request) }
+        }
+        @Sendable func checkoutPage(_ request: HTTPRequest) throws -> HTTPResponse {
             try page(request) { token in
                 let mode = mode(request)
                 let document = try sessions.loadCheckout(token, mode: mode, base: base(request), request: request)
@@ -133,6 +147,8 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         let methodPage: @Sendable (HTTPRequest) throws -> HTTPResponse = { _ in Self.html(CheckoutPage.threeDSMethod) }
         router.addImmediate("POST /acs/3dsmethod", methodPage)
         router.addImmediate("GET /acs/3dsmethod", methodPage)
+        // threeDSMethodData's threeDSMethodNotificationURL: a real ACS posts its result here from the hidden frame.
+        router.addImmediate("POST /acs/3dsmethod/done", methodPage)
         let challengePage: @Sendable (HTTPRequest) throws -> HTTPResponse = { request in
             let creq = FormFields.parse(request.body)["creq"] ?? request.queryValue("creq") ?? ""
             guard let message = Base64URL.decodeJSON(creq), let acsTransID = message["acsTransID"]?.stringValue,
@@ -214,7 +230,9 @@ enum CardInput {
         guard (12...19).contains(pan.count), pan.allSatisfy(\.isASCIIDigit), luhn(pan) else {
             return .failure(Problem(message: "The card number is not valid."))
         }
-        guard let brand = brand(pan) else { return .failure(Problem(message: "This card brand is not accepted (Visa, MasterCard, Amex).")) }
+        guard let brand = brand(pan) else {
+            return .failure(Problem(message: "This card brand is not accepted (\(acceptedBrands.joined(separator: ", "))))."))
+        }
         let expiry = (fields["expiry"] ?? "").filter { !$0.isWhitespace }.split(separator: "/")
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
@@ -245,12 +263,20 @@ enum CardInput {
         return sum % 10 == 0
     }
 
-    /// By the number's prefix (the brands the session API lists, spec B.6).
+    /// The brands of Swedbank Pay's test cards (swedbankpay-api.md §5), also the CreditCard method's `cardBrands`.
+    static let acceptedBrands = ["Visa", "MasterCard", "Amex", "Dankort", "Maestro", "Forbrugsforeningen"]
+
+    /// By the number's prefix (the common IIN ranges; Visa/Dankort co-badged cards are Visa).
     static func brand(_ pan: String) -> String? {
         let two = Int(pan.prefix(2)) ?? 0, four = Int(pan.prefix(4)) ?? 0
         if pan.hasPrefix("4") { return "Visa" }
         if (51...55).contains(two) || (2221...2720).contains(four) { return "MasterCard" }
         if two == 34 || two == 37 { return "Amex" }
+        if pan.hasPrefix("5019") { return "Dankort" }
+        if pan.hasPrefix("600722") { return "Forbrugsforeningen" }
+        let three = Int(pan.prefix(3)) ?? 0
+        if pan.hasPrefix("6011") || two == 65 || (644...649).contains(three) { return nil }  // Discover: not accepted
+        if two == 50 || (56...69).contains(two) { return "Maestro" }
         return nil
     }
 }

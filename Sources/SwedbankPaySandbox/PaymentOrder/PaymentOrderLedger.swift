@@ -49,6 +49,9 @@ struct SwedbankPayOrderLedger: Sendable {
         var amount: Int
         var details: JSONText
         var created: Date
+        /// The Authorization or Sale that paid: what a v3.0 callback's `transaction` names (§1.8).
+        var transactionID: String
+        var transactionNumber: Int
     }
 
     /// A financial transaction: the Sale of a Swish/Trustly payment, captures, cancellations, reversals.
@@ -196,19 +199,21 @@ struct SwedbankPayOrderLedger: Sendable {
         order.currentAttempt = nil
         order.swishPending = false
         order.status = .paid
-        order.payment = Payment(attempt: attempt, transactionType: transactionType, amount: order.request.amount, details: details, created: now)
+        let transactionID = ids.uuid(), transactionNumber = nextNumber(namespace)
+        order.payment = Payment(attempt: attempt, transactionType: transactionType, amount: order.request.amount, details: details, created: now,
+                                transactionID: transactionID, transactionNumber: transactionNumber)
         order.history.append(HistoryEntry(created: now, name: "PaymentPaid", instrument: attempt.instrument, number: attempt.id.number,
                                           initiatedBy: "Consumer"))
         if transactionType == .sale {
             // Swish and Trustly are captured at once (swedbankpay-api.md §1.3): C = A, a Sale transaction (spec A.6, inferred).
             order.capturedAmount = order.request.amount
             order.transactions.append(Transaction(
-                id: ids.uuid(), type: "Sale", number: nextNumber(namespace), amount: order.request.amount, vatAmount: order.request.vatAmount,
+                id: transactionID, type: "Sale", number: transactionNumber, amount: order.request.amount, vatAmount: order.request.vatAmount,
                 description: order.request.description, payeeReference: order.request.payeeInfo.payeeReference, created: now))
         }
         let segment = transactionType == .sale ? "sales" : "authorizations"
-        return ((), callback(order, namespace, attempt: attempt, segment: segment, transactionNumber: nextNumber(namespace),
-                             reason: "attempt \(attempt.id) paid"))
+        return ((), callback(order, namespace, attempt: attempt, segment: segment, transaction: (transactionID, transactionNumber),
+                             postPurchase: false, reason: "attempt \(attempt.id) paid"))
     }
 
     mutating func endAttempt(_ order: Order, _ attemptID: SwedbankPayAttemptID, status: SwedbankPayFailedAttemptStatus,
@@ -229,8 +234,10 @@ struct SwedbankPayOrderLedger: Sendable {
                                                   problem: problem))
         order.history.append(HistoryEntry(created: now, name: status == .aborted ? "PaymentAttemptAborted" : "PaymentAttemptFailed",
                                           instrument: attempt.instrument, number: attempt.id.number, initiatedBy: initiatedBy))
+        // The failed Sale or Authorization is not kept: its id and number only name it in a v3.0 callback.
         return callback(order, namespace, attempt: attempt, segment: attempt.instrument == "Swish" ? "sales" : "authorizations",
-                        transactionNumber: nextNumber(namespace), reason: "attempt \(attempt.id) \(status.rawValue.lowercased())")
+                        transaction: (ids.uuid(), nextNumber(namespace)), postPurchase: false,
+                        reason: "attempt \(attempt.id) \(status.rawValue.lowercased())")
     }
 
     /// Merchant `Abort` (PATCH) or the payer's abort (session `abort-payment`, the pages' cancel).
@@ -342,8 +349,8 @@ struct SwedbankPayOrderLedger: Sendable {
         order.transactions.append(transaction)
         order.history.append(HistoryEntry(created: now, name: historyName, instrument: payment.attempt.instrument,
                                           number: transaction.number, initiatedBy: "Merchant"))
-        let event = callback(order, namespace, attempt: payment.attempt, segment: kind.collection, transactionNumber: transaction.number,
-                             transactionID: transaction.id, reason: "\(kind.rawValue) \(transaction.number)")
+        let event = callback(order, namespace, attempt: payment.attempt, segment: kind.collection, transaction: (transaction.id, transaction.number),
+                             postPurchase: true, reason: "\(kind.rawValue) \(transaction.number)")
         return (transaction, event)
     }
 
@@ -352,14 +359,15 @@ struct SwedbankPayOrderLedger: Sendable {
     /// The callback of an event on `order`, or nil without `urls.callbackUrl`. v3.1: `{orderReference?,
     /// paymentOrder{id, instrument, number}}`; v3.0: `{paymentOrder{id, instrument}, payment{id, number},
     /// transaction{id, number}}`.
-    private func callback(_ order: Order, _ namespace: Namespace, attempt: Attempt, segment: String, transactionNumber: Int,
-                          transactionID: String? = nil, reason: String) -> SwedbankPayCallbackEvent? {
+    /// `transaction`: the Authorization, Sale, Capture, Cancellation or Reversal the event is about.
+    private func callback(_ order: Order, _ namespace: Namespace, attempt: Attempt, segment: String, transaction: (id: String, number: Int),
+                          postPurchase: Bool, reason: String) -> SwedbankPayCallbackEvent? {
         guard let url = order.request.urls.callbackUrl else { return nil }
         let body: JSONText
         switch order.version {
         case .v3_1:
             // `number`: "the attempt number which triggered the callback" (§1.8); post-purchase: the transaction's (inferred).
-            let number = transactionID == nil ? attempt.id.number : transactionNumber
+            let number = postPurchase ? transaction.number : attempt.id.number
             var members: [(String, JSONText)] = []
             if let reference = order.request.payeeInfo.orderReference { members.append(("orderReference", .string(reference))) }
             members.append(("paymentOrder", .object([("id", .string(order.resourceID)), ("instrument", .string(attempt.instrument)),
@@ -370,8 +378,7 @@ struct SwedbankPayOrderLedger: Sendable {
             body = .object([
                 ("paymentOrder", .object([("id", .string(order.resourceID)), ("instrument", .string(attempt.instrument))])),
                 ("payment", .object([("id", .string(payment)), ("number", .int(attempt.id.number))])),
-                ("transaction", .object([("id", .string("\(payment)/\(segment)/\(transactionID ?? attempt.paymentID)")),
-                                         ("number", .int(transactionNumber))])),
+                ("transaction", .object([("id", .string("\(payment)/\(segment)/\(transaction.id)")), ("number", .int(transaction.number))])),
             ])
         }
         return SwedbankPayCallbackEvent(namespace: namespace, url: url, body: body.data,

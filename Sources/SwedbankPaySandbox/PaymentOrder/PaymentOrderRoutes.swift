@@ -55,8 +55,12 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
         }
 
         router.addImmediate("GET \(orders)/:id/:node") { request in
-            let (namespace, orderID, sticky, version) = try target(request)
             let segment = (request.parameters["node"] ?? "").lowercased()
+            // The transaction collections take POST only: 405 as for any other route (not a 404 of an unknown node).
+            if ["captures", "cancellations", "reversals"].contains(segment) {
+                throw HTTPError.methodNotAllowed(request.method, allowed: [.post])
+            }
+            let (namespace, orderID, sticky, version) = try target(request)
             return play(.swedbankPayReadPaymentOrder, request, namespace, object: orderID, sticky: sticky) { _ throws(SwedbankPayProblem) in
                 .swedbankPay(try store.node(namespace, orderID: orderID, segment: segment), version: SwedbankPayAuth.readVersion(request) ?? version)
             }
@@ -64,6 +68,7 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
 
         router.addImmediate("PATCH \(orders)/:id") { request in
             let (namespace, orderID, sticky, version) = try target(request)
+            try SwedbankPayAuth.requireJSON(request)
             // The scenario operation follows the body's `operation` (spec C.1); unreadable bodies count as update_order.
             let object = try? SwedbankPayOrderValidation.paymentOrderObject(SwedbankPayOrderValidation.parse(request.body))
             let operation: ScenarioOperation = switch object?["operation"]?.stringValue {
@@ -85,6 +90,7 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
         for (collection, operation, kind) in postPurchases {
             router.addImmediate("POST \(orders)/:id/\(collection)") { request in
                 let (namespace, orderID, sticky, stored) = try target(request)
+                try SwedbankPayAuth.requireJSON(request)
                 return play(operation, request, namespace, object: orderID, sticky: sticky) { outcome throws(SwedbankPayProblem) in
                     let transaction = try SwedbankPayOrderValidation.transaction(request.body, kind)
                     var refused = false
@@ -132,6 +138,14 @@ enum SwedbankPayAuth {
         SwedbankPayOrderValidation.versionParameter(request.headers["Content-Type"]).flatMap(SwedbankPayAPIVersion.init(rawValue:))
     }
 
+    /// A body sent as anything but JSON (`application/json`, `*+json`) is refused; no Content-Type is taken as JSON.
+    static func requireJSON(_ request: HTTPRequest) throws(SwedbankPayProblem) {
+        if let type = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased(),
+           type != "application/json", !type.hasSuffix("+json") {
+            throw .input([.init(name: "Content-Type", description: "Expected application/json;version=3.1")])
+        }
+    }
+
     /// The `version=` of `Accept` (GET).
     static func readVersion(_ request: HTTPRequest) -> SwedbankPayAPIVersion? {
         SwedbankPayOrderValidation.versionParameter(request.headers["Accept"]).flatMap(SwedbankPayAPIVersion.init(rawValue:))
@@ -140,11 +154,8 @@ enum SwedbankPayAuth {
     /// The version of a create (spec A.3): `version=3.1|3.0` in `Content-Type`, else 3.0 with `productName`
     /// "Checkout3" (case-insensitive), else 400: without either the real API defaults to 2.0, which is not faked.
     static func createVersion(_ request: HTTPRequest, _ object: JSONNode) throws(SwedbankPayProblem) -> SwedbankPayAPIVersion {
+        try requireJSON(request)
         let contentType = request.headers["Content-Type"]
-        if let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased(),
-           type != "application/json", !type.hasSuffix("+json") {
-            throw .input([.init(name: "Content-Type", description: "Expected application/json;version=3.1")])
-        }
         let parameter = SwedbankPayOrderValidation.versionParameter(contentType)
         if let parameter {
             if let version = SwedbankPayAPIVersion(rawValue: parameter) { return version }

@@ -36,31 +36,7 @@ extension SwedbankPayPaymentSessionStore {
                 SavedCard(paymentToken: "", cardBrand: typed.brand, maskedPan: String(typed.pan.prefix(6)) + "******" + String(typed.pan.suffix(4)),
                           expiryDate: "", pan: typed.pan)
             }
-            let outcome = try card.map { try decide(.swedbankPayCardAuthenticate, step, method: .creditCard, card: ($0.pan, $0.cardBrand)) }
-            step.record.problem = nil
-            let attempt = try orders.beginAttempt(step.record.namespace, orderID: step.record.orderID,
-                                                  instrument: SessionMethod.creditCard.rawValue, prefill: saved != nil)
-            guard let card, let outcome else {
-                // A saved-card token that is not this payer's (swedbankpay-api.md §2.2 card list, inferred).
-                fail(&step.record, attempt, AttemptFailure(
-                    problem: SwedbankPayProblem("creditcard/paymenttokenerror", status: .forbidden, title: "Operation failed",
-                                                detail: "The payment token is not valid for this payer."),
-                    originalDetail: nil, status: .failed))
-                return
-            }
-            switch outcome {
-            case .challenge, .threeDSDeclined:
-                step.record.phase = .threeDSChallenge(CardAttempt(
-                    attempt: attempt, card: card, threeDSServerTransID: orders.ids.uuid(), acsTransID: orders.ids.uuid(),
-                    forcedDecline: outcome == .threeDSDeclined, page: mode))
-            default:
-                if let failure = Self.attemptFailure(outcome) {
-                    fail(&step.record, attempt, failure)
-                } else {
-                    try authorize(&step, attempt, card: (card.pan, card.cardBrand), maskedPan: card.maskedPan, method: .creditCard,
-                                  acquirerTransactionType: "STANDARD")
-                }
-            }
+            try startCardAttempt(&step, card: card, saved: saved != nil, page: mode)
         }, render: { $0 })
     }
 
@@ -104,7 +80,9 @@ extension SwedbankPayPaymentSessionStore {
             step.record.problem = nil
             let attempt = try orders.beginAttempt(step.record.namespace, orderID: step.record.orderID, instrument: method, prefill: false)
             step.record.phase = .idle
-            if let failure = Self.attemptFailure(outcome) {
+            if case .payerAborts = outcome {
+                try payerAborts(&step)
+            } else if let failure = Self.attemptFailure(outcome) {
                 fail(&step.record, attempt, failure)
             } else {
                 orders.attemptPaid(step.record.namespace, orderID: step.record.orderID, attempt,
@@ -118,8 +96,7 @@ extension SwedbankPayPaymentSessionStore {
     func abortOnPage(_ token: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
         try transition(token, base: base, rel: "abort-payment", request: request, { step in
             if case .swish = step.record.phase { throw SwedbankPayProblem.operationNotAllowed("abort-payment") }
-            try orders.abortByPayer(step.record.namespace, orderID: step.record.orderID)
-            step.record.phase = .idle
+            try payerAborts(&step)
             step.record.problem = nil
         }, render: { $0 })
     }

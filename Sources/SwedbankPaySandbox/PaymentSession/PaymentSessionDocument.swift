@@ -102,7 +102,7 @@ struct PaymentSessionDocument {
             let prefills: [JSONText] = nonEmpty(view.payer?.msisdn).map { [.object([("rank", .int(1)), ("msisdn", .string($0))])] } ?? []
             members.append(("prefills", .array(prefills)))
         case .creditCard?:
-            members.append(("cardBrands", .array(["Visa", "MasterCard", "Amex"].map(JSONText.string))))
+            members.append(("cardBrands", .array(CardInput.acceptedBrands.map(JSONText.string))))
             members.append(("prefills", .array(savedCards.enumerated().map { rank, card in
                 .object([("rank", .int(rank + 1)), ("paymentToken", .string(card.paymentToken)), ("cardBrand", .string(card.cardBrand)),
                          ("maskedPan", .string(card.maskedPan)), ("expiryDate", .string(card.expiryDate))])
@@ -130,8 +130,11 @@ struct PaymentSessionDocument {
         let methodBase = "\(sessionBase)/methods/\(method.segment)"
         let fail = operation("fail-payment-attempt", "POST", "\(methodBase)/failpaymentattempt")
         switch record.phase {
-        case .idle, .threeDSMethod, .threeDSChallenge:
+        case .idle:
             return [operation("start-payment-attempt", "POST", "\(methodBase)/startpaymentattempt"), fail]
+        case .threeDSMethod, .threeDSChallenge:
+            // Inside 3-D Secure no new attempt can start (it would be refused with 409); the card attempt can still fail.
+            return method == .creditCard ? [fail] : []
         case .swish(let swish):
             guard method == .swish else { return [] }
             // swedbankpay-api.md §3.6 A2: scheme swish: and a query already there (iOS appends callbackurl only then).
@@ -160,7 +163,7 @@ struct PaymentSessionDocument {
                 expect("AllowedCardNetworks", Self.googlePayNetworks), expect("AllowedCardAuthMethods", Self.googlePayAuthMethods),
                 expect("TotalPrice", amount), expect("TotalPriceStatus", "FINAL"), expect("TotalPriceLabel", "Total"),
                 expect("CountryCode", Self.region(view.language)), expect("CurrencyCode", view.currency),
-                expect("TransactionId", wallet.attempt.description), expect("MerchantName", view.payeeInfo.payeeName ?? "Merchant"),
+                expect("TransactionId", wallet.attempt.description), expect("MerchantName", nonEmpty(view.payeeInfo.payeeName) ?? "Merchant"),
                 expect("MerchantId", "BCR2DN4TXXXXXXXX"),
                 expect("BillingAddressRequired", false), expect("ShippingAddressRequired", false), expect("PhoneNumberRequired", false),
             ]
@@ -197,13 +200,14 @@ struct PaymentSessionDocument {
             case .cancelled: view.urls.cancelUrl ?? ""
             case .ended: "\(sessionBase)/ended"
             }
-            return [operation("redirect-payer", "GET", href, contentType: "text/html", next: true), logging]
+            // view-payment too: Android configures itself from the first answer only and needs it (§3.5), so a session
+            // first opened after its order ended must still carry it. No `next`, so the SDKs act on redirect-payer alone.
+            return [operation("redirect-payer", "GET", href, contentType: "text/html", next: true), viewPayment, logging]
         }
         var operations: [JSONText] = []
         if !record.prepared { operations.append(operation("prepare-payment", "POST", "\(sessionBase)/preparepayment", next: true)) }
-        let culture = view.language.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? view.language
         operations += [
-            operation("view-payment", "GET", "\(base)/checkout/client/\(record.token)?culture=\(culture)", contentType: "application/javascript"),
+            viewPayment,
             operation("customize-payment", "POST", "\(sessionBase)/customizepayment"),
             operation("abort-payment", "POST", "\(sessionBase)/abortpayment"),
             logging,
@@ -232,6 +236,12 @@ struct PaymentSessionDocument {
             break
         }
         return operations
+    }
+
+    /// The script the SDKs' web view loads (swedbankpay-api.md §3.7).
+    var viewPayment: JSONText {
+        let culture = view.language.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? view.language
+        return operation("view-payment", "GET", "\(base)/checkout/client/\(record.token)?culture=\(culture)", contentType: "application/javascript")
     }
 
     /// The 3-D Secure trampoline (spec B.5 C4, D.3).

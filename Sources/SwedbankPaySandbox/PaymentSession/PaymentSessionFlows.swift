@@ -33,7 +33,11 @@ extension SwedbankPayPaymentSessionStore {
             guard case .idle = step.record.phase else { throw SwedbankPayProblem.operationNotAllowed("customize-payment") }
             let document = PaymentSessionDocument(view: step.view, record: step.record, base: base, savedCards: step.cards)
             if let method = body?["paymentMethod"]?.stringValue {
-                guard document.deviceMethods.contains(method) else { throw SwedbankPayProblem.operationNotAllowed("customize-payment") }
+                // Not a 409: the SDKs answer a 409 with a recovery GET and then send the same customize-payment again,
+                // in a loop (swedbankpay-api.md §3.2); any other 4xx ends in paymentSessionAPIRequestFailed (inferred).
+                guard document.deviceMethods.contains(method) else {
+                    throw SwedbankPayProblem.sessionInput("PaymentMethod", "\(method) is not available for this payment order.")
+                }
                 step.record.instrumentMode = method
                 step.record.restriction = nil
                 step.record.hideStoredPaymentOptions = body?["hideStoredPaymentOptions"]?.boolValue ?? false
@@ -43,7 +47,9 @@ extension SwedbankPayPaymentSessionStore {
                 step.record.restriction = restriction.compactMap(\.stringValue)
                 step.record.hideStoredPaymentOptions = false
             } else {
-                step.record.instrumentMode = step.view.instrument
+                // The reset body (swedbankpay-api.md §3.4): the menu, even for an order created in instrument mode; the
+                // SDKs send it when instrumentModePaymentMethod is not what the app chose, and would loop otherwise (§3.5 step 4).
+                step.record.instrumentMode = nil
                 step.record.restriction = nil
                 step.record.hideStoredPaymentOptions = false
                 step.record.showConsentAffirmation = false
@@ -77,11 +83,14 @@ extension SwedbankPayPaymentSessionStore {
         }
     }
 
-    /// Swish: local start (`msisdn: null`) or by MSISDN; the outcome is decided now and shown at `due` (spec B.5 A, B).
+    /// Swish: local start (`msisdn: null`) or by MSISDN; the outcome is decided now and shown at `due`: after the
+    /// rule's `delay_ms` (how long the payer takes in the Swish app), else ``SwedbankPayPaymentSessionSettings/swishPendingSeconds``
+    /// (spec B.5 A, B).
     func startSwish(_ step: inout Step, body: JSONNode?) throws {
         let msisdn = body?["msisdn"]?.stringValue
         guard step.view.currency == "SEK" else { throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt") }
-        var outcome = try decide(.swedbankPaySwishSale, step, method: .swish, msisdn: msisdn)
+        let decided = try decision(.swedbankPaySwishSale, step, methodName: SessionMethod.swish.rawValue, msisdn: msisdn)
+        var outcome = decided.outcome
         // By MSISDN the payer's Swish app opens on another device: there is no app for this one to fail to launch
         // (inferred), so `client_app_launch_failed` applies to local starts only and a by-number payment goes through.
         if msisdn != nil, case .clientAppLaunchFailed = outcome { outcome = .approve }
@@ -95,7 +104,7 @@ extension SwedbankPayPaymentSessionStore {
                 originalDetail: nil, status: .failed))
             return
         }
-        var due = step.now.addingTimeInterval(settings.swishPendingSeconds)
+        var due = step.now.addingTimeInterval(decided.delay.map(Self.seconds) ?? settings.swishPendingSeconds)
         if case .clientAppLaunchFailed = outcome { due = step.now }  // shown on the very next call (spec B.5 A4, inferred)
         let payerMsisdn = step.view.payer?.msisdn.flatMap { $0.isEmpty ? nil : $0 }
         step.record.phase = .swish(SwishAttempt(
@@ -104,14 +113,25 @@ extension SwedbankPayPaymentSessionStore {
         orders.setSwishPending(step.record.namespace, orderID: step.record.orderID, true)
     }
 
-    /// A saved card (spec B.5 C): card.authenticate decides frictionless or a 3-D Secure challenge.
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+
+    /// A saved card from the SDK (spec B.5 C).
     private func startSavedCard(_ step: inout Step, body: JSONNode?) throws {
         let paymentToken = body?["paymentToken"]?.stringValue
-        let card = step.cards.first { $0.paymentToken == paymentToken }
+        try startCardAttempt(&step, card: step.cards.first { $0.paymentToken == paymentToken }, saved: true, page: nil)
+    }
+
+    /// A card attempt, from the SDK (`page` nil) or the checkout page: card.authenticate decides a frictionless
+    /// payment, 3-D Secure (the SDK runs the 3DS method step first; the page goes straight to the ACS challenge),
+    /// the payer's abort or a failure. A nil card is a saved-card token that is not this payer's.
+    func startCardAttempt(_ step: inout Step, card: SavedCard?, saved: Bool, page: CheckoutPageMode?) throws {
         let outcome = try card.map { try decide(.swedbankPayCardAuthenticate, step, method: .creditCard, card: ($0.pan, $0.cardBrand)) }
         step.record.problem = nil
         let attempt = try orders.beginAttempt(step.record.namespace, orderID: step.record.orderID,
-                                              instrument: SessionMethod.creditCard.rawValue, prefill: true)
+                                              instrument: SessionMethod.creditCard.rawValue, prefill: saved)
         guard let card, let outcome else {
             // Not one of this session's prefills (swedbankpay-api.md §2.2 card list, inferred).
             fail(&step.record, attempt, AttemptFailure(
@@ -122,8 +142,11 @@ extension SwedbankPayPaymentSessionStore {
         }
         switch outcome {
         case .challenge, .threeDSDeclined:
-            step.record.phase = .threeDSMethod(CardAttempt(attempt: attempt, card: card, threeDSServerTransID: orders.ids.uuid(),
-                                                           acsTransID: orders.ids.uuid(), forcedDecline: outcome == .threeDSDeclined))
+            let cardAttempt = CardAttempt(attempt: attempt, card: card, threeDSServerTransID: orders.ids.uuid(), acsTransID: orders.ids.uuid(),
+                                          forcedDecline: outcome == .threeDSDeclined, page: page)
+            step.record.phase = page == nil ? .threeDSMethod(cardAttempt) : .threeDSChallenge(cardAttempt)
+        case .payerAborts:
+            try payerAborts(&step)
         default:
             if let failure = Self.attemptFailure(outcome) {
                 fail(&step.record, attempt, failure)
@@ -132,6 +155,13 @@ extension SwedbankPayPaymentSessionStore {
                               acquirerTransactionType: "STANDARD")
             }
         }
+    }
+
+    /// A scenario's `payer_aborts`: the order is Aborted as by abort-payment, its open attempt with it (swedbankpay-api.md
+    /// §3.6 G); the session's next answer redirects to cancelUrl.
+    func payerAborts(_ step: inout Step) throws {
+        try orders.abortByPayer(step.record.namespace, orderID: step.record.orderID)
+        step.record.phase = .idle
     }
 
     /// card.authorize, then Paid (Authorization) or the acquirer's problem (spec B.5 C, E).
@@ -196,11 +226,12 @@ extension SwedbankPayPaymentSessionStore {
             guard case .wallet(let wallet) = step.record.phase, wallet.method == method else {
                 throw SwedbankPayProblem.operationNotAllowed("attempt-payload")
             }
-            let payload = body?["paymentPayload"]?.stringValue ?? ""
-            guard !payload.isEmpty, Data(base64Encoded: payload) != nil else {
+            // An empty payload is accepted: Apple Pay on the iOS Simulator hands the SDK an empty `paymentData`, and
+            // Swedbank Pay's test environment is where those apps are tried (inferred; the real server decrypts it).
+            guard let payload = body?["paymentPayload"]?.stringValue, Data(base64Encoded: payload) != nil else {
                 fail(&step.record, wallet.attempt, AttemptFailure(
                     problem: SwedbankPayProblem("creditcard/badrequest", status: .badRequest, title: "Bad request",
-                                                detail: "The payment payload is empty or not base64."),
+                                                detail: "The payment payload is missing or not base64."),
                     originalDetail: nil, status: .failed))
                 return
             }
@@ -229,7 +260,9 @@ extension SwedbankPayPaymentSessionStore {
         }
         return try transition(token, base: base, rel: "fail-payment-attempt", request: request) { step in
             guard step.record.prepared else { throw SwedbankPayProblem.operationNotAllowed("fail-payment-attempt") }
-            let attempt = step.record.phase.attempt
+            // No attempt in progress (it already ended, e.g. a scenario failed the Swish launch before the SDK reported
+            // it): nothing more to fail, the document as it is. A second problem would be a second failed attempt.
+            guard let attempt = step.record.phase.attempt else { return }
             if case .swish = step.record.phase { orders.setSwishPending(step.record.namespace, orderID: step.record.orderID, false) }
             fail(&step.record, attempt, failure)
         }
@@ -251,8 +284,7 @@ extension SwedbankPayPaymentSessionStore {
     func abort(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
         try transition(token, base: base, rel: "abort-payment", request: request, onTerminalOrder: .notAllowed) { step in
             if case .swish = step.record.phase { throw SwedbankPayProblem.operationNotAllowed("abort-payment") }
-            try orders.abortByPayer(step.record.namespace, orderID: step.record.orderID)
-            step.record.phase = .idle
+            try payerAborts(&step)
             step.record.problem = nil
         }
     }

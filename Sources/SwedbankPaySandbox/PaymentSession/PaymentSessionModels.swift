@@ -167,7 +167,7 @@ extension SwedbankPayProblem {
     }
 
     /// Unknown token or method (swedbankpay-api.md §6.3 guess).
-    static let paymentSessionNotFound = SwedbankPayProblem("notfound", status: .notFound, title: "Not found",
+    static let paymentSessionNotFound = SwedbankPayProblem("notfound", status: .notFound, title: "Not Found",
                                                            detail: "The payment session was not found.")
 
     static func sessionInput(_ name: String, _ description: String) -> SwedbankPayProblem {

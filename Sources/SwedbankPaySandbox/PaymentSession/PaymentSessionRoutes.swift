@@ -42,7 +42,7 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
                 switch outcome {
                 case .sessionEndReached: return Self.document(try sessions.endSession(token, base: base(request), request: request))
                 case .notAllowed: throw SwedbankPayProblem.operationNotAllowed(rel)
-                default: return Self.document(try body(token, base(request)))
+                default: return try DecisionDelay.applying { Self.document(try body(token, base(request))) }
                 }
             }
         }

@@ -165,6 +165,8 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         if case .approve = swish.outcome {
             orders.attemptPaid(record.namespace, orderID: record.orderID, swish.attempt, transactionType: .sale,
                                details: .object([("msisdn", .string(swish.msisdn))]))
+        } else if case .payerAborts = swish.outcome {
+            try? orders.abortByPayer(record.namespace, orderID: record.orderID)  // the payer declined in the Swish app
         } else if let failure = Self.attemptFailure(swish.outcome) {
             fail(&record, swish.attempt, failure)
         }
@@ -235,9 +237,9 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
                        originalDetail: errorCode, status: .failed)
     }
 
-    /// The business decision (swish.sale, card.authenticate, card.authorize) for this session's call; the subject
+    /// The business decision (card.authenticate, card.authorize, web.pay) for this session's call; the subject
     /// is spec C.1's `{paymentorder, paymentMethod, card, msisdn, body}`. `http_error` and `drop_connection` answer
-    /// the session call itself.
+    /// the session call itself; `delay_ms` delays its answer (``DecisionDelay``: a slow ACS or acquirer).
     func decide(_ operation: ScenarioOperation, _ step: Step, method: SessionMethod, card: (number: String, brand: String)? = nil,
                 msisdn: String? = nil) throws -> ScenarioOutcome {
         try decide(operation, step, methodName: method.rawValue, card: card, msisdn: msisdn)
@@ -245,6 +247,14 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
 
     func decide(_ operation: ScenarioOperation, _ step: Step, methodName: String, card: (number: String, brand: String)? = nil,
                 msisdn: String? = nil) throws -> ScenarioOutcome {
+        let (outcome, delay) = try decision(operation, step, methodName: methodName, card: card, msisdn: msisdn)
+        DecisionDelay.current?.add(delay)
+        return outcome
+    }
+
+    /// The decision and its `delay_ms`, which the caller applies (swish.sale: the payer's time in the Swish app).
+    func decision(_ operation: ScenarioOperation, _ step: Step, methodName: String, card: (number: String, brand: String)? = nil,
+                  msisdn: String? = nil) throws -> (outcome: ScenarioOutcome, delay: Duration?) {
         var subject: [(String, JSONText)] = [("paymentorder", step.view.request.jsonText), ("paymentMethod", .string(methodName))]
         if let card { subject.append(("card", .object([("number", .string(card.number)), ("brand", .string(card.brand))]))) }
         subject.append(("msisdn", msisdn.map(JSONText.string) ?? .null))
@@ -261,7 +271,28 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         switch decision.outcome {
         case .httpError(let status, _, _): throw SwedbankPayProblem.forStatus(status)
         case .dropConnection: throw DroppedConnection()
-        default: return decision.outcome
+        default: return (decision.outcome, decision.delay)
         }
+    }
+}
+
+/// The `delay_ms` of the business decisions taken while one call is answered; the answer waits for their sum.
+/// Collected through a task-local, so the store's transitions need not carry it: ``applying(_:)`` sets one up
+/// around a route's work and hands the answer to a task when a decision asked for a delay.
+final class DecisionDelay: Sendable {
+    @TaskLocal static var current: DecisionDelay?
+
+    private let total = Locked(Duration?.none)
+
+    func add(_ delay: Duration?) {
+        guard let delay else { return }
+        total.withLock { $0 = ($0 ?? .zero) + delay }
+    }
+
+    static func applying(_ answer: () throws -> HTTPResponse) rethrows -> HTTPResponse {
+        let collector = DecisionDelay()
+        let response = try $current.withValue(collector) { try answer() }
+        guard let delay = collector.total.withLock({ $0 }) else { return response }
+        return response.delayed(by: delay)
     }
 }

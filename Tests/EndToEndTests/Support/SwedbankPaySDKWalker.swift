@@ -112,8 +112,10 @@ struct SwedbankPaySDKWalker {
         // 3. Apple Pay sheet (iOS): attempt-payload with a wallet-sdk task and the ApplePay method has fail-payment-attempt.
         if platform == .iOS, let wallet = walletStep(ops, methodOp) { return wallet }
         // 4.–6. Instrument mode and the web view.
+        // 4. Instrument mode for another method, or one whose methods lack the chosen instrument: reset.
         let mode = document.paymentSession.instrumentModePaymentMethod
-        if let instrument, let mode, mode != instrument.methodName, let customize = document.topLevel(.customizePayment)?.href {
+        if let instrument, let mode, mode != instrument.methodName || !methods.contains(where: { $0.paymentMethod == instrument.methodName }),
+           let customize = document.topLevel(.customizePayment)?.href {
             return .post(href: customize, body: #"{"paymentMethod":null,"restrictToPaymentMethods":null}"#)
         }
         if let instrument, case .newCard = instrument {
@@ -174,6 +176,17 @@ struct SwedbankPaySDKWalker {
             if redirect.href != nil && redirect.href == urls?.cancelUrl?.string { return .end(.canceled) }
             if redirect.href != nil && redirect.href == urls?.completeUrl?.string { return .end(.complete) }
             return .end(.endStateReached)
+        }
+        // 14. The chosen instrument's own expand-method, start-payment-attempt, or (iOS) get-payment.
+        if let instrument, let method = methods.first(where: { $0.paymentMethod == instrument.methodName }) {
+            if let expand = method.operations.first(where: { $0.rel == .expandMethod })?.href {
+                return .post(href: expand, body: #"{"paymentMethod":"\#(instrument.methodName)"}"#)
+            }
+            if let start = method.operations.first(where: { $0.rel == .startPaymentAttempt })?.href {
+                self.instrument = nil
+                return .post(href: start, body: startBody(instrument, document))
+            }
+            if platform == .iOS, let poll = method.operations.first(where: { $0.rel == .getPayment })?.href { return .poll(href: poll) }
         }
         // 15/16: Android shows instruments before polling.
         if platform == .android, !instrumentsShown {

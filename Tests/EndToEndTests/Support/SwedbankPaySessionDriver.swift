@@ -15,7 +15,8 @@ struct SwedbankPayTestOrder {
     /// Returns the session token (the `view-paymentsession` href is `<base>/psp/paymentsessions/<token>`).
     static func create(_ server: RunningServer, namespace: String, description: String = "Test Purchase", amount: Int = 1500,
                        currency: String = "SEK", payerReference: String? = "payer-1", msisdn: String? = "+46739000001",
-                       scenario: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+                       instrument: String? = nil, scenario: String? = nil, sourceLocation: SourceLocation = #_sourceLocation)
+    async throws -> String {
         var payer: [(String, JSONText)] = []
         if let payerReference { payer.append(("payerReference", .string(payerReference))) }
         if let msisdn { payer.append(("msisdn", .string(msisdn))) }
@@ -30,6 +31,7 @@ struct SwedbankPayTestOrder {
                                    ("payeeReference", .string("ref\(UUID().uuidString.prefix(8))")), ("payeeName", .string("Merchant1"))])),
         ]
         if !payer.isEmpty { order.append(("payer", .object(payer))) }
+        if let instrument { order.append(("instrument", .string(instrument))) }
         let body = String(decoding: JSONText.object([("paymentorder", .object(order))]).bytes, as: UTF8.self)
         var text = "POST /psp/paymentorders HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nAuthorization: Bearer \(namespace)\r\n"
         text += "Sandbox-Namespace: \(namespace)\r\nContent-Type: application/json;version=3.1\r\nAccept: application/json;version=3.1\r\n"
@@ -66,6 +68,10 @@ struct SwedbankPaySessionDriver {
     var sessionURL = ""
     var acknowledged: Set<String> = []
     var lastDocument: PaymentOutputModel?
+    /// The last customize-payment asked for a restricted menu: `methods` may then be fewer than `enabledPaymentMethods`.
+    var restricted = false
+    /// Recovery GETs made after a 409 (swedbankpay-api.md §3.2).
+    var recoveryGets = 0
 
     init(sandbox: PaymentSandbox, server: RunningServer, namespace: String, platform: SwedbankPayPlatform, choice: SwedbankPayInstrument?) {
         self.sandbox = sandbox
@@ -81,12 +87,20 @@ struct SwedbankPaySessionDriver {
         return String(href.dropFirst(base.count))
     }
 
-    /// One HTTP exchange as the SDK sends it: JSON headers on every call, no auth (swedbankpay-api.md §3.2).
-    func exchange(_ method: String, _ href: String, body: String? = nil, contentType: String = "application/json") async throws -> RawResponse {
+    /// One HTTP exchange as the SDK sends it: JSON headers on every call, no auth (swedbankpay-api.md §3.2). Every
+    /// error of the session API must be a body both SDKs decode: `type` and `status` (iOS ErrorObject, §3.3).
+    func exchange(_ method: String, _ href: String, body: String? = nil, contentType: String = "application/json",
+                  sourceLocation: SourceLocation = #_sourceLocation) async throws -> RawResponse {
         let target = href.hasPrefix("http") ? try path(href) : href
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nAccept: application/json\r\nContent-Type: \(contentType)\r\n"
         text += "Content-Length: \((body ?? "").utf8.count)\r\nConnection: close\r\n\r\n" + (body ?? "")
-        return try await RawClient.exchange(port: server.port, text)
+        let response = try await RawClient.exchange(port: server.port, text)
+        if response.status >= 400, target.hasPrefix("/psp/") {
+            let error = try? JSONDecoder().decode(SessionErrorObject.self, from: Data(response.body))
+            #expect(error?.status == response.status && error?.type.hasPrefix("https://api.payex.com/psp/errordetail/") == true,
+                    "\(method) \(href): \(response.status) is not a problem the SDKs decode: \(response.bodyText)", sourceLocation: sourceLocation)
+        }
+        return response
     }
 
     /// A session-API call whose answer must be the envelope (200, decodable, invariants).
@@ -128,8 +142,15 @@ struct SwedbankPaySessionDriver {
             let allowed = [urls?.completeUrl?.string, urls?.cancelUrl?.string, sessionURL + "/ended"]
             #expect(allowed.contains(redirect.href), "redirect-payer \(redirect.href ?? "nil")", sourceLocation: sourceLocation)
         }
-        if document.paymentSession.instrumentModePaymentMethod == nil, let methods = document.paymentSession.methods, !methods.isEmpty {
-            #expect(document.paymentSession.settings?.enabledPaymentMethods == methods.map(\.paymentMethod), sourceLocation: sourceLocation)
+        // enabledPaymentMethods names every method of an unrestricted menu, in order; a restricted menu or instrument
+        // mode shows fewer methods but keeps enabledPaymentMethods whole (§3.5: the SDKs compare the two).
+        if let methods = document.paymentSession.methods?.map(\.paymentMethod), !methods.isEmpty {
+            let enabled = document.paymentSession.settings?.enabledPaymentMethods ?? []
+            if document.paymentSession.instrumentModePaymentMethod == nil && !restricted {
+                #expect(enabled == methods, sourceLocation: sourceLocation)
+            } else {
+                #expect(Set(methods).isSubset(of: enabled), "methods \(methods) outside enabled \(enabled)", sourceLocation: sourceLocation)
+            }
         }
         if let problem = document.problem {
             #expect(problem.operation?.rel == .acknowledgeFailedAttempt, sourceLocation: sourceLocation)
@@ -163,6 +184,8 @@ struct SwedbankPaySessionDriver {
             document = try await call("GET", sessionURL, sourceLocation: sourceLocation)
             #expect(document.paymentSession.urls?.paymentUrl != nil && document.paymentSession.urls?.cancelUrl != nil)
         }
+        // iOS acknowledges a problem and goes on with the same answer; the ack's own answer is processed after it.
+        var ackAnswers: [PaymentOutputModel] = []
         for _ in 0..<maxSteps {
             let step = walker.next(document)
             steps.append("\(step)")
@@ -170,14 +193,16 @@ struct SwedbankPaySessionDriver {
             case .acknowledge(let href, _):
                 acknowledged.insert(href)
                 let answer = try await call("POST", href, sourceLocation: sourceLocation)
-                if walker.platform == .iOS { document = answer }
+                if walker.platform == .iOS { ackAnswers.append(answer) }  // Android ignores it (§3.6 H2)
             case .post(let href, let body):
-                let response = try await exchange("POST", href, body: body)
+                if href.hasSuffix("/customizepayment") {
+                    restricted = !body.contains(#""restrictToPaymentMethods":null"#)
+                }
+                let response = try await exchange("POST", href, body: body, sourceLocation: sourceLocation)
                 if response.status == 409, href.hasSuffix("/abortpayment") { return .abortNotAllowed }
                 if response.status == 409 {
-                    // One recovery GET of the session URL (swedbankpay-api.md §3.2).
-                    let error = try JSONDecoder().decode(SessionErrorObject.self, from: Data(response.body))
-                    #expect(error.type.hasSuffix("/operationnotallowed"), sourceLocation: sourceLocation)
+                    // Any other 409: one recovery GET of the session URL, then the next step from its answer (§3.2).
+                    recoveryGets += 1
                     document = try await call("GET", sessionURL, sourceLocation: sourceLocation)
                     continue
                 }
@@ -203,6 +228,10 @@ struct SwedbankPaySessionDriver {
             case .instrumentsShown:
                 continue
             case .end(let end):
+                if !ackAnswers.isEmpty {
+                    document = ackAnswers.removeFirst()
+                    continue
+                }
                 return end
             }
         }
@@ -251,10 +280,15 @@ let swedbankPayScenariosDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("scenarios")
 
-/// A sandbox with a manual clock and the bundled scenarios, with `swedbankpay-testdata` as a content-rule scenario.
-func withSwedbankPaySandbox<T>(_ body: (PaymentSandbox, RunningServer) async throws -> T) async throws -> T {
-    try await withSandboxInstance({ configuration in
-        configuration.clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
-        configuration.scenarioDirectories = [swedbankPayScenariosDirectory]
-    }, body)
+/// A sandbox with a manual clock and the bundled scenarios, with `swedbankpay-testdata` as a content-rule scenario;
+/// `extraScenarios` (file name → text) are loaded after them.
+func withSwedbankPaySandbox<T>(extraScenarios: [String: String] = [:], _ body: (PaymentSandbox, RunningServer) async throws -> T)
+async throws -> T {
+    try await withScenarioDirectory { directory in
+        for (name, text) in extraScenarios { try directory.write(name, text) }
+        return try await withSandboxInstance({ configuration in
+            configuration.clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+            configuration.scenarioDirectories = [swedbankPayScenariosDirectory] + (extraScenarios.isEmpty ? [] : [directory.url])
+        }, body)
+    }
 }

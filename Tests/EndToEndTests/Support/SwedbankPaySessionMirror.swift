@@ -132,6 +132,7 @@ enum Prefill: Equatable {
 
 struct OperationOutputModel: Decodable {
     let rel: Rel
+    /// An operation's href is a URL the SDKs request or open: never empty, always absolute (§3.1: hypermedia only).
     let href: String?
     let method: Method?
     let next: Bool?
@@ -149,6 +150,19 @@ struct OperationOutputModel: Decodable {
     }
 
     enum Method: String, Decodable { case get = "GET", post = "POST" }
+
+    enum CodingKeys: String, CodingKey { case rel, href, method, next, tasks, expects, contentType }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        rel = try container.decode(Rel.self, forKey: .rel)
+        href = try container.decodeIfPresent(StrictURL.self, forKey: .href)?.string
+        method = try container.decodeIfPresent(Method.self, forKey: .method)
+        next = try container.decodeIfPresent(Bool.self, forKey: .next)
+        tasks = try container.decodeIfPresent([IntegrationTask].self, forKey: .tasks)
+        expects = try container.decodeIfPresent([ExpectationModel].self, forKey: .expects)
+        contentType = try container.decodeIfPresent(String.self, forKey: .contentType)
+    }
 
     func expectation(_ name: String) -> ExpectationModel? { expects?.first { $0.name == name } }
 }

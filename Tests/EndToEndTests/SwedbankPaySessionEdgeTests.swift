@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+// The payment-session API where an SDK could loop, stall or count twice: customize-payment (restricted menu, instrument
+// mode and its reset), the new-card web view, wallets cancelled or with an empty payload, 409s and the recovery GET,
+// the payer aborting by scenario, decision delays, a session first read after its order ended. Over real sockets,
+// every answer decoded with the strict mirrors (swedbankpay-api.md §3.2, §3.5, §3.6, §3.9).
+import Foundation
+import PaymentSandbox
+import SwedbankPaySandbox
+import Testing
+
+@Suite("Swedbank Pay payment session: edges")
+struct SwedbankPaySessionEdgeTests {
+    static func namespace(_ label: String) -> String { "spay-edge-\(label)-\(UUID().uuidString.prefix(8).lowercased())" }
+
+    /// A prepared session (the SDK's first GET and prepare-payment), without choosing an instrument.
+    static func prepared(_ sandbox: PaymentSandbox, _ server: RunningServer, _ label: String, platform: SwedbankPayPlatform = .iOS,
+                         instrument: String? = nil, scenario: String? = nil)
+    async throws -> (driver: SwedbankPaySessionDriver, token: String, idle: PaymentOutputModel) {
+        let namespace = namespace(label)
+        let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, instrument: instrument, scenario: scenario)
+        var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: nil)
+        _ = try await driver.run(token: token)
+        return (driver, token, try #require(driver.lastDocument))
+    }
+
+    /// `failedAttempts.failedAttemptList[].status` as the merchant reads it (`$expand=failedattempts`, swedbankpay-api.md §1.4).
+    static func failedAttempts(_ server: RunningServer, _ sandbox: PaymentSandbox, _ token: String) async throws -> [String] {
+        let body = try await SwedbankPayCheckoutPageTests.expanded(server, sandbox, token: token, "failedattempts")
+        let json = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+        let node = (json?["paymentOrder"] as? [String: Any])?["failedAttempts"] as? [String: Any]
+        return (node?["failedAttemptList"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String }
+    }
+
+    // MARK: customize-payment
+
+    @Test func restrictedMenu_ShowsOnlyThoseMethods_KeepsEnabledPaymentMethods_ResetRestoresThem() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            var (driver, _, idle) = try await Self.prepared(sandbox, server, "restrict")
+            let everything = try #require(idle.paymentSession.settings?.enabledPaymentMethods)
+            let customize = try #require(idle.topLevel(.customizePayment)?.href)
+            driver.restricted = true
+            let restricted = try await driver.call("POST", customize, body: #"{"paymentMethod":null,"restrictToPaymentMethods":["Swish","CreditCard"]}"#)
+            #expect(Set(restricted.paymentSession.methods?.map(\.paymentMethod) ?? []) == ["Swish", "CreditCard"])
+            #expect(restricted.paymentSession.settings?.enabledPaymentMethods == everything)
+            #expect(restricted.paymentSession.instrumentModePaymentMethod == nil)
+            driver.restricted = false
+            let reset = try await driver.call("POST", customize, body: #"{"paymentMethod":null,"restrictToPaymentMethods":null}"#)
+            #expect(reset.paymentSession.methods?.map(\.paymentMethod) == everything)
+        }
+    }
+
+    /// An order created in instrument mode for Swish, the app asking for a saved card: the SDK resets with
+    /// customize-payment (§3.5 step 4). The reset must leave instrument mode, or the SDK sends it for ever.
+    @Test(arguments: SwedbankPayPlatform.allCases)
+    func instrumentModeOrder_AppChoosesAnotherInstrument_ResetOnce_ThenPays(platform: SwedbankPayPlatform) async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let namespace = Self.namespace("instrument")
+            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, instrument: "Swish", scenario: "swedbankpay-approve")
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform,
+                                                  choice: .savedCard(rank: 3))
+            let end = try await driver.run(token: token)
+            #expect(end == .complete)
+            #expect(driver.steps.filter { $0.contains("/customizepayment") }.count == 1, "\(driver.steps)")
+            #expect(driver.documents.contains { $0.paymentSession.instrumentModePaymentMethod == "Swish" })
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
+        }
+    }
+
+    /// A 409 would make the SDKs GET the session and send the same customize-payment again, in a loop.
+    @Test func customize_MethodNotAvailable_Is400InputError_Not409() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let (driver, _, idle) = try await Self.prepared(sandbox, server, "unavailable", platform: .android)
+            let customize = try #require(idle.topLevel(.customizePayment)?.href)
+            let response = try await driver.exchange("POST", customize, body: #"{"paymentMethod":"ApplePay","restrictToPaymentMethods":null}"#)
+            #expect(response.status == 400)
+            let error = try JSONDecoder().decode(SessionErrorObject.self, from: Data(response.body))
+            #expect(error.type == "https://api.payex.com/psp/errordetail/inputerror")
+        }
+    }
+
+    @Test(arguments: SwedbankPayPlatform.allCases)
+    func newCard_CustomizeToCreditCardWithoutSavedCards_WebView_PaidOnThePage_NextGetCompletes(platform: SwedbankPayPlatform) async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let namespace = Self.namespace("newcard")
+            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: .newCard)
+            let end = try await driver.run(token: token)
+            guard case .webView(let script) = end else { Issue.record("\(end)"); return }
+            #expect(script.hasPrefix("\(driver.base)/checkout/client/\(token)"))
+            let session = try #require(driver.lastDocument?.paymentSession)
+            #expect(session.instrumentModePaymentMethod == "CreditCard")
+            #expect(session.methods?.map(\.paymentMethod) == ["CreditCard"])
+            #expect(session.methods?.first?.prefills == [], "hideStoredPaymentOptions: no saved cards")
+            // The web view's page: a typed frictionless test card (swedbankpay-api.md §5).
+            let paid = try await CheckoutPageClient(server: server).post("/checkout/\(token)/card?embed=1",
+                                                                         [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])
+            #expect(paid.status == 200)
+            let after = try await driver.call("GET", driver.sessionURL)
+            #expect(after.topLevel(.redirectPayer)?.href == SwedbankPayTestOrder.completeUrl)
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
+        }
+    }
+
+    // MARK: wallets
+
+    @Test(arguments: SwedbankPayPlatform.allCases)
+    func wallet_PayerCancelsTheSheet_FailPaymentAttemptUserCancelled_AbortedAttempt(platform: SwedbankPayPlatform) async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            var (driver, token, idle) = try await Self.prepared(sandbox, server, "wallet-cancel", platform: platform)
+            let wallet = platform == .iOS ? "ApplePay" : "GooglePay"
+            let start = try #require(idle.method(wallet)?.operations.first { $0.rel == .startPaymentAttempt }?.href)
+            let sheet = try await driver.call("POST", start, body: #"{"culture":"sv-SE","client":{"clientType":"Native"}}"#)
+            let fail = try #require(sheet.method(wallet)?.operations.first { $0.rel == .failPaymentAttempt }?.href)
+            let cancelled = try await driver.call("POST", fail, body: #"{"problemType":"UserCancelled","errorCode":null}"#)
+            let problem = try #require(cancelled.problem)
+            #expect(problem.type == "https://api.payex.com/psp/errordetail/usercancelled")
+            #expect(!cancelled.allOperations.contains { $0.rel == .attemptPayload }, "the sheet is not offered again")
+            #expect(try await Self.failedAttempts(server, sandbox, token) == ["Aborted"])
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
+        }
+    }
+
+    /// Apple Pay on the iOS Simulator hands the SDK an empty paymentData.
+    @Test func applePay_EmptyPayload_IsAccepted_NotBase64IsBadRequest() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            for (payload, paid) in [("", true), ("not base64!", false)] {
+                var (driver, token, idle) = try await Self.prepared(sandbox, server, "wallet-empty")
+                let start = try #require(idle.method("ApplePay")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
+                let sheet = try await driver.call("POST", start, body: #"{"culture":"sv-SE","client":{}}"#)
+                let attempt = try #require(sheet.method("ApplePay")?.operations.first { $0.rel == .attemptPayload }?.href)
+                let answer = try await driver.call("POST", attempt, body: #"{"paymentMethod":"ApplePay","paymentPayload":"\#(payload)"}"#)
+                #expect((answer.topLevel(.redirectPayer)?.href == SwedbankPayTestOrder.completeUrl) == paid, "\(payload)")
+                #expect((answer.problem?.type == "https://api.payex.com/psp/errordetail/creditcard/badrequest") == !paid, "\(payload)")
+            }
+        }
+    }
+
+    // MARK: 409 and the recovery GET
+
+    @Test(arguments: SwedbankPayPlatform.allCases)
+    func conflictOnStart_SDKRecoversWithOneGet_ThenTheAppRetriesAndPays(platform: SwedbankPayPlatform) async throws {
+        let file = scenarioFile("swedbankpay-e2e-start-conflict", rules: [
+            #"{"operation": "swedbankpay.paymentsession.start_payment_attempt", "sequence": [{"outcome": "http_error", "status": 409}, {"outcome": "approve"}]}"#,
+        ])
+        try await withSwedbankPaySandbox(extraScenarios: ["conflict.json": file]) { sandbox, server in
+            let namespace = Self.namespace("conflict")
+            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-e2e-start-conflict")
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform,
+                                                  choice: .savedCard(rank: 3))
+            let first = try await driver.run(token: token)
+            #expect(first == .endStateReached, "the instrument was used up by the refused start: the SDK has nothing left to do")
+            #expect(driver.recoveryGets == 1)
+            driver.walker.choose(.savedCard(rank: 3))
+            let second = try await driver.run(from: try #require(driver.lastDocument))
+            #expect(second == .complete)
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
+        }
+    }
+
+    @Test func threeDSecure_InProgress_NoMethodOffersANewAttempt() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            var (driver, _, idle) = try await Self.prepared(sandbox, server, "3ds-phase", scenario: "swedbankpay-3ds-approved")
+            let start = try #require(idle.method("CreditCard")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
+            let token = try #require(idle.method("CreditCard")?.prefills?.compactMap { prefill -> String? in
+                if case .card(let card) = prefill, card.rank == 1 { return card.paymentToken }
+                return nil
+            }.first)
+            let method = try await driver.call("POST", start, body: #"{"culture":"sv-SE","paymentToken":"\#(token)","client":{}}"#)
+            #expect(method.topLevel(.createAuthentication)?.next == true)
+            #expect(!method.allOperations.contains { $0.rel == .startPaymentAttempt })
+            #expect(method.method("CreditCard")?.operations.map(\.rel) == [.failPaymentAttempt])
+        }
+    }
+
+    // MARK: Scenarios: the payer aborts, decision delays
+
+    @Test(arguments: SwedbankPayPlatform.allCases)
+    func payerAbortsScenario_SwishAndSavedCard_SDKReportsCanceled_OrderAborted(platform: SwedbankPayPlatform) async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            for choice in [SwedbankPayInstrument.swish(msisdn: "+46739000001"), .swish(msisdn: nil), .savedCard(rank: 3)] {
+                let namespace = Self.namespace("payer-aborts")
+                let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-payer-aborts")
+                var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: choice)
+                let end = try await driver.run(token: token)
+                #expect(end == .canceled, "\(choice)")
+                #expect(driver.lastDocument?.topLevel(.redirectPayer)?.href == SwedbankPayTestOrder.cancelUrl)
+                #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .aborted)
+                #expect(try await Self.failedAttempts(server, sandbox, token) == ["Aborted"], "\(choice)")
+            }
+        }
+    }
+
+    @Test func payerAbortsScenario_WebInstrumentOnThePage_303ToCancelUrl() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let token = try await SwedbankPayTestOrder.create(server, namespace: Self.namespace("payer-aborts-web"), scenario: "swedbankpay-payer-aborts")
+            let response = try await CheckoutPageClient(server: server).post("/checkout/\(token)/web/Invoice-PayExFinancingSe",
+                                                                             [("ssn", "600307-1161")])
+            #expect(response.status == 303)
+            #expect(response.header("Location") == SwedbankPayTestOrder.cancelUrl)
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .aborted)
+        }
+    }
+
+    /// `delay_ms` on swish.sale is how long the payer takes in the Swish app, on the namespace's clock.
+    @Test func swishSaleDelay_IsThePayersTime_OnTheNamespaceClock() async throws {
+        let file = scenarioFile("swedbankpay-e2e-slow-payer", rules: [
+            #"{"operation": "swedbankpay.swish.sale", "outcome": "approve", "delay_ms": 30000}"#,
+        ])
+        try await withSwedbankPaySandbox(extraScenarios: ["slow-payer.json": file]) { sandbox, server in
+            var (driver, token, idle) = try await Self.prepared(sandbox, server, "slow-payer", scenario: "swedbankpay-e2e-slow-payer")
+            let start = try #require(idle.method("Swish")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
+            let clock = ContinuousClock(), started = clock.now
+            let pending = try await driver.call("POST", start, body: #"{"culture":"sv-SE","msisdn":"+46739000001","client":{}}"#)
+            #expect(clock.now - started < .seconds(5), "the answer itself is not delayed")
+            let poll = try #require(pending.method("Swish")?.operations.first { $0.rel == .getPayment }?.href)
+            sandbox.registry.advance(Namespace(driver.namespace), by: 29)
+            #expect(try await driver.call("GET", poll).topLevel(.redirectPayer) == nil, "29 s: still waiting for the payer")
+            sandbox.registry.advance(Namespace(driver.namespace), by: 1)
+            #expect(try await driver.call("GET", poll).topLevel(.redirectPayer)?.href == SwedbankPayTestOrder.completeUrl)
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
+        }
+    }
+
+    /// `delay_ms` on card.authorize delays the answer of the call that asked (a slow acquirer).
+    @Test func cardAuthorizeDelay_DelaysTheStartPaymentAttemptAnswer() async throws {
+        let file = scenarioFile("swedbankpay-e2e-slow-acquirer", rules: [
+            #"{"operation": "swedbankpay.card.authorize", "outcome": "approve", "delay_ms": 1500}"#,
+        ])
+        try await withSwedbankPaySandbox(extraScenarios: ["slow-acquirer.json": file]) { sandbox, server in
+            let namespace = Self.namespace("slow-acquirer")
+            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-e2e-slow-acquirer")
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .android,
+                                                  choice: .savedCard(rank: 3))
+            let clock = ContinuousClock(), started = clock.now
+            #expect(try await driver.run(token: token) == .complete)
+            #expect(clock.now - started >= .milliseconds(1500))
+        }
+    }
+
+    // MARK: Ends
+
+    /// Android configures itself from the first answer only and needs view-payment there (§3.5).
+    @Test func sessionFirstReadAfterItsOrderWasPaid_StillCarriesViewPayment() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let namespace = Self.namespace("late")
+            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
+            let paid = try await CheckoutPageClient(server: server).post("/checkout/\(token)/card",
+                                                                         [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])
+            #expect(paid.status == 303)
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .android, choice: nil)
+            let end = try await driver.run(token: token)
+            #expect(end == .complete)
+            let first = try #require(driver.documents.first)
+            #expect(first.topLevel(.viewPayment) != nil && first.topLevel(.redirectPayer)?.next == true)
+        }
+    }
+
+    /// The scenario fails the local Swish start; the SDK's own fail-payment-attempt comes after it and adds nothing.
+    @Test func appLaunchFailedScenario_ThenTheSDKsFailPaymentAttempt_OneFailedAttemptOneProblem() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            var (driver, token, idle) = try await Self.prepared(sandbox, server, "launch", scenario: "swedbankpay-swish-app-launch-failed")
+            let start = try #require(idle.method("Swish")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
+            let launch = try await driver.call("POST", start, body: #"{"culture":"sv-SE","msisdn":null,"client":{}}"#)
+            let fail = try #require(launch.method("Swish")?.operations.first { $0.rel == .failPaymentAttempt }?.href)
+            let failed = try await driver.call("POST", fail, body: #"{"problemType":"ClientAppLaunchFailed","errorCode":null}"#)
+            #expect(failed.problem?.type == "https://api.payex.com/psp/errordetail/paymentorders/clientapplaunchfailed")
+            #expect(failed.problem?.operation?.href?.hasSuffix("/failedattempts/1/acknowledge") == true)
+            #expect(try await Self.failedAttempts(server, sandbox, token) == ["Failed"])
+        }
+    }
+}
