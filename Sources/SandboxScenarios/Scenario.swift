@@ -413,7 +413,7 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
     public static let failAttemptStatusRange = 100...599
 }
 
-/// The parameters of `fail_attempt`: the problem a Swedbank Pay attempt fails with (swedbankpay-spec C.1).
+/// The parameters of `fail_attempt`: the problem a Swedbank Pay attempt fails with.
 public struct ScenarioAttemptFailure: Sendable, Equatable {
     /// The part after `https://api.payex.com/psp/errordetail/`, lower-cased: `creditcard/acquirererror`.
     public var problemType: String

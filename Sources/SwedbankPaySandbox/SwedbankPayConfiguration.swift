@@ -8,7 +8,7 @@ public struct SwedbankPayConfiguration: Sendable {
     /// The base of every href the sandbox hands out (operations, the session API, pages), e.g.
     /// `https://sandbox.test:8443`. nil: from `X-Forwarded-Proto` / `X-Forwarded-Host`, else `Host`.
     public var publicBaseURL: String?
-    /// Currencies a payment order may use (inferred; spec A.4).
+    /// Currencies a payment order may use (inferred).
     public var currencies: Set<String> = ["SEK", "NOK", "DKK", "EUR", "USD"]
     /// The instruments a payment order offers, in this order, before `restrictedToInstruments` and the
     /// currency filter (Swish only for SEK) (inferred: the list of swedbankpay-api.md §1.3 plus the wallets).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The Swedbank Pay checkout pages over real sockets, as a browser (or an SDK's web view) uses them: the payment menu
 // and the new-card form (redirect-checkout, and embedded by the view-checkout script), Swish on the page, web-based
-// instruments, cancel, the ACS challenge for typed cards (swedbankpay-spec D.1–D.3). Headless Chromium drives the
+// instruments, cancel, the ACS challenge for typed cards (swedbankpay-api.md §3.7; otherwise inferred). Headless Chromium drives the
 // same pages in .ci/run (scripts/browser/test_swedbankpay_pages.py).
 import Foundation
 import PaymentSandbox

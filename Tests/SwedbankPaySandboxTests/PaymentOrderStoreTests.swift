@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import SwedbankPaySandbox
 
-/// The store's interface for the payment-session API (spec §E) and the router's Payment Order routes, in process.
+/// The store's interface for the payment-session API and the router's Payment Order routes, in process.
 @Suite struct PaymentOrderStoreTests {
     static let body = #"""
     {"paymentorder": {"operation": "Purchase", "currency": "SEK", "amount": 1500, "vatAmount": 375, "description": "Test Purchase",

@@ -3,7 +3,7 @@ import Foundation
 
 /// What the consumer does on the hosted page, also callable without a browser:
 /// `POST /__sandbox/klarna/hpp/sessions/{session_id}/{pay|cancel|back|reject}` (no auth; empty or JSON body).
-/// HPP normally drives this itself, so the sandbox needs its own entry points (hpp-om-spec §1.9, design).
+/// HPP normally drives this itself, so the sandbox needs its own entry points (klarna-api.md §2.4, design).
 enum HPPConsumerAction: String, CaseIterable, Sendable {
     case pay, cancel, back
     /// Sandbox control: the consumer is declined (FAILED), whatever the scenario says.
@@ -123,7 +123,7 @@ struct HPPConsumerFlow: Sendable {
     /// PLACE_ORDER: "HPP create[s] the KP order and return[s] an order_id"; CAPTURE_ORDER: it places "and
     /// captures" it (klarna-api.md §4.1, §5). The order is the KP session's cart as authorized. KP create-order
     /// also places it in Order Management (captured with auto_capture). `authorization_token` is shown for
-    /// NONE only (REF §4.2; hpp-om-spec §1.1 recommendation).
+    /// NONE only (klarna-api.md §4.2).
     private func placeOrder(_ context: HPPConsumerContext, token: String, _ request: HTTPRequest, browser: Bool,
                             note: String) -> HTTPResponse {
         let namespace = context.namespace

@@ -98,7 +98,7 @@ extension KlarnaHPPMerchantURLs: KlarnaJSONDecodable {
 }
 
 extension KlarnaHPPOptions: KlarnaJSONDecodable {
-    /// `payment_method_category` enum; the OAS lists KLARNA, the docs' table does not: accepted (hpp-om-spec §1.1).
+    /// `payment_method_category` enum; the OAS lists KLARNA, the docs' table does not: accepted (klarna-api.md §4.1).
     static let categories: Set<String> = ["DIRECT_DEBIT", "DIRECT_BANK_TRANSFER", "PAY_NOW", "PAY_LATER", "PAY_OVER_TIME", "KLARNA"]
     static let purchaseTypes: Set<String> = ["BUY", "RENT", "BOOK", "SUBSCRIBE", "DOWNLOAD", "ORDER", "CONTINUE"]
 
@@ -215,7 +215,7 @@ struct KlarnaHPPSessionCreated: KlarnaJSONEncodable {
     var json: JSONText {
         var module = KlarnaJSONWriter()
         module.add("generation_url", "\(baseURL)/hpp/v1/sessions/\(sessionID)/distribution-module/token")
-        // {{profile_id}} and {{view_id}} are Klarna-side placeholders, left as they are (hpp-om-spec §1.1).
+        // {{profile_id}} and {{view_id}} are Klarna-side placeholders, left as they are (klarna-api.md §4.1).
         module.add("standalone_url", "\(baseURL)/hpp/distributions/\(sessionID)?profile_id={{profile_id}}&view_id={{view_id}}")
         module.add("token", distributionToken)
         var w = KlarnaJSONWriter()

@@ -43,13 +43,13 @@ public struct KlarnaHPPRoutes: Sendable {
                 guard let paymentSessionID = KlarnaHPPCreateRequest.paymentSessionID(in: url) else {
                     throw KlarnaError.hppBadCreate("Bad value: payment_session_url (expected https://<host>/payments/v1/sessions/<session_id>)")
                 }
-                // The KP session of this namespace; unknown or expired: 404 "Payment session has expired." (§1.1).
+                // The KP session of this namespace; unknown or expired: 404 "Payment session has expired." (klarna-api.md §3.3).
                 guard let paymentSession = try? payments.readSession(namespace, paymentSessionID) else {
                     throw KlarnaError.hppPaymentSessionExpired
                 }
                 // A completed KP session cannot be paid again: it ends its HPP sessions too (§4.2), so none is made (inferred).
                 guard paymentSession.status != "complete" else { throw KlarnaError.hppPaymentSessionExpired }
-                // "has to be one of the payment categories sent back by KP API"; otherwise 400 (inferred, hpp-om-spec §1.1).
+                // "has to be one of the payment categories sent back by KP API"; otherwise 400 (inferred).
                 let offered = Set(paymentSession.paymentMethodCategories.map { $0.identifier.uppercased() })
                 if let wanted = create.options.paymentMethodCategories, let missing = wanted.first(where: { !offered.contains($0) }) {
                     throw KlarnaError.hppBadCreate("Bad value: \(create.options.paymentMethodCategoriesPath ?? "options") "

@@ -3,7 +3,7 @@ import Foundation
 
 /// Settings of the faked Hosted Payment Page.
 public struct KlarnaHPPConfiguration: Sendable {
-    /// "The HPP Session will expire 1 hour before the Payment Session" (klarna-api.md §4; hpp-om-spec §1.6).
+    /// "The HPP Session will expire 1 hour before the Payment Session" (klarna-api.md §4, §2.8).
     public var expiryBeforePaymentSession: TimeInterval = 3600
     /// status_update calls in all: "up to 3 times" after the first, "all 4 calls" (klarna-api.md §4.5).
     public var callbackAttempts = 4
@@ -94,7 +94,7 @@ struct HPPLedger: Sendable {
                          paymentSessionExpiresAt: Date, baseURL: String) throws(KlarnaError) -> KlarnaHPPSessionCreated {
         let now = registry.now(namespace)
         let expiresAt = paymentSessionExpiresAt - configuration.expiryBeforePaymentSession
-        // "A Consumer will be able to pay on HPP until 1 hour before the Payment Session expiration" (§1.6).
+        // "A Consumer will be able to pay on HPP until 1 hour before the Payment Session expiration" (klarna-api.md §2.8).
         guard now < expiresAt else { throw .hppPaymentSessionExpired }
         sweepExpired(namespace, now: now)
         let session = Session(id: ids.uuid(), paymentSessionID: paymentSessionID, request: request, createdAt: now, expiresAt: expiresAt)
@@ -102,7 +102,7 @@ struct HPPLedger: Sendable {
         return KlarnaHPPSessionCreated(sessionID: session.id, baseURL: baseURL, distributionToken: ids.uuid(), expiresAt: expiresAt)
     }
 
-    /// A session within its lifetime; expired ones answer 404 like unknown ones (§1.6).
+    /// A session within its lifetime; expired ones answer 404 like unknown ones (klarna-api.md §3.3).
     func liveSession(_ namespace: Namespace, _ id: String, notFound: KlarnaError = .hppSessionNotFound) throws(KlarnaError) -> Session {
         guard let session = books[namespace]?.sessions[id], registry.now(namespace) < session.expiresAt else { throw notFound }
         return session
@@ -114,7 +114,7 @@ struct HPPLedger: Sendable {
 
     func paymentSessionID(_ namespace: Namespace, _ id: String) -> String? { books[namespace]?.sessions[id]?.paymentSessionID }
 
-    /// Records a distribution; nothing is sent (hpp-om-spec §1.3, inferred). DISABLED: 400 (§4.3).
+    /// Records a distribution; nothing is sent (inferred). DISABLED: 400 (§4.3).
     mutating func distribute(_ namespace: Namespace, _ id: String, _ distribution: KlarnaHPPDistribution) throws(KlarnaError) -> KlarnaHPPDistribution {
         let session = try liveSession(namespace, id, notFound: .hppDistributionNotFound)
         guard session.status != .disabled else { throw .hppBadDistribution("The session is disabled") }
@@ -125,7 +125,7 @@ struct HPPLedger: Sendable {
     }
 
     /// DELETE (§4.4): DISABLED; COMPLETED is 400. Already DISABLED or CANCELLED: 204 with no change and no
-    /// callback (inferred, hpp-om-spec §1.4).
+    /// callback (inferred).
     mutating func disable(_ namespace: Namespace, _ id: String) throws(KlarnaError) -> HPPStatusChange? {
         let session = try liveSession(namespace, id)
         switch session.status {
@@ -151,7 +151,7 @@ struct HPPLedger: Sendable {
                                   distributed: !session.distributions.isEmpty, read: session.read)
     }
 
-    /// The consumer opens the page: WAITING, FAILED, BACK and ERROR become IN_PROGRESS (§4.2, hpp-om-spec §1.5).
+    /// The consumer opens the page: WAITING, FAILED, BACK and ERROR become IN_PROGRESS (§4.2).
     mutating func open(_ namespace: Namespace, _ id: String) -> HPPStatusChange? {
         guard let session = try? liveSession(namespace, id), !session.actionInFlight,
               [.waiting, .failed, .back, .error].contains(session.status) else { return nil }
@@ -327,7 +327,7 @@ public final class KlarnaHPPStore: NamespacedState, Sendable {
 /// The merchant URL placeholders of HPP: double braces (klarna-api.md §4.1; KP's own use single braces).
 enum HPPPlaceholders {
     /// `{{session_id}}`, `{{authorization_token}}`, `{{order_id}}`; one that does not apply becomes empty
-    /// (undocumented; hpp-om-spec §1.7 recommends it).
+    /// (undocumented: inferred).
     static func fill(_ template: String, _ session: KlarnaHPPSessionRead) -> String {
         guard template.contains("{{") else { return template }
         return template.replacingOccurrences(of: "{{session_id}}", with: session.sessionID)

@@ -71,7 +71,7 @@ enum HostedPage {
     }
 
     /// "HPP will render a basic payment confirmation page" when the outcome's merchant URL is missing
-    /// (hpp-om-spec §1.9): the consumer sees "a simple payment confirmation page", or "a simple cancel or rejection page".
+    /// (klarna-api.md §4.1): the consumer sees "a simple payment confirmation page", or "a simple cancel or rejection page".
     static func result(sessionID: String, session: KlarnaHPPSessionRead) -> String {
         let (title, message): (String, String)
         switch session.status {

@@ -69,7 +69,7 @@ struct OrderManagementLedger: Sendable {
         /// Whether the authorization has lapsed: at `expires_at` ("The order can only be captured until this time", OM-OAS).
         func isExpired(at now: Date) -> Bool { now >= expiresAt }
 
-        /// The status at `now` (§2.11 table). PART_CAPTURED and CAPTURED orders stay so after `expires_at`;
+        /// The status at `now` (§5 state rules). PART_CAPTURED and CAPTURED orders stay so after `expires_at`;
         /// an AUTHORIZED one reads EXPIRED (§5: "typically 28 days, after which the order is EXPIRED").
         /// CLOSED is never produced: Klarna does not say when it is used (§9.10).
         func status(at now: Date) -> String {
@@ -80,7 +80,7 @@ struct OrderManagementLedger: Sendable {
         }
 
         /// `order_amount − captured_amount` while the authorization is open; 0 once cancelled, released or
-        /// expired (inferred, §2.11 invariant).
+        /// expired (inferred).
         func remainingAuthorizedAmount(at now: Date) -> Int {
             cancelled || released || isExpired(at: now) ? 0 : max(0, orderAmount - capturedAmount)
         }
@@ -171,7 +171,7 @@ struct OrderManagementLedger: Sendable {
 
     func scenarioOf(_ namespace: Namespace, orderID: String) -> String? { books[namespace]?.orders[orderID]?.scenario }
 
-    // MARK: Writes (§5, §2.11 of the spec)
+    // MARK: Writes (§5)
 
     /// Runs one write on an existing order, once per idempotency key: "Input values of the operation are
     /// disregarded when evaluating the idempotency of the operation, only the key matters" (§5). A repeated key

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// The Swedbank Pay pages a browser or an SDK's web view shows (spec D.1–D.3): the payment menu with the
+/// The Swedbank Pay pages a browser or an SDK's web view shows: the payment menu with the
 /// new-card form (`redirect-checkout`, and inside the view-checkout iframe), the Swish waiting page, the result
 /// page, the 3-D Secure challenge (ACS emulator) and the view-checkout script. Self-contained (inline CSS, no
 /// external assets), readable at 390 px; every merchant-supplied text is escaped. Scripts only where the
@@ -218,7 +218,7 @@ enum CheckoutPage {
 
     // MARK: view-checkout
 
-    /// The `view-checkout` / `view-payment` script (spec D.1): `payex.hostedView.checkout(params).open(id)` puts the
+    /// The `view-checkout` / `view-payment` script: `payex.hostedView.checkout(params).open(id)` puts the
     /// menu in an iframe (`embed=1`, same origin as the sandbox, so no CORS) and turns its postMessage into
     /// `onPaid` / `onAborted` / `onError`, or navigates the top window to completeUrl / cancelUrl as the SDKs
     /// expect when no callback is given (swedbankpay-api.md §3.7). `paymentMenu` is the same function (inferred).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// The web side of a payment order (spec D.1–D.3): `redirect-checkout` (`/checkout/<token>`, the menu and the
+/// The web side of a payment order (swedbankpay-api.md §3.7; the rest inferred): `redirect-checkout` (`/checkout/<token>`, the menu and the
 /// new-card form, top-level or inside the view-checkout iframe with `?embed=1`), `view-checkout` / `view-payment`
 /// (`/checkout/client/<token>`, the script), the page's actions under `/checkout/<token>/…`, and the ACS emulator
 /// (`/acs/…`) for both the SDKs' native 3-D Secure and cards typed into the page.
@@ -56,7 +56,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
                 return response
             }
             guard let context = try? sessions.context(token) else {
-                // 200 with a script that reports the error, so the merchant's page does not break (spec D.1, inferred).
+                // 200 with a script that reports the error, so the merchant's page does not break (inferred).
                 return answer(CheckoutPage.script(menuURL: nil, orderID: nil, completeURL: nil, cancelURL: nil))
             }
             let culture = request.queryValue("culture").map { "&culture=\(Self.formEncode($0))" } ?? ""
@@ -162,8 +162,8 @@ struct SwedbankPayCheckoutRoutes: Sendable {
                     ("transStatus", .string(status)),
                 ]))
             }
-            // The SDK flow posts to its NotificationUrl (the trampoline, spec B.5 C4); a card typed into the page
-            // comes back to the page (spec D.3).
+            // The SDK flow posts to its NotificationUrl (the trampoline, swedbankpay-api.md §3.6 C5); a card typed into the page
+            // comes back to the page.
             let action = switch card.page {
             case nil: "\(base(request))\(SwedbankPayPaymentSessionRoutes.prefix)\(token)/methods/creditcard/notification"
             case let mode?: "\(base(request))/checkout/\(token)/card/cres\(CheckoutPage.query(mode))"
@@ -178,7 +178,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
 
     /// After a page action: the menu again (a failed attempt shows its problem; a new attempt is allowed, §1.5),
     /// the Swish waiting page, the ACS challenge, or the end: 303 to completeUrl / cancelUrl at top level, the
-    /// result page (which tells the view-checkout script) inside the iframe (spec D.2).
+    /// result page (which tells the view-checkout script) inside the iframe (inferred from swedbankpay-api.md §3.7).
     static func outcome(_ document: PaymentSessionDocument, mode: CheckoutPageMode, base: String) -> HTTPResponse {
         let view = document.view
         let result: CheckoutPage.Result

@@ -2,7 +2,7 @@
 import Foundation
 
 // The payment order document and its sub-resources, written with JSONText in the reference's key order
-// (swedbankpay-api.md §1.3, §1.4; spec A.5-A.7).
+// (swedbankpay-api.md §1.3, §1.4).
 
 extension SwedbankPayOrderLedger.Order {
     /// The expandable nodes: the document's key and the sub-resource path segment (swedbankpay-api.md §1.3, §1.4).
@@ -26,7 +26,7 @@ extension SwedbankPayOrderLedger.Order {
             ("amount", .int(request.amount)),
         ]
         if payment != nil {
-            // Only once a payment exists, right after the amounts (swedbankpay-api.md §1.4, §1.7; spec A.5).
+            // Only once a payment exists, right after the amounts (swedbankpay-api.md §1.4, §1.7).
             members += [("remainingCaptureAmount", .int(remainingCaptureAmount)),
                         ("remainingCancellationAmount", .int(remainingCancellationAmount)),
                         ("remainingReversalAmount", .int(remainingReversalAmount))]
@@ -46,7 +46,7 @@ extension SwedbankPayOrderLedger.Order {
 
     func nodeID(_ segment: String) -> String { "\(resourceID)/\(segment)" }
 
-    /// The operations the order's state offers, in the reference's order (swedbankpay-api.md §1.3; spec A.7).
+    /// The operations the order's state offers, in the reference's order (swedbankpay-api.md §1.3).
     func operations(base: String) -> [JSONText] {
         func operation(_ method: String, _ href: String, _ rel: String, _ contentType: String = "application/json") -> JSONText {
             .object([("method", .string(method)), ("href", .string(href)), ("rel", .string(rel)), ("contentType", .string(contentType))])
@@ -77,7 +77,7 @@ extension SwedbankPayOrderLedger.Order {
         }
     }
 
-    /// One node, expanded (spec A.6). Nodes that do not apply yet are just `{"id": …}` (inferred).
+    /// One node, expanded (swedbankpay-api.md §1.4). Nodes that do not apply yet are just `{"id": …}` (inferred).
     func expandedNode(_ key: String) -> JSONText {
         let segment = Self.nodes.first { $0.key == key }?.segment ?? key.lowercased()
         var members: [(String, JSONText)] = [("id", .string(nodeID(segment)))]

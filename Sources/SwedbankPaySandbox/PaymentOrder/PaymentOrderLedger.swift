@@ -108,7 +108,7 @@ struct SwedbankPayOrderLedger: Sendable {
 
         var resourceID: String { "/psp/paymentorders/\(id)" }
 
-        /// A = the paid amount; C, X, R as captured, cancelled and reversed (spec A.8 bookkeeping, inferred).
+        /// A = the paid amount; C, X, R as captured, cancelled and reversed (inferred bookkeeping).
         var remainingCaptureAmount: Int {
             guard let payment, payment.transactionType == .authorization else { return 0 }
             return max(0, payment.amount - capturedAmount - cancelledAmount)
@@ -117,7 +117,7 @@ struct SwedbankPayOrderLedger: Sendable {
         var remainingReversalAmount: Int { max(0, capturedAmount - reversedAmount) }
 
         /// Which post-purchase and PATCH operations are available now (swedbankpay-api.md §1.3 "How availability
-        /// follows the order's state"; spec A.7).
+        /// follows the order's state").
         func isAvailable(_ rel: String) -> Bool {
             switch (status, rel) {
             case (.initialized, "update-order"), (.initialized, "abort"): return !swishPending
@@ -158,7 +158,7 @@ struct SwedbankPayOrderLedger: Sendable {
         return dropped
     }
 
-    /// The configured instruments ∩ `restrictedToInstruments`, Swish only for SEK (spec A.5, inferred).
+    /// The configured instruments ∩ `restrictedToInstruments`, Swish only for SEK (inferred).
     static func availableInstruments(_ configured: [String], _ request: SwedbankPayCreateOrderRequest) -> [String] {
         configured.filter { instrument in
             (instrument != "Swish" || request.currency == "SEK")
@@ -176,7 +176,7 @@ struct SwedbankPayOrderLedger: Sendable {
         return books[namespace]!.lastNumber
     }
 
-    // MARK: Attempts (the session API, spec §E)
+    // MARK: Attempts (the session API)
 
     mutating func beginAttempt(_ order: Order, instrument: String, prefill: Bool, now: Date, namespace: Namespace)
     throws(SwedbankPayProblem) -> SwedbankPayAttemptID {
@@ -205,7 +205,7 @@ struct SwedbankPayOrderLedger: Sendable {
         order.history.append(HistoryEntry(created: now, name: "PaymentPaid", instrument: attempt.instrument, number: attempt.id.number,
                                           initiatedBy: "Consumer"))
         if transactionType == .sale {
-            // Swish and Trustly are captured at once (swedbankpay-api.md §1.3): C = A, a Sale transaction (spec A.6, inferred).
+            // Swish and Trustly are captured at once (swedbankpay-api.md §1.3): C = A, a Sale transaction (inferred).
             order.capturedAmount = order.request.amount
             order.transactions.append(Transaction(
                 id: transactionID, type: "Sale", number: transactionNumber, amount: order.request.amount, vatAmount: order.request.vatAmount,
@@ -244,8 +244,8 @@ struct SwedbankPayOrderLedger: Sendable {
     mutating func abort(_ order: Order, reason: String, by initiatedBy: String, now: Date, namespace: Namespace)
     throws(SwedbankPayProblem) -> SwedbankPayCallbackEvent? {
         guard order.isAvailable("abort") else { throw .notAvailable("abort", order) }
-        // An open attempt ends as an aborted attempt (spec A.9, inferred); its callback only when the payer aborts
-        // (spec A.10: no callback on a merchant abort).
+        // An open attempt ends as an aborted attempt (inferred); its callback only when the payer aborts
+        // (inferred: no callback on a merchant abort).
         let event = endCurrentAttempt(order, status: .aborted, problem: .attemptAborted(reason), now: now, namespace: namespace,
                                       initiatedBy: initiatedBy)
         order.status = .aborted
@@ -254,7 +254,7 @@ struct SwedbankPayOrderLedger: Sendable {
         return initiatedBy == "Merchant" ? nil : event
     }
 
-    /// Session `session_end_reached`: the order is Failed (spec A.12).
+    /// Session `session_end_reached`: the order is Failed (inferred).
     mutating func fail(_ order: Order, problem: SwedbankPayProblem, now: Date, namespace: Namespace)
     throws(SwedbankPayProblem) -> ((), SwedbankPayCallbackEvent?) {
         guard order.status == .initialized else { throw .notAvailable("fail", order) }
@@ -282,7 +282,7 @@ struct SwedbankPayOrderLedger: Sendable {
             return try abort(order, reason: reason ?? "CancelledByConsumer", by: "Merchant", now: now, namespace: namespace)
         case let .abortPaymentAttempt(reason):
             guard order.isAvailable("abort-paymentattempt") else { throw .notAvailable("abort-paymentattempt", order) }
-            // No open attempt: nothing to do (spec A.9, inferred).
+            // No open attempt: nothing to do (inferred).
             return endCurrentAttempt(order, status: .aborted, problem: .attemptAborted(reason ?? "AbortedByMerchant"), now: now,
                                      namespace: namespace, initiatedBy: "Merchant")
         }
@@ -302,7 +302,7 @@ struct SwedbankPayOrderLedger: Sendable {
         return JSONNode(.object(members))
     }
 
-    // MARK: Captures, cancellations, reversals (swedbankpay-api.md §1.7, spec A.8)
+    // MARK: Captures, cancellations, reversals (swedbankpay-api.md §1.7)
 
     mutating func postPurchase(_ order: Order, _ kind: SwedbankPayPostPurchase, _ request: SwedbankPayTransactionRequest, refused: Bool,
                                now: Date, namespace: Namespace) throws(SwedbankPayProblem) -> (Transaction, SwedbankPayCallbackEvent?) {
@@ -385,7 +385,7 @@ struct SwedbankPayOrderLedger: Sendable {
                                         note: "callback v\(order.version.rawValue) of \(order.resourceID): \(reason)")
     }
 
-    /// The instrument segment of v3.0 payment ids (spec A.8, inferred).
+    /// The instrument segment of v3.0 payment ids (swedbankpay-api.md §1.7 shows creditcard; others inferred).
     static func instrumentSegment(_ instrument: String) -> String {
         switch instrument {
         case "CreditCard", "ApplePay", "GooglePay", "ClickToPay": "creditcard"
@@ -446,7 +446,7 @@ struct SwedbankPayOrderLedger: Sendable {
 }
 
 extension SwedbankPayProblem {
-    /// 404 for an unknown order id or one of another namespace (swedbankpay-api.md §2.2 `notfound`; spec A.11).
+    /// 404 for an unknown order id or one of another namespace (swedbankpay-api.md §2.2 `notfound`).
     static func orderNotFound(_ orderID: String) -> SwedbankPayProblem {
         SwedbankPayProblem("notfound", status: .notFound, title: "Not Found", detail: "Payment order /psp/paymentorders/\(orderID) was not found.")
     }
@@ -464,7 +464,7 @@ extension SwedbankPayProblem {
                                   detail: "The operation \(operation) is not available for this payment order (\(state)).")
     }
 
-    /// A scenario's `refused` outcome on capture, cancel or reversal (spec C.1).
+    /// A scenario's `refused` outcome on capture, cancel or reversal.
     static func refusedByScenario(_ operation: String) -> SwedbankPayProblem {
         SwedbankPayProblem("forbidden", status: .forbidden, title: "Forbidden", detail: "Refused by sandbox scenario")
     }

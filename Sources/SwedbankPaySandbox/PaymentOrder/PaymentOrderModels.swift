@@ -6,7 +6,7 @@ public enum SwedbankPayOrderStatus: String, Sendable {
     case initialized = "Initialized", paid = "Paid", failed = "Failed", cancelled = "Cancelled", aborted = "Aborted",
          reversed = "Reversed"
 
-    /// Aborted, Cancelled, Reversed and Failed are final (spec A.12).
+    /// Aborted, Cancelled, Reversed and Failed are final (inferred from swedbankpay-api.md §1.5).
     public var isFinal: Bool { self != .initialized && self != .paid }
 }
 
@@ -68,7 +68,7 @@ public struct SwedbankPayPayer: Sendable, Equatable {
     public var json: JSONNode?
 }
 
-/// What the payment-session API and the pages read of an order (spec §E `OrderView`): a copy, taken under the
+/// What the payment-session API and the pages read of an order: a copy, taken under the
 /// store's lock.
 public struct SwedbankPayOrderView: Sendable {
     public let namespace: Namespace
@@ -108,7 +108,7 @@ public struct SwedbankPayOrderView: Sendable {
     /// The instrument that paid and how, once Paid (also when Cancelled/Reversed later).
     public let paidInstrument: String?
     public let paidTransactionType: SwedbankPayTransactionType?
-    /// The stored create request's `paymentorder` object (as updated by UpdateOrder): the scenario subject (spec C.1).
+    /// The stored create request's `paymentorder` object (as updated by UpdateOrder): the scenario subject.
     public let request: JSONNode
     public let created: Date
     public let updated: Date

@@ -2,7 +2,7 @@
 import Foundation
 
 /// `/psp/paymentorders/...`: the merchant backend's Payment Order v3 API (swedbankpay-api.md §1). Bearer auth,
-/// the namespace from `Sandbox-Namespace` else the Bearer token (spec §0.2); every route goes through the scenario
+/// the namespace from `Sandbox-Namespace` else the Bearer token; every route goes through the scenario
 /// player, the order sticking to its create request's scenario and sequences counting per order id.
 public struct SwedbankPayPaymentOrderRoutes: Sendable {
     public let store: SwedbankPayOrderStore
@@ -69,7 +69,7 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
         router.addImmediate("PATCH \(orders)/:id") { request in
             let (namespace, orderID, sticky, version) = try target(request)
             try SwedbankPayAuth.requireJSON(request)
-            // The scenario operation follows the body's `operation` (spec C.1); unreadable bodies count as update_order.
+            // The scenario operation follows the body's `operation`; unreadable bodies count as update_order.
             let object = try? SwedbankPayOrderValidation.paymentOrderObject(SwedbankPayOrderValidation.parse(request.body))
             let operation: ScenarioOperation = switch object?["operation"]?.stringValue {
             case "Abort": .swedbankPayAbortPaymentOrder
@@ -112,7 +112,7 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
     }
 }
 
-/// `$expand=paid,FinancialTransactions`: comma-separated, case-insensitive node names; unknown ones ignored (spec A.6).
+/// `$expand=paid,FinancialTransactions`: comma-separated, case-insensitive node names; unknown ones ignored (swedbankpay-api.md §1.4, inferred).
 private func expansions(_ request: HTTPRequest) -> Set<String> {
     guard let value = request.queryValue("$expand") ?? request.queryValue("%24expand") else { return [] }
     return Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
@@ -125,7 +125,7 @@ enum SwedbankPayAuth {
         detail: "Missing or invalid Authorization header. Expected: Authorization: Bearer <AccessToken>.")
 
     /// The namespace of an authorized request; 401 without an accepted `Authorization: Bearer <token>` (the status
-    /// is inferred: the reference does not document it, spec A.2). Checked before 404 and validation (inferred).
+    /// is inferred: the reference does not document it, swedbankpay-api.md §6.4). Checked before 404 and validation (inferred).
     static func authorize(_ request: HTTPRequest, _ configuration: SwedbankPayConfiguration) throws(SwedbankPayProblem) -> Namespace {
         guard let token = Namespace.bearerToken(request), configuration.acceptedTokens.map({ $0.contains(token) }) ?? true else {
             throw unauthorized
@@ -151,7 +151,7 @@ enum SwedbankPayAuth {
         SwedbankPayOrderValidation.versionParameter(request.headers["Accept"]).flatMap(SwedbankPayAPIVersion.init(rawValue:))
     }
 
-    /// The version of a create (spec A.3): `version=3.1|3.0` in `Content-Type`, else 3.0 with `productName`
+    /// The version of a create (swedbankpay-api.md §1.1): `version=3.1|3.0` in `Content-Type`, else 3.0 with `productName`
     /// "Checkout3" (case-insensitive), else 400: without either the real API defaults to 2.0, which is not faked.
     static func createVersion(_ request: HTTPRequest, _ object: JSONNode) throws(SwedbankPayProblem) -> SwedbankPayAPIVersion {
         try requireJSON(request)

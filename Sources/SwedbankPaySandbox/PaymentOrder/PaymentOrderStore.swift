@@ -3,7 +3,7 @@ import Foundation
 
 /// Swedbank Pay payment orders, per namespace (swedbankpay-api.md §1).
 ///
-/// The interface the payment-session API and the pages drive orders through (spec §E). These signatures are
+/// The interface the payment-session API and the pages drive orders through. These signatures are
 /// stable; every method is safe to call from any thread and takes the namespace's lock once:
 ///
 /// ```swift
@@ -29,7 +29,7 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
     let ids: any IDGenerator
     let configuration: SwedbankPayConfiguration
     private let shards: [Locked<SwedbankPayOrderLedger>]
-    /// Session token → where its order lives: the session API and the pages carry no namespace (spec §0.2).
+    /// Session token → where its order lives: the session API and the pages carry no namespace.
     private let tokens = Locked<[String: (namespace: Namespace, orderID: String)]>([:])
     /// Bumped by reset: callbacks waiting to retry for the namespace then stop.
     private let generations: Locked<[Namespace: Int]>
@@ -68,7 +68,7 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
         return result
     }
 
-    // MARK: The session API's interface (spec §E)
+    // MARK: The session API's interface
 
     public func lookup(token: String) -> (namespace: Namespace, orderID: String)? { tokens.withLock { $0[token] } }
 
@@ -159,14 +159,14 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
         ledger(namespace).withLock { try? $0.order(namespace, orderID).version }
     }
 
-    /// The payment order document (spec A.5) with `expand`ed nodes and operations on `base`.
+    /// The payment order document (swedbankpay-api.md §1.3) with `expand`ed nodes and operations on `base`.
     func document(_ namespace: Namespace, orderID: String, base: String, expand: Set<String>) throws(SwedbankPayProblem) -> JSONText {
         try ledger(namespace).withLock { (ledger) throws(SwedbankPayProblem) in
             try ledger.order(namespace, orderID).document(base: base, expand: expand)
         }
     }
 
-    /// `GET …/:node`: `{"paymentOrder": "/psp/paymentorders/<id>", "<nodeKey>": {…}}` (spec A.6).
+    /// `GET …/:node`: `{"paymentOrder": "/psp/paymentorders/<id>", "<nodeKey>": {…}}` (swedbankpay-api.md §1.4; the wrapper inferred).
     func node(_ namespace: Namespace, orderID: String, segment: String) throws(SwedbankPayProblem) -> JSONText {
         try ledger(namespace).withLock { (ledger) throws(SwedbankPayProblem) in
             let order = try ledger.order(namespace, orderID)

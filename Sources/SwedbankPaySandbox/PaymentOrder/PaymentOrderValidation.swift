@@ -46,7 +46,7 @@ struct SwedbankPayJSONReader {
         return string
     }
 
-    /// Whole numbers only: `1.5` and `"15"` are type errors (spec A.4: types are strict).
+    /// Whole numbers only: `1.5` and `"15"` are type errors (swedbankpay-api.md §1.2: integers; strict types inferred).
     mutating func int(_ key: String, required isRequired: Bool = false) -> Int? {
         guard let node = node(key) else {
             if isRequired { required(key) }
@@ -108,7 +108,7 @@ enum SwedbankPayOrderValidation {
     static let languages: Set<String> = ["da-DK", "de-DE", "et-EE", "en-US", "es-ES", "fi-FI", "fr-FR", "lt-LT", "lv-LV", "nb-NO",
                                          "pl-PL", "ru-RU", "sv-SE"]
 
-    /// The body as a JSON object, else 400 naming `PaymentOrder` (spec A.4, inferred).
+    /// The body as a JSON object, else 400 naming `PaymentOrder` (inferred).
     static func parse(_ body: Data, name: String = "PaymentOrder") throws(SwedbankPayProblem) -> JSONNode {
         let document: JSONNode
         do {
@@ -130,7 +130,7 @@ enum SwedbankPayOrderValidation {
         return object
     }
 
-    /// `POST /psp/paymentorders` (swedbankpay-api.md §1.2; rules of spec A.4).
+    /// `POST /psp/paymentorders` (swedbankpay-api.md §1.2; other rules inferred).
     static func createRequest(_ object: JSONNode, version: SwedbankPayAPIVersion, configuration: SwedbankPayConfiguration)
     throws(SwedbankPayProblem) -> SwedbankPayCreateOrderRequest {
         var reader = SwedbankPayJSONReader(object.members ?? [], path: "PaymentOrder")
@@ -207,7 +207,7 @@ enum SwedbankPayOrderValidation {
             metadata: metadata, json: object)
     }
 
-    /// `orderItems[]`: the required fields of each item, and Σamount == amount, ΣvatAmount == vatAmount (spec A.4, inferred).
+    /// `orderItems[]`: the required fields of each item, and Σamount == amount, ΣvatAmount == vatAmount (inferred).
     static func validateOrderItems(_ reader: inout SwedbankPayJSONReader, amount: Int?, vatAmount: Int?) -> [JSONNode]? {
         guard let node = reader.node("orderItems") else { return nil }
         guard let items = node.elements else { reader.wrongType("orderItems", "an array"); return nil }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// The checkout pages' actions (spec D.2) on the same session state machine the SDKs drive: a payment made in
+/// The checkout pages' actions on the same session state machine the SDKs drive: a payment made in
 /// the page is what the app's next GET of the session shows (swedbankpay-api.md §3.6 D, §3.7). Each answers the
 /// session as it is afterwards; the page routes turn that into HTML, a 303 or the ACS challenge.
 extension SwedbankPayPaymentSessionStore {
@@ -12,7 +12,7 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// `GET /checkout/<token>`: history `PaymentLoaded` once; `integration` is `Redirect` for a top-level load and
-    /// `HostedView` inside the view-checkout iframe unless the app already said `App` (inferred, spec D.2).
+    /// `HostedView` inside the view-checkout iframe unless the app already said `App` (inferred).
     func loadCheckout(_ token: String, mode: CheckoutPageMode?, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
         try transition(token, base: base, rel: "redirect-checkout", request: request, { step in
             if let mode, !step.record.prepared {
@@ -26,7 +26,7 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// A card from the page (saved one by `paymentToken`, or typed): card.authenticate decides a frictionless
-    /// payment or the ACS challenge page (spec D.2, B.5 C without the 3DS method step the SDK runs).
+    /// payment or the ACS challenge page (swedbankpay-api.md §3.6 C without the 3DS method step the SDK runs).
     func payByCard(_ token: String, paymentToken: String?, typed: TypedCard?, mode: CheckoutPageMode, base: String,
                    request: HTTPRequest) throws -> PaymentSessionDocument {
         try transition(token, base: base, rel: "start-payment-attempt", request: request, { step in
@@ -55,7 +55,7 @@ extension SwedbankPayPaymentSessionStore {
         return (document, mode)
     }
 
-    /// Swish from the page, by the phone number the payer typed (spec D.2; B.5 B). A second submit while
+    /// Swish from the page, by the phone number the payer typed (swedbankpay-api.md §3.6 B). A second submit while
     /// the first waits changes nothing.
     func payBySwish(_ token: String, msisdn: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
         try transition(token, base: base, rel: "start-payment-attempt", request: request, { step in
@@ -110,7 +110,7 @@ extension SwedbankPayPaymentSessionStore {
 }
 
 extension PaymentSessionDocument {
-    /// The methods the checkout page offers: the order's instruments narrowed like the app's menu (spec B.7),
+    /// The methods the checkout page offers: the order's instruments narrowed like the app's menu (swedbankpay-api.md §3.4, §3.5),
     /// without the wallets, which need the device's own sheet (inferred).
     var pageMethods: [String] {
         let methods = view.availableInstruments.filter { $0 != SessionMethod.applePay.rawValue && $0 != SessionMethod.googlePay.rawValue }

@@ -2,19 +2,19 @@
 import Foundation
 
 /// The body of every 200 answer of the session API: `{paymentSession, operations, problem}`
-/// (swedbankpay-api.md §3.3; the states of spec B.3). Built with JSONText, keys in the samples' order (§3.8).
+/// (swedbankpay-api.md §3.3; the states of §3.6). Built with JSONText, keys in the samples' order (§3.8).
 struct PaymentSessionDocument {
     let view: SwedbankPayOrderView
     let record: PaymentSessionRecord
-    /// This sandbox's base URL as the app reaches it (spec 0.3).
+    /// This sandbox's base URL as the app reaches it.
     let base: String
     /// The payer's saved cards, already filtered (payer-aware, not disabled, not hidden).
     let savedCards: [SavedCard]
 
-    /// `<base>/psp/paymentsessions/<token>`: the session URL, also the `get-payment` href (spec B.2).
+    /// `<base>/psp/paymentsessions/<token>`: the session URL, also the `get-payment` href (swedbankpay-api.md §3.8 sample 3).
     var sessionBase: String { "\(base)/psp/paymentsessions/\(record.token)" }
 
-    /// How the order's status ends the session (spec B.3: the order state wins).
+    /// How the order's status ends the session (inferred: the order state wins).
     enum Terminal { case completed, cancelled, ended }
 
     var terminal: Terminal? {
@@ -72,7 +72,7 @@ struct PaymentSessionDocument {
         }
     }
 
-    /// The order's instruments minus the wallets the device did not accept (spec B.6, inferred filter).
+    /// The order's instruments minus the wallets the device did not accept (swedbankpay-api.md §3.8 sample 2, inferred filter).
     var deviceMethods: [String] {
         view.availableInstruments.filter { name in
             switch SessionMethod(rawValue: name) {
@@ -83,7 +83,7 @@ struct PaymentSessionDocument {
         }
     }
 
-    /// The device's methods narrowed by instrument mode or restriction (spec B.7).
+    /// The device's methods narrowed by instrument mode or restriction (swedbankpay-api.md §3.4, §3.5).
     var shownMethods: [String] {
         if let mode = record.instrumentMode { return deviceMethods.filter { $0 == mode } }
         if let restriction = record.restriction { return deviceMethods.filter(restriction.contains) }
@@ -92,7 +92,7 @@ struct PaymentSessionDocument {
 
     // MARK: methods
 
-    /// One `methods[]` entry (spec B.6; swedbankpay-api.md §3.3, §3.8 sample 2). Arrays are never null (§3.9.7).
+    /// One `methods[]` entry (swedbankpay-api.md §3.3, §3.8 sample 2). Arrays are never null (§3.9.7).
     func method(_ name: String) -> JSONText {
         var members: [(String, JSONText)] = [("paymentMethod", .string(name)), ("amount", .int(view.amount))]
         let known = SessionMethod(rawValue: name)
@@ -244,10 +244,10 @@ struct PaymentSessionDocument {
         return operation("view-payment", "GET", "\(base)/checkout/client/\(record.token)?culture=\(culture)", contentType: "application/javascript")
     }
 
-    /// The 3-D Secure trampoline (spec B.5 C4, D.3).
+    /// The 3-D Secure trampoline (swedbankpay-api.md §3.6 C5).
     var notificationURL: String { "\(sessionBase)/methods/creditcard/notification" }
 
-    /// `{"messageType":"CReq",...}` base64url (inferred layout, spec B.5 C3).
+    /// `{"messageType":"CReq",...}` base64url (inferred layout, swedbankpay-api.md §3.8 sample 8).
     static func creq(_ card: CardAttempt) -> String {
         Base64URL.encode(.object([
             ("messageType", .string("CReq")), ("messageVersion", .string("2.2.0")),
@@ -276,7 +276,7 @@ struct PaymentSessionDocument {
                    expects: [JSONText] = [], tasks: [JSONText] = []) -> JSONText {
         var members: [(String, JSONText)] = [("rel", .string(rel)), ("method", .string(method)), ("href", .string(href)),
                                              ("contentType", .string(contentType))]
-        // `next: true` only on the one op to run now; left out elsewhere, as in the samples (spec B.1.5).
+        // `next: true` only on the one op to run now; left out elsewhere, as in the samples (swedbankpay-api.md §3.5, §3.8).
         if next { members.append(("next", .bool(true))) }
         if !expects.isEmpty { members.append(("expects", .array(expects))) }
         if !tasks.isEmpty { members.append(("tasks", .array(tasks))) }

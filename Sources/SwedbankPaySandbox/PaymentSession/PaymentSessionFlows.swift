@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// The operations of the session API (spec B.4) and the per-instrument flows (spec B.5).
+/// The operations of the session API (swedbankpay-api.md §3.4) and the per-instrument flows (§3.6).
 extension SwedbankPayPaymentSessionStore {
-    /// GET of the session URL, get-payment and the SDK's recovery GET: the current document (spec B.4).
+    /// GET of the session URL, get-payment and the SDK's recovery GET: the current document (swedbankpay-api.md §3.2, §3.4).
     func read(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
         try transition(token, base: base, rel: "get-payment", request: request) { _ in }
     }
@@ -26,7 +26,7 @@ extension SwedbankPayPaymentSessionStore {
         }
     }
 
-    /// customize-payment: instrument mode, a restricted menu, or a reset (spec B.7).
+    /// customize-payment: instrument mode, a restricted menu, or a reset (swedbankpay-api.md §3.4).
     func customize(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
         let body = ScenarioEngine.subject(request.body)
         return try transition(token, base: base, rel: "customize-payment", request: request) { step in
@@ -64,7 +64,7 @@ extension SwedbankPayPaymentSessionStore {
         }
     }
 
-    /// start-payment-attempt on one method (spec B.5 A, B, C, E, F). An unacknowledged problem is dropped (inferred).
+    /// start-payment-attempt on one method (swedbankpay-api.md §3.6 A, B, C, E, F). An unacknowledged problem is dropped (inferred).
     func startAttempt(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> JSONText {
         let body = ScenarioEngine.subject(request.body)
         return try transition(token, base: base, rel: "start-payment-attempt", request: request) { step in
@@ -85,7 +85,7 @@ extension SwedbankPayPaymentSessionStore {
 
     /// Swish: local start (`msisdn: null`) or by MSISDN; the outcome is decided now and shown at `due`: after the
     /// rule's `delay_ms` (how long the payer takes in the Swish app), else ``SwedbankPayPaymentSessionSettings/swishPendingSeconds``
-    /// (spec B.5 A, B).
+    /// (swedbankpay-api.md §3.6 A, B).
     func startSwish(_ step: inout Step, body: JSONNode?) throws {
         let msisdn = body?["msisdn"]?.stringValue
         guard step.view.currency == "SEK" else { throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt") }
@@ -105,7 +105,7 @@ extension SwedbankPayPaymentSessionStore {
             return
         }
         var due = step.now.addingTimeInterval(decided.delay.map(Self.seconds) ?? settings.swishPendingSeconds)
-        if case .clientAppLaunchFailed = outcome { due = step.now }  // shown on the very next call (spec B.5 A4, inferred)
+        if case .clientAppLaunchFailed = outcome { due = step.now }  // shown on the very next call (swedbankpay-api.md §3.6 A4, inferred)
         let payerMsisdn = step.view.payer?.msisdn.flatMap { $0.isEmpty ? nil : $0 }
         step.record.phase = .swish(SwishAttempt(
             attempt: attempt, localStart: msisdn == nil, launchToken: orders.ids.uuid().replacingOccurrences(of: "-", with: ""),
@@ -118,7 +118,7 @@ extension SwedbankPayPaymentSessionStore {
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
-    /// A saved card from the SDK (spec B.5 C).
+    /// A saved card from the SDK (swedbankpay-api.md §3.6 C).
     private func startSavedCard(_ step: inout Step, body: JSONNode?) throws {
         let paymentToken = body?["paymentToken"]?.stringValue
         try startCardAttempt(&step, card: step.cards.first { $0.paymentToken == paymentToken }, saved: true, page: nil)
@@ -164,7 +164,7 @@ extension SwedbankPayPaymentSessionStore {
         step.record.phase = .idle
     }
 
-    /// card.authorize, then Paid (Authorization) or the acquirer's problem (spec B.5 C, E).
+    /// card.authorize, then Paid (Authorization) or the acquirer's problem (swedbankpay-api.md §3.6 C, E).
     func authorize(_ step: inout Step, _ attempt: SwedbankPayAttemptID, card: (number: String, brand: String), maskedPan: String?,
                            method: SessionMethod, acquirerTransactionType: String) throws {
         let outcome = try decide(.swedbankPayCardAuthorize, step, method: method, card: card)
@@ -179,7 +179,7 @@ extension SwedbankPayPaymentSessionStore {
         orders.attemptPaid(step.record.namespace, orderID: step.record.orderID, attempt, transactionType: .authorization, details: .object(details))
     }
 
-    /// create-authentication: the 3DS method step is done; the challenge follows (spec B.5 C3).
+    /// create-authentication: the 3DS method step is done; the challenge follows (swedbankpay-api.md §3.6 C3, C4).
     func createAuthentication(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
         try transition(token, base: base, rel: "create-authentication", request: request) { step in
             guard case .threeDSMethod(let card) = step.record.phase else { throw SwedbankPayProblem.operationNotAllowed("create-authentication") }
@@ -187,7 +187,7 @@ extension SwedbankPayPaymentSessionStore {
         }
     }
 
-    /// complete-authentication `{cRes}`: Y → card.authorize; N → 3dsecuredeclined; anything else → 3dsecureerror (spec B.5 C5).
+    /// complete-authentication `{cRes}`: Y → card.authorize; N → 3dsecuredeclined; anything else → 3dsecureerror (swedbankpay-api.md §3.6 C6).
     func completeAuthentication(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
         let body = ScenarioEngine.subject(request.body)
         return try transition(token, base: base, rel: "complete-authentication", request: request) { step in
@@ -219,7 +219,7 @@ extension SwedbankPayPaymentSessionStore {
         }
     }
 
-    /// attempt-payload: the wallet sheet's token; card.authorize decides (spec B.5 E4). Never repeats the wallet-sdk task.
+    /// attempt-payload: the wallet sheet's token; card.authorize decides (swedbankpay-api.md §3.6 E4). Never repeats the wallet-sdk task.
     func attemptPayload(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> JSONText {
         let body = ScenarioEngine.subject(request.body)
         return try transition(token, base: base, rel: "attempt-payload", request: request) { step in
@@ -239,7 +239,7 @@ extension SwedbankPayPaymentSessionStore {
         }
     }
 
-    /// fail-payment-attempt: the SDK reports UserCancelled, TechnicalError or ClientAppLaunchFailed (spec B.8).
+    /// fail-payment-attempt: the SDK reports UserCancelled, TechnicalError or ClientAppLaunchFailed (swedbankpay-api.md §3.4, §3.6 H).
     func failAttempt(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> JSONText {
         let body = ScenarioEngine.subject(request.body)
         let problemType = body?["problemType"]?.stringValue
@@ -268,7 +268,7 @@ extension SwedbankPayPaymentSessionStore {
         }
     }
 
-    /// acknowledge-failed-attempt: the problem goes and never comes back; repeats are idempotent, unknown numbers 409 (spec B.4).
+    /// acknowledge-failed-attempt: the problem goes and never comes back; repeats are idempotent, unknown numbers 409 (swedbankpay-api.md §3.6 H3, inferred).
     func acknowledge(_ token: String, number: Int, base: String, request: HTTPRequest) throws -> JSONText {
         try transition(token, base: base, rel: "acknowledge-failed-attempt", request: request) { step in
             if step.record.problem?.number == number {
@@ -290,7 +290,7 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// A scenario's `session_end_reached`: the order fails, and the ended document makes the SDKs report
-    /// PaymentSessionEndReached (spec C.1, inferred problem).
+    /// PaymentSessionEndReached (inferred problem).
     func endSession(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
         try transition(token, base: base, rel: "get-payment", request: request) { step in
             if case .swish = step.record.phase { orders.setSwishPending(step.record.namespace, orderID: step.record.orderID, false) }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// What the payment-session API needs of the payment orders (swedbankpay-spec §E; the interface published in
+/// What the payment-session API needs of the payment orders (the interface published in
 /// PaymentOrderStore.swift). ``SwedbankPayOrderStore`` conforms; unit tests use an in-memory stand-in.
 protocol PaymentSessionOrders: Sendable {
     var registry: NamespaceRegistry { get }
@@ -28,7 +28,7 @@ extension SwedbankPayOrderStore: PaymentSessionOrders {}
 
 /// Settings of the payment-session API.
 public struct SwedbankPayPaymentSessionSettings: Sendable {
-    /// How long (namespace clock) a Swish attempt stays pending before its scenario outcome shows (spec B.5 A, inferred).
+    /// How long (namespace clock) a Swish attempt stays pending before its scenario outcome shows (swedbankpay-api.md §3.6 A6, inferred).
     public var swishPendingSeconds: TimeInterval = 3
     public init() {}
 }
@@ -37,7 +37,7 @@ public struct SwedbankPayPaymentSessionSettings: Sendable {
 enum SessionMethod: String, CaseIterable, Sendable {
     case swish = "Swish", creditCard = "CreditCard", applePay = "ApplePay", googlePay = "GooglePay"
 
-    /// The lower-case path segment `<sb>/methods/<segment>/...` (spec B.2).
+    /// The lower-case path segment `<sb>/methods/<segment>/...` (swedbankpay-api.md §3.8 samples).
     var segment: String { rawValue.lowercased() }
 
     init?(segment: String) {
@@ -46,7 +46,7 @@ enum SessionMethod: String, CaseIterable, Sendable {
     }
 }
 
-/// A card saved for a payer (spec B.6): shown as a CreditCard prefill, paid with its `paymentToken`.
+/// A card saved for a payer (swedbankpay-api.md §1.2, §3.3): shown as a CreditCard prefill, paid with its `paymentToken`.
 struct SavedCard: Sendable, Equatable {
     var paymentToken: String
     var cardBrand: String
@@ -56,7 +56,7 @@ struct SavedCard: Sendable, Equatable {
     /// The PAN behind the token (swedbankpay-api.md §5), the `card.number` scenario subject.
     var pan: String
 
-    /// The three cards each payer starts with (spec B.6 table; inferred seeding).
+    /// The three cards each payer starts with (swedbankpay-api.md §5 cards; inferred seeding).
     static func seed(_ ids: any IDGenerator) -> [SavedCard] {
         [("Visa", "4761739001010416"), ("MasterCard", "5226612199533406"), ("Visa", "4925000000000004")].map { brand, pan in
             SavedCard(paymentToken: ids.uuid(), cardBrand: brand, maskedPan: String(pan.prefix(6)) + "******" + String(pan.suffix(4)),
@@ -67,13 +67,13 @@ struct SavedCard: Sendable, Equatable {
 
 /// A failed attempt's problem as the session shows it until the payer acknowledges it (swedbankpay-api.md §3.6 H).
 struct SessionAttemptProblem: Sendable {
-    /// The session's failed-attempt counter: every ack href is distinct (spec B.5 H).
+    /// The session's failed-attempt counter: every ack href is distinct (swedbankpay-api.md §3.6 H2).
     var number: Int
     var problem: SwedbankPayProblem
     var originalDetail: String?
 }
 
-/// A Swish attempt waiting for the payer (spec B.5 A/B).
+/// A Swish attempt waiting for the payer (swedbankpay-api.md §3.6 A/B).
 struct SwishAttempt: Sendable {
     var attempt: SwedbankPayAttemptID
     /// `msisdn: null`: the SDK opens the Swish app on this device.
@@ -85,7 +85,7 @@ struct SwishAttempt: Sendable {
     var outcome: ScenarioOutcome
 }
 
-/// A saved-card attempt inside 3-D Secure (spec B.5 C).
+/// A saved-card attempt inside 3-D Secure (swedbankpay-api.md §3.6 C).
 struct CardAttempt: Sendable {
     var attempt: SwedbankPayAttemptID
     var card: SavedCard
@@ -93,23 +93,23 @@ struct CardAttempt: Sendable {
     var acsTransID: String
     /// `three_ds_declined`: the result is N even when the payer approves.
     var forcedDecline: Bool
-    /// nil for the SDK's native flow; the checkout page's mode for a card typed into the page (spec D.2).
+    /// nil for the SDK's native flow; the checkout page's mode for a card typed into the page.
     var page: CheckoutPageMode? = nil
 }
 
 /// How the checkout page was opened: top-level by the merchant's redirect, or inside an iframe by the
-/// view-checkout script (`embed=1`). It decides how an outcome reaches the merchant (spec D.2).
+/// view-checkout script (`embed=1`). It decides how an outcome reaches the merchant (inferred from swedbankpay-api.md §3.7).
 enum CheckoutPageMode: Sendable, Equatable {
     case redirect, embedded
 }
 
-/// A wallet attempt waiting for the payload of the wallet sheet (spec B.5 E/F).
+/// A wallet attempt waiting for the payload of the wallet sheet (swedbankpay-api.md §3.6 E/F).
 struct WalletAttempt: Sendable {
     var attempt: SwedbankPayAttemptID
     var method: SessionMethod
 }
 
-/// Where the session is between the payer's steps (spec B.3 states; the order's status wins over these).
+/// Where the session is between the payer's steps (swedbankpay-api.md §3.6; the order's status wins over these, inferred).
 enum SessionPhase: Sendable {
     case idle
     case swish(SwishAttempt)
@@ -132,16 +132,16 @@ struct PaymentSessionRecord: Sendable {
     let token: String
     let namespace: Namespace
     let orderID: String
-    /// `paymentSession.id`: 32 hex (spec 0.4, inferred).
+    /// `paymentSession.id`: 32 hex (swedbankpay-api.md §3.8 sample 1, inferred).
     let id: String
     var prepared = false
     /// History `PaymentLoaded` is written once, by prepare-payment or the first page load (inferred).
     var paymentLoaded = false
-    /// From prepare-payment (`"ApplePay;ClickToPay"`); wallets are offered only when named (spec B.5 E/F, inferred).
+    /// From prepare-payment (`"ApplePay;ClickToPay"`); wallets are offered only when named (swedbankpay-api.md §3.8 sample 2, inferred).
     var deviceAcceptedWallets: Set<String> = []
-    /// customize-payment's `paymentMethod` (spec B.7).
+    /// customize-payment's `paymentMethod` (swedbankpay-api.md §3.4).
     var instrumentMode: String?
-    /// customize-payment's `restrictToPaymentMethods` (spec B.7).
+    /// customize-payment's `restrictToPaymentMethods` (swedbankpay-api.md §3.4).
     var restriction: [String]?
     var hideStoredPaymentOptions = false
     var showConsentAffirmation = false

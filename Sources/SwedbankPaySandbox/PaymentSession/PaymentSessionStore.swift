@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// The payment sessions, per token: the state machine of spec B.3/B.4 over the order store. Each call takes
+/// The payment sessions, per token: the state machine of swedbankpay-api.md §3.6 over the order store. Each call takes
 /// the lock, applies a Swish outcome that has come due, runs its transition (calling the order store, whose
 /// lock is always taken after this one) and renders the document from the order as it is afterwards.
 public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
@@ -15,7 +15,7 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     struct State {
         var sessions: [String: PaymentSessionRecord] = [:]
         var savedCards: [SavedCardOwner: [SavedCard]] = [:]
-        /// acsTransID → token, for the ACS pages (spec B.5 C3).
+        /// acsTransID → token, for the ACS pages (swedbankpay-api.md §3.6 C5).
         var challenges: [String: String] = [:]
         /// Sessions whose order the order store has forgotten are dropped when the count reaches this.
         var pruneAt = 1024
@@ -77,7 +77,7 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         return Context(namespace: namespace, orderID: orderID, view: view)
     }
 
-    /// The token behind a challenge's acsTransID (the ACS pages, spec D.3).
+    /// The token behind a challenge's acsTransID (the ACS pages, swedbankpay-api.md §3.6 C5).
     func token(ofChallenge acsTransID: String) -> String? { state.withLock { $0.challenges[acsTransID] } }
 
     /// The challenge an ACS page shows: its session and card attempt, while the session still waits for it.
@@ -101,7 +101,7 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     }
 
     /// Runs `change` on the session and answers the document. A terminal order answers its terminal document
-    /// without running it (spec B.3 "the order state wins"), except for `abort-payment`, which is 409 then (§3.6 G).
+    /// without running it (inferred: the order state wins), except for `abort-payment`, which is 409 then (§3.6 G).
     func transition(_ token: String, base: String, rel: String, request: HTTPRequest, onTerminalOrder: TerminalRule = .answerDocument,
                     _ change: (inout Step) throws -> Void) throws -> JSONText {
         try transition(token, base: base, rel: rel, request: request, onTerminalOrder: onTerminalOrder, change) { $0.json }
@@ -143,7 +143,7 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         state.pruneAt = max(1024, state.sessions.count * 2)
     }
 
-    /// The payer's saved cards, seeded on first use (spec B.6): only payer-aware orders that allow stored details.
+    /// The payer's saved cards, seeded on first use (inferred): only payer-aware orders (swedbankpay-api.md §1.2) that allow stored details.
     private func cards(_ view: SwedbankPayOrderView, _ record: PaymentSessionRecord, _ state: inout State) -> [SavedCard] {
         guard let reference = view.payerReference, !reference.isEmpty, !view.disableStoredPaymentDetails,
               !record.hideStoredPaymentOptions else { return [] }
@@ -156,7 +156,7 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
 
     // MARK: Outcomes
 
-    /// A Swish attempt whose time has come shows its outcome (spec B.5 A3).
+    /// A Swish attempt whose time has come shows its outcome (swedbankpay-api.md §3.6 A6, B3).
     private func settleSwish(_ record: inout PaymentSessionRecord, view: SwedbankPayOrderView, now: Date) -> Bool {
         guard case .swish(let swish) = record.phase, now >= swish.due else { return false }
         record.phase = .idle
@@ -174,7 +174,7 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     }
 
     /// A failed attempt: the session shows the problem until acknowledged; the merchant gets a failedAttempt with the
-    /// originalDetail as its ExternalResponse problem (spec B.5 H, C.2).
+    /// originalDetail as its ExternalResponse problem (swedbankpay-api.md §3.6 H, §1.4).
     func fail(_ record: inout PaymentSessionRecord, _ attempt: SwedbankPayAttemptID?, _ failure: AttemptFailure) {
         record.phase = .idle
         record.failedAttempts += 1
@@ -194,7 +194,7 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     static let authorizationDetail = "Unable to complete Authorization transaction, look at problem node!"
     static let authenticationDetail = "Unable to complete VerifyAuthentication transaction, look at problem node!"
 
-    /// Outcome → exact problem (spec C.2). nil for outcomes that are not attempt failures.
+    /// Outcome → exact problem (swedbankpay-api.md §2.2, §5). nil for outcomes that are not attempt failures.
     static func attemptFailure(_ outcome: ScenarioOutcome) -> AttemptFailure? {
         func make(_ type: String, _ status: HTTPStatus, _ title: String, _ detail: String, _ original: String?,
                   _ attempt: SwedbankPayFailedAttemptStatus = .failed) -> AttemptFailure {
@@ -238,7 +238,7 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     }
 
     /// The business decision (card.authenticate, card.authorize, web.pay) for this session's call; the subject
-    /// is spec C.1's `{paymentorder, paymentMethod, card, msisdn, body}`. `http_error` and `drop_connection` answer
+    /// is `{paymentorder, paymentMethod, card, msisdn, body}`. `http_error` and `drop_connection` answer
     /// the session call itself; `delay_ms` delays its answer (``DecisionDelay``: a slow ACS or acquirer).
     func decide(_ operation: ScenarioOperation, _ step: Step, method: SessionMethod, card: (number: String, brand: String)? = nil,
                 msisdn: String? = nil) throws -> ScenarioOutcome {

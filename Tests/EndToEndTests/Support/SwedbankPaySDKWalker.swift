@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A stand-in for the Swedbank Pay Mobile SDKs' session loop: it picks the next step from each answer the way
 // swedbankpay-api.md §3.5 says iOS (SwedbankPayPaymentSession.sessionOperationHandling) and Android
-// (SessionOperationHandler.getNextStep) do (swedbankpay-spec B.11), and a driver that performs the steps over real
+// (SessionOperationHandler.getNextStep) do, and a driver that performs the steps over real
 // sockets, decoding every answer with the strict mirrors and checking the invariants of §3.5, §3.6, §3.9.
 import Foundation
 import Testing

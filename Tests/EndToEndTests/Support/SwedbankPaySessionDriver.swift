@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Runs the SDK walker against a sandbox over real sockets: every answer of the session API is decoded with the strict
-// mirrors and checked against the invariants of swedbankpay-api.md §3.5, §3.6, §3.9 (swedbankpay-spec B.10).
+// mirrors and checked against the invariants of swedbankpay-api.md §3.5, §3.6, §3.9.
 import Foundation
 import PaymentSandbox
 import SwedbankPaySandbox

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Strict Decodable mirrors of what the Swedbank Pay Mobile SDKs decode from the payment-session API: the union of
-// the iOS and Android demands (swedbankpay-api.md §3.3, §3.9; swedbankpay-spec B.10). No custom defaults: a field
+// the iOS and Android demands (swedbankpay-api.md §3.3, §3.9). No custom defaults: a field
 // the SDKs need that is missing, null where Android wants a collection, or of the wrong type fails the decode.
 import Foundation
 
