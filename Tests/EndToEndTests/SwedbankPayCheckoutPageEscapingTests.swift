@@ -83,28 +83,10 @@ struct SwedbankPayCheckoutPageEscapingTests {
     static func order(_ server: RunningServer, _ label: String, _ texts: Texts = Texts(), scenario: String? = nil,
                       sourceLocation: SourceLocation = #_sourceLocation) async throws -> (namespace: String, token: String, page: String) {
         let namespace = namespace(label)
-        let order: [(String, JSONText)] = [
-            ("operation", .string("Purchase")), ("currency", .string("SEK")), ("amount", .int(1500)), ("vatAmount", .int(0)),
-            ("description", .string(texts.description)), ("userAgent", .string("Mozilla/5.0")), ("language", .string("sv-SE")),
-            ("productName", .string("Checkout3")),
-            ("urls", .object([("hostUrls", .array([.string("https://example.com")])), ("completeUrl", .string(texts.completeUrl)),
-                              ("cancelUrl", .string(texts.cancelUrl)), ("paymentUrl", .string("https://example.com/perform-payment"))])),
-            ("payeeInfo", .object([("payeeId", .string("5cabf558-5283-482f-b252-4d58e06f6f3b")),
-                                   ("payeeReference", .string("ref\(UUID().uuidString.prefix(8))")), ("payeeName", .string(texts.payeeName))])),
-            ("payer", .object([("payerReference", .string("payer-1")), ("firstName", .string(texts.firstName)),
-                               ("lastName", .string(texts.lastName)), ("email", .string(texts.email)), ("msisdn", .string(texts.msisdn))])),
-        ]
-        let body = String(decoding: JSONText.object([("paymentorder", .object(order))]).bytes, as: UTF8.self)
-        var text = "POST /psp/paymentorders HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nAuthorization: Bearer \(namespace)\r\n"
-        text += "Sandbox-Namespace: \(namespace)\r\nContent-Type: application/json;version=3.1\r\nAccept: application/json;version=3.1\r\n"
-        if let scenario { text += "Sandbox-Scenario: \(scenario)\r\n" }
-        text += "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-        let response = try await RawClient.exchange(port: server.port, text)
-        try #require(response.status == 200, "create order: \(response)", sourceLocation: sourceLocation)
-        let operations = try #require(try response.jsonObject()["operations"] as? [[String: Any]], sourceLocation: sourceLocation)
-        let href = try #require(operations.first { $0["rel"] as? String == "view-paymentsession" }?["href"] as? String,
-                                sourceLocation: sourceLocation)
-        let token = try #require(href.split(separator: "/").last.map(String.init), sourceLocation: sourceLocation)
+        let token = try await SwedbankPayTestOrder.create(
+            server, namespace: namespace, description: texts.description, msisdn: texts.msisdn,
+            payerFields: [("firstName", texts.firstName), ("lastName", texts.lastName), ("email", texts.email)],
+            payeeName: texts.payeeName, urls: (texts.completeUrl, texts.cancelUrl), scenario: scenario, sourceLocation: sourceLocation)
         return (namespace, token, "/checkout/\(token)")
     }
 

@@ -131,6 +131,7 @@ struct SwedbankPaySessionEdgeTests {
                 let answer = try await driver.call("POST", attempt, body: #"{"paymentMethod":"ApplePay","paymentPayload":"\#(payload)"}"#)
                 #expect((answer.topLevel(.redirectPayer)?.href == SwedbankPayTestOrder.completeUrl) == paid, "\(payload)")
                 #expect((answer.problem?.type == "https://api.payex.com/psp/errordetail/creditcard/badrequest") == !paid, "\(payload)")
+                #expect(SwedbankPayTestOrder.status(sandbox, token: token) == (paid ? .paid : .initialized))
             }
         }
     }
@@ -151,7 +152,8 @@ struct SwedbankPaySessionEdgeTests {
             #expect(first == .endStateReached, "the instrument was used up by the refused start: the SDK has nothing left to do")
             #expect(driver.recoveryGets == 1)
             driver.walker.choose(.savedCard(rank: 3))
-            let second = try await driver.run(from: try #require(driver.lastDocument))
+            let last = try #require(driver.lastDocument)
+            let second = try await driver.run(from: last)
             #expect(second == .complete)
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
         }

@@ -13,22 +13,26 @@ struct SwedbankPayTestOrder {
     static let cancelUrl = "https://example.com/payment-cancelled"
 
     /// Returns the session token (the `view-paymentsession` href is `<base>/psp/paymentsessions/<token>`).
+    /// `payerFields` are added to `payer` (firstName, email, ...); `urls` replaces completeUrl / cancelUrl.
     static func create(_ server: RunningServer, namespace: String, description: String = "Test Purchase", amount: Int = 1500,
                        currency: String = "SEK", payerReference: String? = "payer-1", msisdn: String? = "+46739000001",
+                       payerFields: [(String, String)] = [], payeeName: String = "Merchant1",
+                       urls: (complete: String, cancel: String) = (completeUrl, cancelUrl),
                        instrument: String? = nil, scenario: String? = nil, sourceLocation: SourceLocation = #_sourceLocation)
     async throws -> String {
         var payer: [(String, JSONText)] = []
         if let payerReference { payer.append(("payerReference", .string(payerReference))) }
+        for (name, value) in payerFields { payer.append((name, .string(value))) }
         if let msisdn { payer.append(("msisdn", .string(msisdn))) }
         var order: [(String, JSONText)] = [
             ("operation", .string("Purchase")), ("currency", .string(currency)), ("amount", .int(amount)), ("vatAmount", .int(0)),
             ("description", .string(description)), ("userAgent", .string("Mozilla/5.0")), ("language", .string("sv-SE")),
             ("productName", .string("Checkout3")),
-            ("urls", .object([("hostUrls", .array([.string("https://example.com")])), ("completeUrl", .string(completeUrl)),
-                              ("cancelUrl", .string(cancelUrl)), ("paymentUrl", .string("https://example.com/perform-payment")),
+            ("urls", .object([("hostUrls", .array([.string("https://example.com")])), ("completeUrl", .string(urls.complete)),
+                              ("cancelUrl", .string(urls.cancel)), ("paymentUrl", .string("https://example.com/perform-payment")),
                               ("termsOfServiceUrl", .string("https://example.com/terms.pdf"))])),
             ("payeeInfo", .object([("payeeId", .string("5cabf558-5283-482f-b252-4d58e06f6f3b")),
-                                   ("payeeReference", .string("ref\(UUID().uuidString.prefix(8))")), ("payeeName", .string("Merchant1"))])),
+                                   ("payeeReference", .string("ref\(UUID().uuidString.prefix(8))")), ("payeeName", .string(payeeName))])),
         ]
         if !payer.isEmpty { order.append(("payer", .object(payer))) }
         if let instrument { order.append(("instrument", .string(instrument))) }
