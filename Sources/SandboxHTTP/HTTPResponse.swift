@@ -65,6 +65,17 @@ public struct HTTPResponse: Sendable {
         return response
     }
 
+    /// This answer, sent `delay` later from a task (``later(_:)``); an answer that is already handed over to a
+    /// task is awaited after the delay.
+    public func delayed(by delay: Duration) -> HTTPResponse {
+        let answer = self
+        return .later {
+            try? await Task.sleep(for: delay)
+            if let deferred = answer.deferred { return await deferred() }
+            return answer
+        }
+    }
+
     /// Sorted keys, ISO 8601 dates, no escaped slashes: stable output that diff tools and tests can compare.
     public static var defaultEncoder: JSONEncoder {
         let encoder = JSONEncoder()

@@ -140,7 +140,7 @@ struct HPPConsumerFlow: Sendable {
         order.customPaymentMethodIds = fields.customPaymentMethodIds
         order.autoCapture = context.options.placeOrderMode == .captureOrder ? true : nil
         do {
-            let placed = try payments.createOrder(namespace, token: token, order, redirectBase: publicBaseURL(request), outcome: .approve)
+            let placed = try payments.createOrder(namespace, token: token, order, redirectBase: request.publicOrigin, outcome: .approve)
             return finish(context, .completed, location: urls.success, browser: browser, note: note + " -> order \(placed.orderId)",
                           orderID: placed.orderId, klarnaReference: klarnaReference(namespace, orderID: placed.orderId))
         } catch {

@@ -57,7 +57,7 @@ public struct KlarnaHPPRoutes: Sendable {
                 }
                 let created = try store.create(namespace, create, paymentSessionID: paymentSessionID,
                                                paymentSessionExpiresAt: paymentSession.expiresAt,
-                                               baseURL: publicBaseURL(request) ?? "http://localhost")
+                                               baseURL: request.publicOrigin ?? "http://localhost")
                 return .klarna(created, status: .created)
             }
         }
@@ -88,7 +88,7 @@ public struct KlarnaHPPRoutes: Sendable {
                 guard (try? store.read(namespace, id)) != nil else { throw KlarnaError.hppDistributionNotFound }
                 let distribution = try KlarnaJSON.decode(KlarnaHPPDistributionRequest.self, from: body.get()).distribution
                 let recorded = try store.distribute(namespace, id, distribution)
-                let link = "\(publicBaseURL(request) ?? "http://localhost")/hpp/payments/\(id)"
+                let link = "\(request.publicOrigin ?? "http://localhost")/hpp/payments/\(id)"
                 journal.record(namespace, method: "DISTRIBUTION", path: link, status: 0,
                                note: "\(recorded.method) to \(recorded.recipient) for HPP session \(id): not sent (the sandbox sends no messages)",
                                body: request.body, requestID: request.id)

@@ -119,5 +119,5 @@ private func decode<T: KlarnaJSONDecodable>(_ type: T.Type, _ body: Result<JSONN
 
 /// `Location` of a new capture or refund: an absolute URL on this sandbox as the client reached it (§5).
 private func location(_ request: HTTPRequest, _ orderID: String, _ collection: String, _ id: String) -> String {
-    "\(publicBaseURL(request) ?? "")/ordermanagement/v1/orders/\(orderID)/\(collection)/\(id)"
+    "\(request.publicOrigin ?? "")/ordermanagement/v1/orders/\(orderID)/\(collection)/\(id)"
 }

@@ -59,7 +59,7 @@ public struct KlarnaPaymentsRoutes: Sendable {
             return play(.klarnaPaymentsCreateOrder, request, namespace, subject: try? body.get(), object: token,
                         sticky: store.scenarioOf(namespace, token: token)) { outcome in
                 let order = try KlarnaJSON.decode(KlarnaCreateOrderRequest.self, from: body.get())
-                return .klarna(try store.createOrder(namespace, token: token, order, redirectBase: publicBaseURL(request), outcome: outcome))
+                return .klarna(try store.createOrder(namespace, token: token, order, redirectBase: request.publicOrigin, outcome: outcome))
             }
         }
         router.addImmediate("DELETE /payments/v1/authorizations/:token") { request in
@@ -184,5 +184,3 @@ func authorize(_ request: HTTPRequest, _ configuration: KlarnaPaymentsConfigurat
     return Namespace(header: request) ?? Namespace(credentials.user)
 }
 
-/// This sandbox's base URL as the client sees it (behind a proxy too: ``HTTPRequest/publicOrigin``).
-func publicBaseURL(_ request: HTTPRequest) -> String? { request.publicOrigin }

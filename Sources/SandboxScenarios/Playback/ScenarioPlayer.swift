@@ -103,18 +103,6 @@ public struct ScenarioPlayer<Format: ScenarioAnswerFormat>: Sendable {
     }
 }
 
-extension HTTPResponse {
-    /// This answer, sent `delay` later from a task (``HTTPResponse/later(_:)``); an answer that is already handed
-    /// over to a task is awaited after the delay.
-    public func delayed(by delay: Duration) -> HTTPResponse {
-        let answer = self
-        return .later {
-            try? await Task.sleep(for: delay)
-            if let deferred = answer.deferred { return await deferred() }
-            return answer
-        }
-    }
-}
 
 /// The journal's note on a scenario decision; written out only when the journal is read.
 public struct ScenarioNote: CustomStringConvertible, Sendable {

@@ -31,6 +31,11 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
             return (namespace, orderID, store.scenarioOf(namespace, orderID: orderID), version)
         }
 
+        let postPurchases: [(String, ScenarioOperation, SwedbankPayPostPurchase)] = [
+            ("captures", .swedbankPayCapture, .capture), ("cancellations", .swedbankPayCancel, .cancel),
+            ("reversals", .swedbankPayReversal, .reversal),
+        ]
+
         router.addImmediate("POST \(orders)") { request in
             let namespace = try SwedbankPayAuth.authorize(request, configuration)
             let sticky = try play.scenarioForNewObject(request, namespace)
@@ -57,7 +62,7 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
         router.addImmediate("GET \(orders)/:id/:node") { request in
             let segment = (request.parameters["node"] ?? "").lowercased()
             // The transaction collections take POST only: 405 as for any other route (not a 404 of an unknown node).
-            if ["captures", "cancellations", "reversals"].contains(segment) {
+            if postPurchases.contains(where: { $0.0 == segment }) {
                 throw HTTPError.methodNotAllowed(request.method, allowed: [.post])
             }
             let (namespace, orderID, sticky, version) = try target(request)
@@ -83,10 +88,6 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
             }
         }
 
-        let postPurchases: [(String, ScenarioOperation, SwedbankPayPostPurchase)] = [
-            ("captures", .swedbankPayCapture, .capture), ("cancellations", .swedbankPayCancel, .cancel),
-            ("reversals", .swedbankPayReversal, .reversal),
-        ]
         for (collection, operation, kind) in postPurchases {
             router.addImmediate("POST \(orders)/:id/\(collection)") { request in
                 let (namespace, orderID, sticky, stored) = try target(request)
