@@ -4,8 +4,8 @@
 // disable, distribution, expiry on the sandbox clock, and status_update callbacks to a local listener with
 // retries released by POST /__sandbox/clock. Manual clock and sequential ids unless stated.
 import Foundation
+import SandboxHTTP
 import PaymentSandbox
-import Synchronization
 import Testing
 
 @Suite("Klarna HPP")
@@ -521,9 +521,9 @@ final class CallbackListener: Sendable {
         var body: Data
     }
 
-    private let state: Mutex<(received: [Received], failuresLeft: Int)>
+    private let state: Locked<(received: [Received], failuresLeft: Int)>
 
-    init(failuresFirst: Int) { state = Mutex(([], failuresFirst)) }
+    init(failuresFirst: Int) { state = Locked(([], failuresFirst)) }
 
     var received: [Received] { state.withLock { $0.received } }
 

@@ -3,12 +3,11 @@
 import Foundation
 import PaymentSandbox
 import SandboxHTTP
-import Synchronization
 import Testing
 
 /// Counts handler starts so a test knows a request is in flight.
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     func increment() { value.withLock { $0 += 1 } }
     var current: Int { value.withLock { $0 } }
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Pipelined requests are answered in order (RFC 9112 §9.3.2).
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("Pipelining")

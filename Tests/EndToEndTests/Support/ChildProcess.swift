@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Spawning the payment-sandbox executable and watching its output and exit, always with timeouts.
 import Foundation
-import Synchronization
+import SandboxHTTP
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -49,7 +49,7 @@ enum CLIBinary {
 /// A spawned process whose stdout and stderr are collected by reader threads.
 final class ChildProcess: Sendable {
     private let process: Process
-    private let output = Mutex(Output())
+    private let output = Locked(Output())
     private struct Output {
         var stdout: [UInt8] = []
         var stderr: [UInt8] = []

@@ -3,7 +3,7 @@
 // test can never hang, run on their own threads so the Swift concurrency pool (which runs the server's
 // async handlers and swift-testing itself) is never blocked.
 import Foundation
-import Synchronization
+import SandboxHTTP
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -187,7 +187,7 @@ private func systemSend(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int, _
 final class RawClient: Sendable {
     let port: Int
     private let fd: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var buffer: [UInt8] = []
