@@ -254,35 +254,11 @@ enum PlaygroundData {
 // MARK: The CLI
 
 /// Runs the payment-sandbox executable in `workingDirectory` to completion (at most `timeout`), with the
-/// PAYMENT_SANDBOX_* variables of this process removed and `environment` added. (ChildProcess cannot set
-/// the working directory, which `validate` without arguments depends on.)
+/// PAYMENT_SANDBOX_* variables of this process removed and `environment` added.
 func runCLI(_ arguments: [String], workingDirectory: URL, environment: [String: String] = [:],
             timeout: Duration = .seconds(10)) async throws -> (status: Int32?, stdout: String, stderr: String) {
     let binary = try #require(CLIBinary.locate(), "\(CLIBinary.notFoundMessage)")
     return try await ResourceGate.shared {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = workingDirectory
-        var env = ProcessInfo.processInfo.environment
-        for key in env.keys where key.hasPrefix("PAYMENT_SANDBOX_") { env[key] = nil }
-        env["TSAN_OPTIONS"] = [env["TSAN_OPTIONS"], "atexit_sleep_ms=0"].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ":")
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let stdoutPipe = Pipe(), stderrPipe = Pipe()
-        process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read both pipes to their end on their own threads (the child may fill one while we wait on the other).
-        async let out = onThread { stdoutPipe.fileHandleForReading.readDataToEndOfFile() }
-        async let err = onThread { stderrPipe.fileHandleForReading.readDataToEndOfFile() }
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        let finished = !process.isRunning
-        if !finished { process.terminate() }
-        let (stdout, stderr) = (try await out, try await err)
-        process.waitUntilExit()
-        return (finished ? process.terminationStatus : nil, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+        try await ChildProcess.run(binary, arguments, environment: environment, workingDirectory: workingDirectory, timeout: timeout)
     }
 }
