@@ -84,7 +84,9 @@ final class ChildProcess: Sendable {
     }
 
     deinit {
-        // Not waited for (a failed test): kill it and reap it, so neither a process nor a zombie is left.
+        // The reader threads hold `self` until the child's output ends, so the child has almost always exited
+        // by now: reap it if no test did, so no zombie is left; kill it first in case it closed its output
+        // and lives on.
         kill()
         waitStatus.withLock { status in
             guard status == nil else { return }
