@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Tests of run-examples.py's README parsing and error-status check (no sandbox needed).
+
+    python3 scripts/readme/test_run_examples.py
+"""
+
+import importlib.util
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+spec = importlib.util.spec_from_file_location("run_examples", HERE / "run-examples.py")
+run_examples = importlib.util.module_from_spec(spec)
+sys.modules["run_examples"] = run_examples  # dataclasses look their module up
+spec.loader.exec_module(run_examples)
+
+
+def parse(text: str):
+    with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False) as file:
+        file.write(text)
+    try:
+        return run_examples.parse(Path(file.name))
+    finally:
+        Path(file.name).unlink()
+
+
+class ParseTests(unittest.TestCase):
+    def test_blocks_carry_language_section_line_and_code(self):
+        blocks = parse("# A\n\n## B c\n```sh\necho 1\n```\n```json\n{}\n```\n```swift\nlet x = 1\n```\n")
+        self.assertEqual([(b.language, b.section, b.line) for b in blocks],
+                         [("sh", "B c", 4), ("json", "B c", 7), ("swift", "B c", 10)])
+        self.assertEqual(blocks[0].code, "echo 1\n")
+
+    def test_markers_apply_to_the_next_fence_only(self):
+        blocks = parse("<!-- readme-example: skip (needs Docker) -->\n```sh\ndocker ps\n```\n"
+                       "<!-- readme-example: continues -->\n```bash\nx\n```\n```sh\ny\n```\n"
+                       "<!-- readme-example: servers -->\n```sh\nswift run payment-sandbox\n```\n")
+        self.assertEqual(blocks[0].skip, "needs Docker")
+        self.assertTrue(blocks[1].continues)
+        self.assertEqual((blocks[2].skip, blocks[2].continues, blocks[2].servers), (None, False, False))
+        self.assertTrue(blocks[3].servers)
+
+    def test_an_indented_fence_loses_its_indentation_and_keeps_nested_backticks(self):
+        blocks = parse("- item\n  ```sh\n  echo '```'\n    two\n  ```\n")
+        self.assertEqual(blocks[0].code, "echo '```'\n  two\n")
+
+    def test_a_longer_fence_holds_a_shorter_one(self):
+        blocks = parse("````text\n```sh\nnot a block\n```\n````\n")
+        self.assertEqual(len(blocks), 1)
+        self.assertEqual(blocks[0].language, "text")
+
+    def test_mistakes_in_the_readme_are_errors(self):
+        for text, message in [
+            ("```\nx\n```\n", "without a language"),
+            ("<!-- readme-example: skip -->\n```sh\nx\n```\n", "needs its reason"),
+            ("<!-- readme-example: skip (x) -->\n\n```sh\nx\n```\n", "right before a fence"),
+            ("<!-- readme-example: skip (x) -->\n", "right before a fence"),
+            ("<!-- readme-example: skip (x) -->\n<!-- readme-example: skip (y) -->\n```sh\nx\n```\n", "not followed by a fence"),
+            ("<!-- readme-example: maybe -->\n```sh\nx\n```\n", "unknown readme-example marker"),
+            ("<!-- readme-example: continues -->\n```swift\nx\n```\n", "only shell blocks"),
+            ("```sh\nx\n", "never closed"),
+        ]:
+            with self.subTest(text=text):
+                with self.assertRaises(run_examples.ReadmeError) as raised:
+                    parse(text)
+                self.assertIn(message, str(raised.exception))
+
+
+class ErrorStatusTests(unittest.TestCase):
+    LOG = ("payment-sandbox 0.1.0 listening on http://127.0.0.1:8080 (scenarios: /x)\n"
+           "2026-11-25T17:17:54.974Z info 2-1 POST /payments/v1/sessions 200 0.442ms\n"
+           "2026-11-25T17:17:54.975Z info 3-1 POST /ordermanagement/v1/orders/1/cancel 403 0.4ms\n"
+           "2026-11-25T17:17:54.976Z error 4-1 GET /psp/paymentorders/1 503 1.5ms\n")
+
+    def test_statuses_the_block_does_not_mention_are_reported(self):
+        self.assertEqual(run_examples.unexplained_errors(self.LOG, "curl ...\n# 403 CANCEL_NOT_ALLOWED\n"),
+                         ["503 to GET /psp/paymentorders/1"])
+
+    def test_a_mentioned_status_is_accepted_but_not_as_part_of_a_longer_number(self):
+        self.assertEqual(run_examples.unexplained_errors(self.LOG, "# 403, then 503\n"), [])
+        self.assertEqual(len(run_examples.unexplained_errors(self.LOG, "amount 40300 and 15030\n")), 2)
+
+
+class ReadmeTests(unittest.TestCase):
+    def test_the_projects_readme_parses(self):
+        blocks = run_examples.parse(run_examples.REPO / "README.md")
+        self.assertTrue(any(b.language == "sh" and not b.skip for b in blocks))
+        self.assertTrue(any(b.language == "swift" for b in blocks))
+
+
+if __name__ == "__main__":
+    unittest.main()
