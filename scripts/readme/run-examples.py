@@ -422,6 +422,11 @@ def main() -> int:
             swift_blocks.append(block)
     runnable = [b for b in blocks if b.language in SHELL_LANGUAGES | SWIFT_LANGUAGES]
 
+    unknown = set(arguments.only) - {b.line for b in runnable}
+    if unknown:
+        print(f"run-examples: no sh or swift fence on line(s) {sorted(unknown)}", file=sys.stderr)
+        return 2
+
     def selected(chain_blocks: list[Block]) -> bool:
         return not arguments.only or any(b.line in arguments.only for b in chain_blocks)
 
