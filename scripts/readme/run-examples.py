@@ -25,10 +25,9 @@ A marker on the line right before the fence changes that:
 curl exits 0 whatever the status, so a block also fails when the sandbox answered one of its requests with
 a 4xx or 5xx status that the block does not mention (an example that shows an error says its status).
 
-
 `jq` and `uuidgen` are not on a fresh Debian machine: the blocks see commands of those names that fail.
 Prints per block the section, line and pass / fail / skip (reason), then "N passed, N failed, N skipped".
-Exits 1 when a block fails, 2 when README.md or the set-up is wrong.
+Exits 1 when a block fails, 2 when README.md or the set-up is wrong. Port 8080 must be free.
 """
 
 from __future__ import annotations
