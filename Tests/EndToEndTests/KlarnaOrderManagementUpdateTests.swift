@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Klarna Order Management updates over real sockets, as klarna/kco_rest_php's `OrderManagement\Order` and
-// `Capture` call them: PATCH …/authorization, …/merchant-references, …/customer-details, and per capture
+// `Capture` call them: PATCH …/authorization, …/merchant-references, …/customer-details, POST …/shipping-info, and per capture
 // POST …/shipping-info, PATCH …/customer-details, POST …/trigger-send-out, PATCH …/extend-due-date with GET
 // …/extend-due-date-options. Each change shows on the next read; refusals in Klarna's envelope (klarna-api.md
 // §3.2, §5). A manual clock and sequential ids: session 1, token 2, order 3, then captures.
@@ -168,6 +168,22 @@ struct KlarnaOrderManagementUpdateTests {
                               "NO_SUCH_CAPTURE", ["Capture could not be found. Shipping info cannot be added to capture \(sequentialID(50))"])
             expectKlarnaError(try await client.omWrite("POST", orderID, "captures/\(captureID)/shipping-info", #"{"shipping_info": []}"#),
                               400, "BAD_VALUE", ["Bad value: shipping_info"])
+        }
+    }
+
+    @Test("POST order shipping-info: the order reads it back in `shipping_info`; unknown order 404")
+    func orderShippingInfo() async throws {
+        try await withSandbox(deterministic) { server in
+            let client = KlarnaClient(server, namespace: uniqueNamespace("om-order-shipping"))
+            let orderID = try await client.placedOrder()
+            #expect(try await client.omOrderObject(orderID)["shipping_info"] == nil)
+            let info = #"[{"shipping_company": "DHL", "shipping_method": "Home", "tracking_number": "7"}]"#
+            expectNoContent(try await client.omWrite("POST", orderID, "shipping-info", #"{"shipping_info": \#(info)}"#))
+            #expect(canonical(try await client.omOrderObject(orderID)["shipping_info"]) == canonicalJSON(Data(info.utf8)))
+            expectKlarnaError(try await client.omWrite("POST", orderID, "shipping-info", #"{"shipping_info": [{"shipping_method": "Drone"}]}"#),
+                              400, "BAD_VALUE", ["Bad value: shipping_info[0].shipping_method"])
+            expectKlarnaError(try await client.omWrite("POST", sequentialID(99), "shipping-info", #"{"shipping_info": \#(info)}"#),
+                              404, "NO_SUCH_ORDER", ["Order \(sequentialID(99)) cannot be found"])
         }
     }
 

@@ -8,7 +8,7 @@ Orders are placed through Klarna Payments (session, the sandbox's SDK authorize 
 read, partial and full capture, capture lists and reads, refunds and refund reads, cancel, acknowledge, release,
 extend, an auto_capture order, expiry on the namespace clock; and the updates klarna/kco_rest_php calls: update
 authorization (with a subscription line, read back against the Order schema), merchant references, customer
-details, and per capture shipping info, customer details, trigger send-out, the due-date options and extension,
+details, the order's shipping info, and per capture shipping info, customer details, trigger send-out, the due-date options and extension,
 with their refusals (captured or cancelled order, an increase beyond what is granted, unknown capture). Every success response (200/201/204) and every
 403/404 the document declares for the operation is validated with openapi-core (status, headers, content type,
 body schema incl. date-time formats); each error body must also be Klarna's envelope with the expected code.
@@ -337,10 +337,12 @@ class Run:
         shipping = dict(GB_ADDRESS, given_name="Jane", street_address="1 New Street")
         self.check("update customer details", "PATCH", o + "/customer-details", T + "/customer-details", 204,
                    {"shipping_address": shipping})
-        read, _ = self.check("read order (references and address)", "GET", o, T, 200)
+        order_shipping = [{"shipping_company": "DHL", "shipping_method": "Home", "tracking_number": "7"}]
+        self.check("add order shipping info", "POST", o + "/shipping-info", T + "/shipping-info", 204, {"shipping_info": order_shipping})
+        read, _ = self.check("read order (references, address, shipping info)", "GET", o, T, 200)
         if read:
-            self.record(read.get("merchant_reference1") == "ERP-1001" and read.get("shipping_address") == shipping,
-                        "the references and the address show on the read")
+            self.record(read.get("merchant_reference1") == "ERP-1001" and read.get("shipping_address") == shipping and
+                        read.get("shipping_info") == order_shipping, "the references, address and shipping info show on the read")
         self.check("shipping info without captures: 403", "POST", o + "/captures/" + unknown + "/shipping-info",
                    C + "/shipping-info", 403, {"shipping_info": [{"shipping_company": "DHL"}]}, error_code="NOT_ALLOWED")
         _, headers = self.check("capture 20000", "POST", o + "/captures", T + "/captures", 201, CAPTURE, id_header="Capture-Id")
@@ -369,6 +371,8 @@ class Run:
                 self.record(len(capture.get("shipping_info", [])) == 2 and
                             capture.get("billing_address", {}).get("email") == "user@example.com",
                             "the shipping info and billing address show on the capture")
+        self.check("order shipping info for an unknown order: 404", "POST", ORDERS + unknown + "/shipping-info", T + "/shipping-info",
+                   404, {"shipping_info": order_shipping}, error_code="NO_SUCH_ORDER")
         u = o + "/captures/" + unknown
         self.check("shipping info for an unknown capture: 404", "POST", u + "/shipping-info", C + "/shipping-info", 404,
                    {"shipping_info": [{"shipping_company": "DHL"}]}, error_code="NO_SUCH_CAPTURE")

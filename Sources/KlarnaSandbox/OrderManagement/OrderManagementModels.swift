@@ -112,6 +112,8 @@ struct KlarnaOrderManagementOrder: Equatable, Sendable {
     var createdAt, expiresAt: Date
     var captures: [KlarnaCapture]
     var refunds: [KlarnaRefund]
+    /// Added with POST …/shipping-info (the order's own, not a capture's).
+    var shippingInfo: [KlarnaShippingInfo]
 }
 
 // MARK: - Reading
@@ -365,6 +367,7 @@ extension KlarnaOrderManagementOrder: KlarnaJSONEncodable {
         w.add("purchase_country", placed.purchaseCountry); w.add("purchase_currency", placed.purchaseCurrency)
         w.add("refunded_amount", refundedAmount); w.add("refunds", refunds)
         w.add("remaining_authorized_amount", remainingAuthorizedAmount); w.add("shipping_address", placed.shippingAddress)
+        if !shippingInfo.isEmpty { w.add("shipping_info", shippingInfo) }
         w.add("status", status)
         return w.json
     }

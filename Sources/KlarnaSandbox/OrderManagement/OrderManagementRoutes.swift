@@ -3,10 +3,11 @@ import Foundation
 
 /// `/ordermanagement/v1/orders/...` (klarna-api.md §5): read an order, capture, refund, cancel, acknowledge,
 /// release the remaining authorization, extend the authorization time, update the authorization, merchant
-/// references and customer details, and per capture add shipping info, update customer details, trigger a
-/// send-out and extend the due date (the calls klarna/kco_rest_php's `OrderManagement\Order` and `Capture` make). HTTP Basic and namespaces as in Klarna
-/// Payments (§1.2); every route goes through the scenario engine, the order's sticky scenario being its KP
-/// session's, and sequences counting per order id.
+/// references and customer details, add shipping info to the order; per capture add shipping info, update
+/// customer details, trigger a send-out, extend the due date (the calls of klarna/kco_rest_php's
+/// `OrderManagement\Order` and `Capture`). HTTP Basic and namespaces as in Klarna Payments (§1.2); every route
+/// goes through the scenario engine, the order's sticky scenario being its KP session's, and sequences counting
+/// per order id.
 public struct KlarnaOrderManagementRoutes: Sendable {
     public let store: KlarnaOrderManagementStore
     public let scenarios: ScenarioEngine
@@ -140,6 +141,10 @@ public struct KlarnaOrderManagementRoutes: Sendable {
         update("PATCH \(orders)/customer-details", .klarnaOMUpdateCustomerDetails, .customerDetails,
                { decode(KlarnaUpdateCustomerDetailsRequest.self, $0) }) { (ledger, order, value, _, outcome, _) throws(KlarnaError) in
             try ledger.updateCustomerDetails(order, value, outcome: outcome)
+        }
+        update("POST \(orders)/shipping-info", .klarnaOMAddShippingInfo, .orderShippingInfo,
+               { decode(KlarnaUpdateShippingInfoRequest.self, $0) }) { (ledger, order, value, _, outcome, _) throws(KlarnaError) in
+            try ledger.addOrderShippingInfo(order, value, outcome: outcome)
         }
         update("POST \(orders)/captures/:capture_id/shipping-info", .klarnaOMAddShippingInfo, .captureShippingInfo,
                { decode(KlarnaUpdateShippingInfoRequest.self, $0) }) { (ledger, order, value, captureID, outcome, _) throws(KlarnaError) in

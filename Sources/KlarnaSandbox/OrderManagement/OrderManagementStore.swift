@@ -51,7 +51,7 @@ enum OrderManagementWrite: String, Sendable {
     case updateAuthorization = "update-authorization", merchantReferences = "merchant-references"
     case customerDetails = "customer-details", captureShippingInfo = "capture-shipping-info"
     case captureCustomerDetails = "capture-customer-details", triggerSendOut = "trigger-send-out"
-    case extendDueDate = "extend-due-date"
+    case extendDueDate = "extend-due-date", orderShippingInfo = "shipping-info"
 }
 
 /// Order Management state of some namespaces. A plain value; the store below owns several, each behind a lock.
@@ -87,6 +87,8 @@ struct OrderManagementLedger: Sendable {
         /// Send-outs triggered per capture id (POST …/trigger-send-out): visible in the control API's state only,
         /// `Capture` has no such field.
         var sendOuts: [String: Int] = [:]
+        /// POST …/shipping-info: the order's own shipping info (OM-OAS `Order.shipping_info`).
+        var shippingInfo: [KlarnaShippingInfo] = []
         /// The days a capture's due date was extended by (PATCH …/extend-due-date); once per capture (inferred).
         var dueDateExtensions: [String: Int] = [:]
         /// The first answer per `operation key`: Klarna-Idempotency-Key (§5).
@@ -128,7 +130,7 @@ struct OrderManagementLedger: Sendable {
                 orderId: id, status: status(at: now), fraudStatus: fraudStatus, orderAmount: orderAmount,
                 originalOrderAmount: originalOrderAmount, capturedAmount: capturedAmount, refundedAmount: refundedAmount,
                 remainingAuthorizedAmount: remainingAuthorizedAmount(at: now), placed: placed, klarnaReference: klarnaReference,
-                createdAt: createdAt, expiresAt: expiresAt, captures: captures, refunds: refunds)
+                createdAt: createdAt, expiresAt: expiresAt, captures: captures, refunds: refunds, shippingInfo: shippingInfo)
         }
 
         /// A short upper-case code like Klarna's `K4MADNY` (§5, §8), derived from the order id so that it
@@ -373,6 +375,16 @@ struct OrderManagementLedger: Sendable {
             throw OrderManagementValidation.sizeError("shipping_info", maximum: 500)
         }
         order.captures[index].shippingInfo += update.shippingInfo
+    }
+
+    /// POST …/shipping-info (the order's): appended to the order's `shipping_info`; OM-OAS documents only 404 for it,
+    /// so a cancelled order takes it too (inferred). At most 500 in all (422 beyond, inferred).
+    func addOrderShippingInfo(_ order: Order, _ update: KlarnaUpdateShippingInfoRequest, outcome: ScenarioOutcome) throws(KlarnaError) {
+        if case .refused = outcome { throw .updateRefused }
+        guard order.shippingInfo.count + update.shippingInfo.count <= 500 else {
+            throw OrderManagementValidation.sizeError("shipping_info", maximum: 500)
+        }
+        order.shippingInfo += update.shippingInfo
     }
 
     /// PATCH …/captures/{id}/customer-details: the billing address of the capture (kco_rest_php's example:
