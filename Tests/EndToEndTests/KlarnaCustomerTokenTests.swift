@@ -98,7 +98,7 @@ struct KlarnaCustomerTokenTests {
         }
     }
 
-    @Test("unknown token (or another namespace's): 404 per operation; bad order body 400; another currency 403; unknown path, no credentials")
+    @Test("unknown token (or another namespace's): 404 per operation; bad order body 400; another currency 403; unknown path, wrong method, no credentials")
     func errors() async throws {
         try await withSandbox(deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("ct-errors"))
@@ -116,6 +116,9 @@ struct KlarnaCustomerTokenTests {
                               ["The customer token's payment method is not available for EUR (the token was created for GBP)"])
             let unknownPath = try await client.get("/customer-token/v1/tokens/\(tokenID)/nothing-here")
             expectKlarnaError(unknownPath, 404, "NOT_FOUND", ["No route for /customer-token/v1/tokens/\(tokenID)/nothing-here"])
+            let wrongMethod = try await client.send("DELETE", "/customer-token/v1/tokens/\(tokenID)")
+            expectKlarnaError(wrongMethod, 405, "METHOD_NOT_ALLOWED", ["Method DELETE is not allowed here"])
+            #expect(wrongMethod.header("Allow") == "GET, HEAD", "\(wrongMethod.rawHead)")
             var anonymous = client
             anonymous.authorization = ""
             expectKlarnaError(try await anonymous.get("/customer-token/v1/tokens/\(tokenID)"), 401, "UNAUTHORIZED", [])
