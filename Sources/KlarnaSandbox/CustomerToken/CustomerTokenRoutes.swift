@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// `/customer-token/v1/tokens/...` (klarna-api.md §5b), as klarna/kco_rest_php's `CustomerToken\Tokens` calls
-/// it: read a token, place a recurring order with it, cancel it. HTTP Basic and namespaces as in Klarna Payments
+/// `/customer-token/v1/tokens/...` (klarna-api.md §5b), as klarna/kco_rest_php: src/Klarna/Rest/CustomerToken/Tokens.php
+/// calls it: read a token, place a recurring order with it, cancel it. HTTP Basic and namespaces as in Klarna Payments
 /// (§1.2); every route goes through the scenario engine, the token's sticky scenario being its KP session's.
 public struct KlarnaCustomerTokenRoutes: Sendable {
     public let store: KlarnaPaymentsStore

@@ -80,7 +80,8 @@ extension KlarnaError {
                     messages: ["Capture could not be found. Shipping info cannot be added to capture \(captureID)"])
     }
 
-    /// Inferred text: kco_rest_php's example says a capture's shipping address cannot be updated.
+    /// Inferred text after "Shipping address can not be updated"
+    /// (klarna/kco_rest_php: docs/examples/OrderManagementAPI/Captures/update_customer_details.php).
     static let captureShippingAddressNotUpdatable = KlarnaError(.forbidden, code: "NOT_ALLOWED",
                                                                 messages: ["Shipping address of a capture cannot be updated."])
 

@@ -55,7 +55,7 @@ struct KlarnaUpdateMerchantReferencesRequest: Equatable, Sendable {
 }
 
 /// `UpdateConsumer` (PATCH …/customer-details), and the body of PATCH …/captures/{id}/customer-details, which the
-/// OM document lacks: klarna/kco_rest_php `Capture::updateCustomerDetails` sends `{billing_address}` ("Shipping
+/// OM document lacks: klarna/kco_rest_php: src/Klarna/Rest/OrderManagement/Capture.php sends `{billing_address}` ("Shipping
 /// address can not be updated", its example).
 struct KlarnaUpdateCustomerDetailsRequest: Equatable, Sendable {
     var billingAddress, shippingAddress: KlarnaAddress?
@@ -226,8 +226,9 @@ struct OrderManagementAddress: KlarnaJSONDecodable {
 }
 
 extension KlarnaAddress {
-    /// The members `update` carries replace this address's; the others stay (a partial update, as
-    /// klarna/kco_rest_php's capture example sends only `email` and `phone`; inferred).
+    /// The members `update` carries replace this address's; the others stay (a partial update, inferred: the
+    /// example in klarna/kco_rest_php: docs/examples/OrderManagementAPI/Captures/update_customer_details.php
+    /// sends only `email` and `phone`).
     func merging(_ update: KlarnaAddress) -> KlarnaAddress {
         var merged = self
         let members: [WritableKeyPath<KlarnaAddress, String?>] = [

@@ -4,8 +4,8 @@ import Foundation
 /// `/ordermanagement/v1/orders/...` (klarna-api.md §5): read an order, capture, refund, cancel, acknowledge,
 /// release the remaining authorization, extend the authorization time, update the authorization, merchant
 /// references and customer details, add shipping info to the order; per capture add shipping info, update
-/// customer details, trigger a send-out, extend the due date (the calls of klarna/kco_rest_php's
-/// `OrderManagement\Order` and `Capture`). HTTP Basic and namespaces as in Klarna Payments (§1.2); every route
+/// customer details, trigger a send-out, extend the due date (the calls of klarna/kco_rest_php:
+/// src/Klarna/Rest/OrderManagement/Order.php and Capture.php). HTTP Basic and namespaces as in Klarna Payments (§1.2); every route
 /// goes through the scenario engine, the order's sticky scenario being its KP session's, and sequences counting
 /// per order id.
 public struct KlarnaOrderManagementRoutes: Sendable {
@@ -154,7 +154,7 @@ public struct KlarnaOrderManagementRoutes: Sendable {
                { decode(KlarnaUpdateCustomerDetailsRequest.self, $0) }) { (ledger, order, value, captureID, outcome, _) throws(KlarnaError) in
             try ledger.updateCaptureCustomerDetails(order, captureID: captureID ?? "", value, outcome: outcome)
         }
-        // No body: kco_rest_php's triggerSendout posts none.
+        // No body: `triggerSendout` posts none (klarna/kco_rest_php: src/Klarna/Rest/OrderManagement/Capture.php).
         update("POST \(orders)/captures/:capture_id/trigger-send-out", .klarnaOMTriggerSendOut, .triggerSendOut,
                { _ in .success(()) }) { (ledger, order, _, captureID, outcome, _) throws(KlarnaError) in
             try ledger.triggerSendOut(order, captureID: captureID ?? "", outcome: outcome)

@@ -387,8 +387,9 @@ struct OrderManagementLedger: Sendable {
         order.shippingInfo += update.shippingInfo
     }
 
-    /// PATCH …/captures/{id}/customer-details: the billing address of the capture (kco_rest_php's example:
-    /// "Shipping address can not be updated"; a shipping address is refused, inferred).
+    /// PATCH …/captures/{id}/customer-details: the billing address of the capture ("Shipping address can not be
+    /// updated", klarna/kco_rest_php: docs/examples/OrderManagementAPI/Captures/update_customer_details.php; a
+    /// shipping address is refused, inferred).
     func updateCaptureCustomerDetails(_ order: Order, captureID: String, _ update: KlarnaUpdateCustomerDetailsRequest,
                                       outcome: ScenarioOutcome) throws(KlarnaError) {
         let index = try captureIndex(order, captureID, unknown: .noSuchCapture(captureID, orderID: order.id))
