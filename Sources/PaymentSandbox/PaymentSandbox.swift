@@ -66,6 +66,7 @@ public final class PaymentSandbox: Sendable {
         KlarnaHPPRoutes(store: klarnaHPP, payments: klarnaPayments, orders: klarnaOrderManagement, scenarios: scenarios,
                         journal: journal).add(to: &router)
         KlarnaOrderManagementRoutes(store: klarnaOrderManagement, scenarios: scenarios).add(to: &router)
+        KlarnaCustomerTokenRoutes(store: klarnaPayments, scenarios: scenarios).add(to: &router)
         SwedbankPayPaymentOrderRoutes(store: swedbankPayOrders, scenarios: scenarios, journal: journal).add(to: &router)
         swedbankPaySessions.add(to: &router)
         self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger, observer: journal)

@@ -129,6 +129,18 @@ public struct ScenarioOperation: RawRepresentable, Hashable, Sendable, CustomStr
     public static let klarnaOMAcknowledgeOrder = ScenarioOperation("klarna.ordermanagement.acknowledge_order")
     public static let klarnaOMReleaseRemainingAuthorization = ScenarioOperation("klarna.ordermanagement.release_remaining_authorization")
     public static let klarnaOMExtendAuthorizationTime = ScenarioOperation("klarna.ordermanagement.extend_authorization_time")
+    public static let klarnaOMUpdateAuthorization = ScenarioOperation("klarna.ordermanagement.update_authorization")
+    public static let klarnaOMUpdateMerchantReferences = ScenarioOperation("klarna.ordermanagement.update_merchant_references")
+    public static let klarnaOMUpdateCustomerDetails = ScenarioOperation("klarna.ordermanagement.update_customer_details")
+    public static let klarnaOMAddShippingInfo = ScenarioOperation("klarna.ordermanagement.add_shipping_info")
+    public static let klarnaOMUpdateCaptureCustomerDetails = ScenarioOperation("klarna.ordermanagement.update_capture_customer_details")
+    public static let klarnaOMTriggerSendOut = ScenarioOperation("klarna.ordermanagement.trigger_send_out")
+    public static let klarnaOMExtendDueDate = ScenarioOperation("klarna.ordermanagement.extend_due_date")
+
+    // The Customer Token API (klarna-api.md §5b).
+    public static let klarnaCustomerTokenReadToken = ScenarioOperation("klarna.customertoken.read_token")
+    public static let klarnaCustomerTokenCreateOrder = ScenarioOperation("klarna.customertoken.create_order")
+    public static let klarnaCustomerTokenUpdateStatus = ScenarioOperation("klarna.customertoken.update_status")
 
     public static let swedbankPayCreatePaymentOrder = ScenarioOperation("swedbankpay.paymentorders.create")
     public static let swedbankPayReadPaymentOrder = ScenarioOperation("swedbankpay.paymentorders.read")
@@ -191,6 +203,16 @@ public struct ScenarioOperation: RawRepresentable, Hashable, Sendable, CustomStr
         (.klarnaOMAcknowledgeOrder, [.refused]),
         (.klarnaOMReleaseRemainingAuthorization, [.refused]),
         (.klarnaOMExtendAuthorizationTime, [.refused]),
+        (.klarnaOMUpdateAuthorization, [.refused]),
+        (.klarnaOMUpdateMerchantReferences, [.refused]),
+        (.klarnaOMUpdateCustomerDetails, [.refused]),
+        (.klarnaOMAddShippingInfo, [.refused]),
+        (.klarnaOMUpdateCaptureCustomerDetails, [.refused]),
+        (.klarnaOMTriggerSendOut, [.refused]),
+        (.klarnaOMExtendDueDate, [.refused]),
+        (.klarnaCustomerTokenReadToken, []),
+        (.klarnaCustomerTokenCreateOrder, [.rejected, .refused, .fraudPending, .fraudRejected]),
+        (.klarnaCustomerTokenUpdateStatus, []),
         (.swedbankPayCreatePaymentOrder, []),
         (.swedbankPayReadPaymentOrder, []),
         (.swedbankPayUpdatePaymentOrder, []),

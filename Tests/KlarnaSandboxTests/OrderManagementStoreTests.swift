@@ -117,4 +117,50 @@ import Testing
         #expect(!text.contains("billing_address") && !text.contains("customer") && !text.contains("merchant_data"))
         #expect(text.contains(#""status":"CAPTURED""#) && text.contains(#""created_at":"2027-01-15T08:00:00.000Z""#))
     }
+
+    func updateAuthorization(_ amount: Int, order: String = "order-1", key: String? = nil) throws -> HTTPResponse {
+        let request = try HTTPRequest(method: .patch, target: "/ordermanagement/v1/orders/\(order)/authorization")
+        return store.update(namespace, orderID: order, .updateAuthorization,
+                            .success(KlarnaUpdateAuthorizationRequest(orderAmount: amount)), idempotencyKey: key,
+                            request: request) { (ledger, order, value, now) throws(KlarnaError) in
+            try ledger.updateAuthorization(order, value, outcome: .approve, now: now)
+        }
+    }
+
+    @Test func updateAuthorization_GrantsUpToTheFactor_AndAnsweredOncePerKey() throws {
+        try place()
+        #expect(KlarnaOrderManagementConfiguration().grantableOrderAmount(original: 62400) == 93600)
+        #expect(try updateAuthorization(93601).status == .forbidden)
+        #expect(try updateAuthorization(70000, key: "k").status == .noContent)
+        // The same key answers the first answer and changes nothing, whatever the body (§5).
+        #expect(try updateAuthorization(80000, key: "k").status == .noContent)
+        let order = try store.readOrder(namespace, "order-1")
+        #expect(order.orderAmount == 70000 && order.originalOrderAmount == 62400 && order.remainingAuthorizedAmount == 70000)
+        #expect(order.placed.orderLines == nil)
+    }
+
+    @Test func omOrderLine_SubscriptionNeedsAllThreeMembers() throws {
+        func line(_ subscription: String) throws -> KlarnaOrderLine {
+            try KlarnaJSON.decode(OrderManagementOrderLine.self, from: Data("""
+                {"name": "Batteries", "quantity": 1, "unit_price": 100, "total_amount": 100, "subscription": \(subscription)}
+                """.utf8)).line
+        }
+        #expect(throws: KlarnaError.badValue("subscription.interval_count")) { try line(#"{"name": "M", "interval": "MONTH"}"#) }
+        #expect(throws: KlarnaError.badValue("subscription.interval")) { try line(#"{"name": "M", "interval_count": 1}"#) }
+        #expect(throws: KlarnaError.badValue("subscription.interval_count")) {
+            try line(#"{"name": "M", "interval": "MONTH", "interval_count": 0}"#)
+        }
+        #expect(try line(#"{"name": "M", "interval": "WEEK", "interval_count": 2}"#).subscription?.intervalCount == 2)
+    }
+
+    @Test func addressMerge_KeepsWhatTheUpdateLeavesOut() {
+        var address = KlarnaAddress()
+        address.givenName = "Test"
+        address.email = "old@example.com"
+        var update = KlarnaAddress()
+        update.email = "new@example.com"
+        let merged = address.merging(update)
+        #expect(merged.givenName == "Test" && merged.email == "new@example.com")
+    }
 }
+

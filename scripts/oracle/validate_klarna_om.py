@@ -6,11 +6,15 @@ Klarna's own OpenAPI document (the "Klarna Order Management API" export kept out
 
 Orders are placed through Klarna Payments (session, the sandbox's SDK authorize stand-in, create order), then:
 read, partial and full capture, capture lists and reads, refunds and refund reads, cancel, acknowledge, release,
-extend, an auto_capture order, expiry on the namespace clock. Every success response (200/201/204) and every
+extend, an auto_capture order, expiry on the namespace clock; and the updates klarna/kco_rest_php calls: update
+authorization (with a subscription line, read back against the Order schema), merchant references, customer
+details, the order's shipping info, and per capture shipping info, customer details, trigger send-out, the due-date options and extension,
+with their refusals (captured or cancelled order, an increase beyond what is granted, unknown capture). Every success response (200/201/204) and every
 403/404 the document declares for the operation is validated with openapi-core (status, headers, content type,
 body schema incl. date-time formats); each error body must also be Klarna's envelope with the expected code.
 Two things the oracle cannot see are checked here directly: 201s carry Capture-Id / Refund-Id and an absolute
-Location, and 201/204 have no body.
+Location, and 201/204 have no body. PATCH …/captures/{id}/customer-details is not in the document (kco_rest_php
+calls it): its 204 and 403 are checked directly.
 
     python3 scripts/oracle/validate_klarna_om.py http://127.0.0.1:8080 [--oracle PATH]
 
@@ -278,6 +282,8 @@ class Run:
         self.check("acknowledge an unknown order: 404", "POST", u + "/acknowledge", T + "/acknowledge", 404,
                    error_code="NO_SUCH_ORDER")
 
+        self.updates()
+
         # Expiry: 28 days on this namespace's clock (the last step: it moves every order of the namespace).
         last = self.place_order()
         if last is not None:
@@ -291,6 +297,106 @@ class Run:
                            T + "/extend-authorization-time", 403, error_code="NOT_ALLOWED")
                 self.check("capture an expired order: 403", "POST", ORDERS + last + "/captures", T + "/captures", 403,
                            {"captured_amount": 1}, error_code="CAPTURE_NOT_ALLOWED")
+
+
+    def direct(self, name, method, path, status, body=None, error_code=None):
+        """A call the document does not describe: the status, no body on 204, Klarna's envelope on errors."""
+        code, _, raw = self.call(method, path, body)
+        if code != status:
+            return self.record(False, name, "status %d, expected %d: %s" % (code, status, raw[:300].decode("utf-8", "replace")))
+        if status == 204:
+            return self.record(not raw, name, "204 not in the document; checked directly" if not raw else "204 with a body")
+        document = json.loads(raw) if raw else None
+        ok = isinstance(document, dict) and document.get("error_code") == error_code and \
+            isinstance(document.get("error_messages"), list) and bool(document.get("correlation_id"))
+        return self.record(ok, name, "%d %s (not in the document; checked directly)" % (status, raw[:200].decode("utf-8", "replace")))
+
+    def updates(self):
+        """The update endpoints (klarna-api.md section 5; kco_rest_php's Order and Capture)."""
+        T = "/ordermanagement/v1/orders/{order_id}"
+        C = T + "/captures/{capture_id}"
+        unknown = "7849fd84-47dc-4919-a7ce-47b9f46156f0"
+        order_id = self.place_order()
+        if order_id is None:
+            return
+        o = ORDERS + order_id
+        subscription_line = {"type": "digital", "reference": "sub-1", "name": "Battery subscription", "quantity": 1,
+                             "unit_price": 50000, "tax_rate": 2000, "total_amount": 50000, "total_tax_amount": 8333,
+                             "subscription": {"name": "Battery subscription", "interval": "MONTH", "interval_count": 1}}
+        self.check("update authorization (lower, new lines)", "PATCH", o + "/authorization", T + "/authorization", 204,
+                   {"order_amount": 50000, "description": "Shipping waived", "order_lines": [subscription_line]},
+                   headers={"Klarna-Idempotency-Key": str(uuid.uuid4())})
+        read, _ = self.check("read order (updated authorization)", "GET", o, T, 200)
+        if read:
+            self.record(read.get("order_amount") == 50000 and read.get("order_lines") == [subscription_line],
+                        "the updated amount and lines show on the read", "order_amount %r" % read.get("order_amount"))
+        self.check("update authorization beyond what is granted: 403", "PATCH", o + "/authorization", T + "/authorization", 403,
+                   {"order_amount": 100000000}, error_code="NOT_ALLOWED")
+        self.check("update merchant references", "PATCH", o + "/merchant-references", T + "/merchant-references", 204,
+                   {"merchant_reference1": "ERP-1001", "merchant_reference2": "oracle-2"})
+        shipping = dict(GB_ADDRESS, given_name="Jane", street_address="1 New Street")
+        self.check("update customer details", "PATCH", o + "/customer-details", T + "/customer-details", 204,
+                   {"shipping_address": shipping})
+        order_shipping = [{"shipping_company": "DHL", "shipping_method": "Home", "tracking_number": "7"}]
+        self.check("add order shipping info", "POST", o + "/shipping-info", T + "/shipping-info", 204, {"shipping_info": order_shipping})
+        read, _ = self.check("read order (references, address, shipping info)", "GET", o, T, 200)
+        if read:
+            self.record(read.get("merchant_reference1") == "ERP-1001" and read.get("shipping_address") == shipping and
+                        read.get("shipping_info") == order_shipping, "the references, address and shipping info show on the read")
+        self.check("shipping info without captures: 403", "POST", o + "/captures/" + unknown + "/shipping-info",
+                   C + "/shipping-info", 403, {"shipping_info": [{"shipping_company": "DHL"}]}, error_code="NOT_ALLOWED")
+        _, headers = self.check("capture 20000", "POST", o + "/captures", T + "/captures", 201, CAPTURE, id_header="Capture-Id")
+        capture_id = headers.get("Capture-Id")
+        if capture_id:
+            c = o + "/captures/" + capture_id
+            self.check("add capture shipping info", "POST", c + "/shipping-info", C + "/shipping-info", 204,
+                       {"shipping_info": [{"shipping_company": "PostNord", "shipping_method": "PickUpPoint", "tracking_number": "42"}]})
+            self.direct("update capture customer details", "PATCH", c + "/customer-details", 204,
+                        {"billing_address": {"email": "user@example.com", "phone": "57-3895734"}})
+            self.direct("update a capture's shipping address: 403", "PATCH", c + "/customer-details", 403,
+                        {"shipping_address": {"city": "Leeds"}}, error_code="NOT_ALLOWED")
+            self.check("trigger send-out", "POST", c + "/trigger-send-out", C + "/trigger-send-out", 204)
+            options, _ = self.check("extend-due-date options", "GET", c + "/extend-due-date-options", C + "/extend-due-date-options", 200)
+            days = (options or {}).get("options", [{}])[0].get("number_of_days") if (options or {}).get("options") else None
+            if days is not None:
+                self.check("extend due date", "PATCH", c + "/extend-due-date", C + "/extend-due-date", 204, {"number_of_days": days})
+                self.check("extend due date again: 403", "PATCH", c + "/extend-due-date", C + "/extend-due-date", 403,
+                           {"number_of_days": days}, error_code="NOT_ALLOWED")
+                self.check("extend-due-date options after the extension", "GET", c + "/extend-due-date-options",
+                           C + "/extend-due-date-options", 200)
+            else:
+                self.record(False, "extend-due-date options offer a number of days", repr(options))
+            capture, _ = self.check("read capture (updated)", "GET", c, C, 200)
+            if capture:
+                self.record(len(capture.get("shipping_info", [])) == 2 and
+                            capture.get("billing_address", {}).get("email") == "user@example.com",
+                            "the shipping info and billing address show on the capture")
+        self.check("order shipping info for an unknown order: 404", "POST", ORDERS + unknown + "/shipping-info", T + "/shipping-info",
+                   404, {"shipping_info": order_shipping}, error_code="NO_SUCH_ORDER")
+        u = o + "/captures/" + unknown
+        self.check("shipping info for an unknown capture: 404", "POST", u + "/shipping-info", C + "/shipping-info", 404,
+                   {"shipping_info": [{"shipping_company": "DHL"}]}, error_code="NO_SUCH_CAPTURE")
+        self.check("trigger send-out for an unknown capture: 404", "POST", u + "/trigger-send-out", C + "/trigger-send-out", 404,
+                   error_code="NO_SUCH_CAPTURE")
+        self.check("due-date options of an unknown capture: 404", "GET", u + "/extend-due-date-options",
+                   C + "/extend-due-date-options", 404, error_code="NO_SUCH_CAPTURE")
+        self.check("extend the due date of an unknown capture: 404", "PATCH", u + "/extend-due-date", C + "/extend-due-date", 404,
+                   {"number_of_days": 14}, error_code="NO_SUCH_CAPTURE")
+        self.check("capture the rest (30000)", "POST", o + "/captures", T + "/captures", 201, {"captured_amount": 30000},
+                   id_header="Capture-Id")
+        self.check("update authorization of a captured order: 403", "PATCH", o + "/authorization", T + "/authorization", 403,
+                   {"order_amount": 60000}, error_code="NOT_ALLOWED")
+
+        cancelled = self.place_order()
+        if cancelled is not None:
+            x = ORDERS + cancelled
+            self.check("cancel", "POST", x + "/cancel", T + "/cancel", 204)
+            self.check("update authorization of a cancelled order: 403", "PATCH", x + "/authorization", T + "/authorization", 403,
+                       {"order_amount": 100}, error_code="NOT_ALLOWED")
+            self.check("update merchant references of a cancelled order: 403", "PATCH", x + "/merchant-references",
+                       T + "/merchant-references", 403, {"merchant_reference1": "late"}, error_code="NOT_ALLOWED")
+            self.check("update customer details of a cancelled order: 403", "PATCH", x + "/customer-details", T + "/customer-details",
+                       403, {"shipping_address": shipping}, error_code="NOT_ALLOWED")
 
 
 def main():

@@ -57,4 +57,36 @@ extension KlarnaError {
     static func extendNotAllowed(_ reason: String) -> KlarnaError {
         KlarnaError(.forbidden, code: "NOT_ALLOWED", messages: ["\(reason) Authorization time cannot be extended."])
     }
+
+    /// "Resulting authorization amount xxx cannot be less than the captured amount xxx for order. Order
+    /// authorization cannot be updated" (§3.2); the other reasons (fully captured, cancelled, expired, an
+    /// increase not granted: Klarna's update-order-amount docs) are worded in the same form, inferred.
+    static func updateAuthorizationNotAllowed(_ reason: String) -> KlarnaError {
+        KlarnaError(.forbidden, code: "NOT_ALLOWED", messages: ["\(reason) Order authorization cannot be updated"])
+    }
+
+    /// "Can not update a cancelled order." (OM-OAS, merchant-references 403); also for customer details.
+    static let updateCancelledOrder = KlarnaError(.forbidden, code: "NOT_ALLOWED", messages: ["Can not update a cancelled order."])
+
+    /// Inferred text: a scenario's `refused` on an update without a documented message of its own.
+    static let updateRefused = KlarnaError(.forbidden, code: "NOT_ALLOWED", messages: ["Update not allowed."])
+
+    /// "Order has no captures." (OM-OAS, capture shipping-info and trigger-send-out 403).
+    static let orderHasNoCaptures = KlarnaError(.forbidden, code: "NOT_ALLOWED", messages: ["Order has no captures."])
+
+    /// "Capture could not be found. Shipping info cannot be added to capture …" (§3.2).
+    static func noSuchCaptureForShippingInfo(_ captureID: String) -> KlarnaError {
+        KlarnaError(.notFound, code: "NO_SUCH_CAPTURE",
+                    messages: ["Capture could not be found. Shipping info cannot be added to capture \(captureID)"])
+    }
+
+    /// Inferred text after "Shipping address can not be updated"
+    /// (klarna/kco_rest_php: docs/examples/OrderManagementAPI/Captures/update_customer_details.php).
+    static let captureShippingAddressNotUpdatable = KlarnaError(.forbidden, code: "NOT_ALLOWED",
+                                                                messages: ["Shipping address of a capture cannot be updated."])
+
+    /// "Extension of due date is not possible." (OM-OAS extend-due-date 403); the reasons are inferred.
+    static func extendDueDateNotAllowed(_ reason: String) -> KlarnaError {
+        KlarnaError(.forbidden, code: "NOT_ALLOWED", messages: ["\(reason) Extension of due date is not possible."])
+    }
 }

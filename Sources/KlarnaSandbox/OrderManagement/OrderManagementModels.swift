@@ -40,6 +40,43 @@ struct KlarnaRefundRequest: Equatable, Sendable {
     var orderLines: [KlarnaOrderLine]?
 }
 
+/// `Update_authorization`: the body of PATCH …/authorization. Without `order_lines` the order's lines are
+/// deleted ("If no order lines are provided in the call, the original order lines will be deleted", Klarna's
+/// update-order-amount docs).
+struct KlarnaUpdateAuthorizationRequest: Equatable, Sendable {
+    var orderAmount: Int
+    var description: String?
+    var orderLines: [KlarnaOrderLine]?
+}
+
+/// `Update_merchant_references`: a present member overwrites, an absent one is kept (OM-OAS).
+struct KlarnaUpdateMerchantReferencesRequest: Equatable, Sendable {
+    var merchantReference1, merchantReference2: String?
+}
+
+/// `UpdateConsumer` (PATCH …/customer-details), and the body of PATCH …/captures/{id}/customer-details, which the
+/// OM document lacks: klarna/kco_rest_php: src/Klarna/Rest/OrderManagement/Capture.php sends `{billing_address}` ("Shipping
+/// address can not be updated", its example).
+struct KlarnaUpdateCustomerDetailsRequest: Equatable, Sendable {
+    var billingAddress, shippingAddress: KlarnaAddress?
+}
+
+/// `UpdateShippingInfo`: the body of POST …/captures/{id}/shipping-info (1...500 items, required).
+struct KlarnaUpdateShippingInfoRequest: Equatable, Sendable {
+    var shippingInfo: [KlarnaShippingInfo]
+}
+
+/// `ExtendDueDateRequest`: PATCH …/captures/{id}/extend-due-date.
+struct KlarnaExtendDueDateRequest: Equatable, Sendable {
+    var numberOfDays: Int
+}
+
+/// `ExtendDueDateOptions`: GET …/captures/{id}/extend-due-date-options.
+struct KlarnaExtendDueDateOptions: Equatable, Sendable {
+    var currency: String
+    var options: [KlarnaDueDateOption]
+}
+
 /// `Capture` (GET …/captures/{capture_id}, and in the order's `captures`).
 struct KlarnaCapture: Equatable, Sendable {
     var captureId: String
@@ -75,6 +112,8 @@ struct KlarnaOrderManagementOrder: Equatable, Sendable {
     var createdAt, expiresAt: Date
     var captures: [KlarnaCapture]
     var refunds: [KlarnaRefund]
+    /// Added with POST …/shipping-info (the order's own, not a capture's).
+    var shippingInfo: [KlarnaShippingInfo]
 }
 
 // MARK: - Reading
@@ -150,12 +189,14 @@ enum OrderManagementValidation {
         }
         if let subscription = line.subscription, let node = o.node("subscription") {
             let s = try KlarnaJSONObject(node, path: o.childPath("subscription"))
+            // OM-OAS `subscription`: name, interval and interval_count all required, so that no stored line
+            // (a capture's, a refund's, an updated order's) breaks the schema on a read.
             guard subscription.name != nil else { throw .badValue(s.childPath("name")) }
             _ = try string(s, "name", maximum: 255)
-            if let interval = subscription.interval, !["DAY", "WEEK", "MONTH", "YEAR"].contains(interval) {
+            guard let interval = subscription.interval, ["DAY", "WEEK", "MONTH", "YEAR"].contains(interval) else {
                 throw .badValue(s.childPath("interval"))
             }
-            _ = try int(s, "interval_count", in: 1...Int(Int32.max))
+            _ = try int(s, "interval_count", in: 1...Int(Int32.max), required: true)
         }
     }
 }
@@ -167,6 +208,35 @@ struct OrderManagementOrderLine: KlarnaJSONDecodable {
     init(_ o: KlarnaJSONObject) throws(KlarnaError) {
         line = try KlarnaOrderLine(o)
         try OrderManagementValidation.validate(line, o)
+    }
+}
+
+/// An OM `address`: Klarna Payments' reader plus OM's string limits (422, OM-OAS `address`).
+struct OrderManagementAddress: KlarnaJSONDecodable {
+    var address: KlarnaAddress
+
+    init(_ o: KlarnaJSONObject) throws(KlarnaError) {
+        address = try KlarnaAddress(o)
+        for (key, maximum) in [("attention", 255), ("city", 200), ("email", 100), ("family_name", 100), ("given_name", 100),
+                               ("organization_name", 255), ("phone", 100), ("postal_code", 10), ("region", 200),
+                               ("street_address", 100), ("street_address2", 100), ("title", 20)] {
+            _ = try OrderManagementValidation.string(o, key, maximum: maximum)
+        }
+    }
+}
+
+extension KlarnaAddress {
+    /// The members `update` carries replace this address's; the others stay (a partial update, inferred: the
+    /// example in klarna/kco_rest_php: docs/examples/OrderManagementAPI/Captures/update_customer_details.php
+    /// sends only `email` and `phone`).
+    func merging(_ update: KlarnaAddress) -> KlarnaAddress {
+        var merged = self
+        let members: [WritableKeyPath<KlarnaAddress, String?>] = [
+            \.attention, \.city, \.country, \.email, \.familyName, \.givenName, \.organizationName, \.phone, \.postalCode,
+            \.region, \.streetAddress, \.streetAddress2, \.title,
+        ]
+        for member in members where update[keyPath: member] != nil { merged[keyPath: member] = update[keyPath: member] }
+        return merged
     }
 }
 
@@ -215,6 +285,44 @@ extension KlarnaRefundRequest: KlarnaJSONDecodable {
     }
 }
 
+extension KlarnaUpdateAuthorizationRequest: KlarnaJSONDecodable {
+    init(_ o: KlarnaJSONObject) throws(KlarnaError) {
+        typealias V = OrderManagementValidation
+        orderAmount = try V.int(o, "order_amount", in: 0...V.maximumAmount, required: true) ?? 0
+        description = try V.string(o, "description", maximum: 255)
+        orderLines = try V.objects(o, "order_lines", maximum: 1000, as: OrderManagementOrderLine.self)?.map(\.line)
+    }
+}
+
+extension KlarnaUpdateMerchantReferencesRequest: KlarnaJSONDecodable {
+    init(_ o: KlarnaJSONObject) throws(KlarnaError) {
+        merchantReference1 = try OrderManagementValidation.string(o, "merchant_reference1", maximum: 255)
+        merchantReference2 = try OrderManagementValidation.string(o, "merchant_reference2", maximum: 255)
+    }
+}
+
+extension KlarnaUpdateCustomerDetailsRequest: KlarnaJSONDecodable {
+    init(_ o: KlarnaJSONObject) throws(KlarnaError) {
+        billingAddress = try o.object("billing_address", as: OrderManagementAddress.self)?.address
+        shippingAddress = try o.object("shipping_address", as: OrderManagementAddress.self)?.address
+    }
+}
+
+extension KlarnaUpdateShippingInfoRequest: KlarnaJSONDecodable {
+    init(_ o: KlarnaJSONObject) throws(KlarnaError) {
+        let items: [KlarnaShippingInfo]? = try OrderManagementValidation.objects(o, "shipping_info", maximum: 500)
+        // Required, minItems 1 (OM-OAS `UpdateShippingInfo`).
+        guard let items, !items.isEmpty else { throw .badValue(o.childPath("shipping_info")) }
+        shippingInfo = items
+    }
+}
+
+extension KlarnaExtendDueDateRequest: KlarnaJSONDecodable {
+    init(_ o: KlarnaJSONObject) throws(KlarnaError) {
+        numberOfDays = try OrderManagementValidation.int(o, "number_of_days", in: Int(Int32.min)...Int(Int32.max), required: true) ?? 0
+    }
+}
+
 // MARK: - Writing
 
 extension KlarnaCapture: KlarnaJSONEncodable {
@@ -260,7 +368,15 @@ extension KlarnaOrderManagementOrder: KlarnaJSONEncodable {
         w.add("purchase_country", placed.purchaseCountry); w.add("purchase_currency", placed.purchaseCurrency)
         w.add("refunded_amount", refundedAmount); w.add("refunds", refunds)
         w.add("remaining_authorized_amount", remainingAuthorizedAmount); w.add("shipping_address", placed.shippingAddress)
+        if !shippingInfo.isEmpty { w.add("shipping_info", shippingInfo) }
         w.add("status", status)
         return w.json
+    }
+}
+
+extension KlarnaExtendDueDateOptions: KlarnaJSONEncodable {
+    var json: JSONText {
+        .object([("currency", .string(currency)),
+                 ("options", .array(options.map { .object([("amount", .int($0.fee)), ("number_of_days", .int($0.numberOfDays))]) }))])
     }
 }

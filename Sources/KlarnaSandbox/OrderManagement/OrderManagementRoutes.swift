@@ -2,9 +2,12 @@
 import Foundation
 
 /// `/ordermanagement/v1/orders/...` (klarna-api.md §5): read an order, capture, refund, cancel, acknowledge,
-/// release the remaining authorization, extend the authorization time. HTTP Basic and namespaces as in Klarna
-/// Payments (§1.2); every route goes through the scenario engine, the order's sticky scenario being its KP
-/// session's, and sequences counting per order id.
+/// release the remaining authorization, extend the authorization time, update the authorization, merchant
+/// references and customer details, add shipping info to the order; per capture add shipping info, update
+/// customer details, trigger a send-out, extend the due date (the calls of klarna/kco_rest_php:
+/// src/Klarna/Rest/OrderManagement/Order.php and Capture.php). HTTP Basic and namespaces as in Klarna Payments (§1.2); every route
+/// goes through the scenario engine, the order's sticky scenario being its KP session's, and sequences counting
+/// per order id.
 public struct KlarnaOrderManagementRoutes: Sendable {
     public let store: KlarnaOrderManagementStore
     public let scenarios: ScenarioEngine
@@ -64,6 +67,14 @@ public struct KlarnaOrderManagementRoutes: Sendable {
             }
         }
 
+        router.addImmediate("GET \(orders)/captures/:capture_id/extend-due-date-options") { request in
+            let (namespace, orderID, sticky) = try target(request)
+            let captureID = try request.parameters.require("capture_id")
+            return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { _ in
+                .klarna(try store.dueDateOptions(namespace, orderID, captureID: captureID))
+            }
+        }
+
         // Captures and refunds: 201, empty body, the new id and its absolute URL in headers (§5).
         router.addImmediate("POST \(orders)/captures") { request in
             let (namespace, orderID, sticky) = try target(request)
@@ -97,6 +108,60 @@ public struct KlarnaOrderManagementRoutes: Sendable {
                                  request: request)
                 }
             }
+        }
+
+        // Updates: 204 (§5, OM-OAS).
+        /// One update route: the body read by `read` (used after the order is found), then `change` under the lock.
+        func update<Body>(
+            _ route: String, _ operation: ScenarioOperation, _ write: OrderManagementWrite,
+            _ read: @escaping @Sendable (Result<JSONNode, KlarnaError>) -> Result<Body, KlarnaError>,
+            _ change: @escaping @Sendable (OrderManagementLedger, OrderManagementLedger.Order, Body, String?, ScenarioOutcome, Date)
+                throws(KlarnaError) -> Void
+        ) {
+            router.addImmediate(route) { request in
+                let (namespace, orderID, sticky) = try target(request)
+                let captureID = request.parameters["capture_id"]
+                let body = KlarnaJSON.parsedBody(request)
+                return play(operation, request, namespace, subject: try? body.get(), object: orderID, sticky: sticky) { outcome in
+                    store.update(namespace, orderID: orderID, write, read(body), idempotencyKey: idempotencyKey(request),
+                                 request: request) { (ledger, order, value, now) throws(KlarnaError) in
+                        try change(ledger, order, value, captureID, outcome, now)
+                    }
+                }
+            }
+        }
+        update("PATCH \(orders)/authorization", .klarnaOMUpdateAuthorization, .updateAuthorization,
+               { decode(KlarnaUpdateAuthorizationRequest.self, $0) }) { (ledger, order, value, _, outcome, now) throws(KlarnaError) in
+            try ledger.updateAuthorization(order, value, outcome: outcome, now: now)
+        }
+        update("PATCH \(orders)/merchant-references", .klarnaOMUpdateMerchantReferences, .merchantReferences,
+               { decode(KlarnaUpdateMerchantReferencesRequest.self, $0) }) { (ledger, order, value, _, outcome, _) throws(KlarnaError) in
+            try ledger.updateMerchantReferences(order, value, outcome: outcome)
+        }
+        update("PATCH \(orders)/customer-details", .klarnaOMUpdateCustomerDetails, .customerDetails,
+               { decode(KlarnaUpdateCustomerDetailsRequest.self, $0) }) { (ledger, order, value, _, outcome, _) throws(KlarnaError) in
+            try ledger.updateCustomerDetails(order, value, outcome: outcome)
+        }
+        update("POST \(orders)/shipping-info", .klarnaOMAddShippingInfo, .orderShippingInfo,
+               { decode(KlarnaUpdateShippingInfoRequest.self, $0) }) { (ledger, order, value, _, outcome, _) throws(KlarnaError) in
+            try ledger.addOrderShippingInfo(order, value, outcome: outcome)
+        }
+        update("POST \(orders)/captures/:capture_id/shipping-info", .klarnaOMAddShippingInfo, .captureShippingInfo,
+               { decode(KlarnaUpdateShippingInfoRequest.self, $0) }) { (ledger, order, value, captureID, outcome, _) throws(KlarnaError) in
+            try ledger.addShippingInfo(order, captureID: captureID ?? "", value, outcome: outcome)
+        }
+        update("PATCH \(orders)/captures/:capture_id/customer-details", .klarnaOMUpdateCaptureCustomerDetails, .captureCustomerDetails,
+               { decode(KlarnaUpdateCustomerDetailsRequest.self, $0) }) { (ledger, order, value, captureID, outcome, _) throws(KlarnaError) in
+            try ledger.updateCaptureCustomerDetails(order, captureID: captureID ?? "", value, outcome: outcome)
+        }
+        // No body: `triggerSendout` posts none (klarna/kco_rest_php: src/Klarna/Rest/OrderManagement/Capture.php).
+        update("POST \(orders)/captures/:capture_id/trigger-send-out", .klarnaOMTriggerSendOut, .triggerSendOut,
+               { _ in .success(()) }) { (ledger, order, _, captureID, outcome, _) throws(KlarnaError) in
+            try ledger.triggerSendOut(order, captureID: captureID ?? "", outcome: outcome)
+        }
+        update("PATCH \(orders)/captures/:capture_id/extend-due-date", .klarnaOMExtendDueDate, .extendDueDate,
+               { decode(KlarnaExtendDueDateRequest.self, $0) }) { (ledger, order, value, captureID, outcome, _) throws(KlarnaError) in
+            try ledger.extendDueDate(order, captureID: captureID ?? "", value, outcome: outcome)
         }
     }
 }

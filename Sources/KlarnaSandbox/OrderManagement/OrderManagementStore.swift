@@ -13,13 +13,45 @@ public struct KlarnaOrderManagementConfiguration: Sendable {
     /// Which HTTP Basic credentials are accepted (§1.2): Klarna's API credentials are the same for every
     /// Klarna API, so the sandbox sets this from `KlarnaPaymentsConfiguration.credentials`.
     var credentials: KlarnaCredentialPolicy = .anyNonEmpty
+    /// An increase of `order_amount` (PATCH …/authorization) is granted up to `original_order_amount` times
+    /// this; beyond it Klarna's second risk assessment refuses ("Sometimes the increase might be rejected as we
+    /// are not allowed to grant a customer an extended order amount", Klarna's update-order-amount docs). The
+    /// limit itself is the sandbox's choice (inferred).
+    public var grantableOrderAmountFactor: Double = 1.5
+    /// What GET …/captures/{id}/extend-due-date-options offers while a capture's due date has not been extended
+    /// (the days and fees are the sandbox's choice: Klarna's docs show `{"number_of_days": 2, "amount": 0}`
+    /// and say the list may be empty).
+    public var dueDateExtensionOptions: [KlarnaDueDateOption] = [
+        KlarnaDueDateOption(numberOfDays: 7, fee: 0), KlarnaDueDateOption(numberOfDays: 14, fee: 0),
+        KlarnaDueDateOption(numberOfDays: 30, fee: 0),
+    ]
 
     public init() {}
+
+    /// The largest `order_amount` an update may grant an order first placed for `original`.
+    func grantableOrderAmount(original: Int) -> Int {
+        min(OrderManagementValidation.maximumAmount, Int((Double(original) * grantableOrderAmountFactor).rounded(.down)))
+    }
+}
+
+/// One option of `ExtendDueDateOptions`: extend by `numberOfDays` for a fee of `fee` minor units.
+public struct KlarnaDueDateOption: Equatable, Sendable {
+    public var numberOfDays: Int
+    public var fee: Int
+
+    public init(numberOfDays: Int, fee: Int) {
+        self.numberOfDays = numberOfDays
+        self.fee = fee
+    }
 }
 
 /// The writes of Order Management, as idempotency keys are scoped (one key per order and operation).
 enum OrderManagementWrite: String, Sendable {
     case capture, refund, cancel, acknowledge, release, extend
+    case updateAuthorization = "update-authorization", merchantReferences = "merchant-references"
+    case customerDetails = "customer-details", captureShippingInfo = "capture-shipping-info"
+    case captureCustomerDetails = "capture-customer-details", triggerSendOut = "trigger-send-out"
+    case extendDueDate = "extend-due-date", orderShippingInfo = "shipping-info"
 }
 
 /// Order Management state of some namespaces. A plain value; the store below owns several, each behind a lock.
@@ -33,7 +65,8 @@ struct OrderManagementLedger: Sendable {
     /// ``KlarnaOrderManagementOrder``), as KP's sessions.
     final class Order: @unchecked Sendable {
         let id: String
-        let placed: KlarnaCreateOrderRequest
+        /// As placed, then changed by updates: order lines, merchant references, addresses.
+        var placed: KlarnaCreateOrderRequest
         let fraudStatus: String
         let klarnaReference: String
         let createdAt: Date
@@ -51,6 +84,13 @@ struct OrderManagementLedger: Sendable {
         var acknowledged = false
         var captures: [KlarnaCapture] = []
         var refunds: [KlarnaRefund] = []
+        /// Send-outs triggered per capture id (POST …/trigger-send-out): visible in the control API's state only,
+        /// `Capture` has no such field.
+        var sendOuts: [String: Int] = [:]
+        /// POST …/shipping-info: the order's own shipping info (OM-OAS `Order.shipping_info`).
+        var shippingInfo: [KlarnaShippingInfo] = []
+        /// The days a capture's due date was extended by (PATCH …/extend-due-date); once per capture (inferred).
+        var dueDateExtensions: [String: Int] = [:]
         /// The first answer per `operation key`: Klarna-Idempotency-Key (§5).
         var answers: [String: HTTPResponse] = [:]
 
@@ -90,7 +130,7 @@ struct OrderManagementLedger: Sendable {
                 orderId: id, status: status(at: now), fraudStatus: fraudStatus, orderAmount: orderAmount,
                 originalOrderAmount: originalOrderAmount, capturedAmount: capturedAmount, refundedAmount: refundedAmount,
                 remainingAuthorizedAmount: remainingAuthorizedAmount(at: now), placed: placed, klarnaReference: klarnaReference,
-                createdAt: createdAt, expiresAt: expiresAt, captures: captures, refunds: refunds)
+                createdAt: createdAt, expiresAt: expiresAt, captures: captures, refunds: refunds, shippingInfo: shippingInfo)
         }
 
         /// A short upper-case code like Klarna's `K4MADNY` (§5, §8), derived from the order id so that it
@@ -277,6 +317,118 @@ struct OrderManagementLedger: Sendable {
         return HTTPResponse(status: .noContent)
     }
 
+    // MARK: Updates (§5; Klarna's update-order-amount, update-customer-address and capture docs)
+
+    /// PATCH …/authorization: a new `order_amount` and order lines. Refused when the order is fully captured,
+    /// cancelled or expired, below the captured amount, or an increase beyond what may be granted.
+    func updateAuthorization(_ order: Order, _ update: KlarnaUpdateAuthorizationRequest, outcome: ScenarioOutcome,
+                             now: Date) throws(KlarnaError) {
+        if case .refused = outcome { throw .updateAuthorizationNotAllowed("Update of the order amount was refused.") }
+        let status = order.status(at: now)
+        if status == "CANCELLED" { throw .updateAuthorizationNotAllowed("Order is cancelled.") }
+        if status == "CAPTURED" { throw .updateAuthorizationNotAllowed("Order is fully captured.") }
+        if order.isExpired(at: now) { throw .updateAuthorizationNotAllowed("Order is expired.") }
+        guard update.orderAmount >= order.capturedAmount else {
+            throw .updateAuthorizationNotAllowed(
+                "Resulting authorization amount \(update.orderAmount) cannot be less than the captured amount \(order.capturedAmount) for order.")
+        }
+        if update.orderAmount > order.orderAmount,
+           update.orderAmount > configuration.grantableOrderAmount(original: order.originalOrderAmount) {
+            throw .updateAuthorizationNotAllowed("Increase of the order amount to \(update.orderAmount) was not granted.")
+        }
+        order.orderAmount = update.orderAmount
+        order.placed.orderLines = update.orderLines
+    }
+
+    /// PATCH …/merchant-references: present members overwrite (OM-OAS); refused on a cancelled order.
+    func updateMerchantReferences(_ order: Order, _ update: KlarnaUpdateMerchantReferencesRequest, outcome: ScenarioOutcome) throws(KlarnaError) {
+        if case .refused = outcome { throw .updateRefused }
+        if order.cancelled { throw .updateCancelledOrder }
+        if let reference = update.merchantReference1 { order.placed.merchantReference1 = reference }
+        if let reference = update.merchantReference2 { order.placed.merchantReference2 = reference }
+    }
+
+    /// PATCH …/customer-details: the given addresses' members replace the order's (captures keep the addresses
+    /// they were made with; inferred). Refused on a cancelled order (the merchant-references text, inferred).
+    func updateCustomerDetails(_ order: Order, _ update: KlarnaUpdateCustomerDetailsRequest, outcome: ScenarioOutcome) throws(KlarnaError) {
+        if case .refused = outcome { throw .updateRefused }
+        if order.cancelled { throw .updateCancelledOrder }
+        if let billing = update.billingAddress { order.placed.billingAddress = order.placed.billingAddress?.merging(billing) ?? billing }
+        if let shipping = update.shippingAddress { order.placed.shippingAddress = order.placed.shippingAddress?.merging(shipping) ?? shipping }
+    }
+
+    /// The index of a capture for the capture updates: 403 "Order has no captures." when there is none (OM-OAS),
+    /// else 404 NO_SUCH_CAPTURE.
+    private func captureIndex(_ order: Order, _ captureID: String, unknown: KlarnaError) throws(KlarnaError) -> Int {
+        if order.captures.isEmpty { throw .orderHasNoCaptures }
+        guard let index = order.captures.firstIndex(where: { $0.captureId == captureID }) else { throw unknown }
+        return index
+    }
+
+    /// POST …/captures/{id}/shipping-info: appended to the capture's `shipping_info` (at most 500 in all, the
+    /// CaptureObject limit: 422 beyond, inferred).
+    func addShippingInfo(_ order: Order, captureID: String, _ update: KlarnaUpdateShippingInfoRequest,
+                         outcome: ScenarioOutcome) throws(KlarnaError) {
+        let index = try captureIndex(order, captureID, unknown: .noSuchCaptureForShippingInfo(captureID))
+        if case .refused = outcome { throw .updateRefused }
+        guard order.captures[index].shippingInfo.count + update.shippingInfo.count <= 500 else {
+            throw OrderManagementValidation.sizeError("shipping_info", maximum: 500)
+        }
+        order.captures[index].shippingInfo += update.shippingInfo
+    }
+
+    /// POST …/shipping-info (the order's): appended to the order's `shipping_info`; OM-OAS documents only 404 for it,
+    /// so a cancelled order takes it too (inferred). At most 500 in all (422 beyond, inferred).
+    func addOrderShippingInfo(_ order: Order, _ update: KlarnaUpdateShippingInfoRequest, outcome: ScenarioOutcome) throws(KlarnaError) {
+        if case .refused = outcome { throw .updateRefused }
+        guard order.shippingInfo.count + update.shippingInfo.count <= 500 else {
+            throw OrderManagementValidation.sizeError("shipping_info", maximum: 500)
+        }
+        order.shippingInfo += update.shippingInfo
+    }
+
+    /// PATCH …/captures/{id}/customer-details: the billing address of the capture ("Shipping address can not be
+    /// updated", klarna/kco_rest_php: docs/examples/OrderManagementAPI/Captures/update_customer_details.php; a
+    /// shipping address is refused, inferred).
+    func updateCaptureCustomerDetails(_ order: Order, captureID: String, _ update: KlarnaUpdateCustomerDetailsRequest,
+                                      outcome: ScenarioOutcome) throws(KlarnaError) {
+        let index = try captureIndex(order, captureID, unknown: .noSuchCapture(captureID, orderID: order.id))
+        if case .refused = outcome { throw .updateRefused }
+        if update.shippingAddress != nil { throw .captureShippingAddressNotUpdatable }
+        if let billing = update.billingAddress {
+            order.captures[index].billingAddress = order.captures[index].billingAddress?.merging(billing) ?? billing
+        }
+    }
+
+    /// POST …/captures/{id}/trigger-send-out: Klarna sends the customer the capture's communication again; here
+    /// it is counted (control API state).
+    func triggerSendOut(_ order: Order, captureID: String, outcome: ScenarioOutcome) throws(KlarnaError) {
+        _ = try captureIndex(order, captureID, unknown: .noSuchCapture(captureID, orderID: order.id))
+        if case .refused = outcome { throw .updateRefused }
+        order.sendOuts[captureID, default: 0] += 1
+    }
+
+    /// GET …/captures/{id}/extend-due-date-options: the configured options, none once the due date was extended
+    /// (inferred: one extension per capture), in the order's currency in lower case (OM-OAS example "usd").
+    func dueDateOptions(_ namespace: Namespace, _ orderID: String, captureID: String) throws(KlarnaError) -> KlarnaExtendDueDateOptions {
+        let order = try order(namespace, orderID)
+        guard order.captures.contains(where: { $0.captureId == captureID }) else { throw .noSuchCapture(captureID, orderID: orderID) }
+        return KlarnaExtendDueDateOptions(currency: (order.placed.purchaseCurrency ?? "").lowercased(),
+                                          options: order.dueDateExtensions[captureID] == nil ? configuration.dueDateExtensionOptions : [])
+    }
+
+    /// PATCH …/captures/{id}/extend-due-date: `number_of_days` must be one of the options offered.
+    func extendDueDate(_ order: Order, captureID: String, _ request: KlarnaExtendDueDateRequest,
+                       outcome: ScenarioOutcome) throws(KlarnaError) {
+        _ = try captureIndex(order, captureID, unknown: .noSuchCapture(captureID, orderID: order.id))
+        if case .refused = outcome { throw .extendDueDateNotAllowed("The due date cannot be extended for this capture.") }
+        if order.dueDateExtensions[captureID] != nil { throw .extendDueDateNotAllowed("The due date was already extended.") }
+        guard configuration.dueDateExtensionOptions.contains(where: { $0.numberOfDays == request.numberOfDays }) else {
+            throw .extendDueDateNotAllowed("\(request.numberOfDays) days is not an available option.")
+        }
+        order.dueDateExtensions[captureID] = request.numberOfDays
+    }
+
     // MARK: Housekeeping
 
     /// Orders `retentionAfterExpiry` past their `expires_at` are dropped so memory stays bounded. Runs for the
@@ -319,7 +471,10 @@ struct OrderManagementLedger: Sendable {
                          ("created_at", .string(KlarnaJSON.timestamp(order.createdAt))),
                          ("expires_at", .string(KlarnaJSON.timestamp(order.expiresAt))),
                          ("capture_ids", .array(order.captures.map { .string($0.captureId) })),
-                         ("refund_ids", .array(order.refunds.map { .string($0.refundId) }))])
+                         ("refund_ids", .array(order.refunds.map { .string($0.refundId) })),
+                         ("send_outs", .object(order.sendOuts.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
+                         ("due_date_extensions",
+                          .object(order.dueDateExtensions.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) }))])
             })),
         ])
     }
@@ -413,10 +568,27 @@ public final class KlarnaOrderManagementStore: NamespacedState, Sendable {
                 case .acknowledge: try ledger.acknowledge(order, outcome: outcome)
                 case .release: try ledger.release(order, outcome: outcome, now: now)
                 case .extend: try ledger.extend(order, outcome: outcome, now: now)
-                case .capture, .refund: preconditionFailure("captures and refunds have bodies: use capture() / refund()")
+                default: preconditionFailure("\(operation) has a body: use capture(), refund() or update()")
                 }
             }
         }
+    }
+
+    /// The updates (PATCH …/authorization, …/merchant-references, …/customer-details and the capture updates):
+    /// 204, or an error. `body` is decoded after the order is found, so an unknown order is a 404 first.
+    func update<Body>(_ namespace: Namespace, orderID: String, _ operation: OrderManagementWrite, _ body: Result<Body, KlarnaError>,
+                      idempotencyKey: String?, request: HTTPRequest,
+                      _ change: (OrderManagementLedger, OrderManagementLedger.Order, Body, Date) throws(KlarnaError) -> Void) -> HTTPResponse {
+        ledger(namespace).withLock { ledger in
+            ledger.write(namespace, orderID: orderID, operation, idempotencyKey: idempotencyKey, request: request) { (order, now) throws(KlarnaError) in
+                try change(ledger, order, try body.get(), now)
+                return HTTPResponse(status: .noContent)
+            }
+        }
+    }
+
+    func dueDateOptions(_ namespace: Namespace, _ orderID: String, captureID: String) throws(KlarnaError) -> KlarnaExtendDueDateOptions {
+        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.dueDateOptions(namespace, orderID, captureID: captureID) }
     }
 
     public func reset(_ namespace: Namespace) { ledger(namespace).withLock { $0.reset(namespace) } }

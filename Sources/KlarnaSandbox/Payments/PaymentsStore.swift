@@ -151,6 +151,9 @@ struct PaymentsLedger: Sendable {
         var sessions: [String: Session] = [:]
         var authorizations: [String: Authorization] = [:]
         var orders: [String: Order] = [:]
+        /// Customer tokens (POST …/customer-token) by `token_id`. They do not expire (klarna-api.md §5b), so the
+        /// sweep leaves them; a reset of the namespace drops them.
+        var customerTokens: [String: CustomerTokenRecord] = [:]
         var createsSinceSweep = 0
         var nextSweep = Date.distantPast
         /// No session or token of the book expires before this (a lower bound): until then a sweep would
@@ -350,8 +353,8 @@ struct PaymentsLedger: Sendable {
         authorization.cancelled = true
     }
 
-    func createCustomerToken(_ namespace: Namespace, token: String, _ request: KlarnaCustomerTokenRequest,
-                             outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaCustomerToken {
+    mutating func createCustomerToken(_ namespace: Namespace, token: String, _ request: KlarnaCustomerTokenRequest,
+                                      outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaCustomerToken {
         if case .expireToken = outcome { throw .invalidAuthorizationToken }
         if case .mismatchedFields(let fields) = outcome { throw .notMatching(fields) }
         let authorization = try liveAuthorization(namespace, token)
@@ -366,11 +369,21 @@ struct PaymentsLedger: Sendable {
         authorized.billingAddress = authorization.snapshot.billingAddress
         sent.billingAddress = request.billingAddress ?? authorization.snapshot.billingAddress
         if let mismatch = PaymentsValidation.mismatch(authorized: authorized, order: sent) { throw mismatch }
-        return KlarnaCustomerToken(tokenId: ids.uuid(), redirectUrl: nil, paymentMethodReference: ids.uuid(),
-                                   billingAddress: request.billingAddress ?? authorization.snapshot.billingAddress,
-                                   customer: (request.customer ?? authorization.snapshot.customer).map {
-                                       KlarnaCustomer(dateOfBirth: $0.dateOfBirth, gender: $0.gender)
-                                   })
+        let created = KlarnaCustomerToken(tokenId: ids.uuid(), redirectUrl: nil, paymentMethodReference: ids.uuid(),
+                                          billingAddress: request.billingAddress ?? authorization.snapshot.billingAddress,
+                                          customer: (request.customer ?? authorization.snapshot.customer).map {
+                                              KlarnaCustomer(dateOfBirth: $0.dateOfBirth, gender: $0.gender)
+                                          })
+        // Kept for the Customer Token API (CustomerToken/CustomerTokenStore.swift): the market it was made for
+        // and the session's sticky scenario, which its orders follow.
+        let record = CustomerTokenRecord(
+            id: created.tokenId, sessionID: session.id, scenario: session.scenario, createdAt: registry.now(namespace),
+            purchaseCountry: request.purchaseCountry ?? session.fields.purchaseCountry,
+            purchaseCurrency: request.purchaseCurrency ?? session.fields.purchaseCurrency,
+            locale: request.locale ?? session.fields.locale, billingAddress: created.billingAddress,
+            customer: request.customer ?? authorization.snapshot.customer)
+        books[namespace]?.customerTokens[created.tokenId] = record
+        return created
     }
 
     /// A token that exists, was not cancelled and is within its 60 minutes; otherwise Klarna's 404.
@@ -456,6 +469,7 @@ struct PaymentsLedger: Sendable {
                          ("fraud_status", .string(order.order.fraudStatus)),
                          ("order_amount", order.request.orderAmount.map(JSONText.int) ?? .null)])
             })),
+            ("customer_tokens", .array(book.customerTokens.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(\.snapshot))),
         ])
     }
 }
@@ -480,7 +494,7 @@ public final class KlarnaPaymentsStore: NamespacedState, Sendable {
         shards = (0..<16).map { _ in Locked(PaymentsLedger(registry: registry, ids: ids, configuration: configuration)) }
     }
 
-    private func ledger(_ namespace: Namespace) -> Locked<PaymentsLedger> {
+    func ledger(_ namespace: Namespace) -> Locked<PaymentsLedger> {
         shards[Int(UInt(bitPattern: namespace.hashValue) % UInt(shards.count))]
     }
 

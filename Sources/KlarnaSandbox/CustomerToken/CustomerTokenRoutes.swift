@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// `/customer-token/v1/tokens/...` (klarna-api.md §5b), as klarna/kco_rest_php: src/Klarna/Rest/CustomerToken/Tokens.php
+/// calls it: read a token, place a recurring order with it, cancel it. HTTP Basic and namespaces as in Klarna Payments
+/// (§1.2); every route goes through the scenario engine, the token's sticky scenario being its KP session's.
+public struct KlarnaCustomerTokenRoutes: Sendable {
+    public let store: KlarnaPaymentsStore
+    public let scenarios: ScenarioEngine
+
+    public init(store: KlarnaPaymentsStore, scenarios: ScenarioEngine) {
+        self.store = store
+        self.scenarios = scenarios
+    }
+
+    public func add(to router: inout Router) {
+        router.setErrorRenderer(KlarnaErrorRenderer(), forPathPrefix: "/customer-token/")
+        let store = self.store
+        let play = ScenarioPlayer(engine: scenarios)
+        let tokens = "/customer-token/v1/tokens/:token"
+
+        router.addImmediate("GET \(tokens)") { request in
+            let namespace = try authorize(request, store.configuration)
+            let token = try request.parameters.require("token")
+            return play(.klarnaCustomerTokenReadToken, request, namespace, object: token,
+                        sticky: store.scenarioOf(namespace, customerToken: token)) { _ in
+                .klarna(try store.readCustomerToken(namespace, token))
+            }
+        }
+        // 200 with the order (kco_rest_php: `->status('200')->contentType('application/json')`).
+        router.addImmediate("POST \(tokens)/order") { request in
+            let namespace = try authorize(request, store.configuration)
+            let token = try request.parameters.require("token")
+            let body = KlarnaJSON.parsedBody(request)
+            return play(.klarnaCustomerTokenCreateOrder, request, namespace, subject: try? body.get(), object: token,
+                        sticky: store.scenarioOf(namespace, customerToken: token)) { outcome in
+                let order = try KlarnaJSON.decode(KlarnaCreateOrderRequest.self, from: body.get())
+                let key = request.headers[KlarnaOrderManagementRoutes.idempotencyKeyHeader]?.trimmingCharacters(in: .whitespaces)
+                return .klarna(try store.createOrder(namespace, customerToken: token, order,
+                                                     idempotencyKey: key?.isEmpty == false ? key : nil, outcome: outcome))
+            }
+        }
+        // 202, empty body (§5b; kco_rest_php: `->status('202')`).
+        router.addImmediate("PATCH \(tokens)/status") { request in
+            let namespace = try authorize(request, store.configuration)
+            let token = try request.parameters.require("token")
+            let body = KlarnaJSON.parsedBody(request)
+            return play(.klarnaCustomerTokenUpdateStatus, request, namespace, subject: try? body.get(), object: token,
+                        sticky: store.scenarioOf(namespace, customerToken: token)) { _ in
+                let update = Result { () throws(KlarnaError) in try KlarnaJSON.decode(KlarnaCustomerTokenStatusUpdate.self, from: body.get()) }
+                try store.cancelCustomerToken(namespace, token, update)
+                return HTTPResponse(status: .accepted)
+            }
+        }
+    }
+}
+
