@@ -31,10 +31,11 @@ mkdir -p "$(dirname "$root$bundled")" "$root$mounted" "$root$workdir"
 cp -R scenarios "$root$bundled"
 printf '{"name": "image-mounted", "description": "A user scenario.", "rules": []}\n' >"$root$mounted/mounted.json"
 
+# Found through PATH, as the image's ENTRYPOINT ["payment-sandbox"] runs it: argv[0] is a bare name.
 run() {
-  (cd "$root$workdir" && env -u PAYMENT_SANDBOX_HOST -u PAYMENT_SANDBOX_PORT \
+  (cd "$root$workdir" && env -u PAYMENT_SANDBOX_HOST -u PAYMENT_SANDBOX_PORT PATH="$root/usr/local/bin:$PATH" \
      PAYMENT_SANDBOX_BUNDLED_SCENARIOS="$root$bundled" PAYMENT_SANDBOX_SCENARIOS="$root$mounted" \
-     "$root/usr/local/bin/payment-sandbox" "$@")
+     payment-sandbox "$@")
 }
 
 log=$root/log
@@ -49,6 +50,11 @@ for name in approve reject swedbankpay-approve image-mounted; do
   [[ " $names " == *" $name "* ]] || { echo "scenario $name missing: $names"; exit 1; }
 done
 kill -TERM "$pid"; wait "$pid" || true; pid=
+# Without the variable too: found beside the executable (../share/payment-sandbox/scenarios).
+out=$( (cd "$root$workdir" && env -u PAYMENT_SANDBOX_BUNDLED_SCENARIOS PATH="$root/usr/local/bin:$PATH" \
+        payment-sandbox validate) 2>&1) || { echo "$out"; echo "validate without PAYMENT_SANDBOX_BUNDLED_SCENARIOS failed"; exit 1; }
+expected=$(find scenarios -name '*.json' ! -name scenario.schema.json ! -path '*/.*' | wc -l)
+[ "$out" = "$expected scenario files valid" ] || { echo "$out"; echo "expected the $expected bundled files beside the executable"; exit 1; }
 
 # A mounted file reusing a bundled name: serve and validate both name the two files.
 printf '{"name": "reject", "description": "Mine.", "rules": []}\n' >"$root$mounted/reject.json"

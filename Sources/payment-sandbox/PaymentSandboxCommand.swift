@@ -132,7 +132,7 @@ enum PaymentSandboxCommand {
         if let explicit = ProcessInfo.processInfo.environment["PAYMENT_SANDBOX_BUNDLED_SCENARIOS"], !explicit.isEmpty {
             candidates.append(URL(fileURLWithPath: explicit))
         }
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let executable = executableURL()
         candidates.append(executable.deletingLastPathComponent().appendingPathComponent("../share/payment-sandbox/scenarios"))
         // .build/<triple>/<configuration>/payment-sandbox: the package is a few folders up.
         var folder = executable.deletingLastPathComponent()
@@ -148,6 +148,13 @@ enum PaymentSandboxCommand {
             var isDirectory: ObjCBool = false
             return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
         }
+    }
+
+    /// The running executable, links resolved: /proc/self/exe where there is one, else what Foundation says,
+    /// else argv[0]. Not argv[0] first: run through PATH (as the image's ENTRYPOINT does) it is a bare name.
+    static func executableURL() -> URL {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return URL(fileURLWithPath: path) }
+        return (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).resolvingSymlinksInPath()
     }
 
     /// Lets --max-connections exceed the default soft limit of 1024 descriptors, as nginx's worker_rlimit_nofile does.
