@@ -147,8 +147,7 @@ struct ScenarioControlReloadTests {
                     (list["scenarios"] as? [[String: Any]])?.first?["description"] as? String
                 }
 
-                // Let the watcher take its first look at the files before they change: it takes it when its
-                // task first runs, not in start(), so a change made right after start() can be missed (reported).
+                // Let the watcher poll a few times before the files change (it fingerprints them in start()).
                 try await Task.sleep(for: .milliseconds(300))
                 try directory.write("flip.json", Self.pending)
                 try await eventually("the changed description") { description($0) == "Create order is pending, after the change." }
