@@ -33,19 +33,12 @@ enum ScenarioWatcher {
         }
     }
 
-    /// Path, size and modification time of every scenario file.
+    /// Path, size and modification time of every scenario file, and the problems of the walk (a missing
+    /// directory, a symbolic-link loop), so either appearing or going away triggers a reload. The walk
+    /// enters each directory once (``ScenarioLibrary/scan(_:)``): links cannot make it explode.
     static func fingerprint(_ directories: [URL]) -> [String] {
-        var entries: [String] = []
-        for directory in directories {
-            guard let files = try? ScenarioLibrary.scenarioFiles(in: directory) else {
-                entries.append("missing:\(directory.path)")
-                continue
-            }
-            for file in files {
-                entries.append("\(file.path)|\(statFingerprint(file.path))")
-            }
-        }
-        return entries
+        let (files, problems) = ScenarioLibrary.scan(directories)
+        return problems.map { "problem:\($0)" } + files.map { "\($0.url.path)|\(statFingerprint($0.url.path))" }
     }
 
     /// Size and modification time from stat(2). Not FileManager.attributesOfItem (nor URL resource values,

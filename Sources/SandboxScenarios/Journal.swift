@@ -16,6 +16,7 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         public var status: Int
         public var durationSeconds: Double
         /// The first bytes of the request body (up to ``bodyLimit``), kept as received, decoded when read.
+        /// A copy of its own: the entry never keeps the rest of the body alive.
         public var requestBodyBytes: Data
         public var requestBody: String { String(decoding: requestBodyBytes, as: UTF8.self) }
         public var requestBodyTruncated: Bool
@@ -84,11 +85,10 @@ public final class Journal: Sendable, HTTPExchangeObserver {
     public func exchangeCompleted(_ request: HTTPRequest, _ response: HTTPResponse, durationSeconds: Double) {
         guard Journal.isJournaled(request.path) else { return }
         let namespace = namespace(of: request)
-        let body = request.body.prefix(bodyLimit)
         let query = request.target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(request.target[request.target.index(after: $0)...]) }
         let entry = Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: request.id,
                           method: request.method.rawValue, path: request.path, query: query, status: response.status.code,
-                          durationSeconds: durationSeconds, requestBodyBytes: body,
+                          durationSeconds: durationSeconds, requestBodyBytes: Journal.ownedPrefix(request.body, bodyLimit),
                           requestBodyTruncated: request.body.count > bodyLimit,
                           noteSource: response.diagnostic)
         append(entry)
@@ -102,7 +102,13 @@ public final class Journal: Sendable, HTTPExchangeObserver {
                        body: Data = Data(), requestID: String = "", durationSeconds: Double = 0) {
         append(Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: requestID,
                      method: method, path: path, query: nil, status: status, durationSeconds: durationSeconds,
-                     requestBodyBytes: body.prefix(bodyLimit), requestBodyTruncated: body.count > bodyLimit, noteSource: note))
+                     requestBodyBytes: Journal.ownedPrefix(body, bodyLimit), requestBodyTruncated: body.count > bodyLimit, noteSource: note))
+    }
+
+    /// The first `limit` bytes of `data` in a buffer of their own. `data.prefix(limit)` alone is a slice that
+    /// shares, and so keeps alive, the whole body: 10,000 entries of 8 MiB requests would hold 80 GB.
+    static func ownedPrefix(_ data: Data, _ limit: Int) -> Data {
+        data.isEmpty ? Data() : Data([UInt8](data.prefix(max(0, limit))))
     }
 
     private func append(_ entry: Entry) {

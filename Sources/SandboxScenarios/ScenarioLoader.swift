@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Every problem found while loading scenarios, sorted by file, then line and column.
 /// Its description is one problem per line, in the `file:line:column: JSON path: what is wrong` form.
@@ -13,7 +20,8 @@ public struct ScenarioLoadFailure: Error, Sendable, Equatable, CustomStringConve
 ///
 /// A directory is read recursively; every `*.json` file in it is a scenario, except `scenario.schema.json`
 /// and anything whose name (or any folder on the way) starts with '.'. Files are read in sorted path
-/// order, directory by directory, in the order given. Any problem in any file fails the whole load, so a
+/// order, directory by directory, in the order given; symbolic links are followed, each directory and
+/// file once (see ``scan(_:)``). Any problem in any file fails the whole load, so a
 /// server either runs the complete set it was given or refuses to start (or keeps its last good set).
 public struct ScenarioLibrary: Sendable {
     public private(set) var scenarios: [Scenario]
@@ -35,11 +43,12 @@ public struct ScenarioLibrary: Sendable {
 
     /// The file name every scenario directory may hold without it being read as a scenario.
     public static let schemaFileName = "scenario.schema.json"
-    /// How deep directories are searched (also stops symbolic-link loops).
+    /// How deep directories are searched.
     static let maxDirectoryDepth = 16
 
     /// Loads every scenario under `directories` (a plain file URL is read as one scenario file).
-    /// A missing directory, an unreadable or invalid file and a scenario name used twice are problems.
+    /// A missing directory, an unreadable or invalid file, a symbolic-link loop and a scenario name used
+    /// twice are problems. A directory or file reached twice (given twice, or through a link) is read once.
     public static func load(directories: [URL]) -> Result<ScenarioLibrary, ScenarioLoadFailure> {
         let (scenarios, problems) = read(directories)
         if problems.isEmpty { return .success(ScenarioLibrary(scenarios: scenarios)) }
@@ -48,92 +57,143 @@ public struct ScenarioLibrary: Sendable {
 
     /// Every problem in `files`, each a scenario file or a directory of them (read as ``load(directories:)``
     /// does, duplicate names across all of them included), sorted by file then line; empty when all is well.
-    /// For `payment-sandbox validate DIR...`.
     public static func validate(files: [URL]) -> [ScenarioProblem] {
         read(files).problems.sorted()
     }
 
+    /// For `payment-sandbox validate DIR...`: `files` read after `context` (the bundled scenarios) as the
+    /// server would load them, so a name the context already uses is a problem too; `fileCount` is how
+    /// many distinct scenario files `files` hold.
+    public static func validate(files: [URL], after context: [URL]) -> (problems: [ScenarioProblem], fileCount: Int) {
+        (read(context + files).problems.sorted(), scan(files).files.count)
+    }
+
     /// The scenario files in `directory`, in load order. Throws when it cannot be listed.
     public static func scenarioFiles(in directory: URL) throws -> [URL] {
-        try relativeScenarioPaths(in: directory).map { directory.appendingPathComponent($0) }
+        let found = scan([directory])
+        if let problem = found.problems.first(where: { $0.file == display(directory) }) { throw problem }
+        return found.files.map(\.url)
+    }
+
+    // MARK: Finding files
+
+    /// A scenario file found under a location, and how problems name it.
+    public struct FoundFile: Sendable, Equatable {
+        public var url: URL
+        public var shown: String
+    }
+
+    /// A file or directory as the system knows it, whatever path and links lead to it.
+    struct FileIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+
+        /// stat(2), following links; nil when nothing is there (a dangling link included).
+        static func of(_ path: String) -> (identity: FileIdentity, isDirectory: Bool)? {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            let identity = FileIdentity(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
+            return (identity, Int(info.st_mode) & Int(S_IFMT) == Int(S_IFDIR))
+        }
+    }
+
+    /// The scenario files under `locations`, in load order: location by location, each directory's files
+    /// sorted by relative path. Every directory is entered once (by device and inode): one reached again
+    /// through another path or link is skipped, and a link back to a directory being walked (a loop)
+    /// is a problem; a file reached twice is listed once. So the walk is linear in the tree's size,
+    /// whatever links it holds. Missing locations and unreadable directories are problems.
+    public static func scan(_ locations: [URL]) -> (files: [FoundFile], problems: [ScenarioProblem]) {
+        var files: [FoundFile] = []
+        var problems: [ScenarioProblem] = []
+        var enteredDirectories: Set<FileIdentity> = []
+        var listedFiles: Set<FileIdentity> = []
+
+        for location in locations {
+            let shown = display(location)
+            guard let entry = FileIdentity.of(location.path) else {
+                problems.append(fileProblem(shown, "no such file or directory"))
+                continue
+            }
+            let identity = entry.identity
+            guard entry.isDirectory else {
+                if listedFiles.insert(identity).inserted { files.append(FoundFile(url: location, shown: shown)) }
+                continue
+            }
+            guard enteredDirectories.insert(identity).inserted else { continue }
+            var found: [(relative: String, identity: FileIdentity)] = []
+            func walk(_ url: URL, _ relative: String, _ ancestors: [(identity: FileIdentity, relative: String)]) {
+                let names: [String]
+                do {
+                    names = try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+                } catch {
+                    problems.append(fileProblem(relative.isEmpty ? shown : shown + "/" + relative, "cannot read directory: \(reason(error))"))
+                    return
+                }
+                for name in names where !name.hasPrefix(".") {
+                    let child = url.appendingPathComponent(name)
+                    let childRelative = relative.isEmpty ? name : relative + "/" + name
+                    guard let entry = FileIdentity.of(child.path) else { continue }
+                    let identity = entry.identity
+                    if entry.isDirectory {
+                        if let ancestor = ancestors.first(where: { $0.identity == identity }) {
+                            let target = ancestor.relative.isEmpty ? shown : shown + "/" + ancestor.relative
+                            problems.append(fileProblem(shown + "/" + childRelative,
+                                                        "symbolic link loop: leads back to \(target); not followed"))
+                        } else if ancestors.count > maxDirectoryDepth {
+                            problems.append(fileProblem(shown + "/" + childRelative,
+                                                        "more than \(maxDirectoryDepth) directories deep; not read"))
+                        } else if enteredDirectories.insert(identity).inserted {
+                            walk(child, childRelative, ancestors + [(identity, childRelative)])
+                        }
+                    } else if name.hasSuffix(".json"), name != schemaFileName {
+                        found.append((childRelative, identity))
+                    }
+                }
+            }
+            walk(location, "", [(identity, "")])
+            for file in found.sorted(by: { $0.relative < $1.relative }) where listedFiles.insert(file.identity).inserted {
+                files.append(FoundFile(url: location.appendingPathComponent(file.relative), shown: shown + "/" + file.relative))
+            }
+        }
+        return (files, problems)
     }
 
     // MARK: Reading
 
     static func read(_ locations: [URL]) -> (scenarios: [Scenario], problems: [ScenarioProblem]) {
         var scenarios: [Scenario] = []
-        var problems: [ScenarioProblem] = []
+        var (files, problems) = scan(locations)
         var firstByName: [String: Scenario] = [:]
 
-        for location in locations {
-            let shown = display(location)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: location.path, isDirectory: &isDirectory) else {
-                problems.append(fileProblem(shown, "no such file or directory"))
+        for file in files {
+            let data: Data
+            do {
+                let attributes = try FileManager.default.attributesOfItem(atPath: file.url.path)
+                if let size = attributes[.size] as? NSNumber, size.intValue > Scenario.maxFileBytes {
+                    problems.append(fileProblem(file.shown, "file is larger than \(Scenario.maxFileBytes) bytes"))
+                    continue
+                }
+                data = try Data(contentsOf: file.url)
+            } catch {
+                problems.append(fileProblem(file.shown, "cannot read file: \(reason(error))"))
                 continue
             }
-            var files: [(url: URL, shown: String)] = []
-            if isDirectory.boolValue {
-                do {
-                    files = try relativeScenarioPaths(in: location).map { (location.appendingPathComponent($0), shown + "/" + $0) }
-                } catch {
-                    problems.append(fileProblem(shown, "cannot read directory: \(reason(error))"))
-                    continue
-                }
-            } else {
-                files = [(location, shown)]
-            }
-            for file in files {
-                let data: Data
-                do {
-                    let attributes = try FileManager.default.attributesOfItem(atPath: file.url.path)
-                    if let size = attributes[.size] as? NSNumber, size.intValue > Scenario.maxFileBytes {
-                        problems.append(fileProblem(file.shown, "file is larger than \(Scenario.maxFileBytes) bytes"))
-                        continue
-                    }
-                    data = try Data(contentsOf: file.url)
-                } catch {
-                    problems.append(fileProblem(file.shown, "cannot read file: \(reason(error))"))
-                    continue
-                }
-                switch Scenario.parse(data, file: file.shown) {
-                case .failure(let failure):
-                    problems += failure.problems
-                case .success(let scenario):
-                    if let first = firstByName[scenario.name] {
-                        problems.append(ScenarioProblem(
-                            file: scenario.file, line: scenario.namePosition.line, column: scenario.namePosition.column,
-                            path: "$.name",
-                            message: "duplicate scenario name \(JSONNode.quoted(scenario.name)) (also in \(first.file):\(first.namePosition.line):\(first.namePosition.column))"))
-                    } else {
-                        firstByName[scenario.name] = scenario
-                        scenarios.append(scenario)
-                    }
+            switch Scenario.parse(data, file: file.shown) {
+            case .failure(let failure):
+                problems += failure.problems
+            case .success(let scenario):
+                if let first = firstByName[scenario.name] {
+                    problems.append(ScenarioProblem(
+                        file: scenario.file, line: scenario.namePosition.line, column: scenario.namePosition.column,
+                        path: "$.name",
+                        message: "duplicate scenario name \(JSONNode.quoted(scenario.name)) (also in \(first.file):\(first.namePosition.line):\(first.namePosition.column))"))
+                } else {
+                    firstByName[scenario.name] = scenario
+                    scenarios.append(scenario)
                 }
             }
         }
         return (scenarios, problems)
-    }
-
-    /// Paths relative to `directory` of its scenario files, sorted.
-    static func relativeScenarioPaths(in directory: URL) throws -> [String] {
-        var found: [String] = []
-        func walk(_ url: URL, prefix: String, depth: Int) throws {
-            guard depth <= maxDirectoryDepth else { return }
-            for name in try FileManager.default.contentsOfDirectory(atPath: url.path) where !name.hasPrefix(".") {
-                let child = url.appendingPathComponent(name)
-                let relative = prefix.isEmpty ? name : prefix + "/" + name
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: child.path, isDirectory: &isDirectory) else { continue }
-                if isDirectory.boolValue {
-                    try walk(child, prefix: relative, depth: depth + 1)
-                } else if name.hasSuffix(".json"), name != schemaFileName {
-                    found.append(relative)
-                }
-            }
-        }
-        try walk(directory, prefix: "", depth: 0)
-        return found.sorted()
     }
 
     /// How a location is named in problems: as given (relative stays relative), without a trailing '/'.

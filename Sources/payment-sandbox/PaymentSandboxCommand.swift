@@ -39,22 +39,20 @@ enum PaymentSandboxCommand {
     }
 
     /// `payment-sandbox validate DIR...`: every problem as `file:line:column: JSON path: what is wrong`; exit 1 if any.
+    /// The given files are checked as `serve` would load them, after the bundled scenarios: a name the
+    /// bundled set already uses is a problem (naming both files). Without arguments: the bundled set.
     static func validate(_ paths: [String]) -> Int32 {
-        let locations = paths.isEmpty ? bundledScenarioDirectory().map { [$0] } ?? [] : paths.map { URL(fileURLWithPath: $0) }
+        let bundled = bundledScenarioDirectory()
+        let locations = paths.isEmpty ? bundled.map { [$0] } ?? [] : paths.map { URL(fileURLWithPath: $0) }
         guard !locations.isEmpty else {
-            printError("payment-sandbox: validate: no directory given and the bundled scenarios/ was not found")
+            printError("payment-sandbox: validate: no directory given and the bundled scenarios were not found (set PAYMENT_SANDBOX_BUNDLED_SCENARIOS)")
             return 2
         }
-        let problems = ScenarioLibrary.validate(files: locations)
+        let (problems, count) = ScenarioLibrary.validate(files: locations, after: paths.isEmpty ? [] : bundled.map { [$0] } ?? [])
         guard problems.isEmpty else {
             printError(problems.map(\.description).joined(separator: "\n"))
             printError("\(problems.count) problem\(problems.count == 1 ? "" : "s") found")
             return 1
-        }
-        let count = locations.reduce(0) { total, url in
-            var isDirectory: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-            return total + (isDirectory.boolValue ? (try? ScenarioLibrary.scenarioFiles(in: url).count) ?? 0 : 1)
         }
         print("\(count) scenario file\(count == 1 ? "" : "s") valid")
         return 0
@@ -65,7 +63,7 @@ enum PaymentSandboxCommand {
         if let bundled = bundledScenarioDirectory() {
             directories.append(bundled)
         } else {
-            printError("payment-sandbox: warning: the bundled scenarios/ directory was not found (set PAYMENT_SANDBOX_BUNDLED_SCENARIOS)")
+            printError("payment-sandbox: warning: the bundled scenarios were not found (set PAYMENT_SANDBOX_BUNDLED_SCENARIOS)")
         }
         for path in options.scenarioDirectories {
             var isDirectory: ObjCBool = false
@@ -73,7 +71,10 @@ enum PaymentSandboxCommand {
                 printError("payment-sandbox: --scenarios \(path): no such directory\n\n\(CommandLineOptions.usage)")
                 exit(2)
             }
-            directories.append(URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL)
+            let directory = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+            // The same directory given twice (or the bundled one given again) is loaded once.
+            let real = directory.resolvingSymlinksInPath().path
+            if !directories.contains(where: { $0.resolvingSymlinksInPath().path == real }) { directories.append(directory) }
         }
 
         raiseOpenFileLimit()
@@ -121,20 +122,39 @@ enum PaymentSandboxCommand {
         exit(0)
     }
 
-    /// Where the bundled scenarios are: `PAYMENT_SANDBOX_BUNDLED_SCENARIOS`, `./scenarios` (swift run from
-    /// the package), or `../share/payment-sandbox/scenarios` beside the executable (the Docker image).
+    /// Where the bundled scenarios are, the first that exists of: `PAYMENT_SANDBOX_BUNDLED_SCENARIOS` (set by
+    /// docker/Dockerfile), `../share/payment-sandbox/scenarios` beside the executable (an installed binary, the
+    /// image's layout), and `scenarios/` of this package when the executable was built in it (`swift run`,
+    /// `.build*/…/payment-sandbox`). Never the working directory: its `scenarios/` is the user's own
+    /// (in the image, `/scenarios` is the mounted user directory).
     static func bundledScenarioDirectory() -> URL? {
         var candidates: [URL] = []
         if let explicit = ProcessInfo.processInfo.environment["PAYMENT_SANDBOX_BUNDLED_SCENARIOS"], !explicit.isEmpty {
             candidates.append(URL(fileURLWithPath: explicit))
         }
-        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("scenarios"))
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let executable = executableURL()
         candidates.append(executable.deletingLastPathComponent().appendingPathComponent("../share/payment-sandbox/scenarios"))
+        // .build/<triple>/<configuration>/payment-sandbox: the package is a few folders up.
+        var folder = executable.deletingLastPathComponent()
+        for _ in 0..<4 {
+            folder = folder.deletingLastPathComponent()
+            if let manifest = try? String(contentsOf: folder.appendingPathComponent("Package.swift"), encoding: .utf8),
+               manifest.contains(#"name: "payment-sandbox""#) {
+                candidates.append(folder.appendingPathComponent("scenarios"))
+                break
+            }
+        }
         return candidates.map(\.standardizedFileURL).first { url in
             var isDirectory: ObjCBool = false
             return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
         }
+    }
+
+    /// The running executable, links resolved: /proc/self/exe where there is one, else what Foundation says,
+    /// else argv[0]. Not argv[0] first: run through PATH (as the image's ENTRYPOINT does) it is a bare name.
+    static func executableURL() -> URL {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return URL(fileURLWithPath: path) }
+        return (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).resolvingSymlinksInPath()
     }
 
     /// Lets --max-connections exceed the default soft limit of 1024 descriptors, as nginx's worker_rlimit_nofile does.

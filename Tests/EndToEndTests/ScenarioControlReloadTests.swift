@@ -147,8 +147,7 @@ struct ScenarioControlReloadTests {
                     (list["scenarios"] as? [[String: Any]])?.first?["description"] as? String
                 }
 
-                // Let the watcher take its first look at the files before they change: it takes it when its
-                // task first runs, not in start(), so a change made right after start() can be missed (reported).
+                // Let the watcher poll a few times before the files change (it fingerprints them in start()).
                 try await Task.sleep(for: .milliseconds(300))
                 try directory.write("flip.json", Self.pending)
                 try await eventually("the changed description") { description($0) == "Create order is pending, after the change." }
@@ -166,4 +165,41 @@ struct ScenarioControlReloadTests {
             }
         }
     }
+
+    /// Three links to `.` appearing in a watched directory made the old watcher walk 3^16 directories every
+    /// second (a core busy, reload stalled). Now each link is a loop problem: the watcher reports it, POST reload
+    /// answers at once with 422 and the problems, the previous set keeps playing, and removing the links fixes it.
+    @Test("links to `.` appearing in a watched directory: the watcher and POST reload report each loop at once", .timeLimit(.minutes(1)))
+    func linkLoopsInAWatchedDirectory() async throws {
+        try await withScenarioDirectory { directory in
+            try directory.write("flip.json", Self.rejecting)
+            try await withScenarioSandbox(bundled: false, extra: [directory.url], watch: .milliseconds(100)) { _, server in
+                let client = KlarnaClient(server, namespace: uniqueNamespace("watch-links"))
+                let names = ["l1", "l2", "l3"]
+                for name in names {
+                    try FileManager.default.createSymbolicLink(atPath: directory.url.appendingPathComponent(name).path, withDestinationPath: ".")
+                }
+                let problems = names.map { "\(directory.shown($0)): symbolic link loop: leads back to \(directory.url.path); not followed" }
+                let deadline = ContinuousClock.now + .seconds(10)
+                var reported: [String]? = nil
+                while ContinuousClock.now < deadline {
+                    reported = try await client.scenarioList()["reload_problems"] as? [String]
+                    if reported == problems { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(reported == problems, "the watcher did not report the loops")
+                expectJSON(try await client.reloadScenarios(), status: 422, """
+                    {"error": "Unprocessable Content", "status": 422,
+                     "message": "the scenario files have problems; the previous set stays loaded",
+                     "problems": \(KlarnaExamples.jsonText(problems))}
+                    """)
+                expectKlarnaError(try await Self.orderUnder("e2e-flip", client), 403, "REJECTED", ["Rejected"])
+
+                for name in names { try directory.remove(name) }
+                #expect(try await client.reloadScenarios().status == 200)
+                #expect(try await client.scenarioList()["reload_problems"] as? [String] == [])
+            }
+        }
+    }
 }
+

@@ -2,6 +2,11 @@
 import Foundation
 import Testing
 @testable import SandboxScenarios
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 @Suite struct JournalTests {
     let registry = NamespaceRegistry(clock: ManualClock())
@@ -54,4 +59,49 @@ import Testing
         #expect(entry.requestBody == "01234567")
         #expect(entry.requestBodyTruncated)
     }
+
+    /// An entry's body is a copy of the prefix, not a slice of the request's buffer (which would keep all of it alive).
+    @Test func journal_EntryOwnsItsPrefix_NotTheRequestBuffer() throws {
+        let journal = Journal(capacity: 4, registry: registry)
+        let body = Data(repeating: UInt8(ascii: "x"), count: 1 << 20)
+        let request = try HTTPRequest(method: .post, target: "/payments/v1/sessions", headers: ["Sandbox-Namespace": "a"], body: body)
+        journal.exchangeCompleted(request, HTTPResponse(status: HTTPStatus(code: 401)), durationSeconds: 0.001)
+        journal.record(Namespace("a"), method: "DISTRIBUTION", path: "http://localhost/hpp/payments/x", status: 0, note: "", body: body)
+        let entries = journal.entries(Namespace("a"), .init())
+        #expect(entries.count == 2)
+        let buffer = body.withUnsafeBytes { UInt(bitPattern: $0.baseAddress)..<(UInt(bitPattern: $0.baseAddress) + UInt($0.count)) }
+        for entry in entries {
+            #expect(entry.requestBodyBytes.count == journal.bodyLimit)
+            #expect(entry.requestBodyTruncated)
+            let stored = entry.requestBodyBytes.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+            #expect(!buffer.contains(stored), "\(entry.method): the entry points into the request's 1 MiB buffer")
+        }
+    }
+
+    #if os(Linux)
+    /// Resident memory from /proc/self/statm (its second field, in pages).
+    static func residentBytes() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * sysconf(Int32(_SC_PAGESIZE))
+    }
+
+    /// 300 calls with 1 MiB bodies (a 401 journals its body too) leave the process no more than a few MiB
+    /// bigger: each entry keeps its 4 KiB prefix (1.2 MiB in all), not the 300 MiB of bodies.
+    @Test func journal_OfLargeBodies_KeepsOnlyThePrefixesInMemory() throws {
+        let journal = Journal(capacity: 10_000, registry: registry)
+        let before = try #require(Self.residentBytes())
+        for _ in 0..<300 {
+            // Filled with 'x': every page is written, so each body is resident while it lives.
+            let body = Data(repeating: UInt8(ascii: "x"), count: 1 << 20)
+            let request = try HTTPRequest(method: .post, target: "/payments/v1/sessions", headers: ["Sandbox-Namespace": "rss"], body: body)
+            journal.exchangeCompleted(request, HTTPResponse(status: HTTPStatus(code: 401)), durationSeconds: 0.001)
+        }
+        let after = try #require(Self.residentBytes())
+        #expect(journal.entries(Namespace("rss"), .init(limit: 1000)).count == 300)
+        // Other tests of the process run at the same time: the margin is wide, the old slices kept 300 MiB.
+        #expect(after - before < 64 << 20, "resident memory grew by \((after - before) >> 20) MiB")
+    }
+    #endif
 }

@@ -139,4 +139,72 @@ final class ScenarioTempTree {
         #expect(library.names == ["a", "b"])
         #expect(library.scenario(named: "a")?.description == "first")
     }
+
+    // MARK: Symbolic links and locations given twice
+
+    func link(_ tree: ScenarioTempTree, _ relativePath: String, to destination: String) throws {
+        try FileManager.default.createSymbolicLink(atPath: tree.url(relativePath).path, withDestinationPath: destination)
+    }
+
+    /// Four links to `.` made the old walk branch four ways at each of 16 levels (4^16 directories): the time
+    /// limit fails it instead of hanging. Now each loop is one problem and the walk goes no further.
+    @Test(.timeLimit(.minutes(1)))
+    func linksBackToAnAncestor_AreLoopProblems_AndNotFollowed() throws {
+        let tree = try ScenarioTempTree()
+        try tree.write("dir/a.json", ScenarioTempTree.scenario("a"))
+        try tree.write("dir/sub/b.json", ScenarioTempTree.scenario("b"))
+        for name in ["l1", "l2", "l3", "l4"] { try link(tree, "dir/\(name)", to: ".") }
+        try link(tree, "dir/sub/up", to: "..")
+        let dir = tree.url("dir").relativePath
+        let expected = ["l1", "l2", "l3", "l4"].map { "\(dir)/\($0): symbolic link loop: leads back to \(dir); not followed" }
+            + ["\(dir)/sub/up: symbolic link loop: leads back to \(dir); not followed"]
+        guard case .failure(let failure) = ScenarioLibrary.load(directories: [tree.url("dir")]) else { Issue.record("loaded"); return }
+        #expect(failure.problems.map(\.description) == expected)
+        #expect(ScenarioLibrary.validate(files: [tree.url("dir")]).map(\.description) == expected)
+        // The files themselves are found once each.
+        let found = ScenarioLibrary.scan([tree.url("dir")])
+        #expect(found.files.map(\.shown) == ["\(dir)/a.json", "\(dir)/sub/b.json"])
+    }
+
+    @Test func directoriesAndFilesReachedTwice_AreReadOnce() throws {
+        let tree = try ScenarioTempTree()
+        try tree.write("dir/real/a.json", ScenarioTempTree.scenario("a"))
+        try link(tree, "dir/alias", to: "real")                 // the same directory through a link: skipped
+        try link(tree, "dir/b.json", to: "real/a.json")         // the same file through a link: skipped
+        try tree.write("elsewhere/c.json", ScenarioTempTree.scenario("c"))
+        try link(tree, "dir/outside", to: "../elsewhere")       // a directory outside the tree: followed
+        let dir = tree.url("dir").relativePath
+        let library = try ScenarioLibrary.load(directories: [tree.url("dir")]).get()
+        // Entered in sorted order: through `alias` first (so `real` is skipped), then `outside`.
+        #expect(library.names == ["a", "c"])
+        #expect(library.scenario(named: "a")?.file == "\(dir)/alias/a.json")
+
+        // The same directory given twice, as another path, or inside one already given: read once.
+        let again = URL(fileURLWithPath: tree.root.path + "/dir/../dir/", isDirectory: true)
+        #expect(try ScenarioLibrary.load(directories: [tree.url("dir"), tree.url("dir"), again, tree.url("dir/real"),
+                                                       tree.url("dir/real/a.json"), tree.url("elsewhere")]).get().names == ["a", "c"])
+    }
+
+    /// `payment-sandbox validate DIR` reads DIR after the bundled set: a bundled name reused is a problem naming
+    /// both files; files of DIR that are the bundled ones are read once and still counted.
+    @Test func validateAfterContext_ReportsNamesTheContextUses_AndCountsTheGivenFiles() throws {
+        let tree = try ScenarioTempTree()
+        try tree.write("bundled/reject.json", ScenarioTempTree.scenario("reject"))
+        try tree.write("bundled/approve.json", ScenarioTempTree.scenario("approve"))
+        try tree.write("mine/my-reject.json", ScenarioTempTree.scenario("reject"))
+        try tree.write("mine/mine.json", ScenarioTempTree.scenario("mine"))
+        let bundled = tree.url("bundled").relativePath, mine = tree.url("mine").relativePath
+        let checked = ScenarioLibrary.validate(files: [tree.url("mine")], after: [tree.url("bundled")])
+        #expect(checked.problems.map(\.description) == [
+            "\(mine)/my-reject.json:2:11: $.name: duplicate scenario name \"reject\" (also in \(bundled)/reject.json:2:11)",
+        ])
+        #expect(checked.fileCount == 2)
+        // Alone, the directory is fine.
+        #expect(ScenarioLibrary.validate(files: [tree.url("mine")]).isEmpty)
+        // The bundled directory itself, or one of its files, given again.
+        let same = ScenarioLibrary.validate(files: [tree.url("bundled"), tree.url("bundled/reject.json")], after: [tree.url("bundled")])
+        #expect(same.problems.isEmpty)
+        #expect(same.fileCount == 2)
+    }
 }
+
