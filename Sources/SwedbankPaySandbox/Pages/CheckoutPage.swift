@@ -288,12 +288,8 @@ enum CheckoutPage {
 
     // MARK: Parts
 
-    /// JSON inside a script: `<` as `\u003c`, so no text can close the script element (`<` only occurs in strings);
-    /// U+2028 and U+2029 escaped too, as web views older than ES2019 end a string literal at them.
-    static func scriptJSON(_ json: JSONText) -> String {
-        String(decoding: json.bytes, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
-            .replacingOccurrences(of: "\u{2028}", with: "\\u2028").replacingOccurrences(of: "\u{2029}", with: "\\u2029")
-    }
+    /// JSON inside a script element (HTMLText.scriptJSON: `<`, `>`, `&`, U+2028, U+2029 escaped).
+    static func scriptJSON(_ json: JSONText) -> String { HTMLText.scriptJSON(json) }
 
     static let banner = #"<p id="sandbox-banner">Swedbank Pay sandbox: test payments only.</p>"#
 
