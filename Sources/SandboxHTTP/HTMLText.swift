@@ -29,9 +29,10 @@ public enum HTMLText {
             || byte == UInt8(ascii: "'")
     }
 
-    /// JSON for the inside of a `<script>` element: `<`, `>` and `&` as `\u003c` `\u003e` `\u0026` (they only occur
-    /// in strings), so no text can end the element or open a comment; U+2028 and U+2029 as `\u2028` `\u2029`, as
-    /// web views older than ES2019 end a string literal at them. Byte-wise, like ``escape(_:)``.
+    /// JSON for the inside of a `<script>` element: `<` as `\u003c` (it only occurs in strings), so no text can end the
+    /// element (`</script`) or open a comment (`<!--`); script data has no character references, so nothing else
+    /// needs it. U+2028 and U+2029 as `\u2028` `\u2029`, as web views older than ES2019 end a string literal at them.
+    /// Byte-wise, like ``escape(_:)``.
     public static func scriptJSON(_ json: JSONText) -> String {
         let bytes = json.bytes
         var out = [UInt8]()
@@ -41,8 +42,6 @@ public enum HTMLText {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "<"): out.append(contentsOf: "\\u003c".utf8)
-            case UInt8(ascii: ">"): out.append(contentsOf: "\\u003e".utf8)
-            case UInt8(ascii: "&"): out.append(contentsOf: "\\u0026".utf8)
             // U+2028 / U+2029 are E2 80 A8 / E2 80 A9 in UTF-8.
             case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
                 out.append(contentsOf: (bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)

@@ -288,7 +288,7 @@ enum CheckoutPage {
 
     // MARK: Parts
 
-    /// JSON inside a script element (HTMLText.scriptJSON: `<`, `>`, `&`, U+2028, U+2029 escaped).
+    /// JSON inside a script element (HTMLText.scriptJSON: `<`, U+2028, U+2029 escaped).
     static func scriptJSON(_ json: JSONText) -> String { HTMLText.scriptJSON(json) }
 
     static let banner = #"<p id="sandbox-banner">Swedbank Pay sandbox: test payments only.</p>"#
