@@ -4,8 +4,10 @@ import Foundation
 /// The Swedbank Pay pages a browser or an SDK's web view shows: the payment menu with the
 /// new-card form (`redirect-checkout`, and inside the view-checkout iframe), the Swish waiting page, the result
 /// page, the 3-D Secure challenge (ACS emulator) and the view-checkout script. Self-contained (inline CSS, no
-/// external assets), readable at 390 px; every merchant-supplied text is escaped. Scripts only where the
-/// hosted-view contract needs them (swedbankpay-api.md §3.7): the result page's postMessage and the script itself.
+/// external assets), readable at 390 px; every merchant-supplied text is escaped by code point (HTMLText.escape in
+/// text and double-quoted attributes, HTMLText.scriptJSON in scripts), and its URLs passed MerchantURL when the order
+/// was created. Scripts only where the hosted-view contract needs them (swedbankpay-api.md §3.7): the result page's
+/// postMessage and the script itself.
 ///
 /// HTML contract (for browser tests):
 /// - menu: `<main id="swedbankpay-checkout" data-token data-status data-embed="0|1">`; `#order-summary` with
