@@ -159,14 +159,16 @@ struct SwedbankPayCheckoutPageEscapingTests {
         }
     }
 
-    /// The issue's bypass: payee name and description with U+0600 / U+0301 / U+200D around every special character, on the
-    /// menu (redirect-checkout), the embedded menu, and the 3-D Secure page (whose CSP allows inline script): text only.
+    /// The issue's bypass: payee name, description (text) and payer.msisdn (an attribute value) with U+0600 / U+0301 /
+    /// U+200D around every special character, on the menu (redirect-checkout), the embedded menu, and the 3-D Secure page
+    /// (whose CSP allows inline script): text only.
     @Test func menuEmbeddedMenuAndACS_EscapeByCodePoint_NotByGraphemeCluster() async throws {
         try await withSwedbankPaySandbox { _, server in
             let client = CheckoutPageClient(server: server)
             var texts = Texts()
             texts.payeeName = EscapingPayloads.clusters("payee")
             texts.description = EscapingPayloads.clusters("description")
+            texts.msisdn = EscapingPayloads.clusters("msisdn")  // the Swish number's value="…" (an attribute)
             let (_, _, page) = try await Self.order(server, "clusters", texts)
             for (label, target) in [("menu", page), ("embedded menu", "\(page)?embed=1")] {
                 let response = try await client.get(target)
@@ -175,6 +177,7 @@ struct SwedbankPayCheckoutPageEscapingTests {
                 EscapingPayloads.expectNoRawSpecialBesideAJoiner(html, label)
                 Self.expectShown(html, #"<h1 id="payee-name">\#(Self.escaped(texts.payeeName))</h1>"#, label)
                 Self.expectShown(html, #"<p id="order-description">\#(Self.escaped(texts.description))</p>"#, label)
+                Self.expectShown(html, #"id="swish-msisdn" name="msisdn" type="tel" value="\#(Self.escaped(texts.msisdn))""#, label)
             }
             let submitted = try await client.post("\(page)/card", [("pan", "4761739001010416"), ("expiry", "12/33"), ("cvc", "123")])
             #expect(submitted.status == 303, "\(submitted)")
