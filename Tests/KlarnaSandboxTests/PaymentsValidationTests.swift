@@ -159,7 +159,7 @@ private func string(_ length: Int, _ character: Character = "a") -> String {
                               "organization_entity_type": "LIMITED_COMPANY", "date_of_birth": "1970-01-01"]
             $0["billing_address"] = ["postal_code": string(10, "1"), "title": string(20), "city": string(99),
                                      "street_address2": string(99), "country": "gb"]
-            $0["merchant_urls"] = ["confirmation": string(2000), "push": string(2000)]
+            $0["merchant_urls"] = ["confirmation": "https://e.example/" + string(1982), "push": "https://e.example/" + string(1982)]
             editLine(&$0, 0) { line in
                 line["quantity_unit"] = string(8)
                 line["reference"] = string(255)

@@ -94,6 +94,13 @@ extension KlarnaHPPMerchantURLs: KlarnaJSONDecodable {
         success = try o.string("success"); cancel = try o.string("cancel"); back = try o.string("back")
         failure = try o.string("failure"); error = try o.string("error"); statusUpdate = try o.string("status_update")
         _ = try o.string("privacy_policy"); _ = try o.string("terms")
+        // Absolute URLs before they reach a Location header or a callback (MerchantURL; inferred): the consumer's
+        // may use an app's scheme, status_update is fetched over http(s); `{{session_id}}` placeholders allowed. Empty
+        // is allowed: "if success/cancel/failure are empty, HPP shows a generic page" (klarna-api.md §4.1).
+        for (key, url, rules) in [("success", success, MerchantURL.Rules.redirect), ("cancel", cancel, .redirect), ("back", back, .redirect),
+                                  ("failure", failure, .redirect), ("error", error, .redirect), ("status_update", statusUpdate, .web)] {
+            if let url, !url.isEmpty, !MerchantURL.isValid(url, rules: rules.withPlaceholders()) { throw .hppBadCreate("Bad value: \(o.childPath(key))") }
+        }
     }
 }
 

@@ -2,7 +2,8 @@
 import Foundation
 
 /// The consumer's pages behind `redirect_url` (klarna-api.md §4.1), self-contained: inline CSS, no external
-/// assets (not even `logo_url`), no JavaScript, readable at 390 px. Every merchant-supplied text is escaped.
+/// assets (not even `logo_url`), no JavaScript, readable at 390 px. Every merchant-supplied text is escaped by code
+/// point (HTMLText.escape), in text and in double-quoted attribute values.
 ///
 /// HTML contract (for browser tests):
 /// - payment page: `<main id="hpp" data-session-id data-status>`, `#page-title`, `#order-lines` rows

@@ -248,14 +248,22 @@ enum PaymentsValidation {
         try checkEnum(customer.type, ["person", "organization"], "\(path).type")
     }
 
-    /// `merchant_urls`: confirmation, notification, push, authorization ≤ 2000 each. `app_return_url` (newest
-    /// view only, not in the oracle schema) is unconstrained.
+    /// `merchant_urls`: confirmation, notification, push, authorization ≤ 2000 each (`app_return_url`, newest view
+    /// only, has no limit), and each an absolute URL
+    /// (MerchantURL, before it reaches the redirect's `Location` or a callback; inferred): the consumer's
+    /// `confirmation` and `app_return_url` may use an app's scheme, the server callbacks http(s) only.
+    /// Klarna's `{session.id}` / `{order.id}` placeholders (§2.1) are accepted.
     private static func checkMerchantURLs(_ urls: KlarnaMerchantURLs?, _ path: String) throws(KlarnaError) {
         guard let urls else { return }
-        try checkLength(urls.confirmation, max: 2000, "\(path).confirmation")
-        try checkLength(urls.notification, max: 2000, "\(path).notification")
-        try checkLength(urls.push, max: 2000, "\(path).push")
-        try checkLength(urls.authorization, max: 2000, "\(path).authorization")
+        func check(_ url: String?, _ name: String, _ rules: MerchantURL.Rules, maxLength: Int = 2000) throws(KlarnaError) {
+            try checkLength(url, max: maxLength, "\(path).\(name)")
+            if let url, !MerchantURL.isValid(url, rules: rules.withPlaceholders()) { throw .badValue("\(path).\(name)") }
+        }
+        try check(urls.confirmation, "confirmation", .redirect)
+        try check(urls.notification, "notification", .web)
+        try check(urls.push, "push", .web)
+        try check(urls.authorization, "authorization", .web)
+        try check(urls.appReturnUrl, "app_return_url", .redirect, maxLength: .max)
     }
 
     /// `attachment`: `body` and `content_type` both required. Beyond the schema: the body "should be an object …

@@ -4,8 +4,10 @@ import Foundation
 /// The Swedbank Pay pages a browser or an SDK's web view shows: the payment menu with the
 /// new-card form (`redirect-checkout`, and inside the view-checkout iframe), the Swish waiting page, the result
 /// page, the 3-D Secure challenge (ACS emulator) and the view-checkout script. Self-contained (inline CSS, no
-/// external assets), readable at 390 px; every merchant-supplied text is escaped. Scripts only where the
-/// hosted-view contract needs them (swedbankpay-api.md §3.7): the result page's postMessage and the script itself.
+/// external assets), readable at 390 px; every merchant-supplied text is escaped by code point (HTMLText.escape in
+/// text and double-quoted attributes, HTMLText.scriptJSON in scripts), and its URLs passed MerchantURL when the order
+/// was created. Scripts only where the hosted-view contract needs them (swedbankpay-api.md §3.7): the result page's
+/// postMessage and the script itself.
 ///
 /// HTML contract (for browser tests):
 /// - menu: `<main id="swedbankpay-checkout" data-token data-status data-embed="0|1">`; `#order-summary` with
@@ -288,12 +290,8 @@ enum CheckoutPage {
 
     // MARK: Parts
 
-    /// JSON inside a script: `<` as `\u003c`, so no text can close the script element (`<` only occurs in strings);
-    /// U+2028 and U+2029 escaped too, as web views older than ES2019 end a string literal at them.
-    static func scriptJSON(_ json: JSONText) -> String {
-        String(decoding: json.bytes, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
-            .replacingOccurrences(of: "\u{2028}", with: "\\u2028").replacingOccurrences(of: "\u{2029}", with: "\\u2029")
-    }
+    /// JSON inside a script element (HTMLText.scriptJSON: `<`, U+2028, U+2029 escaped).
+    static func scriptJSON(_ json: JSONText) -> String { HTMLText.scriptJSON(json) }
 
     static let banner = #"<p id="sandbox-banner">Swedbank Pay sandbox: test payments only.</p>"#
 

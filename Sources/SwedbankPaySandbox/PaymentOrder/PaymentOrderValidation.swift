@@ -75,20 +75,17 @@ struct SwedbankPayJSONReader {
         return strings
     }
 
-    /// An absolute http(s) URL (inferred rule).
+    /// An absolute http(s) URL in ASCII, checked by MerchantURL before it can reach a `Location` header, a page or a
+    /// script (inferred rule; `javascript:` and other schemes are refused).
     mutating func url(_ key: String, required isRequired: Bool = false) -> String? {
         guard let string = string(key, required: isRequired) else { return nil }
-        if !Self.isAbsoluteURL(string) {
-            problems.append(.init(name: name(key), description: "The field \(Self.field(key)) must be an absolute URL."))
+        if let violation = Self.urlViolation(string) {
+            problems.append(.init(name: name(key), description: "The field \(Self.field(key)) must be an absolute http or https URL: \(violation)."))
         }
         return string
     }
 
-    static func isAbsoluteURL(_ string: String) -> Bool {
-        guard let url = URL(string: string), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-              url.host?.isEmpty == false else { return false }
-        return true
-    }
+    static func urlViolation(_ string: String) -> MerchantURL.Violation? { MerchantURL.violation(in: string, rules: .web) }
 
     /// A child object: nil (noted) when absent and required, or not an object.
     mutating func object(_ key: String, required isRequired: Bool = false) -> SwedbankPayJSONReader? {
@@ -159,8 +156,10 @@ enum SwedbankPayOrderValidation {
 
         var urlsReader = reader.object("urls", required: true)
         let hostUrls = urlsReader?.strings("hostUrls", required: true)
-        for (index, host) in (hostUrls ?? []).enumerated() where !SwedbankPayJSONReader.isAbsoluteURL(host) {
-            urlsReader?.problems.append(.init(name: "PaymentOrder.Urls.HostUrls[\(index)]", description: "The field HostUrls must hold absolute URLs."))
+        for (index, host) in (hostUrls ?? []).enumerated() {
+            guard let violation = SwedbankPayJSONReader.urlViolation(host) else { continue }
+            urlsReader?.problems.append(.init(name: "PaymentOrder.Urls.HostUrls[\(index)]",
+                                              description: "The field HostUrls must hold absolute http or https URLs: \(violation)."))
         }
         let completeUrl = urlsReader?.url("completeUrl", required: true)
         let urls = SwedbankPayOrderURLs(
