@@ -28,6 +28,15 @@ public struct SandboxConfiguration: Sendable {
     public var klarnaHPP = KlarnaHPPConfiguration()
     public var klarnaOrderManagement = KlarnaOrderManagementConfiguration()
     public var swedbankPay = SwedbankPayConfiguration()
+    /// When set, every `/__sandbox/` call but health (and the two addresses a consumer's browser is sent to)
+    /// needs `Authorization: Bearer <token>` or `Sandbox-Control-Token: <token>`; see ``ControlToken``. nil: open.
+    public var controlToken: String?
+    /// Whether a proxy in front sets `Forwarded` / `X-Forwarded-*` for the hrefs the sandbox builds
+    /// (``HTTPServerConfiguration/trustForwardedHeaders``); off, they are ignored.
+    public var trustForwardedHeaders: Bool {
+        get { http.trustForwardedHeaders }
+        set { http.trustForwardedHeaders = newValue }
+    }
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, scenarioDirectories: [URL] = [],

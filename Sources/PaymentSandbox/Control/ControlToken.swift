@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+
+/// The optional control token (`--control-token`, ``SandboxConfiguration/controlToken``). When set, every call under
+/// `/__sandbox/` needs `Authorization: Bearer <token>` or `Sandbox-Control-Token: <token>`, except:
+/// - `GET /__sandbox/health` (Docker's HEALTHCHECK, `payment-sandbox healthcheck`);
+/// - the two addresses the sandbox itself sends a consumer's browser to, which cannot add a header: the Klarna hosted
+///   page's buttons (`/__sandbox/klarna/hpp/sessions/{id}/...`, HostedPage.swift) and Klarna Payments' `redirect_url`
+///   (`/__sandbox/klarna/payments/orders/{id}/redirect`). Like the pages themselves (`/hpp/payments/{id}`,
+///   `/checkout/{token}`), they act on one session or order whose random id only its link carries.
+/// Everything else there (reset, clock, scenarios, journal, state, echo, Klarna's SDK stand-ins) is refused with a
+/// 401 in the control API's error format and `WWW-Authenticate: Bearer` (RFC 6750 §3).
+struct ControlToken: Sendable {
+    static let protectedPrefix = "/__sandbox/"
+    /// Paths under ``protectedPrefix`` that stay open (see above).
+    static let openPrefixes = ["/__sandbox/klarna/hpp/sessions/", "/__sandbox/klarna/payments/orders/"]
+
+    private let expected: [UInt8]
+
+    init(_ token: String) { expected = Array(token.utf8) }
+
+    func check(_ request: HTTPRequest) throws {
+        if request.path == "/__sandbox/health" || Self.openPrefixes.contains(where: request.path.hasPrefix) { return }
+        var presented: [Substring] = request.headers.values(for: "Sandbox-Control-Token").map { $0[...] }
+        for value in request.headers.values(for: "Authorization") {
+            // `Bearer` is case-insensitive, followed by one or more spaces (RFC 9110 §11.4, RFC 6750 §2.1).
+            let parts = value.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" { presented.append(parts[1]) }
+        }
+        guard !presented.isEmpty else {
+            throw ControlTokenRefusal(message: "the control API needs the control token: send \"Authorization: Bearer <token>\" "
+                                      + "or \"Sandbox-Control-Token: <token>\"", invalid: false)
+        }
+        guard presented.contains(where: matches) else {
+            throw ControlTokenRefusal(message: "the control token does not match", invalid: true)
+        }
+    }
+
+    /// Compares in time that depends only on the expected token's length, not on where the texts differ.
+    private func matches(_ presented: Substring) -> Bool {
+        let given = Array(presented.drop { $0 == " " }.utf8)
+        var difference: UInt8 = given.count == expected.count ? 0 : 1
+        for index in expected.indices {
+            difference |= expected[index] ^ (index < given.count ? given[index] : 0)
+        }
+        return difference == 0
+    }
+}
+
+/// 401 in the control API's error format (DefaultErrorRenderer), with the challenge RFC 6750 §3 asks for.
+struct ControlTokenRefusal: HTTPResponseError {
+    var message: String
+    /// A token was sent but is wrong: `error="invalid_token"`.
+    var invalid: Bool
+
+    func response(for request: HTTPRequest) -> HTTPResponse {
+        var response = DefaultErrorRenderer().render(HTTPError(.unauthorized, message), for: request)
+        response.headers.set(name: "WWW-Authenticate",
+                             value: #"Bearer realm="payment-sandbox control""# + (invalid ? #", error="invalid_token""# : ""))
+        return response
+    }
+}
