@@ -13,8 +13,8 @@ The point is TLS: the Android SDK refuses http hrefs and iOS rewrites them to ht
 answer that points at the sandbox must start with <base>/ (https, the client's host and port: what nginx passes
 as X-Forwarded-Proto/-Host; the merchant's calls send their own Forwarded / X-Forwarded-* naming another host, as
 Swedbank Pay's PHP SDK does, which must not count) and answer over TLS verified with --cacert. GET hrefs are
-fetched (the JSON APIs and the /checkout/ pages must answer 2xx; the view-checkout script's iframe URL must be on <base>/ too). POST/PATCH
-hrefs the flows sent count as reached; every other one (update-order, capture, cancel, reversal, customize-payment,
+fetched (the JSON APIs and the /checkout/ pages must answer 2xx; the view-checkout script's iframe URL must be on
+<base>/ too). POST/PATCH hrefs the flows sent count as reached; every other one (update-order, capture, cancel, reversal, customize-payment,
 event-logging, fail-payment-attempt, abort-payment and start-payment-attempt of other sessions, ...) is probed with
 OPTIONS, which changes nothing: the sandbox must answer it (405 with an Allow header listing the operation's method
 and its problem body, or another status that is not 404 or 5xx with its problem body). A 404, a gateway error (502,
