@@ -81,6 +81,19 @@ struct ControlTokenTests {
         }
     }
 
+    @Test("the control token is no namespace: Bearer <control token> is dropped; a merchant's Bearer still names its namespace")
+    func bearerControlToken_IsNotTheNamespace() async throws {
+        try await Self.withProtectedSandbox { server in
+            let byBearer = try await Self.send(server, "GET", "/__sandbox/clock", headers: [("Authorization", "Bearer \(Self.token)")])
+            #expect(try byBearer.jsonObject()["namespace"] as? String == "default", "\(byBearer)")
+            let echo = try await Self.send(server, "GET", "/__sandbox/echo", headers: [("Authorization", "Bearer \(Self.token)")])
+            #expect(!echo.bodyText.contains(Self.token), "\(echo.bodyText)")
+            let merchant = try await Self.send(server, "GET", "/__sandbox/clock",
+                                               headers: [("Authorization", "Bearer my-token"), ("Sandbox-Control-Token", Self.token)])
+            #expect(try merchant.jsonObject()["namespace"] as? String == "my-token", "\(merchant)")
+        }
+    }
+
     @Test("a wrong token is refused: other text, a prefix, an extension, another scheme, a different case")
     func wrongToken_Refused() async throws {
         try await Self.withProtectedSandbox { server in

@@ -9,6 +9,10 @@
 ///   `/checkout/{token}`), they act on one session or order whose random id only its link carries.
 /// Everything else there (reset, clock, scenarios, journal, state, echo, Klarna's SDK stand-ins) is refused with a
 /// 401 in the control API's error format and `WWW-Authenticate: Bearer` (RFC 6750 §3).
+///
+/// An `Authorization: Bearer <control token>` is removed once checked: a Bearer token otherwise names the namespace
+/// (Swedbank Pay's), and the control token is no namespace. Another Bearer token (a Swedbank Pay merchant's, with the
+/// control token in `Sandbox-Control-Token`) stays and names the namespace as before.
 struct ControlToken: Sendable {
     static let protectedPrefix = "/__sandbox/"
     /// Paths under ``protectedPrefix`` that stay open (see above).
@@ -18,21 +22,33 @@ struct ControlToken: Sendable {
 
     init(_ token: String) { expected = Array(token.utf8) }
 
-    func check(_ request: HTTPRequest) throws {
+    func check(_ request: inout HTTPRequest) throws {
         if request.path == "/__sandbox/health" || Self.openPrefixes.contains(where: request.path.hasPrefix) { return }
-        var presented: [Substring] = request.headers.values(for: "Sandbox-Control-Token").map { $0[...] }
-        for value in request.headers.values(for: "Authorization") {
-            // `Bearer` is case-insensitive, followed by one or more spaces (RFC 9110 §11.4, RFC 6750 §2.1).
-            let parts = value.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" { presented.append(parts[1]) }
-        }
-        guard !presented.isEmpty else {
+        let tokenHeaders = request.headers.values(for: "Sandbox-Control-Token")
+        let bearers = request.headers.values(for: "Authorization").compactMap(Self.bearerToken)
+        guard !tokenHeaders.isEmpty || !bearers.isEmpty else {
             throw ControlTokenRefusal(message: "the control API needs the control token: send \"Authorization: Bearer <token>\" "
                                       + "or \"Sandbox-Control-Token: <token>\"", invalid: false)
         }
-        guard presented.contains(where: matches) else {
+        let bearerMatches = bearers.contains(where: matches)
+        guard bearerMatches || tokenHeaders.contains(where: { matches($0[...]) }) else {
             throw ControlTokenRefusal(message: "the control token does not match", invalid: true)
         }
+        if bearerMatches {
+            var kept = HTTPHeaders()
+            for field in request.headers where !(field.name.lowercased() == "authorization"
+                                                 && Self.bearerToken(field.value).map(matches) == true) {
+                kept.add(name: field.name, value: field.value)
+            }
+            request.headers = kept
+        }
+    }
+
+    /// The token of `Bearer <token>`: the scheme in any case, then one or more spaces (RFC 9110 §11.4, RFC 6750 §2.1).
+    private static func bearerToken(_ value: String) -> Substring? {
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return parts[1]
     }
 
     /// Compares in time that depends only on the expected token's length, not on where the texts differ.
