@@ -31,11 +31,11 @@ public struct SandboxConfiguration: Sendable {
     /// When set, every `/__sandbox/` call but health (and the two addresses a consumer's browser is sent to)
     /// needs `Authorization: Bearer <token>` or `Sandbox-Control-Token: <token>`; see ``ControlToken``. nil: open.
     public var controlToken: String?
-    /// Whether a proxy in front sets `Forwarded` / `X-Forwarded-*` for the hrefs the sandbox builds
-    /// (``HTTPServerConfiguration/trustForwardedHeaders``); off, they are ignored.
-    public var trustForwardedHeaders: Bool {
-        get { http.trustForwardedHeaders }
-        set { http.trustForwardedHeaders = newValue }
+    /// The forwarded headers a proxy in front sets, which then count for the hrefs the sandbox builds
+    /// (``HTTPServerConfiguration/trustedForwardedHeaders``); none by default.
+    public var trustedForwardedHeaders: TrustedForwardedHeaders {
+        get { http.trustedForwardedHeaders }
+        set { http.trustedForwardedHeaders = newValue }
     }
 
     public init(

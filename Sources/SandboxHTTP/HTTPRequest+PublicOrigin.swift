@@ -1,5 +1,16 @@
 // SPDX-License-Identifier: MIT
 
+/// Which forwarded headers a trusted proxy in front of the sandbox sets (`--trust-proxy`), and so count for hrefs.
+public struct TrustedForwardedHeaders: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// RFC 7239 `Forwarded`.
+    public static let forwarded = TrustedForwardedHeaders(rawValue: 1 << 0)
+    /// `X-Forwarded-Proto` and `X-Forwarded-Host`.
+    public static let xForwarded = TrustedForwardedHeaders(rawValue: 1 << 1)
+    public static let all: TrustedForwardedHeaders = [.forwarded, .xForwarded]
+}
+
 extension HTTPRequest {
     /// The scheme and authority the client used to reach this server (`https://sandbox.example.test:8443`).
     ///
@@ -8,17 +19,18 @@ extension HTTPRequest {
     /// (SwedbankPay/swedbank-pay-sdk-php: src/SwedbankPay/Api/Client/Client.php), which would turn every href https
     /// on a plain-http sandbox.
     ///
-    /// With ``forwardedHeadersTrusted`` (`--trust-proxy`): the proxy's values. Each proxy appends its element to
-    /// `Forwarded` (RFC 7239 §4) and its value to an `X-Forwarded-*` list, so what the proxy next to the sandbox
-    /// says is the LAST element / value; anything before it came from further out, possibly from the client. So:
-    /// the last `Forwarded` element's `proto` / `host`, else the last value of `X-Forwarded-Proto` /
-    /// `X-Forwarded-Host`, else `Host` over http. (docker/nginx.conf replaces all three headers, leaving one value.)
+    /// With ``trustedForwardedHeaders`` (`--trust-proxy`): the proxy's values, from the headers named there. Each
+    /// proxy appends its element to `Forwarded` (RFC 7239 §4) and its value to an `X-Forwarded-*` list, so what the
+    /// proxy next to the sandbox says is the LAST element / value; anything before it came from further out, possibly
+    /// from the client. So: the last `Forwarded` element's `proto` / `host`, else the last value of
+    /// `X-Forwarded-Proto` / `X-Forwarded-Host`, else `Host` over http. (docker/nginx.conf replaces the X-Forwarded
+    /// ones and removes `Forwarded`, and compose trusts only the X-Forwarded ones.)
     ///
     /// A scheme other than http/https or a host that is not a plain `host[:port]` is ignored, so a header cannot
     /// inject text into the hrefs built on it. nil when no valid host is known.
     public var publicOrigin: String? {
         var scheme: String?, host: String?
-        if forwardedHeadersTrusted {
+        if trustedForwardedHeaders.contains(.forwarded) {
             // Several field lines of one name are one comma-separated list (RFC 9110 §5.3).
             if let last = Self.lastForwardedElement(headers.values(for: "Forwarded").joined(separator: ",")) {
                 for pair in Self.split(last, on: ";") {
@@ -33,6 +45,8 @@ extension HTTPRequest {
                     }
                 }
             }
+        }
+        if trustedForwardedHeaders.contains(.xForwarded) {
             scheme = scheme ?? Self.validScheme(Self.lastListValue(headers.values(for: "X-Forwarded-Proto")))
             host = host ?? Self.validHost(Self.lastListValue(headers.values(for: "X-Forwarded-Host")))
         }

@@ -85,7 +85,7 @@ enum PaymentSandboxCommand {
         configuration.http.idleTimeout = .seconds(options.idleTimeoutSeconds)
         configuration.http.handlerTimeout = .seconds(options.handlerTimeoutSeconds)
         configuration.swedbankPay.publicBaseURL = options.publicURL
-        configuration.trustForwardedHeaders = options.trustProxy
+        configuration.trustedForwardedHeaders = options.trustProxy
         configuration.controlToken = options.controlToken
         // SIGTERM must end the process within a second: leave time to exit after the grace period.
         configuration.http.shutdownGracePeriod = .milliseconds(700)

@@ -41,7 +41,7 @@ struct ForwardedHeaderTests {
 
     @Test("behind a trusted proxy its values count: the last Forwarded element, else the last X-Forwarded-* value")
     func trustedProxy_ItsValuesCount() async throws {
-        try await withSandbox({ $0.trustForwardedHeaders = true }) { server in
+        try await withSandbox({ $0.trustedForwardedHeaders = .all }) { server in
             // nginx (docker/nginx.conf) replaces the client's headers with its own single values.
             let proxied = [("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "localhost:8443")]
             let proxiedHrefs = try await Self.swedbankPayHrefs(server, proxied)
@@ -59,8 +59,8 @@ struct ForwardedHeaderTests {
 
     @Test("--public-url wins over Host and every forwarded header, trusted or not")
     func publicURL_WinsOverEverything() async throws {
-        for trusted in [false, true] {
-            try await withSandbox({ $0.trustForwardedHeaders = trusted; $0.swedbankPay.publicBaseURL = "https://pay.example.test:8443" }) { server in
+        for trusted: TrustedForwardedHeaders in [[], .all] {
+            try await withSandbox({ $0.trustedForwardedHeaders = trusted; $0.swedbankPay.publicBaseURL = "https://pay.example.test:8443" }) { server in
                 let headers = [Self.phpSDKForwarded, ("X-Forwarded-Proto", "http"), ("X-Forwarded-Host", "proxy.test")]
                 let hrefs = try await Self.swedbankPayHrefs(server, headers)
                 #expect(hrefs.allSatisfy { $0.hasPrefix("https://pay.example.test:8443/") }, "trusted \(trusted): \(hrefs)")
@@ -68,11 +68,14 @@ struct ForwardedHeaderTests {
         }
     }
 
-    @Test("CLI: PAYMENT_SANDBOX_TRUST_PROXY=1 and --trust-proxy turn trust on; without them the PHP SDK's header is ignored")
+    @Test("CLI: --trust-proxy / PAYMENT_SANDBOX_TRUST_PROXY turn trust on, for Forwarded unless only x-forwarded is named")
     func commandLine() async throws {
         let binary = try #require(CLIBinary.locate(), "\(CLIBinary.notFoundMessage)")
         for (arguments, environment, expected) in [([String](), [String: String?](), "http"), (["--trust-proxy"], [:], "https"),
-                                                   ([], ["PAYMENT_SANDBOX_TRUST_PROXY": "1"], "https")] {
+                                                   (["--trust-proxy=forwarded"], [:], "https"),
+                                                   (["--trust-proxy=x-forwarded"], [:], "http"),
+                                                   ([], ["PAYMENT_SANDBOX_TRUST_PROXY": "1"], "https"),
+                                                   ([], ["PAYMENT_SANDBOX_TRUST_PROXY": "x-forwarded"], "http")] {
             try await alone {
                 let child = try ChildProcess(binary, ["--port", "0", "--quiet"] + arguments, environment: environment)
                 defer { child.kill() }
@@ -84,5 +87,15 @@ struct ForwardedHeaderTests {
                 try await CLITests.expectStopsCleanly(child)
             }
         }
+    }
+
+    @Test("CLI: an unknown --trust-proxy value is a usage error", arguments: [
+        (["--trust-proxy=maybe"], [String: String]()), ([], ["PAYMENT_SANDBOX_TRUST_PROXY": "x-forwarded-for"]),
+    ])
+    func commandLine_BadTrust(arguments: [String], environment: [String: String]) async throws {
+        let result = try await runCLI(arguments, workingDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+                                      environment: environment)
+        #expect(result.status == 2, "stderr: \(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").first?.contains("must be all, x-forwarded, forwarded or 0") == true, "\(result.stderr)")
     }
 }

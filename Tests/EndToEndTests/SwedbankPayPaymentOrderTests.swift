@@ -103,7 +103,7 @@ struct SwedbankPayPaymentOrderTests {
 
     @Test("Create v3.1: 200, the document with every node as {id}, Initialized operations on the public base, versioned Content-Type")
     func create_V31() async throws {
-        try await withSandbox({ deterministic(&$0); $0.trustForwardedHeaders = true }) { server in
+        try await withSandbox({ deterministic(&$0); $0.trustedForwardedHeaders = .all }) { server in
             let client = SwedbankPayClient(server)
             let response = try await client.create(headers: [("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "pay.example.test:8443"),
                                                              ("User-Agent", "swedbankpay-sdk-dotnet/3.0.1")])
@@ -418,7 +418,7 @@ struct SwedbankPayPaymentOrderTests {
 
     @Test("Protocol edges under /psp/: GET on a transaction collection is 405 (Allow: POST); a non-JSON body is 400; a 431 is a problem; hrefs take a trusted proxy's (last) forwarded value")
     func protocolEdges_AreProblems() async throws {
-        try await withSandboxInstance({ deterministic(&$0); $0.http.limits.maxHeadBytes = 2048; $0.trustForwardedHeaders = true }) { _, server in
+        try await withSandboxInstance({ deterministic(&$0); $0.http.limits.maxHeadBytes = 2048; $0.trustedForwardedHeaders = .all }) { _, server in
             let client = SwedbankPayClient(server)
             let id = try await client.newOrder()
             let get = try await client.send("GET", "/psp/paymentorders/\(id)/captures")

@@ -4,17 +4,17 @@ import Testing
 
 /// The origin hrefs are built on, behind a trusted proxy or not (HTTPRequest+PublicOrigin.swift).
 @Suite struct PublicOriginTests {
-    static func origin(_ headers: [(String, String)], trusted: Bool = true) throws -> String? {
+    static func origin(_ headers: [(String, String)], trusted: TrustedForwardedHeaders = .all) throws -> String? {
         var fields = HTTPHeaders()
         for (name, value) in headers { fields.add(name: name, value: value) }
         var request = try HTTPRequest(method: .get, target: "/psp/paymentorders", headers: fields)
-        request.forwardedHeadersTrusted = trusted
+        request.trustedForwardedHeaders = trusted
         return request.publicOrigin
     }
 
     @Test func host_OverHTTP_WithoutAProxy() throws {
         #expect(try Self.origin([("Host", "127.0.0.1:8080")]) == "http://127.0.0.1:8080")
-        #expect(try Self.origin([("Host", "127.0.0.1:8080")], trusted: false) == "http://127.0.0.1:8080")
+        #expect(try Self.origin([("Host", "127.0.0.1:8080")], trusted: []) == "http://127.0.0.1:8080")
         #expect(try Self.origin([]) == nil)
     }
 
@@ -22,8 +22,18 @@ import Testing
     @Test func untrusted_ClientForwardedHeaders_AreIgnored() throws {
         for header in [("Forwarded", "for=1.2.3.4; proto=https"), ("Forwarded", #"proto=https;host="evil.test""#),
                        ("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "evil.test")] {
-            #expect(try Self.origin([("Host", "127.0.0.1:8080"), header], trusted: false) == "http://127.0.0.1:8080", "\(header)")
+            #expect(try Self.origin([("Host", "127.0.0.1:8080"), header], trusted: []) == "http://127.0.0.1:8080", "\(header)")
         }
+    }
+
+    /// docker/compose.yaml trusts only X-Forwarded-*: the PHP SDK's Forwarded then never counts, even on the direct port.
+    @Test func trustingOneKind_IgnoresTheOther() throws {
+        let headers = [("Host", "h:8080"), ("Forwarded", "for=1.2.3.4; proto=https; host=f.test"),
+                       ("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "x.test")]
+        #expect(try Self.origin(Array(headers.prefix(2)), trusted: .xForwarded) == "http://h:8080")
+        #expect(try Self.origin(headers, trusted: .xForwarded) == "https://x.test")
+        #expect(try Self.origin([headers[0], headers[2], headers[3]], trusted: .forwarded) == "http://h:8080")
+        #expect(try Self.origin(headers, trusted: .forwarded) == "https://f.test")
     }
 
     @Test func trusted_XForwarded_ProtoAndHost_LastValueOfEachList() throws {
