@@ -23,7 +23,8 @@ struct ControlToken: Sendable {
     init(_ token: String) { expected = Array(token.utf8) }
 
     func check(_ request: inout HTTPRequest) throws {
-        if request.path == "/__sandbox/health" || Self.openPrefixes.contains(where: request.path.hasPrefix) { return }
+        // On the path as sent: a percent-encoded variant of an open path is not open (the router decodes each segment).
+        if request.rawPath == "/__sandbox/health" || Self.openPrefixes.contains(where: request.rawPath.hasPrefix) { return }
         let tokenHeaders = request.headers.values(for: "Sandbox-Control-Token")
         let bearers = request.headers.values(for: "Authorization").compactMap(Self.bearerToken)
         guard !tokenHeaders.isEmpty || !bearers.isEmpty else {
