@@ -62,6 +62,9 @@ public final class PaymentSandbox: Sendable {
         ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios,
                       states: [klarnaPayments, klarnaHPP, klarnaOrderManagement, swedbankPayOrders, swedbankPaySessions.sessions])
             .add(to: &router)
+        if let token = configuration.controlToken {
+            router.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, ControlToken(token).check)
+        }
         KlarnaPaymentsRoutes(store: klarnaPayments, scenarios: scenarios).add(to: &router)
         KlarnaHPPRoutes(store: klarnaHPP, payments: klarnaPayments, orders: klarnaOrderManagement, scenarios: scenarios,
                         journal: journal).add(to: &router)

@@ -28,6 +28,15 @@ public struct SandboxConfiguration: Sendable {
     public var klarnaHPP = KlarnaHPPConfiguration()
     public var klarnaOrderManagement = KlarnaOrderManagementConfiguration()
     public var swedbankPay = SwedbankPayConfiguration()
+    /// When set, every `/__sandbox/` call but health (and the two addresses a consumer's browser is sent to)
+    /// needs `Authorization: Bearer <token>` or `Sandbox-Control-Token: <token>`; see ``ControlToken``. nil: open.
+    public var controlToken: String?
+    /// The forwarded headers a proxy in front sets, which then count for the hrefs the sandbox builds
+    /// (``HTTPServerConfiguration/trustedForwardedHeaders``); none by default.
+    public var trustedForwardedHeaders: TrustedForwardedHeaders {
+        get { http.trustedForwardedHeaders }
+        set { http.trustedForwardedHeaders = newValue }
+    }
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, scenarioDirectories: [URL] = [],

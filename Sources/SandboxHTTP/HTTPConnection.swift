@@ -176,6 +176,7 @@ final class HTTPConnection {
     private func dispatch(_ request: HTTPRequest) {
         let started = Socket.now()
         var request = request
+        request.trustedForwardedHeaders = configuration.trustedForwardedHeaders
         let router = loop.shared.router
         switch router.resolve(&request) {
         case .error(let error):

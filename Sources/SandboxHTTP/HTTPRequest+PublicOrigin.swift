@@ -1,31 +1,86 @@
 // SPDX-License-Identifier: MIT
 
+/// Which forwarded headers a trusted proxy in front of the sandbox sets (`--trust-proxy`), and so count for hrefs.
+public struct TrustedForwardedHeaders: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// RFC 7239 `Forwarded`.
+    public static let forwarded = TrustedForwardedHeaders(rawValue: 1 << 0)
+    /// `X-Forwarded-Proto` and `X-Forwarded-Host`.
+    public static let xForwarded = TrustedForwardedHeaders(rawValue: 1 << 1)
+    public static let all: TrustedForwardedHeaders = [.forwarded, .xForwarded]
+}
+
 extension HTTPRequest {
-    /// The scheme and authority the client used to reach this server (`https://sandbox.example.test:8443`), as the
-    /// proxy in front of it reports them: RFC 7239 `Forwarded` (its first element, the client's side), else the first
-    /// values of `X-Forwarded-Proto` / `X-Forwarded-Host`, else `Host` over http. A scheme other than http/https or a
-    /// host that is not a plain `host[:port]` is ignored, so a header cannot inject text into the hrefs built on it.
-    /// nil when no valid host is known.
+    /// The scheme and authority the client used to reach this server (`https://sandbox.example.test:8443`).
+    ///
+    /// Without a trusted proxy (the default): `Host` over http. `Forwarded` and `X-Forwarded-*` are ignored, since
+    /// any client can send them: Swedbank Pay's PHP SDK sends `Forwarded: for=<payer ip>; proto=https` on every call
+    /// (SwedbankPay/swedbank-pay-sdk-php: src/SwedbankPay/Api/Client/Client.php), which would turn every href https
+    /// on a plain-http sandbox.
+    ///
+    /// With ``trustedForwardedHeaders`` (`--trust-proxy`): the proxy's values, from the headers named there. Each
+    /// proxy appends its element to `Forwarded` (RFC 7239 §4) and its value to an `X-Forwarded-*` list, so what the
+    /// proxy next to the sandbox says is the LAST element / value; anything before it came from further out, possibly
+    /// from the client. So: the last `Forwarded` element's `proto` / `host`, else the last value of
+    /// `X-Forwarded-Proto` / `X-Forwarded-Host`, else `Host` over http. (docker/nginx.conf replaces the X-Forwarded
+    /// ones and removes `Forwarded`, and compose trusts only the X-Forwarded ones.)
+    ///
+    /// A scheme other than http/https or a host that is not a plain `host[:port]` is ignored, so a header cannot
+    /// inject text into the hrefs built on it. nil when no valid host is known.
     public var publicOrigin: String? {
         var scheme: String?, host: String?
-        if let forwarded = headers["Forwarded"], let first = forwarded.split(separator: ",").first {
-            for pair in first.split(separator: ";") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2 else { continue }
-                var value = parts[1].trimmingSpaces
-                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = value.dropFirst().dropLast() }
-                switch parts[0].trimmingSpaces.lowercased() {
-                case "proto": scheme = Self.validScheme(value)
-                case "host": host = Self.validHost(value)
-                default: break
+        if trustedForwardedHeaders.contains(.forwarded) {
+            // Several field lines of one name are one comma-separated list (RFC 9110 §5.3).
+            if let last = Self.lastForwardedElement(headers.values(for: "Forwarded").joined(separator: ",")) {
+                for pair in Self.split(last, on: ";") {
+                    let parts = pair.split(separator: "=", maxSplits: 1)
+                    guard parts.count == 2 else { continue }
+                    var value = parts[1].trimmingSpaces
+                    if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = value.dropFirst().dropLast() }
+                    switch parts[0].trimmingSpaces.lowercased() {
+                    case "proto": scheme = Self.validScheme(value)
+                    case "host": host = Self.validHost(value)
+                    default: break
+                    }
                 }
             }
         }
-        scheme = scheme ?? headers["X-Forwarded-Proto"].flatMap { Self.validScheme($0.split(separator: ",").first ?? "") }
-        host = host ?? headers["X-Forwarded-Host"].flatMap { Self.validHost($0.split(separator: ",").first ?? "") }
-            ?? headers["Host"].flatMap { Self.validHost(Substring($0)) }
+        if trustedForwardedHeaders.contains(.xForwarded) {
+            scheme = scheme ?? Self.validScheme(Self.lastListValue(headers.values(for: "X-Forwarded-Proto")))
+            host = host ?? Self.validHost(Self.lastListValue(headers.values(for: "X-Forwarded-Host")))
+        }
+        host = host ?? headers["Host"].flatMap { Self.validHost(Substring($0)) }
         guard let host else { return nil }
         return "\(scheme ?? "http")://\(host)"
+    }
+
+    /// The last element of a `Forwarded` field value (commas inside quoted strings do not separate elements).
+    private static func lastForwardedElement(_ value: String) -> Substring? {
+        split(Substring(value), on: ",").last { !$0.trimmingSpaces.isEmpty }
+    }
+
+    /// The last non-empty value of the comma-separated lists in `fields` (an `X-Forwarded-*` header's lines).
+    private static func lastListValue(_ fields: [String]) -> Substring {
+        fields.joined(separator: ",").split(separator: ",").last { !$0.trimmingSpaces.isEmpty } ?? ""
+    }
+
+    /// `text` split on `separator` outside RFC 9110 quoted strings (with `\` escapes).
+    private static func split(_ text: Substring, on separator: Character) -> [Substring] {
+        var parts: [Substring] = []
+        var start = text.startIndex, quoted = false, escaped = false
+        for index in text.indices {
+            let character = text[index]
+            if escaped { escaped = false; continue }
+            if quoted && character == "\\" { escaped = true; continue }
+            if character == "\"" { quoted.toggle(); continue }
+            if !quoted && character == separator {
+                parts.append(text[start..<index])
+                start = text.index(after: index)
+            }
+        }
+        parts.append(text[start...])
+        return parts
     }
 
     private static func validScheme(_ text: Substring) -> String? {

@@ -21,6 +21,9 @@ public struct HTTPRequest: Sendable {
     public var parameters: RouteParameters
     /// A short id unique within this server, for logs and correlation ids.
     public var id: String
+    /// The forwarded headers a trusted proxy sets (``HTTPServerConfiguration/trustedForwardedHeaders``);
+    /// ``publicOrigin`` reads only these.
+    public var trustedForwardedHeaders: TrustedForwardedHeaders = []
 
     public struct QueryItem: Sendable, Equatable {
         public var name: String

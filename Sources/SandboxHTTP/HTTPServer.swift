@@ -29,6 +29,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// On stop, requests in flight get this long to finish before their connections are closed.
     public var shutdownGracePeriod: Duration
     public var listenBacklog: Int32
+    /// Which of `Forwarded` / `X-Forwarded-Proto` + `X-Forwarded-Host` count when building hrefs
+    /// (``HTTPRequest/publicOrigin``): name only those a proxy in front sets. None by default, because any client
+    /// can send them (Swedbank Pay's PHP SDK sends `Forwarded: for=<payer ip>; proto=https`).
+    public var trustedForwardedHeaders: TrustedForwardedHeaders = []
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, limits: HTTPParserLimits = HTTPParserLimits(),

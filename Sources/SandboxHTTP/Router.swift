@@ -32,6 +32,7 @@ public struct Router: Sendable {
     private var root = Node()
     private var renderers: [(prefix: String, renderer: any HTTPErrorRenderer)] = []
     private var fallbackRenderer: any HTTPErrorRenderer = DefaultErrorRenderer()
+    private var accessChecks: [(prefix: String, check: @Sendable (inout HTTPRequest) throws -> Void)] = []
 
     public init() {}
 
@@ -91,6 +92,34 @@ public struct Router: Sendable {
         renderers.sort { $0.prefix.count > $1.prefix.count }
     }
 
+    /// Runs `check` before the handler of any route under `prefix` (matched on the percent-decoded path); what it
+    /// throws answers instead of the handler (e.g. the control token's 401). It may edit the request the handler
+    /// sees (e.g. drop the credential it consumed). The longest prefix wins.
+    public mutating func setAccessCheck(forPathPrefix prefix: String, _ check: @escaping @Sendable (inout HTTPRequest) throws -> Void) {
+        accessChecks.removeAll { $0.prefix == prefix }
+        accessChecks.append((prefix, check))
+        accessChecks.sort { $0.prefix.count > $1.prefix.count }
+    }
+
+    /// `handler`, preceded by the access check for `path` if one applies.
+    private func checked(_ handler: Handler, path: String) -> Handler {
+        guard let check = accessChecks.first(where: { path.hasPrefix($0.prefix) })?.check else { return handler }
+        switch handler {
+        case .immediate(let body):
+            return .immediate { request in
+                var request = request
+                try check(&request)
+                return try body(request)
+            }
+        case .async(let body):
+            return .async { request in
+                var request = request
+                try check(&request)
+                return try await body(request)
+            }
+        }
+    }
+
     /// The renderer used where no prefix matches.
     public mutating func setFallbackErrorRenderer(_ renderer: any HTTPErrorRenderer) { fallbackRenderer = renderer }
 
@@ -119,7 +148,7 @@ public struct Router: Sendable {
             let handlers = candidate.handlers
             if let handler = handlers[method] ?? (request.method == .head ? handlers["GET"] : nil) ?? handlers["*"] {
                 request.parameters = candidate.parameters
-                return .handler(handler)
+                return .handler(checked(handler, path: request.path))
             }
         }
         var allowed = Set(candidates.flatMap(\.handlers.keys)).sorted().map(HTTPMethod.init(rawValue:))

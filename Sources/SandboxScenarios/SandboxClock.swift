@@ -21,3 +21,18 @@ public final class ManualClock: SandboxClock {
     public func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
     public func set(_ date: Date) { current.withLock { $0 = date } }
 }
+
+/// The times a namespace's clock may be set or moved to through `/__sandbox/clock`: from the Unix epoch to the
+/// last second of year 9999. Before 1970, Unix timestamps (JWT `exp`/`iat`, epoch-second fields) go negative; after
+/// 9999, ISO 8601's four-digit year no longer holds and the dates the sandbox writes stop parsing in most clients.
+public enum SandboxClockRange {
+    /// 1970-01-01T00:00:00Z.
+    public static let earliest = Date(timeIntervalSince1970: 0)
+    /// 9999-12-31T23:59:59Z.
+    public static let latest = Date(timeIntervalSince1970: 253_402_300_799)
+
+    public static func contains(_ date: Date) -> Bool { (earliest...latest).contains(date) }
+
+    /// How the range reads in an error message.
+    public static let description = "1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z"
+}

@@ -19,8 +19,12 @@ struct CommandLineOptions: Equatable {
     var idleTimeoutSeconds = 60.0
     var handlerTimeoutSeconds = 120.0
     var healthcheckTimeoutSeconds = 2.0
-    /// The base of the hrefs Swedbank Pay answers carry (else X-Forwarded-Proto/-Host, else Host).
+    /// The base of the hrefs Swedbank Pay answers carry (else, behind a trusted proxy, its forwarded headers, else Host).
     var publicURL: String?
+    /// Which forwarded headers count for hrefs: only those a proxy in front sets.
+    var trustProxy: TrustedForwardedHeaders = []
+    /// When set, `/__sandbox/` calls but health need it (`Authorization: Bearer` or `Sandbox-Control-Token`).
+    var controlToken: String?
     /// `validate`'s directories or files.
     var validatePaths: [String] = []
 
@@ -48,7 +52,14 @@ struct CommandLineOptions: Equatable {
           --idle-timeout SECONDS   keep-alive idle time (PAYMENT_SANDBOX_IDLE_TIMEOUT, default 60)
           --handler-timeout SECONDS  slowest answer before a 503 (PAYMENT_SANDBOX_HANDLER_TIMEOUT, default 120)
           --public-url URL         base of the hrefs in Swedbank Pay answers, e.g. https://localhost:8443 behind a TLS
-                                   proxy (PAYMENT_SANDBOX_PUBLIC_URL; default: X-Forwarded-Proto/-Host, else Host)
+                                   proxy (PAYMENT_SANDBOX_PUBLIC_URL; default: with --trust-proxy the proxy's
+                                   Forwarded / X-Forwarded-Proto/-Host, else http:// and the Host header)
+          --trust-proxy[=WHICH]    a proxy in front sets forwarded headers: build hrefs on them (its value is the
+                                   last in each list). WHICH: all (the default), x-forwarded (X-Forwarded-Proto/-Host
+                                   only) or forwarded (RFC 7239 only). Without it they are ignored, as any client
+                                   can send them (PAYMENT_SANDBOX_TRUST_PROXY=1|0|all|x-forwarded|forwarded)
+          --control-token TOKEN    every /__sandbox/ call but health needs "Authorization: Bearer TOKEN" or
+                                   "Sandbox-Control-Token: TOKEN" (PAYMENT_SANDBOX_CONTROL_TOKEN; default: none)
           -h, --help               this text
           --version                the version
         """
@@ -100,6 +111,11 @@ struct CommandLineOptions: Equatable {
             case "--idle-timeout": options.idleTimeoutSeconds = try parseSeconds(try value(), source: name)
             case "--handler-timeout": options.handlerTimeoutSeconds = try parseSeconds(try value(), source: name)
             case "--public-url": options.publicURL = try parseBaseURL(try value(), source: name)
+            case "--trust-proxy":
+                // A bare flag takes no value (the next argument is another flag): only --trust-proxy=WHICH names one.
+                options.trustProxy = .all
+                if let inlineValue { options.trustProxy = try parseTrust(inlineValue, source: name) }
+            case "--control-token": options.controlToken = try parseToken(try value(), source: name)
             default: throw UsageError(message: "unknown option '\(argument)'")
             }
         }
@@ -118,13 +134,9 @@ struct CommandLineOptions: Equatable {
         if let (name, value) = variable("PORT") { port = try Self.parsePort(value, source: name) }
         if let (_, value) = variable("SCENARIOS") { scenarioDirectories = value.split(separator: ":").map(String.init) }
         if let (name, value) = variable("LOG_FORMAT") { logFormat = try Self.parseFormat(value, source: name) }
-        if let (name, value) = variable("QUIET") {
-            switch value.lowercased() {
-            case "1", "true", "yes": quiet = true
-            case "0", "false", "no": quiet = false
-            default: throw UsageError(message: "\(name) must be 1 or 0, not '\(value)'")
-            }
-        }
+        if let (name, value) = variable("QUIET") { quiet = try Self.parseSwitch(value, source: name) }
+        if let (name, value) = variable("TRUST_PROXY") { trustProxy = try Self.parseTrust(value, source: name) }
+        if let (name, value) = variable("CONTROL_TOKEN") { controlToken = try Self.parseToken(value, source: name) }
         if let (name, value) = variable("MAX_BODY_BYTES") { maxBodyBytes = try Self.parseCount(value, source: name) }
         if let (name, value) = variable("MAX_HEAD_BYTES") { maxHeadBytes = try Self.parseCount(value, source: name) }
         if let (name, value) = variable("MAX_CONNECTIONS") { maxConnections = try Self.parseCount(value, source: name) }
@@ -132,6 +144,32 @@ struct CommandLineOptions: Equatable {
         if let (name, value) = variable("IDLE_TIMEOUT") { idleTimeoutSeconds = try Self.parseSeconds(value, source: name) }
         if let (name, value) = variable("HANDLER_TIMEOUT") { handlerTimeoutSeconds = try Self.parseSeconds(value, source: name) }
         if let (name, value) = variable("PUBLIC_URL") { publicURL = try Self.parseBaseURL(value, source: name) }
+    }
+
+    private static func parseSwitch(_ text: String, source: String) throws(UsageError) -> Bool {
+        switch text.lowercased() {
+        case "1", "true", "yes": return true
+        case "0", "false", "no": return false
+        default: throw UsageError(message: "\(source) must be 1 or 0, not '\(text)'")
+        }
+    }
+
+    private static func parseTrust(_ text: String, source: String) throws(UsageError) -> TrustedForwardedHeaders {
+        switch text.lowercased() {
+        case "1", "true", "yes", "all": return .all
+        case "0", "false", "no", "none": return []
+        case "x-forwarded": return .xForwarded
+        case "forwarded": return .forwarded
+        default: throw UsageError(message: "\(source) must be all, x-forwarded, forwarded or 0, not '\(text)'")
+        }
+    }
+
+    /// Visible ASCII without spaces, so it reads the same in either header (RFC 6750 §2.1 b64token is a subset).
+    private static func parseToken(_ text: String, source: String) throws(UsageError) -> String {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw UsageError(message: "\(source) must be visible ASCII characters without spaces")
+        }
+        return text
     }
 
     /// `http(s)://host[:port][/path]`, without a query or fragment; a trailing `/` is dropped.

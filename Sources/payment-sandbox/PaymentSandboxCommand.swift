@@ -86,6 +86,8 @@ enum PaymentSandboxCommand {
         configuration.http.idleTimeout = .seconds(options.idleTimeoutSeconds)
         configuration.http.handlerTimeout = .seconds(options.handlerTimeoutSeconds)
         configuration.swedbankPay.publicBaseURL = options.publicURL
+        configuration.trustedForwardedHeaders = options.trustProxy
+        configuration.controlToken = options.controlToken
         // SIGTERM must end the process within a second: leave time to exit after the grace period.
         configuration.http.shutdownGracePeriod = .milliseconds(700)
         configuration.logger = options.quiet ? nil : LineLogger(format: options.logFormat)

@@ -199,4 +199,62 @@ struct ControlRouteTests {
             #expect(try await client.readResponse().status == 200)
         }
     }
+
+    // MARK: The clock's range (SandboxClockRange: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z)
+
+    static func postClock(_ server: RunningServer, _ body: String) async throws -> RawResponse {
+        try await RawClient.exchange(port: server.port, rawRequest("POST", "/__sandbox/clock", body: body))
+    }
+
+    @Test("POST /__sandbox/clock refuses a time it cannot show: 400 naming the range, the clock unchanged", arguments: [
+        #"{"advance_seconds": 1e300}"#, #"{"advance_seconds": -1e300}"#, #"{"advance_seconds": 1e15}"#,
+        #"{"now": "1969-12-31T23:59:59Z"}"#, #"{"now": "0001-01-01T00:00:00Z"}"#,
+    ])
+    func clock_OutOfRange_400NamingTheRange(body: String) async throws {
+        try await withSandbox({ $0.clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000)) }) { server in
+            let response = try await Self.postClock(server, body)
+            #expect(response.status == 400, "\(body): \(response)")
+            let message = try response.jsonObject()["message"] as? String ?? ""
+            #expect(message.contains("1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z"), "\(body): \(message)")
+            let clock = try await RawClient.exchange(port: server.port, rawRequest("GET", "/__sandbox/clock")).jsonObject()
+            #expect(clock["offset_seconds"] as? Double == 0 && clock["now"] as? String == "2027-01-15T08:00:00.000Z", "\(clock)")
+        }
+    }
+
+    @Test("the advance_seconds message gives the allowed span from now")
+    func clock_AdvanceMessage_GivesTheSpan() async throws {
+        try await withSandbox({ $0.clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000)) }) { server in
+            let message = try await Self.postClock(server, #"{"advance_seconds": -1e300}"#).jsonObject()["message"] as? String ?? ""
+            #expect(message.contains("allows -1800000000 to 251602300799"), "\(message)")
+        }
+    }
+
+    @Test("not a number (a string, NaN, an overflowing literal, null with nothing else) is 400", arguments: [
+        #"{"advance_seconds": "60"}"#, #"{"advance_seconds": NaN}"#, #"{"advance_seconds": 1e400}"#, #"{"advance_seconds": null}"#,
+        #"{"advance_seconds": 1, "now": "2030-01-01T00:00:00Z"}"#, #"{"now": "soon"}"#, "[]",
+    ])
+    func clock_NotANumber_400(body: String) async throws {
+        try await withSandbox { server in
+            let response = try await Self.postClock(server, body)
+            #expect(response.status == 400, "\(body): \(response)")
+            let clock = try await RawClient.exchange(port: server.port, rawRequest("GET", "/__sandbox/clock")).jsonObject()
+            #expect(clock["offset_seconds"] as? Double == 0, "\(body): \(clock)")
+        }
+    }
+
+    @Test("the range's own ends are accepted, by now and by advance_seconds")
+    func clock_RangeEnds_Accepted() async throws {
+        try await withSandbox({ $0.clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000)) }) { server in
+            for (body, now) in [(#"{"now": "1970-01-01T00:00:00Z"}"#, "1970-01-01T00:00:00.000Z"),
+                                (#"{"now": "9999-12-31T23:59:59Z"}"#, "9999-12-31T23:59:59.000Z"),
+                                (#"{"advance_seconds": -253402300799}"#, "1970-01-01T00:00:00.000Z"),
+                                (#"{"advance_seconds": 253402300799}"#, "9999-12-31T23:59:59.000Z")] {
+                let response = try await Self.postClock(server, body)
+                #expect(response.status == 200, "\(body): \(response)")
+                #expect(try response.jsonObject()["now"] as? String == now, "\(body): \(response.bodyText)")
+            }
+            // At the last second, one more is refused.
+            #expect(try await Self.postClock(server, #"{"advance_seconds": 1}"#).status == 400)
+        }
+    }
 }

@@ -583,9 +583,9 @@ struct KlarnaPaymentsFlowTests {
         }
     }
 
-    @Test("redirect_url follows X-Forwarded-Proto and X-Forwarded-Host")
+    @Test("redirect_url follows X-Forwarded-Proto and X-Forwarded-Host behind a trusted proxy")
     func redirectBehindProxy() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox({ deterministic(&$0); $0.trustedForwardedHeaders = .all }) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("proxy"))
             let (_, token) = try await client.authorizedSession()
             let order = try await client.send("POST", "/payments/v1/authorizations/\(token)/order", body: KlarnaExamples.gbOrder,

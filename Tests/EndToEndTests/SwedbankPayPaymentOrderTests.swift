@@ -103,7 +103,7 @@ struct SwedbankPayPaymentOrderTests {
 
     @Test("Create v3.1: 200, the document with every node as {id}, Initialized operations on the public base, versioned Content-Type")
     func create_V31() async throws {
-        try await withSandbox({ deterministic(&$0) }) { server in
+        try await withSandbox({ deterministic(&$0); $0.trustedForwardedHeaders = .all }) { server in
             let client = SwedbankPayClient(server)
             let response = try await client.create(headers: [("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "pay.example.test:8443"),
                                                              ("User-Agent", "swedbankpay-sdk-dotnet/3.0.1")])
@@ -416,9 +416,9 @@ struct SwedbankPayPaymentOrderTests {
         }
     }
 
-    @Test("Protocol edges under /psp/: GET on a transaction collection is 405 (Allow: POST); a non-JSON body is 400; a 431 is a problem; hrefs take the first forwarded value")
+    @Test("Protocol edges under /psp/: GET on a transaction collection is 405 (Allow: POST); a non-JSON body is 400; a 431 is a problem; hrefs take a trusted proxy's (last) forwarded value")
     func protocolEdges_AreProblems() async throws {
-        try await withSandboxInstance({ deterministic(&$0); $0.http.limits.maxHeadBytes = 2048 }) { _, server in
+        try await withSandboxInstance({ deterministic(&$0); $0.http.limits.maxHeadBytes = 2048; $0.trustedForwardedHeaders = .all }) { _, server in
             let client = SwedbankPayClient(server)
             let id = try await client.newOrder()
             let get = try await client.send("GET", "/psp/paymentorders/\(id)/captures")
@@ -432,7 +432,7 @@ struct SwedbankPayPaymentOrderTests {
             #expect(huge.status == 431)
             #expect(try object(huge)["type"] as? String == "https://api.payex.com/psp/errordetail/inputerror", "\(huge.bodyText)")
             let forwarded = try await client.send("GET", "/psp/paymentorders/\(id)",
-                                                  headers: [("X-Forwarded-Proto", "https, http"), ("X-Forwarded-Host", "pay.example:8443, proxy.internal")])
+                                                  headers: [("X-Forwarded-Proto", "http, https"), ("X-Forwarded-Host", "client.example, pay.example:8443")])
             let hrefs = try #require(try object(forwarded)["operations"] as? [[String: Any]]).compactMap { $0["href"] as? String }
             #expect(!hrefs.isEmpty && hrefs.allSatisfy { $0.hasPrefix("https://pay.example:8443/") }, "\(hrefs)")
         }

@@ -2,35 +2,68 @@
 import SandboxHTTP
 import Testing
 
-/// The origin hrefs are built on, behind a proxy or not (HTTPRequest+PublicOrigin.swift).
+/// The origin hrefs are built on, behind a trusted proxy or not (HTTPRequest+PublicOrigin.swift).
 @Suite struct PublicOriginTests {
-    static func origin(_ headers: HTTPHeaders) throws -> String? {
-        try HTTPRequest(method: .get, target: "/psp/paymentorders", headers: headers).publicOrigin
+    static func origin(_ headers: [(String, String)], trusted: TrustedForwardedHeaders = .all) throws -> String? {
+        var fields = HTTPHeaders()
+        for (name, value) in headers { fields.add(name: name, value: value) }
+        var request = try HTTPRequest(method: .get, target: "/psp/paymentorders", headers: fields)
+        request.trustedForwardedHeaders = trusted
+        return request.publicOrigin
     }
 
     @Test func host_OverHTTP_WithoutAProxy() throws {
-        #expect(try Self.origin(["Host": "127.0.0.1:8080"]) == "http://127.0.0.1:8080")
-        #expect(try Self.origin([:]) == nil)
+        #expect(try Self.origin([("Host", "127.0.0.1:8080")]) == "http://127.0.0.1:8080")
+        #expect(try Self.origin([("Host", "127.0.0.1:8080")], trusted: []) == "http://127.0.0.1:8080")
+        #expect(try Self.origin([]) == nil)
     }
 
-    @Test func xForwarded_ProtoAndHost_FirstValueOfEachList() throws {
-        #expect(try Self.origin(["Host": "sandbox:8080", "X-Forwarded-Proto": "https", "X-Forwarded-Host": "localhost:8443"])
+    /// Swedbank Pay's PHP SDK sends this on every call (SwedbankPay/swedbank-pay-sdk-php: src/SwedbankPay/Api/Client/Client.php).
+    @Test func untrusted_ClientForwardedHeaders_AreIgnored() throws {
+        for header in [("Forwarded", "for=1.2.3.4; proto=https"), ("Forwarded", #"proto=https;host="evil.test""#),
+                       ("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "evil.test")] {
+            #expect(try Self.origin([("Host", "127.0.0.1:8080"), header], trusted: []) == "http://127.0.0.1:8080", "\(header)")
+        }
+    }
+
+    /// docker/compose.yaml trusts only X-Forwarded-*: the PHP SDK's Forwarded then never counts, even on the direct port.
+    @Test func trustingOneKind_IgnoresTheOther() throws {
+        let headers = [("Host", "h:8080"), ("Forwarded", "for=1.2.3.4; proto=https; host=f.test"),
+                       ("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "x.test")]
+        #expect(try Self.origin(Array(headers.prefix(2)), trusted: .xForwarded) == "http://h:8080")
+        #expect(try Self.origin(headers, trusted: .xForwarded) == "https://x.test")
+        #expect(try Self.origin([headers[0], headers[2], headers[3]], trusted: .forwarded) == "http://h:8080")
+        #expect(try Self.origin(headers, trusted: .forwarded) == "https://f.test")
+    }
+
+    @Test func trusted_XForwarded_ProtoAndHost_LastValueOfEachList() throws {
+        #expect(try Self.origin([("Host", "sandbox:8080"), ("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "localhost:8443")])
                 == "https://localhost:8443")
-        // Two proxies: the first value is the client's side.
-        #expect(try Self.origin(["Host": "sandbox:8080", "X-Forwarded-Proto": "https, http", "X-Forwarded-Host": "a.test, b.test"])
+        // A client's own value first, the proxy's appended: the proxy's (last) counts.
+        #expect(try Self.origin([("Host", "sandbox:8080"), ("X-Forwarded-Proto", "http, https"), ("X-Forwarded-Host", "evil.test, a.test")])
                 == "https://a.test")
+        // The same as separate field lines.
+        #expect(try Self.origin([("Host", "sandbox:8080"), ("X-Forwarded-Host", "evil.test"), ("X-Forwarded-Host", "a.test")])
+                == "http://a.test")
     }
 
-    @Test func forwarded_RFC7239_FirstElement_QuotedValues_WinsOverXForwarded() throws {
-        #expect(try Self.origin(["Host": "sandbox:8080", "Forwarded": #"for=192.0.2.1;proto=https;host="pay.example:8443", for=10.0.0.1"#,
-                                 "X-Forwarded-Host": "other.test"]) == "https://pay.example:8443")
-        #expect(try Self.origin(["Host": "sandbox:8080", "Forwarded": "for=192.0.2.1"]) == "http://sandbox:8080")
-        #expect(try Self.origin(["Host": "h", "Forwarded": "Proto=HTTPS; Host=[2001:db8::1]:443"]) == "https://[2001:db8::1]:443")
+    @Test func trusted_Forwarded_RFC7239_LastElement_QuotedValues_WinsOverXForwarded() throws {
+        #expect(try Self.origin([("Host", "sandbox:8080"), ("Forwarded", #"for=10.0.0.1, for=192.0.2.1;proto=https;host="pay.example:8443""#),
+                                 ("X-Forwarded-Host", "other.test")]) == "https://pay.example:8443")
+        // The client's element first (the PHP SDK's), then the proxy's: the proxy's counts.
+        #expect(try Self.origin([("Host", "sandbox:8080"), ("Forwarded", "for=1.2.3.4; proto=https"), ("Forwarded", "for=10.0.0.2;proto=http")])
+                == "http://sandbox:8080")
+        // A comma inside a quoted string does not start an element.
+        #expect(try Self.origin([("Host", "h"), ("Forwarded", #"for="a,b";proto=https;host=x.test"#)]) == "https://x.test")
+        // An element without proto/host leaves them to X-Forwarded-* and Host.
+        #expect(try Self.origin([("Host", "sandbox:8080"), ("Forwarded", "for=192.0.2.1"), ("X-Forwarded-Proto", "https")])
+                == "https://sandbox:8080")
+        #expect(try Self.origin([("Host", "h"), ("Forwarded", "Proto=HTTPS; Host=[2001:db8::1]:443")]) == "https://[2001:db8::1]:443")
     }
 
     @Test func values_ThatAreNotASchemeOrHost_AreIgnored() throws {
-        #expect(try Self.origin(["Host": "sandbox:8080", "X-Forwarded-Proto": "javascript", "X-Forwarded-Host": #"evil"><script>"#])
+        #expect(try Self.origin([("Host", "sandbox:8080"), ("X-Forwarded-Proto", "javascript"), ("X-Forwarded-Host", #"evil"><script>"#)])
                 == "http://sandbox:8080")
-        #expect(try Self.origin(["Host": "a b", "X-Forwarded-Host": "x/y"]) == nil)
+        #expect(try Self.origin([("Host", "a b"), ("X-Forwarded-Host", "x/y")]) == nil)
     }
 }

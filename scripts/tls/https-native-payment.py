@@ -11,9 +11,10 @@ status read back with the merchant's Bearer token.
 
 The point is TLS: the Android SDK refuses http hrefs and iOS rewrites them to https, so every href in every JSON
 answer that points at the sandbox must start with <base>/ (https, the client's host and port: what nginx passes
-as X-Forwarded-Proto/-Host) and answer over TLS verified with --cacert. GET hrefs are fetched (the JSON APIs
-and the /checkout/ pages must answer 2xx; the view-checkout script's iframe URL must be on <base>/ too). POST/PATCH
-hrefs the flows sent count as reached; every other one (update-order, capture, cancel, reversal, customize-payment,
+as X-Forwarded-Proto/-Host; the merchant's calls send their own Forwarded / X-Forwarded-* naming another host, as
+Swedbank Pay's PHP SDK does, which must not count) and answer over TLS verified with --cacert. GET hrefs are
+fetched (the JSON APIs and the /checkout/ pages must answer 2xx; the view-checkout script's iframe URL must be on
+<base>/ too). POST/PATCH hrefs the flows sent count as reached; every other one (update-order, capture, cancel, reversal, customize-payment,
 event-logging, fail-payment-attempt, abort-payment and start-payment-attempt of other sessions, ...) is probed with
 OPTIONS, which changes nothing: the sandbox must answer it (405 with an Allow header listing the operation's method
 and its problem body, or another status that is not 404 or 5xx with its problem body). A 404, a gateway error (502,
@@ -122,10 +123,16 @@ class Client:
             reason = getattr(error, "reason", error)
             raise Failure(f"{method} {url}: no answer over TLS: {reason}")
 
+    # What a client says about where it is must not reach the hrefs: nginx replaces X-Forwarded-Proto/-Host and
+    # removes Forwarded (docker/nginx.conf). Swedbank Pay's PHP SDK sends a Forwarded header like this on every call.
+    CLIENT_FORWARDED = {"Forwarded": "for=192.0.2.1; proto=http; host=client-said.example",
+                        "X-Forwarded-Proto": "http", "X-Forwarded-Host": "client-said.example"}
+
     def merchant(self, method, url, body=None):
-        """The merchant backend's call: Bearer token and the v3.1 media type."""
+        """The merchant backend's call: Bearer token, the v3.1 media type, and the client's own forwarded headers."""
         return self.send(method, url, body, content_type="application/json;version=3.1",
-                         headers={"Authorization": f"Bearer {self.token}", "Accept": "application/json;version=3.1"})
+                         headers={"Authorization": f"Bearer {self.token}", "Accept": "application/json;version=3.1",
+                                  **self.CLIENT_FORWARDED})
 
 
 class Hrefs:

@@ -87,7 +87,8 @@ trap 'exit 1' INT TERM HUP
 
 # --- the sandbox ----------------------------------------------------------------------------------------------
 port=$(free_port)
-PAYMENT_SANDBOX_BUNDLED_SCENARIOS=$PWD/scenarios "$bin" --port "$port" --quiet >"$work/sandbox.log" 2>&1 &
+# Trusting the proxy's X-Forwarded-Proto/-Host, as docker/compose.yaml does (PAYMENT_SANDBOX_TRUST_PROXY=x-forwarded).
+PAYMENT_SANDBOX_BUNDLED_SCENARIOS=$PWD/scenarios "$bin" --port "$port" --quiet --trust-proxy=x-forwarded >"$work/sandbox.log" 2>&1 &
 sandbox_pid=$!
 for _ in $(seq 1 100); do
   "$bin" healthcheck --port "$port" >/dev/null 2>&1 && break

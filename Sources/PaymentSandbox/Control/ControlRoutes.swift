@@ -37,18 +37,29 @@ struct ControlRoutes: Sendable {
             .json(Self.clock(Namespace(for: request), registry).data)
         }
         // {"advance_seconds": N} moves the namespace's clock by N seconds; {"now": "2026-11-22T10:00:00Z"} sets it.
+        // Either must land within SandboxClockRange (1970 to 9999), else 400 naming the range.
         router.addImmediate("POST /__sandbox/clock") { request in
             let namespace = Namespace(for: request)
             struct Change: Decodable { var advance_seconds: Double?; var now: String? }
             guard let change = try? JSONDecoder().decode(Change.self, from: request.body) else {
-                throw HTTPError(.badRequest, #"expected a JSON object: {"advance_seconds": N} or {"now": "<ISO 8601>"}"#)
+                throw HTTPError(.badRequest, #"expected a JSON object: {"advance_seconds": N} (a number of seconds) or {"now": "<ISO 8601>"}"#)
             }
             switch (change.advance_seconds, change.now) {
-            case let (seconds?, nil) where seconds.isFinite:
+            case let (seconds?, nil):
+                let now = registry.now(namespace)
+                guard seconds.isFinite, SandboxClockRange.contains(now.addingTimeInterval(seconds)) else {
+                    let lowest = SandboxClockRange.earliest.timeIntervalSince(now).rounded(.up)
+                    let highest = SandboxClockRange.latest.timeIntervalSince(now).rounded(.down)
+                    throw HTTPError(.badRequest, "advance_seconds: \(seconds) would move the clock outside the range it can show, "
+                        + "\(SandboxClockRange.description); from \(Self.iso8601(now)) that allows \(Int(lowest)) to \(Int(highest))")
+                }
                 registry.advance(namespace, by: seconds)
             case let (nil, text?):
                 guard let date = Self.parseISO8601(text) else {
                     throw HTTPError(.badRequest, "now: \"\(text)\" is not an ISO 8601 date-time such as 2026-11-22T10:00:00Z")
+                }
+                guard SandboxClockRange.contains(date) else {
+                    throw HTTPError(.badRequest, "now: \"\(text)\" is outside the range the clock can show, \(SandboxClockRange.description)")
                 }
                 registry.set(namespace, to: date)
             default:

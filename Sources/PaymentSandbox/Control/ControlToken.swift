@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+
+/// The optional control token (`--control-token`, ``SandboxConfiguration/controlToken``). When set, every call under
+/// `/__sandbox/` needs `Authorization: Bearer <token>` or `Sandbox-Control-Token: <token>`, except:
+/// - `GET /__sandbox/health` (Docker's HEALTHCHECK, `payment-sandbox healthcheck`);
+/// - the two addresses the sandbox itself sends a consumer's browser to, which cannot add a header: the Klarna hosted
+///   page's buttons (`/__sandbox/klarna/hpp/sessions/{id}/...`, HostedPage.swift) and Klarna Payments' `redirect_url`
+///   (`/__sandbox/klarna/payments/orders/{id}/redirect`). Like the pages themselves (`/hpp/payments/{id}`,
+///   `/checkout/{token}`), they act on one session or order whose random id only its link carries.
+/// Everything else there (reset, clock, scenarios, journal, state, echo, Klarna's SDK stand-ins) is refused with a
+/// 401 in the control API's error format and `WWW-Authenticate: Bearer` (RFC 6750 §3).
+///
+/// An `Authorization: Bearer <control token>` is removed once checked: a Bearer token otherwise names the namespace
+/// (Swedbank Pay's), and the control token is no namespace. Another Bearer token (a Swedbank Pay merchant's, with the
+/// control token in `Sandbox-Control-Token`) stays and names the namespace as before.
+struct ControlToken: Sendable {
+    static let protectedPrefix = "/__sandbox/"
+    /// Paths under ``protectedPrefix`` that stay open (see above).
+    static let openPrefixes = ["/__sandbox/klarna/hpp/sessions/", "/__sandbox/klarna/payments/orders/"]
+
+    private let expected: [UInt8]
+
+    init(_ token: String) { expected = Array(token.utf8) }
+
+    func check(_ request: inout HTTPRequest) throws {
+        // On the path as sent: a percent-encoded variant of an open path is not open (the router decodes each segment).
+        if request.rawPath == "/__sandbox/health" || Self.openPrefixes.contains(where: request.rawPath.hasPrefix) { return }
+        let tokenHeaders = request.headers.values(for: "Sandbox-Control-Token")
+        let bearers = request.headers.values(for: "Authorization").compactMap(Self.bearerToken)
+        guard !tokenHeaders.isEmpty || !bearers.isEmpty else {
+            throw ControlTokenRefusal(message: "the control API needs the control token: send \"Authorization: Bearer <token>\" "
+                                      + "or \"Sandbox-Control-Token: <token>\"", invalid: false)
+        }
+        let bearerMatches = bearers.contains(where: matches)
+        guard bearerMatches || tokenHeaders.contains(where: { matches($0[...]) }) else {
+            throw ControlTokenRefusal(message: "the control token does not match", invalid: true)
+        }
+        if bearerMatches {
+            var kept = HTTPHeaders()
+            for field in request.headers where !(field.name.lowercased() == "authorization"
+                                                 && Self.bearerToken(field.value).map(matches) == true) {
+                kept.add(name: field.name, value: field.value)
+            }
+            request.headers = kept
+        }
+    }
+
+    /// The token of `Bearer <token>`: the scheme in any case, then one or more spaces (RFC 9110 §11.4, RFC 6750 §2.1).
+    private static func bearerToken(_ value: String) -> Substring? {
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return parts[1]
+    }
+
+    /// Compares in time that depends only on the expected token's length, not on where the texts differ.
+    private func matches(_ presented: Substring) -> Bool {
+        let given = Array(presented.drop { $0 == " " }.utf8)
+        var difference: UInt8 = given.count == expected.count ? 0 : 1
+        for index in expected.indices {
+            difference |= expected[index] ^ (index < given.count ? given[index] : 0)
+        }
+        return difference == 0
+    }
+}
+
+/// 401 in the control API's error format (DefaultErrorRenderer), with the challenge RFC 6750 §3 asks for.
+struct ControlTokenRefusal: HTTPResponseError {
+    var message: String
+    /// A token was sent but is wrong: `error="invalid_token"`.
+    var invalid: Bool
+
+    func response(for request: HTTPRequest) -> HTTPResponse {
+        var response = DefaultErrorRenderer().render(HTTPError(.unauthorized, message), for: request)
+        response.headers.set(name: "WWW-Authenticate",
+                             value: #"Bearer realm="payment-sandbox control""# + (invalid ? #", error="invalid_token""# : ""))
+        return response
+    }
+}
