@@ -255,7 +255,7 @@ struct SwedbankPayPaymentOrderTests {
             #expect(after["status"] as? String == "Reversed" && after["remainingReversalAmount"] as? Int == 0, "\(after)")
             #expect(try rels(reversal).isEmpty)
             let transactions = try await client.send("GET", "/psp/paymentorders/\(id)?$expand=financialtransactions")
-            let list = try #require(((try order(transactions))["financialTransactions"] as? [String: Any])?["financialTransactionList"] as? [[String: Any]])
+            let list = try #require(((try order(transactions))["financialTransactions"] as? [String: Any])?["financialTransactionsList"] as? [[String: Any]])
             #expect(list.compactMap { $0["type"] as? String } == ["Capture", "Capture", "Reversal"])
         }
     }
@@ -406,7 +406,7 @@ struct SwedbankPayPaymentOrderTests {
                 let callback = try #require(try JSONSerialization.jsonObject(with: received[0].body) as? [String: Any])
                 let transaction = try #require(callback["transaction"] as? [String: Any])
                 let read = try await client.send("GET", "/psp/paymentorders/\(id)?$expand=financialtransactions")
-                let list = try #require((order(read)["financialTransactions"] as? [String: Any])?["financialTransactionList"] as? [[String: Any]])
+                let list = try #require((order(read)["financialTransactions"] as? [String: Any])?["financialTransactionsList"] as? [[String: Any]])
                 let sale = try #require(list.first { $0["type"] as? String == "Sale" })
                 let saleID = try #require((sale["id"] as? String)?.split(separator: "/").last.map(String.init))
                 #expect(transaction["number"] as? Int == sale["number"] as? Int, "\(callback) \(sale)")

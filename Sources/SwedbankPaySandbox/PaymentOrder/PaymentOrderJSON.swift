@@ -146,7 +146,9 @@ extension SwedbankPayOrderLedger.Order {
                             ("amount", .int(reversedAmount))]
             }
         case "financialTransactions":
-            members.append(("financialTransactionList", .array(transactions.map { transaction in
+            // `financialTransactionsList`, with the s: Swedbank Pay's PHP SDK (FinancialTransactionsInterface), its recorded
+            // v3 capture response and the .NET SDK's fixtures (swedbankpay-api.md, Corrections and additions).
+            members.append(("financialTransactionsList", .array(transactions.map { transaction in
                 let id = "\(nodeID("financialtransactions"))/\(transaction.id)"
                 var item: [(String, JSONText)] = [
                     ("id", .string(id)), ("created", .string(SwedbankPayTimestamp.string(transaction.created))),

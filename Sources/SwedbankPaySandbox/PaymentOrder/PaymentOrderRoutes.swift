@@ -100,8 +100,11 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
                     let version = SwedbankPayAuth.requestVersion(request) ?? stored
                     switch version {
                     case .v3_1:
-                        // v3.1: the full payment order and its operations (swedbankpay-api.md §1.7); 200 inferred.
-                        return .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version)
+                        // v3.1: the full payment order and its operations (swedbankpay-api.md §1.7); 200 inferred. `$expand`
+                        // as on GET: the PHP SDK asks for `financialtransactions,paid` and reads the new transaction there
+                        // (swedbankpay-api.md, Corrections and additions).
+                        return .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: expansions(request)),
+                                            version: version)
                     case .v3_0:
                         return .swedbankPay(store.transactionAnswer(namespace, orderID: orderID, kind, made), version: version)
                     }

@@ -126,6 +126,7 @@ struct SwedbankPaySessionDriver {
             throw error
         }
         checkInvariants(document, sourceLocation: sourceLocation)
+        walker.beginPass()
         documents.append(document)
         lastDocument = document
         return document
@@ -188,16 +189,38 @@ struct SwedbankPaySessionDriver {
             document = try await call("GET", sessionURL, sourceLocation: sourceLocation)
             #expect(document.paymentSession.urls?.paymentUrl != nil && document.paymentSession.urls?.cancelUrl != nil)
         }
-        // iOS acknowledges a problem and goes on with the same answer; the ack's own answer is processed after it.
+        // iOS acknowledges a problem and goes on with the same answer; the ack's own answer, if it decodes, goes through
+        // sessionOperationHandling again (a second pass, processed here after the first one).
         var ackAnswers: [PaymentOutputModel] = []
+        var pendingStep: SwedbankPayWalkerStep?
         for _ in 0..<maxSteps {
-            let step = walker.next(document)
+            let step = pendingStep ?? walker.next(document)
+            pendingStep = nil
             steps.append("\(step)")
             switch step {
             case .acknowledge(let href, _):
                 acknowledged.insert(href)
-                let answer = try await call("POST", href, sourceLocation: sourceLocation)
-                if walker.platform == .iOS { ackAnswers.append(answer) }  // Android ignores it (§3.6 H2)
+                let response = try await exchange("POST", href, sourceLocation: sourceLocation)
+                switch walker.platform {
+                case .iOS:
+                    // 200–204 is success; a body that decodes as PaymentOutputModel is handled again, one that does not is
+                    // dropped; anything else is paymentSessionAPIRequestFailed (SwedbankPayAPIEndpointRouter.swift).
+                    guard (200...204).contains(response.status) else {
+                        Issue.record("iOS would report paymentSessionAPIRequestFailed for the ack's \(response.status)", sourceLocation: sourceLocation)
+                        return .endStateReached
+                    }
+                    if let answer = try? SwedbankPayMirror.decode(response.body) {
+                        checkInvariants(answer, sourceLocation: sourceLocation)
+                        ackAnswers.append(answer)
+                    }
+                case .android:
+                    // The ack goes on the side (postFailedAttemptRequest); ProblemOccurred waits for the app: the loop stops.
+                    #expect((200...204).contains(response.status), "ack: \(response.status)", sourceLocation: sourceLocation)
+                    return .idleAfterProblem
+                }
+            case .reacknowledge(let href):
+                let response = try await exchange("POST", href, sourceLocation: sourceLocation)
+                #expect((200...204).contains(response.status), "repeated ack: \(response.status)", sourceLocation: sourceLocation)
             case .post(let href, let body):
                 if href.hasSuffix("/customizepayment") {
                     restricted = !body.contains(#""restrictToPaymentMethods":null"#)
@@ -234,6 +257,16 @@ struct SwedbankPaySessionDriver {
             case .end(let end):
                 if !ackAnswers.isEmpty {
                     document = ackAnswers.removeFirst()
+                    walker.beginPass()
+                    let second = walker.next(document)
+                    if case .end(.endStateReached) = second {
+                        Issue.record(Comment(rawValue: "iOS handles the acknowledge-failed-attempt answer again and reports "
+                                     + "paymentSessionEndStateReached: an app that treats it as final ends the session after the decline"),
+                                     sourceLocation: sourceLocation)
+                        return .endStateReached
+                    }
+                    // Not a terminal step: go on from this answer as iOS would.
+                    pendingStep = second
                     continue
                 }
                 return end
