@@ -332,4 +332,29 @@ struct SwedbankPaySessionEdgeTests {
             #expect(abort.status == 200)
         }
     }
+
+    // MARK: Verify through the SDK
+
+    /// A Verify order through the SDK: card only, amount 0; a saved card completes it; the order is Paid as a
+    /// Verification with the unscheduled token it asked for (`paid.tokens`).
+    @Test(arguments: SwedbankPayPlatform.allCases)
+    func verify_SavedCardCompletes_PaidAsVerificationWithItsToken(platform: SwedbankPayPlatform) async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let namespace = Self.namespace("verify")
+            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-approve", operation: "Verify",
+                                                              extra: [("generateUnscheduledToken", .bool(true))])
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform,
+                                                  choice: .savedCard(rank: 1))
+            let end = try await driver.run(token: token)
+            #expect(end == .complete, "\(driver.steps)")
+            #expect(driver.documents.last { $0.paymentSession.methods?.isEmpty == false }?.paymentSession.methods?.map(\.paymentMethod) == ["CreditCard"])
+            let (orderNamespace, orderID) = try #require(sandbox.swedbankPayOrders.lookup(token: token))
+            let view = try #require(sandbox.swedbankPayOrders.snapshot(orderNamespace, orderID: orderID))
+            #expect(view.status == .paid && view.paidTransactionType == .verification && view.amount == 0)
+            let paid = try await SwedbankPayCheckoutPageTests.expanded(server, sandbox, token: token, "paid")
+            let json = try JSONSerialization.jsonObject(with: Data(paid.utf8)) as? [String: Any]
+            let tokens = ((json?["paymentOrder"] as? [String: Any])?["paid"] as? [String: Any])?["tokens"] as? [[String: Any]]
+            #expect(tokens?.map { $0["type"] as? String } == ["unscheduled"], "\(paid)")
+        }
+    }
 }

@@ -18,14 +18,16 @@ struct SwedbankPayTestOrder {
                        currency: String = "SEK", payerReference: String? = "payer-1", msisdn: String? = "+46739000001",
                        payerFields: [(String, String)] = [], payeeName: String = "Merchant1",
                        urls: (complete: String, cancel: String) = (completeUrl, cancelUrl),
-                       instrument: String? = nil, scenario: String? = nil, sourceLocation: SourceLocation = #_sourceLocation)
+                       instrument: String? = nil, scenario: String? = nil, operation: String = "Purchase",
+                       extra: [(String, JSONText)] = [], sourceLocation: SourceLocation = #_sourceLocation)
     async throws -> String {
         var payer: [(String, JSONText)] = []
         if let payerReference { payer.append(("payerReference", .string(payerReference))) }
         for (name, value) in payerFields { payer.append((name, .string(value))) }
         if let msisdn { payer.append(("msisdn", .string(msisdn))) }
-        var order: [(String, JSONText)] = [
-            ("operation", .string("Purchase")), ("currency", .string(currency)), ("amount", .int(amount)), ("vatAmount", .int(0)),
+        // A Verify order has no amounts (developer portal `_includes/payment-order-verify.md`).
+        let amounts: [(String, JSONText)] = operation == "Verify" ? [] : [("amount", .int(amount)), ("vatAmount", .int(0))]
+        var order: [(String, JSONText)] = [("operation", .string(operation)), ("currency", .string(currency))] + amounts + [
             ("description", .string(description)), ("userAgent", .string("Mozilla/5.0")), ("language", .string("sv-SE")),
             ("productName", .string("Checkout3")),
             ("urls", .object([("hostUrls", .array([.string("https://example.com")])), ("completeUrl", .string(urls.complete)),
@@ -36,6 +38,7 @@ struct SwedbankPayTestOrder {
         ]
         if !payer.isEmpty { order.append(("payer", .object(payer))) }
         if let instrument { order.append(("instrument", .string(instrument))) }
+        order += extra
         let body = String(decoding: JSONText.object([("paymentorder", .object(order))]).bytes, as: UTF8.self)
         var text = "POST /psp/paymentorders HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nAuthorization: Bearer \(namespace)\r\n"
         text += "Sandbox-Namespace: \(namespace)\r\nContent-Type: application/json;version=3.1\r\nAccept: application/json;version=3.1\r\n"
