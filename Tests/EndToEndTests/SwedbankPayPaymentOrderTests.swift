@@ -474,11 +474,12 @@ struct SwedbankPayPaymentOrderTests {
 @Suite("Swedbank Pay payment orders: Verify, Recur, UnscheduledPurchase and tokens")
 struct SwedbankPayTokenOrderTests {
     /// A server-to-server order: `urls` with callbackUrl only, as the Recur page's request.
-    static func merchantInitiated(_ operation: String, tokenField: String, token: String, amount: Int = 1000, payeeReference: String = "CD1234") -> String {
+    static func merchantInitiated(_ operation: String, tokenField: String, token: String, amount: Int = 1000, payeeReference: String = "CD1234",
+                                  callbackUrl: String = "https://example.com/payment-callback") -> String {
         """
         {"paymentorder": {"operation": "\(operation)", "\(tokenField)": "\(token)", "currency": "SEK", "amount": \(amount), "vatAmount": 0,
           "description": "Test Recurrence", "userAgent": "Mozilla/5.0", "language": "sv-SE",
-          "urls": {"callbackUrl": "https://example.com/payment-callback"},
+          "urls": {"callbackUrl": "\(callbackUrl)"},
           "payeeInfo": {"payeeId": "5cabf558-5283-482f-b252-4d58e06f6f3b", "payeeReference": "\(payeeReference)", "payeeName": "Merchant1"},
           "payer": {"payerReference": "AB1234"}}}
         """
@@ -509,7 +510,8 @@ struct SwedbankPayTokenOrderTests {
             let tokens = try await Self.paidWithTokens(sandbox, client)
             let recurrence = try #require(tokens["recurrence"]), unscheduled = try #require(tokens["unscheduled"])
 
-            let recur = try await client.create(Self.merchantInitiated("Recur", tokenField: "recurrenceToken", token: recurrence))
+            let recur = try await client.create(Self.merchantInitiated("Recur", tokenField: "recurrenceToken", token: recurrence,
+                                                                        callbackUrl: "http://127.0.0.1:9/cb"))
             #expect(recur.status == 200, "\(recur)")
             let document = try order(recur)
             #expect(document["operation"] as? String == "Recur" && document["status"] as? String == "Paid")
@@ -521,12 +523,19 @@ struct SwedbankPayTokenOrderTests {
             #expect(paid["transactionType"] as? String == "Authorization" && paid["instrument"] as? String == "CreditCard")
             #expect((paid["details"] as? [String: Any])?["maskedPan"] as? String == "492500******0004")
             let urls = try #require(expanded["urls"] as? [String: Any])
-            #expect(urls["callbackUrl"] as? String == "https://example.com/payment-callback" && urls["hostUrls"] == nil && urls["completeUrl"] == nil)
+            #expect(urls["callbackUrl"] as? String == "http://127.0.0.1:9/cb" && urls["hostUrls"] == nil && urls["completeUrl"] == nil)
             let capture = try await client.send("POST", "/psp/paymentorders/\(id)/captures",
                                                 body: SwedbankPayExamples.capture(amount: 1000, vatAmount: 0, payeeReference: "CAP1"))
             #expect(try capture.status == 200 && (try order(capture)["remainingReversalAmount"] as? Int) == 1000, "\(capture)")
-            // No callback for a card Recur ("the callback will only be sent for Trustly transactions, not card").
-            #expect(try await client.journal("method=CALLBACK").isEmpty)
+            // No callback for a card Recur or its capture ("the callback will only be sent for Trustly transactions, not
+            // card"): a Purchase's callback, sent after them, arrives alone.
+            let purchase = try await client.newOrder(SwedbankPayExamples.order(callbackUrl: "http://127.0.0.1:9/cb", extra: #", "payer": {"payerReference": "AB1234"}"#))
+            let purchaseAttempt = try sandbox.swedbankPayOrders.beginAttempt(Namespace(client.namespaceName), orderID: purchase, instrument: "CreditCard", prefill: false)
+            sandbox.swedbankPayOrders.attemptPaid(Namespace(client.namespaceName), orderID: purchase, purchaseAttempt, transactionType: .authorization,
+                                                  details: SwedbankPayPaymentOrderTests.cardDetails)
+            let callbacks = try await client.waitForJournal("method=CALLBACK", count: 1)
+            #expect(callbacks.allSatisfy { ($0["note"] as? String)?.contains(purchase) == true && ($0["note"] as? String)?.contains(id) == false },
+                    "\(callbacks)")
 
             let unscheduledOrder = try await client.create(Self.merchantInitiated("UnscheduledPurchase", tokenField: "unscheduledToken",
                                                                                  token: unscheduled, amount: 2500, payeeReference: "U1"))

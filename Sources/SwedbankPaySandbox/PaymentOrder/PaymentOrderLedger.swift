@@ -450,6 +450,10 @@ struct SwedbankPayOrderLedger: Sendable {
     private func callback(_ order: Order, _ namespace: Namespace, attempt: Attempt, segment: String, transaction: (id: String, number: Int),
                           postPurchase: Bool, reason: String) -> SwedbankPayCallbackEvent? {
         guard let url = order.request.urls.callbackUrl else { return nil }
+        // "For recurring transactions, the callback will only be sent for Trustly transactions, not card" (developer
+        // portal `_includes/payment-order-recur.md`, urls.callbackUrl): none for a card Recur or UnscheduledPurchase,
+        // nor for its captures, cancellations and reversals (inferred).
+        if order.request.orderOperation.isMerchantInitiated && attempt.instrument != "Trustly" { return nil }
         let body: JSONText
         switch order.version {
         case .v3_1:
