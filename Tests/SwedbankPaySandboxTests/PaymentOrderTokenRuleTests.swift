@@ -33,6 +33,8 @@ import Testing
         #expect(recur.json["urls"]?["hostUrls"] == nil, "the stored request is what was sent")
         let unscheduled = try Self.request(#""operation": "UnscheduledPurchase", "unscheduledToken": "t2", "amount": 100, "vatAmount": 0, \#(Self.webURLs)"#)
         #expect(unscheduled.urls.hostUrls == ["https://example.com"] && unscheduled.urls.completeUrl == "https://example.com/done")
+        let empty = try Self.request(#""operation": "Recur", "recurrenceToken": "t1", "amount": 100, "vatAmount": 0, "urls": {"hostUrls": [], "completeUrl": ""}"#)
+        #expect(empty.urls.hostUrls.isEmpty && empty.urls.completeUrl.isEmpty)
         // urls itself stays required, and so do the amounts.
         #expect(try Self.problems(#""operation": "Recur", "recurrenceToken": "t1", "amount": 100, "vatAmount": 0"#) == ["PaymentOrder.Urls"])
         #expect(try Self.problems(#""operation": "Recur", "recurrenceToken": "t1", "urls": {}"#) == ["PaymentOrder.Amount", "PaymentOrder.VatAmount"])

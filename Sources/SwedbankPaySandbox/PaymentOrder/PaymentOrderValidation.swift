@@ -219,11 +219,14 @@ enum SwedbankPayOrderValidation {
     /// A stand-in the URL checks accept for a payer-facing URL a server-to-server order may leave out (never stored).
     static let serverToServerStandIn = "https://merchant-initiated.invalid"
 
-    /// Which of `hostUrls`, `completeUrl` the order's `urls` object leaves out (none when `urls` itself is missing:
-    /// that stays a problem).
+    /// Which of `hostUrls`, `completeUrl` the order's `urls` object leaves out or leaves empty (none when `urls` itself
+    /// is missing: that stays a problem).
     private static func serverToServerURLStandIns(_ object: JSONNode) -> [String] {
         guard let urls = object["urls"], urls.members != nil else { return [] }
-        return ["hostUrls", "completeUrl"].filter { urls[$0] == nil || urls[$0]?.isNull == true }
+        return ["hostUrls", "completeUrl"].filter { key in
+            guard let value = urls[key], !value.isNull else { return true }
+            return value.elements?.isEmpty == true || value.stringValue?.isEmpty == true
+        }
     }
 
     private static func standInURLs(_ object: JSONNode, _ standIns: [String]) -> JSONText {
