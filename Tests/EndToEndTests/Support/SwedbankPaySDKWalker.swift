@@ -3,6 +3,8 @@
 // swedbankpay-api.md §3.5 says iOS (SwedbankPayPaymentSession.sessionOperationHandling) and Android
 // (SessionOperationHandler.getNextStep) do, and a driver that performs the steps over real
 // sockets, decoding every answer with the strict mirrors and checking the invariants of §3.5, §3.6, §3.9.
+// iOS runs its decision logic on every answer it can decode, the acknowledge-failed-attempt answer included (a
+// second pass in which no new problem was shown); Android stops at the ack and sends it again on the retry.
 import Foundation
 import Testing
 
