@@ -150,6 +150,8 @@ public struct ScenarioOperation: RawRepresentable, Hashable, Sendable, CustomStr
     public static let swedbankPayCapture = ScenarioOperation("swedbankpay.paymentorders.capture")
     public static let swedbankPayCancel = ScenarioOperation("swedbankpay.paymentorders.cancel")
     public static let swedbankPayReversal = ScenarioOperation("swedbankpay.paymentorders.reversal")
+    /// `PATCH /psp/paymentorders/{recurrenceTokens|unscheduledTokens|paymentTokens}/<token>` `{"state": "Deleted"}`.
+    public static let swedbankPayDeleteToken = ScenarioOperation("swedbankpay.paymentorders.delete_token")
 
     // The payment-session API the Mobile SDKs follow (swedbankpay-api.md §3), played per route.
     public static let swedbankPaySessionRead = ScenarioOperation("swedbankpay.paymentsession.read")
@@ -221,6 +223,7 @@ public struct ScenarioOperation: RawRepresentable, Hashable, Sendable, CustomStr
         (.swedbankPayCapture, [.refused]),
         (.swedbankPayCancel, [.refused]),
         (.swedbankPayReversal, [.refused]),
+        (.swedbankPayDeleteToken, []),
         (.swedbankPaySessionRead, [.sessionEndReached]),
         (.swedbankPaySessionPreparePayment, [.sessionEndReached]),
         (.swedbankPaySessionCustomizePayment, [.sessionEndReached]),

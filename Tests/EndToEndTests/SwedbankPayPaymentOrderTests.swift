@@ -255,7 +255,7 @@ struct SwedbankPayPaymentOrderTests {
             #expect(after["status"] as? String == "Reversed" && after["remainingReversalAmount"] as? Int == 0, "\(after)")
             #expect(try rels(reversal).isEmpty)
             let transactions = try await client.send("GET", "/psp/paymentorders/\(id)?$expand=financialtransactions")
-            let list = try #require(((try order(transactions))["financialTransactions"] as? [String: Any])?["financialTransactionList"] as? [[String: Any]])
+            let list = try #require(((try order(transactions))["financialTransactions"] as? [String: Any])?["financialTransactionsList"] as? [[String: Any]])
             #expect(list.compactMap { $0["type"] as? String } == ["Capture", "Capture", "Reversal"])
         }
     }
@@ -406,7 +406,7 @@ struct SwedbankPayPaymentOrderTests {
                 let callback = try #require(try JSONSerialization.jsonObject(with: received[0].body) as? [String: Any])
                 let transaction = try #require(callback["transaction"] as? [String: Any])
                 let read = try await client.send("GET", "/psp/paymentorders/\(id)?$expand=financialtransactions")
-                let list = try #require((order(read)["financialTransactions"] as? [String: Any])?["financialTransactionList"] as? [[String: Any]])
+                let list = try #require((order(read)["financialTransactions"] as? [String: Any])?["financialTransactionsList"] as? [[String: Any]])
                 let sale = try #require(list.first { $0["type"] as? String == "Sale" })
                 let saleID = try #require((sale["id"] as? String)?.split(separator: "/").last.map(String.init))
                 #expect(transaction["number"] as? Int == sale["number"] as? Int, "\(callback) \(sale)")
@@ -465,6 +465,213 @@ struct SwedbankPayPaymentOrderTests {
                 let failing = try await client.send("GET", "/psp/paymentorders/\(other)")
                 #expect(try failing.status == 503 && (object(failing)["type"] as? String)?.hasSuffix("/systemerror") == true, "\(failing)")
             }
+        }
+    }
+}
+
+/// Verify, Recur, UnscheduledPurchase and their tokens (swedbankpay-api.md §1.2, §1.5, §2.2; developer portal
+/// `_includes/payment-order-verify.md`, `payment-order-recur.md`, `delete-payment-order-token.md`, `problems/problems.md`).
+@Suite("Swedbank Pay payment orders: Verify, Recur, UnscheduledPurchase and tokens")
+struct SwedbankPayTokenOrderTests {
+    /// A server-to-server order: `urls` with callbackUrl only, as the Recur page's request.
+    static func merchantInitiated(_ operation: String, tokenField: String, token: String, amount: Int = 1000, payeeReference: String = "CD1234",
+                                  callbackUrl: String = "https://example.com/payment-callback") -> String {
+        """
+        {"paymentorder": {"operation": "\(operation)", "\(tokenField)": "\(token)", "currency": "SEK", "amount": \(amount), "vatAmount": 0,
+          "description": "Test Recurrence", "userAgent": "Mozilla/5.0", "language": "sv-SE",
+          "urls": {"callbackUrl": "\(callbackUrl)"},
+          "payeeInfo": {"payeeId": "5cabf558-5283-482f-b252-4d58e06f6f3b", "payeeReference": "\(payeeReference)", "payeeName": "Merchant1"},
+          "payer": {"payerReference": "AB1234"}}}
+        """
+    }
+
+    static let generateAll = #", "generatePaymentToken": true, "generateRecurrenceToken": true, "generateUnscheduledToken": true, "payer": {"payerReference": "AB1234"}"#
+
+    /// A Purchase paid by card that generated every kind of token; returns `type → token` from `$expand=paid`.
+    static func paidWithTokens(_ sandbox: PaymentSandbox, _ client: SwedbankPayClient) async throws -> [String: String] {
+        let id = try await client.newOrder(SwedbankPayExamples.order(extra: generateAll))
+        let namespace = Namespace(client.namespaceName)
+        let attempt = try sandbox.swedbankPayOrders.beginAttempt(namespace, orderID: id, instrument: "CreditCard", prefill: true)
+        #expect(sandbox.swedbankPayOrders.attemptPaid(namespace, orderID: id, attempt, transactionType: .authorization,
+                                                       details: SwedbankPayPaymentOrderTests.cardDetails))
+        let paid = try await client.send("GET", "/psp/paymentorders/\(id)?$expand=paid")
+        let node = try #require(try order(paid)["paid"] as? [String: Any])
+        #expect(node["paymentTokenGenerated"] as? Bool == true)
+        let tokens = try #require(node["tokens"] as? [[String: Any]], "\(paid)")
+        #expect(tokens.compactMap { $0["type"] as? String } == ["payment", "recurrence", "unscheduled"])
+        #expect(tokens.allSatisfy { $0["name"] as? String == "492500******0004" && $0["expiryDate"] as? String == "12/2033" })
+        return Dictionary(uniqueKeysWithValues: tokens.map { ($0["type"] as! String, $0["token"] as! String) })
+    }
+
+    @Test("Purchase with generate…Token: paid.tokens; Recur and UnscheduledPurchase pay with them at once (Authorization, capture), callbackUrl only")
+    func recurAndUnscheduled_PayWithTheTokens() async throws {
+        try await withSandboxInstance({ deterministic(&$0) }) { sandbox, server in
+            let client = SwedbankPayClient(server)
+            let tokens = try await Self.paidWithTokens(sandbox, client)
+            let recurrence = try #require(tokens["recurrence"]), unscheduled = try #require(tokens["unscheduled"])
+
+            let recur = try await client.create(Self.merchantInitiated("Recur", tokenField: "recurrenceToken", token: recurrence,
+                                                                        callbackUrl: "http://127.0.0.1:9/cb"))
+            #expect(recur.status == 200, "\(recur)")
+            let document = try order(recur)
+            #expect(document["operation"] as? String == "Recur" && document["status"] as? String == "Paid")
+            #expect(document["recurrenceToken"] as? String == recurrence && document["remainingCaptureAmount"] as? Int == 1000)
+            #expect(try rels(recur) == ["cancel", "capture"], "no payer pages for a server-to-server order")
+            let id = try #require((document["id"] as? String)?.dropFirst("/psp/paymentorders/".count)).description
+            let expanded = try order(try await client.send("GET", "/psp/paymentorders/\(id)?$expand=paid,urls"))
+            let paid = try #require(expanded["paid"] as? [String: Any])
+            #expect(paid["transactionType"] as? String == "Authorization" && paid["instrument"] as? String == "CreditCard")
+            #expect((paid["details"] as? [String: Any])?["maskedPan"] as? String == "492500******0004")
+            let urls = try #require(expanded["urls"] as? [String: Any])
+            #expect(urls["callbackUrl"] as? String == "http://127.0.0.1:9/cb" && urls["hostUrls"] == nil && urls["completeUrl"] == nil)
+            let capture = try await client.send("POST", "/psp/paymentorders/\(id)/captures",
+                                                body: SwedbankPayExamples.capture(amount: 1000, vatAmount: 0, payeeReference: "CAP1"))
+            #expect(try capture.status == 200 && (try order(capture)["remainingReversalAmount"] as? Int) == 1000, "\(capture)")
+            // No callback for a card Recur or its capture ("the callback will only be sent for Trustly transactions, not
+            // card"): a Purchase's callback, sent after them, arrives alone.
+            let purchase = try await client.newOrder(SwedbankPayExamples.order(callbackUrl: "http://127.0.0.1:9/cb", extra: #", "payer": {"payerReference": "AB1234"}"#))
+            let purchaseAttempt = try sandbox.swedbankPayOrders.beginAttempt(Namespace(client.namespaceName), orderID: purchase, instrument: "CreditCard", prefill: false)
+            sandbox.swedbankPayOrders.attemptPaid(Namespace(client.namespaceName), orderID: purchase, purchaseAttempt, transactionType: .authorization,
+                                                  details: SwedbankPayPaymentOrderTests.cardDetails)
+            let callbacks = try await client.waitForJournal("method=CALLBACK", count: 1)
+            #expect(callbacks.allSatisfy { ($0["note"] as? String)?.contains(purchase) == true && ($0["note"] as? String)?.contains(id) == false },
+                    "\(callbacks)")
+
+            let unscheduledOrder = try await client.create(Self.merchantInitiated("UnscheduledPurchase", tokenField: "unscheduledToken",
+                                                                                 token: unscheduled, amount: 2500, payeeReference: "U1"))
+            #expect(try unscheduledOrder.status == 200 && (try order(unscheduledOrder)["status"] as? String) == "Paid", "\(unscheduledOrder)")
+            #expect(try order(unscheduledOrder)["unscheduledToken"] as? String == unscheduled)
+        }
+    }
+
+    @Test("Unknown token: 404 inputerror; deleted: 422 paymenttokeninactive; a token of another kind is unknown; missing token is 400")
+    func tokenProblems_AndDeletion() async throws {
+        try await withSandboxInstance({ deterministic(&$0) }) { sandbox, server in
+            let client = SwedbankPayClient(server)
+            let tokens = try await Self.paidWithTokens(sandbox, client)
+            let recurrence = try #require(tokens["recurrence"]), unscheduled = try #require(tokens["unscheduled"])
+
+            let unknown = try await client.create(Self.merchantInitiated("Recur", tokenField: "recurrenceToken", token: "5adc265f-f87f-4313-577e-08d3dca1a26c"))
+            #expect(unknown.status == 404, "\(unknown)")
+            #expect(try object(unknown)["type"] as? String == "https://api.payex.com/psp/errordetail/paymentorders/inputerror")
+            let unknownProblems = try object(unknown)["problems"] as? [[String: String]]
+            #expect(unknownProblems?.first == ["name": "RecurrenceToken", "description": "The given RecurrenceToken does not exist."])
+            let otherKind = try await client.create(Self.merchantInitiated("Recur", tokenField: "recurrenceToken", token: unscheduled))
+            #expect(otherKind.status == 404, "an unscheduled token is no recurrence token: \(otherKind)")
+            let missing = try await client.create(Self.merchantInitiated("UnscheduledPurchase", tokenField: "paymentToken", token: unscheduled))
+            #expect(missing.status == 400, "\(missing)")
+            let names = (try object(missing)["problems"] as? [[String: String]])?.compactMap { $0["name"] } ?? []
+            #expect(names.contains("PaymentOrder.UnscheduledToken") && names.contains("PaymentOrder.PaymentToken"), "\(names)")
+
+            let deleted = try await client.send("PATCH", "/psp/paymentorders/unscheduledTokens/\(unscheduled)",
+                                                body: #"{"state": "Deleted", "comment": "The payer cancelled the agreement"}"#)
+            #expect(deleted.status == 200, "\(deleted)")
+            #expect(try object(deleted)["token"] as? String == unscheduled && (try object(deleted)["instrumentDisplayName"] as? String) == "492500******0004")
+            let inactive = try await client.create(Self.merchantInitiated("UnscheduledPurchase", tokenField: "unscheduledToken", token: unscheduled))
+            #expect(inactive.status == 422, "\(inactive)")
+            #expect(try object(inactive)["type"] as? String == "https://api.payex.com/psp/errordetail/paymentorders/paymenttokeninactive")
+            #expect(try object(inactive)["detail"] as? String == "The given UnscheduledToken is inactive.")
+
+            let recurrenceDeleted = try await client.send("PATCH", "/psp/paymentorders/recurrencetokens/\(recurrence)", body: #"{"state": "Deleted"}"#)
+            #expect(try recurrenceDeleted.status == 200 && (try object(recurrenceDeleted)["isDeleted"] as? Bool) == true, "\(recurrenceDeleted)")
+            let recurInactive = try await client.create(Self.merchantInitiated("Recur", tokenField: "recurrenceToken", token: recurrence))
+            #expect(recurInactive.status == 422)
+            let badState = try await client.send("PATCH", "/psp/paymentorders/paymentTokens/\(try #require(tokens["payment"]))", body: #"{"state": "Active"}"#)
+            #expect(badState.status == 400)
+            let unknownDelete = try await client.send("PATCH", "/psp/paymentorders/paymentTokens/nope", body: #"{"state": "Deleted"}"#)
+            #expect(unknownDelete.status == 404)
+            // A one-click Purchase naming a deleted payment token is refused the same way.
+            _ = try await client.send("PATCH", "/psp/paymentorders/paymentTokens/\(try #require(tokens["payment"]))", body: #"{"state": "Deleted"}"#)
+            let oneClick = try await client.create(SwedbankPayExamples.order(extra: #", "paymentToken": "\#(try #require(tokens["payment"]))""#))
+            #expect(oneClick.status == 422, "\(oneClick)")
+            // Another namespace does not see these tokens.
+            let stranger = SwedbankPayClient(server)
+            #expect(try await stranger.create(Self.merchantInitiated("Recur", tokenField: "recurrenceToken", token: recurrence)).status == 404)
+        }
+    }
+
+    @Test("Recur declined by a scenario: the order is Failed with the acquirer's problem, one failed attempt; the next Recur pays")
+    func recurDeclined_IsFailed() async throws {
+        let file = scenarioFile("swedbankpay-e2e-recur-declined", rules: [
+            #"{"operation": "swedbankpay.card.authorize", "sequence": [{"outcome": "card_declined"}, {"outcome": "approve"}]}"#,
+        ])
+        try await withScenarioDirectory { directory in
+            try directory.write("recur.json", file)
+            try await withSandboxInstance({ deterministic(&$0); $0.scenarioDirectories = [directory.url] }) { sandbox, server in
+                let client = SwedbankPayClient(server)
+                let recurrence = try #require(try await Self.paidWithTokens(sandbox, client)["recurrence"])
+                let headers = [("Sandbox-Scenario", "swedbankpay-e2e-recur-declined")]
+                let declined = try await client.create(Self.merchantInitiated("Recur", tokenField: "recurrenceToken", token: recurrence), headers: headers)
+                #expect(declined.status == 200, "\(declined)")
+                #expect(try order(declined)["status"] as? String == "Failed" && (try rels(declined)).isEmpty)
+                let id = try #require((try order(declined)["id"] as? String)?.dropFirst("/psp/paymentorders/".count)).description
+                let expanded = try order(try await client.send("GET", "/psp/paymentorders/\(id)?$expand=failed,failedAttempts"))
+                let problem = try #require((expanded["failed"] as? [String: Any])?["problem"] as? [String: Any])
+                #expect(problem["type"] as? String == "https://api.payex.com/psp/errordetail/creditcard/carddeclined")
+                #expect(((expanded["failedAttempts"] as? [String: Any])?["failedAttemptList"] as? [Any])?.count == 1)
+                let again = try await client.create(Self.merchantInitiated("Recur", tokenField: "recurrenceToken", token: recurrence,
+                                                                           payeeReference: "CD1235"), headers: headers)
+                #expect(try order(again)["status"] as? String == "Paid", "the sequence counts per token")
+            }
+        }
+    }
+
+    @Test("Verify: no amount, card only, 0; paid by card: Verification, nothing to capture, the tokens it asked for; amounts are refused")
+    func verify() async throws {
+        try await withSandboxInstance({ deterministic(&$0) }) { sandbox, server in
+            let client = SwedbankPayClient(server)
+            let body = """
+            {"paymentorder": {"operation": "Verify", "currency": "SEK", "description": "Test Verification", "userAgent": "Mozilla/5.0",
+              "language": "sv-SE", "generateUnscheduledToken": true,
+              "urls": {"hostUrls": ["https://example.com"], "completeUrl": "https://example.com/payment-completed", "cancelUrl": "https://example.com/payment-cancelled"},
+              "payeeInfo": {"payeeId": "5cabf558-5283-482f-b252-4d58e06f6f3b", "payeeReference": "CD1234"}, "payer": {"payerReference": "AB1234"}}}
+            """
+            let created = try await client.create(body)
+            #expect(created.status == 200, "\(created)")
+            let document = try order(created)
+            #expect(document["operation"] as? String == "Verify" && document["amount"] as? Int == 0 && document["status"] as? String == "Initialized")
+            #expect(document["availableInstruments"] as? [String] == ["CreditCard"])
+            #expect(try rels(created).contains("view-paymentsession"))
+            let id = try #require((document["id"] as? String)?.dropFirst("/psp/paymentorders/".count)).description
+            let namespace = Namespace(client.namespaceName)
+            let attempt = try sandbox.swedbankPayOrders.beginAttempt(namespace, orderID: id, instrument: "CreditCard", prefill: false)
+            sandbox.swedbankPayOrders.attemptPaid(namespace, orderID: id, attempt, transactionType: .authorization,
+                                                  details: SwedbankPayPaymentOrderTests.cardDetails)
+            let paid = try await client.send("GET", "/psp/paymentorders/\(id)?$expand=paid")
+            #expect(try order(paid)["status"] as? String == "Paid" && (try rels(paid)).isEmpty, "\(paid)")
+            let node = try #require(try order(paid)["paid"] as? [String: Any])
+            #expect(node["transactionType"] as? String == "Verification" && node["amount"] as? Int == 0)
+            #expect((node["tokens"] as? [[String: Any]])?.compactMap { $0["type"] as? String } == ["unscheduled"])
+            let unscheduled = try #require((node["tokens"] as? [[String: Any]])?.first?["token"] as? String)
+            let later = try await client.create(Self.merchantInitiated("UnscheduledPurchase", tokenField: "unscheduledToken", token: unscheduled))
+            #expect(try later.status == 200 && (try order(later)["status"] as? String) == "Paid", "a verified card pays later: \(later)")
+
+            let withAmount = try await client.create(body.replacingOccurrences(of: #""currency": "SEK","#, with: #""currency": "SEK", "amount": 100,"#))
+            #expect(withAmount.status == 400, "\(withAmount)")
+            let unknown = try await client.create(body.replacingOccurrences(of: #""Verify""#, with: #""Refund""#))
+            #expect(try (try object(unknown)["problems"] as? [[String: String]])?.first?["name"] == "PaymentOrder.Operation")
+        }
+    }
+
+    @Test("$expand on a capture's answer (financialtransactions,paid), as on GET; the list is financialTransactionsList")
+    func expandOnCaptureAnswer() async throws {
+        try await withSandboxInstance({ deterministic(&$0) }) { sandbox, server in
+            let client = SwedbankPayClient(server)
+            let id = try await client.newOrder()
+            let namespace = Namespace(client.namespaceName)
+            let attempt = try sandbox.swedbankPayOrders.beginAttempt(namespace, orderID: id, instrument: "CreditCard", prefill: false)
+            sandbox.swedbankPayOrders.attemptPaid(namespace, orderID: id, attempt, transactionType: .authorization,
+                                                  details: SwedbankPayPaymentOrderTests.cardDetails)
+            let capture = try await client.send("POST", "/psp/paymentorders/\(id)/captures?$expand=financialtransactions,paid",
+                                                body: SwedbankPayExamples.capture(amount: 1500, vatAmount: 375, payeeReference: "CAP1"))
+            #expect(capture.status == 200, "\(capture)")
+            let list = try #require((try order(capture)["financialTransactions"] as? [String: Any])?["financialTransactionsList"] as? [[String: Any]],
+                                    "\(capture)")
+            #expect(list.count == 1 && list.first?["type"] as? String == "Capture" && list.first?["payeeReference"] as? String == "CAP1")
+            #expect(try (try order(capture)["paid"] as? [String: Any])?["instrument"] as? String == "CreditCard")
+            let plain = try await client.send("POST", "/psp/paymentorders/\(id)/reversals",
+                                              body: #"{"transaction": {"description": "Reversal", "amount": 100, "vatAmount": 0, "payeeReference": "R1"}}"#)
+            #expect(try (try order(plain)["financialTransactions"] as? [String: Any])?.keys.sorted() == ["id"], "without $expand: {id}")
         }
     }
 }

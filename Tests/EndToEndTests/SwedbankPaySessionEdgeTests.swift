@@ -270,4 +270,91 @@ struct SwedbankPaySessionEdgeTests {
             #expect(try await Self.failedAttempts(server, sandbox, token) == ["Failed"])
         }
     }
+
+    // MARK: acknowledge-failed-attempt and the retry
+
+    /// A decline, then the same instrument again: the second attempt pays. The walker runs iOS's decision logic a
+    /// second time on the ack's answer (it would end in paymentSessionEndStateReached on an idle document) and stops
+    /// Android at the ack; neither may report an end state before the retry.
+    @Test(arguments: SwedbankPayPlatform.allCases, [SwedbankPayInstrument.savedCard(rank: 3), .swish(msisdn: "+46739000001")])
+    func declineThenRetrySameInstrument_NoEndState_TheRetryPays(platform: SwedbankPayPlatform, instrument: SwedbankPayInstrument) async throws {
+        let file = scenarioFile("swedbankpay-e2e-decline-then-approve", rules: [
+            #"{"operation": "swedbankpay.card.authorize", "sequence": [{"outcome": "card_declined"}, {"outcome": "approve"}]}"#,
+            #"{"operation": "swedbankpay.swish.sale", "sequence": [{"outcome": "swish_declined"}, {"outcome": "approve"}]}"#,
+        ])
+        try await withSwedbankPaySandbox(extraScenarios: ["decline-then-approve.json": file]) { sandbox, server in
+            let namespace = Self.namespace("retry")
+            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-e2e-decline-then-approve")
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: instrument)
+            let first = try await driver.run(token: token)
+            #expect(first == .idleAfterProblem, "\(driver.steps)")
+            #expect(driver.documents.compactMap(\.problem).count >= 1)
+            driver.walker.choose(instrument)
+            let second = try await driver.run(from: try #require(driver.lastDocument))
+            #expect(second == .complete, "\(driver.steps)")
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
+            #expect(try await Self.failedAttempts(server, sandbox, token) == ["Failed"])
+        }
+    }
+
+    /// The walker's model of iOS itself: an idle document as the ack's answer is a second pass that ends the session.
+    @Test func walker_IdleDocumentInANewPass_IsAnEndStateOnIOS_IdleAfterProblemInThePassThatShowedIt() async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let (_, _, idle) = try await Self.prepared(sandbox, server, "walker")
+            var walker = SwedbankPaySDKWalker(platform: .iOS, choice: nil)
+            walker.instrumentsShown = true
+            walker.hasShowedErrorThisPass = true
+            guard case .end(.idleAfterProblem) = walker.next(idle) else { Issue.record("same pass: idle after the problem"); return }
+            walker.beginPass()
+            guard case .end(.endStateReached) = walker.next(idle) else { Issue.record("a new pass: paymentSessionEndStateReached"); return }
+        }
+    }
+
+    // MARK: request bodies
+
+    /// Bodies that are not JSON objects are refused with a 400 problem and start nothing (issue: `[[[[` started a Swish payment).
+    @Test(arguments: ["[[[[", "not json", "[]", "\"Swish\"", "{\"culture\":"])
+    func unparseableBody_IsAProblem_AndStartsNothing(body: String) async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            var (driver, token, idle) = try await Self.prepared(sandbox, server, "garbage")
+            let start = try #require(idle.method("Swish")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
+            let response = try await driver.exchange("POST", start, body: body)
+            #expect(response.status == 400, "\(response.bodyText)")
+            #expect(response.bodyText.contains("https://api.payex.com/psp/errordetail/inputerror"))
+            let prepare = try await driver.exchange("POST", "\(driver.sessionURL)/preparepayment", body: body)
+            #expect(prepare.status == 400)
+            let after = try await driver.call("GET", driver.sessionURL)
+            #expect(after.allOperations.first { $0.next == true } == nil, "no attempt started")
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
+            #expect(try await Self.failedAttempts(server, sandbox, token).isEmpty)
+            // An empty body (what the SDKs send to acknowledge or abort) is no JSON error.
+            let abort = try await driver.exchange("POST", try #require(after.topLevel(.abortPayment)?.href), body: "")
+            #expect(abort.status == 200)
+        }
+    }
+
+    // MARK: Verify through the SDK
+
+    /// A Verify order through the SDK: card only, amount 0; a saved card completes it; the order is Paid as a
+    /// Verification with the unscheduled token it asked for (`paid.tokens`).
+    @Test(arguments: SwedbankPayPlatform.allCases)
+    func verify_SavedCardCompletes_PaidAsVerificationWithItsToken(platform: SwedbankPayPlatform) async throws {
+        try await withSwedbankPaySandbox { sandbox, server in
+            let namespace = Self.namespace("verify")
+            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-approve", operation: "Verify",
+                                                              extra: [("generateUnscheduledToken", .bool(true))])
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform,
+                                                  choice: .savedCard(rank: 1))
+            let end = try await driver.run(token: token)
+            #expect(end == .complete, "\(driver.steps)")
+            #expect(driver.documents.last { $0.paymentSession.methods?.isEmpty == false }?.paymentSession.methods?.map(\.paymentMethod) == ["CreditCard"])
+            let (orderNamespace, orderID) = try #require(sandbox.swedbankPayOrders.lookup(token: token))
+            let view = try #require(sandbox.swedbankPayOrders.snapshot(orderNamespace, orderID: orderID))
+            #expect(view.status == .paid && view.paidTransactionType == .verification && view.amount == 0)
+            let paid = try await SwedbankPayCheckoutPageTests.expanded(server, sandbox, token: token, "paid")
+            let json = try JSONSerialization.jsonObject(with: Data(paid.utf8)) as? [String: Any]
+            let tokens = ((json?["paymentOrder"] as? [String: Any])?["paid"] as? [String: Any])?["tokens"] as? [[String: Any]]
+            #expect(tokens?.map { $0["type"] as? String } == ["unscheduled"], "\(paid)")
+        }
+    }
 }

@@ -38,6 +38,11 @@ extension SwedbankPayOrderLedger.Order {
             ("instrumentMode", .bool(request.instrument != nil)), ("guestMode", .bool(request.payer?.payerReference == nil)),
         ]
         if let instrument = request.instrument { members.append(("instrument", .string(instrument))) }
+        if let used = request.useToken, request.orderOperation.isMerchantInitiated {
+            // The token the order was paid with, as the Recur page's response table lists `recurrenceToken` (developer
+            // portal `_includes/payment-order-recur.md`; `unscheduledToken` inferred alike).
+            members.append((used.kind.field, .string(used.token)))
+        }
         for node in Self.nodes {
             members.append((node.key, expand.contains(node.key.lowercased()) ? expandedNode(node.key) : .object([("id", .string(nodeID(node.segment)))])))
         }
@@ -65,7 +70,9 @@ extension SwedbankPayOrderLedger.Order {
             return operations + checkout + [operation("GET", "\(base)/psp/paymentsessions/\(token)", "view-paymentsession")]
         case .paid:
             if payment?.transactionType == .authorization, capturedAmount == 0, cancelledAmount == 0 {
-                return [operation("POST", "\(order)/cancellations", "cancel"), operation("POST", "\(order)/captures", "capture")] + checkout
+                // No payer pages for a server-to-server order (inferred).
+                return [operation("POST", "\(order)/cancellations", "cancel"), operation("POST", "\(order)/captures", "capture")]
+                    + (request.orderOperation.isMerchantInitiated ? [] : checkout)
             }
             var operations: [JSONText] = []
             if isAvailable("capture") { operations.append(operation("POST", "\(order)/captures", "capture")) }
@@ -86,8 +93,13 @@ extension SwedbankPayOrderLedger.Order {
             members.append(("orderItemList", .array((request.orderItems ?? []).map(\.jsonText))))
         case "urls":
             let urls = request.urls
-            members.append(("hostUrls", .array(urls.hostUrls.map(JSONText.string))))
-            members.append(("completeUrl", .string(urls.completeUrl)))
+            // A Recur or UnscheduledPurchase may send callbackUrl only: what was not sent is not shown.
+            if !urls.hostUrls.isEmpty || !request.orderOperation.isMerchantInitiated {
+                members.append(("hostUrls", .array(urls.hostUrls.map(JSONText.string))))
+            }
+            if !urls.completeUrl.isEmpty || !request.orderOperation.isMerchantInitiated {
+                members.append(("completeUrl", .string(urls.completeUrl)))
+            }
             for (name, value) in [("cancelUrl", urls.cancelUrl), ("paymentUrl", urls.paymentUrl), ("callbackUrl", urls.callbackUrl),
                                   ("logoUrl", urls.logoUrl), ("termsOfServiceUrl", urls.termsOfServiceUrl)] {
                 if let value { members.append((name, .string(value))) }
@@ -125,9 +137,19 @@ extension SwedbankPayOrderLedger.Order {
                 members += [("instrument", .string(payment.attempt.instrument)), ("number", .int(payment.attempt.id.number)),
                             ("payeeReference", .string(request.payeeInfo.payeeReference))]
                 if let reference = request.payeeInfo.orderReference { members.append(("orderReference", .string(reference))) }
+                let tokenGenerated = generatedTokens.contains { $0.kind == .payment }
                 members += [("transactionType", .string(payment.transactionType.rawValue)), ("amount", .int(payment.amount)),
                             ("submittedAmount", .int(payment.amount)), ("feeAmount", .int(0)), ("discountAmount", .int(0)),
-                            ("paymentTokenGenerated", .bool(false)), ("details", payment.details)]
+                            ("paymentTokenGenerated", .bool(tokenGenerated))]
+                if !generatedTokens.isEmpty {
+                    // `[{type, token, name, expiryDate}]` (developer portal, mobile SDK "Payment Tokens For Unscheduled Or
+                    // Recurring Purchases"); the list stays as generated after a token is deleted (inferred).
+                    members.append(("tokens", .array(generatedTokens.map { token in
+                        .object([("type", .string(token.kind.rawValue)), ("token", .string(token.token)), ("name", .string(token.name)),
+                                 ("expiryDate", .string(token.expiryDate))])
+                    })))
+                }
+                members.append(("details", payment.details))
             }
         case "cancelled":
             if status == .cancelled || cancelledAmount > 0, let payment {
@@ -146,7 +168,9 @@ extension SwedbankPayOrderLedger.Order {
                             ("amount", .int(reversedAmount))]
             }
         case "financialTransactions":
-            members.append(("financialTransactionList", .array(transactions.map { transaction in
+            // `financialTransactionsList`, with the s: Swedbank Pay's PHP SDK (FinancialTransactionsInterface), its recorded
+            // v3 capture response and the .NET SDK's fixtures (swedbankpay-api.md, Corrections and additions).
+            members.append(("financialTransactionsList", .array(transactions.map { transaction in
                 let id = "\(nodeID("financialtransactions"))/\(transaction.id)"
                 var item: [(String, JSONText)] = [
                     ("id", .string(id)), ("created", .string(SwedbankPayTimestamp.string(transaction.created))),

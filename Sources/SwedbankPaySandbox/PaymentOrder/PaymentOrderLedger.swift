@@ -15,6 +15,22 @@ struct SwedbankPayOrderLedger: Sendable {
         var lastNumber = 40_129_782_829
         var createsSinceSweep = 0
         var nextSweep = Date.distantPast
+        /// Stored-card tokens by value; a deleted one stays, refused as inactive (developer portal `_includes/problems/problems.md`).
+        var tokens: [String: StoredToken] = [:]
+    }
+
+    /// A token a paid card attempt generated (swedbankpay-api.md §1.2 `generate…Token`), as `paid.tokens[]` lists it.
+    struct StoredToken: Sendable {
+        var token: String
+        var kind: SwedbankPayTokenKind
+        var instrument: String
+        /// The masked PAN (`name` in `paid.tokens[]`).
+        var name: String
+        var cardBrand: String
+        /// `MM/YYYY`.
+        var expiryDate: String
+        var payerReference: String?
+        var deleted = false
     }
 
     struct HistoryEntry: Sendable {
@@ -92,6 +108,10 @@ struct SwedbankPayOrderLedger: Sendable {
         var failedAttempts: [FailedAttempt] = []
         var history: [HistoryEntry] = []
         var transactions: [Transaction] = []
+        /// The tokens the paid attempt generated (`paid.tokens`).
+        var generatedTokens: [StoredToken] = []
+        /// The token a Recur, UnscheduledPurchase or one-click Purchase was paid with.
+        var usedToken: StoredToken?
 
         init(id: String, token: String, version: SwedbankPayAPIVersion, scenario: String?, created: Date,
              request: SwedbankPayCreateOrderRequest, initiatingSystemUserAgent: String, availableInstruments: [String]) {
@@ -158,10 +178,12 @@ struct SwedbankPayOrderLedger: Sendable {
         return dropped
     }
 
-    /// The configured instruments ∩ `restrictedToInstruments`, Swish only for SEK (inferred).
+    /// The configured instruments ∩ `restrictedToInstruments`, Swish only for SEK (inferred). Verify, Recur and
+    /// UnscheduledPurchase are card only (developer portal `_includes/payment-order-verify.md`: `["CreditCard"]`).
     static func availableInstruments(_ configured: [String], _ request: SwedbankPayCreateOrderRequest) -> [String] {
         configured.filter { instrument in
-            (instrument != "Swish" || request.currency == "SEK")
+            (request.orderOperation == .purchase || instrument == "CreditCard")
+                && (instrument != "Swish" || request.currency == "SEK")
                 && (request.restrictedToInstruments.map { $0.contains(instrument) } ?? true)
         }
     }
@@ -200,8 +222,11 @@ struct SwedbankPayOrderLedger: Sendable {
         order.swishPending = false
         order.status = .paid
         let transactionID = ids.uuid(), transactionNumber = nextNumber(namespace)
+        // A Verify order's card is checked, not charged: nothing to capture (developer portal `_includes/payment-order-verify.md`).
+        let transactionType = order.request.orderOperation == .verify ? .verification : transactionType
         order.payment = Payment(attempt: attempt, transactionType: transactionType, amount: order.request.amount, details: details, created: now,
                                 transactionID: transactionID, transactionNumber: transactionNumber)
+        generateTokens(order, namespace, instrument: attempt.instrument, details: details)
         order.history.append(HistoryEntry(created: now, name: "PaymentPaid", instrument: attempt.instrument, number: attempt.id.number,
                                           initiatedBy: "Consumer"))
         if transactionType == .sale {
@@ -214,6 +239,68 @@ struct SwedbankPayOrderLedger: Sendable {
         let segment = transactionType == .sale ? "sales" : "authorizations"
         return ((), callback(order, namespace, attempt: attempt, segment: segment, transaction: (transactionID, transactionNumber),
                              postPurchase: false, reason: "attempt \(attempt.id) paid"))
+    }
+
+    /// The tokens the order asked for, once a card pays it (developer portal, mobile SDK "Payment Tokens For Unscheduled Or
+    /// Recurring Purchases": `paid.tokens` after a Purchase or Verify). Cards only (the Recur page's badge; inferred for
+    /// the wallets).
+    private mutating func generateTokens(_ order: Order, _ namespace: Namespace, instrument: String, details: JSONText) {
+        guard instrument == "CreditCard", !order.request.generateTokens.isEmpty else { return }
+        var fields: [String: String] = [:]
+        if case .object(let members) = details { for case let (key, .string(value)) in members { fields[key] = value } }
+        for kind in SwedbankPayTokenKind.allCases where order.request.generateTokens.contains(kind) {
+            let token = StoredToken(token: ids.uuid(), kind: kind, instrument: instrument, name: fields["maskedPan"] ?? "492500******0004",
+                                    cardBrand: fields["cardBrand"] ?? "Visa", expiryDate: fields["expiryDate"] ?? "12/2033",
+                                    payerReference: order.request.payer?.payerReference)
+            books[namespace, default: Book()].tokens[token.token] = token
+            order.generatedTokens.append(token)
+        }
+    }
+
+    /// The active token a Recur, UnscheduledPurchase or one-click Purchase names: 404 `inputerror` when there is none of
+    /// that kind, 422 `paymenttokeninactive` once deleted (developer portal `_includes/problems/problems.md`, "Token Problems").
+    func activeToken(_ namespace: Namespace, _ kind: SwedbankPayTokenKind, _ value: String) throws(SwedbankPayProblem) -> StoredToken {
+        guard let token = books[namespace]?.tokens[value], token.kind == kind else { throw .tokenNotFound(kind) }
+        guard !token.deleted else { throw .tokenInactive(kind) }
+        return token
+    }
+
+    /// `PATCH /psp/paymentorders/<kind>Tokens/<token>` `{"state": "Deleted"}` (developer portal
+    /// `_includes/delete-payment-order-token.md`); deleting again changes nothing (inferred).
+    mutating func deleteToken(_ namespace: Namespace, _ kind: SwedbankPayTokenKind, _ value: String) throws(SwedbankPayProblem) -> StoredToken {
+        guard var token = books[namespace]?.tokens[value], token.kind == kind else { throw .tokenNotFound(kind) }
+        token.deleted = true
+        books[namespace, default: Book()].tokens[value] = token
+        return token
+    }
+
+    /// A Recur or UnscheduledPurchase: paid at once with the stored card, an Authorization to capture or cancel later
+    /// (developer portal `_includes/payment-order-recur.md`, "After The Recurring Purchase"); or, declined, Failed with
+    /// the acquirer's problem: one attempt only (swedbankpay-api.md §1.5 `Failed`). No callback for cards ("For
+    /// recurring transactions, the callback will only be sent for Trustly transactions, not card").
+    mutating func payWithToken(_ order: Order, _ token: StoredToken, declined: SwedbankPayProblem?, now: Date, namespace: Namespace) {
+        order.usedToken = token
+        let attempt = Attempt(id: SwedbankPayAttemptID(number: nextNumber(namespace)), instrument: token.instrument, prefill: false,
+                              paymentID: ids.uuid(), started: now)
+        order.history.append(HistoryEntry(created: now, name: "PaymentAttemptStarted", instrument: token.instrument, number: attempt.id.number,
+                                          prefill: false, initiatedBy: "Merchant"))
+        if let declined {
+            order.failedAttempts.append(FailedAttempt(created: now, instrument: token.instrument, number: attempt.id.number, status: .failed,
+                                                      problem: declined))
+            order.history.append(HistoryEntry(created: now, name: "PaymentAttemptFailed", instrument: token.instrument,
+                                              number: attempt.id.number, initiatedBy: "Merchant"))
+            order.status = .failed
+            order.failure = declined
+            order.history.append(HistoryEntry(created: now, name: "PaymentFailed", initiatedBy: "System"))
+            return
+        }
+        order.status = .paid
+        let details = JSONText.object([("cardBrand", .string(token.cardBrand)), ("maskedPan", .string(token.name)),
+                                       ("expiryDate", .string(token.expiryDate)), ("transactionInitiator", .string("MERCHANT"))])
+        order.payment = Payment(attempt: attempt, transactionType: .authorization, amount: order.request.amount, details: details, created: now,
+                                transactionID: ids.uuid(), transactionNumber: nextNumber(namespace))
+        order.history.append(HistoryEntry(created: now, name: "PaymentPaid", instrument: token.instrument, number: attempt.id.number,
+                                          initiatedBy: "Merchant"))
     }
 
     mutating func endAttempt(_ order: Order, _ attemptID: SwedbankPayAttemptID, status: SwedbankPayFailedAttemptStatus,
@@ -363,6 +450,10 @@ struct SwedbankPayOrderLedger: Sendable {
     private func callback(_ order: Order, _ namespace: Namespace, attempt: Attempt, segment: String, transaction: (id: String, number: Int),
                           postPurchase: Bool, reason: String) -> SwedbankPayCallbackEvent? {
         guard let url = order.request.urls.callbackUrl else { return nil }
+        // "For recurring transactions, the callback will only be sent for Trustly transactions, not card" (developer
+        // portal `_includes/payment-order-recur.md`, urls.callbackUrl): none for a card Recur or UnscheduledPurchase,
+        // nor for its captures, cancellations and reversals (inferred).
+        if order.request.orderOperation.isMerchantInitiated && attempt.instrument != "Trustly" { return nil }
         let body: JSONText
         switch order.version {
         case .v3_1:
@@ -473,6 +564,21 @@ extension SwedbankPayProblem {
     static func attemptAborted(_ reason: String) -> SwedbankPayProblem {
         SwedbankPayProblem("paymentorders/paymentattemptaborted", status: .conflict, title: "Payment attempt aborted",
                            detail: "The payment attempt was aborted.", problems: [.init(name: "AbortReason", description: reason)])
+    }
+
+    /// 404 `inputerror` for a token that does not exist, verbatim the developer portal's example for a RecurrenceToken
+    /// (`_includes/problems/problems.md`, "Token Problems").
+    static func tokenNotFound(_ kind: SwedbankPayTokenKind) -> SwedbankPayProblem {
+        SwedbankPayProblem("paymentorders/inputerror", status: .notFound, title: "Error in input data",
+                           detail: "Input validation failed, error description in problems node!",
+                           problems: [.init(name: kind.problemName, description: "The given \(kind.problemName) does not exist.")])
+    }
+
+    /// 422 `paymenttokeninactive` for a deleted token (the same page's TokenInactive example).
+    static func tokenInactive(_ kind: SwedbankPayTokenKind) -> SwedbankPayProblem {
+        SwedbankPayProblem("paymentorders/paymenttokeninactive", status: HTTPStatus(code: 422), title: "Payment token is inactive",
+                           detail: "The given \(kind.problemName) is inactive.",
+                           problems: [.init(name: kind.problemName, description: "The given \(kind.problemName) is inactive.")])
     }
 
     /// 400 with one `problems[]` entry per violation (swedbankpay-api.md §2.1).

@@ -17,9 +17,34 @@ public enum SwedbankPayAPIVersion: String, Sendable {
 }
 
 /// How a paid attempt took the money (swedbankpay-api.md §1.3, §1.4): cards and wallets authorize, Swish and
-/// Trustly sell (captured at once).
+/// Trustly sell (captured at once). A `Verify` order moves no money: its card is checked, nothing to capture
+/// (developer portal `_includes/payment-order-verify.md`; the name `Verification` is inferred).
 public enum SwedbankPayTransactionType: String, Sendable {
-    case authorization = "Authorization", sale = "Sale"
+    case authorization = "Authorization", sale = "Sale", verification = "Verification"
+}
+
+/// `paymentorder.operation` (swedbankpay-api.md §1.2): `Purchase`; `Verify` (a card checked, amount 0, tokens for
+/// later); `Recur` and `UnscheduledPurchase` (server to server with a token from an earlier order, paid at once:
+/// developer portal `_includes/payment-order-recur.md`, `payment-order-unscheduled.md`).
+enum SwedbankPayOrderOperation: String, Sendable, CaseIterable {
+    case purchase = "Purchase", verify = "Verify", recur = "Recur", unscheduledPurchase = "UnscheduledPurchase"
+
+    /// Recur and UnscheduledPurchase: no payer, no payment menu; `urls` needs only `callbackUrl`.
+    var isMerchantInitiated: Bool { self == .recur || self == .unscheduledPurchase }
+}
+
+/// The three kinds of stored-card token (swedbankpay-api.md §1.2 `generate…Token`; `paid.tokens[].type` as the
+/// developer portal's mobile SDK page shows it: `recurrence`, `unscheduled`; `payment` inferred).
+enum SwedbankPayTokenKind: String, Sendable, CaseIterable {
+    case payment, recurrence, unscheduled
+
+    /// The request field that carries a token of this kind, and the name in problems (`RecurrenceToken`, …).
+    var field: String { rawValue + "Token" }
+    var problemName: String { field.prefix(1).uppercased() + field.dropFirst() }
+    /// The request flag that generates one.
+    var generateField: String { "generate" + problemName }
+    /// `PATCH /psp/paymentorders/<segment>/<token>` deletes one (developer portal `_includes/delete-payment-order-token.md`).
+    var segment: String { field + "s" }
 }
 
 /// `failedAttemptList[].status` (swedbankpay-api.md §1.4).
@@ -136,6 +161,13 @@ struct SwedbankPayCreateOrderRequest: Sendable {
     var metadata: JSONNode?
     /// The `paymentorder` object as sent.
     var json: JSONNode
+    /// The tokens a paid card attempt generates (`generatePaymentToken`, `generateRecurrenceToken`, `generateUnscheduledToken`).
+    var generateTokens: Set<SwedbankPayTokenKind> = []
+    /// The token a Recur (`recurrenceToken`), UnscheduledPurchase (`unscheduledToken`) or one-click Purchase
+    /// (`paymentToken`) pays with.
+    var useToken: (kind: SwedbankPayTokenKind, token: String)?
+
+    var orderOperation: SwedbankPayOrderOperation { SwedbankPayOrderOperation(rawValue: operation) ?? .purchase }
 }
 
 /// A parsed post-purchase `transaction` (swedbankpay-api.md §1.7).

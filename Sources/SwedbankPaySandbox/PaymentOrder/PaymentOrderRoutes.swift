@@ -43,9 +43,22 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
                 let document = try SwedbankPayOrderValidation.parse(request.body)
                 let object = try SwedbankPayOrderValidation.paymentOrderObject(document)
                 let version = try SwedbankPayAuth.createVersion(request, object)
-                let parsed = try SwedbankPayOrderValidation.createRequest(object, version: version, configuration: configuration)
-                let orderID = store.create(namespace, parsed, version: version, scenario: sticky,
-                                           initiatingSystemUserAgent: request.headers["User-Agent"] ?? parsed.userAgent)
+                let parsed = try SwedbankPayOrderValidation.createOrderRequest(object, version: version, configuration: configuration)
+                let userAgent = request.headers["User-Agent"] ?? parsed.userAgent
+                let orderID: String
+                if let used = parsed.useToken {
+                    // The token first: 404 when unknown, 422 once deleted, and no order (developer portal `_includes/problems/problems.md`).
+                    let token = try store.activeToken(namespace, used.kind, used.token)
+                    if parsed.orderOperation.isMerchantInitiated {
+                        let declined = try merchantInitiatedDecline(request, namespace, parsed, token, sticky: sticky)
+                        orderID = store.createPaid(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent,
+                                                   token: token, declined: declined)
+                    } else {
+                        orderID = store.create(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent)
+                    }
+                } else {
+                    orderID = store.create(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent)
+                }
                 // 200 OK, not 201 (swedbankpay-api.md §1.3).
                 return .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version)
             }
@@ -100,8 +113,11 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
                     let version = SwedbankPayAuth.requestVersion(request) ?? stored
                     switch version {
                     case .v3_1:
-                        // v3.1: the full payment order and its operations (swedbankpay-api.md §1.7); 200 inferred.
-                        return .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version)
+                        // v3.1: the full payment order and its operations (swedbankpay-api.md §1.7); 200 inferred. `$expand`
+                        // as on GET: the PHP SDK asks for `financialtransactions,paid` and reads the new transaction there
+                        // (swedbankpay-api.md, Corrections and additions).
+                        return .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: expansions(request)),
+                                            version: version)
                     case .v3_0:
                         return .swedbankPay(store.transactionAnswer(namespace, orderID: orderID, kind, made), version: version)
                     }
@@ -109,7 +125,67 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
             }
         }
 
+        // Deleting a token: `PATCH /psp/paymentorders/{paymentTokens|recurrenceTokens|unscheduledTokens}/<token>` with
+        // `{"state": "Deleted", "comment": …}` (developer portal `_includes/delete-payment-order-token.md`). Paths as the page
+        // spells them, and in lower case.
+        for kind in SwedbankPayTokenKind.allCases {
+            for segment in Set([kind.segment, kind.segment.lowercased()]) {
+                router.addImmediate("PATCH \(orders)/\(segment)/:token") { request in
+                    let namespace = try SwedbankPayAuth.authorize(request, configuration)
+                    try SwedbankPayAuth.requireJSON(request)
+                    let value = request.parameters["token"] ?? ""
+                    return play(.swedbankPayDeleteToken, request, namespace, object: value, sticky: nil) { _ throws(SwedbankPayProblem) in
+                        let body = try SwedbankPayOrderValidation.parse(request.body, name: "Token")
+                        guard body["state"]?.stringValue == "Deleted" else {
+                            throw .input([.init(name: "State", description: "The field State must be \"Deleted\".")])
+                        }
+                        let token = try store.deleteToken(namespace, kind, value)
+                        return .swedbankPay(Self.deletedTokenAnswer(token, store.ids.uuid()),
+                                            version: SwedbankPayAuth.requestVersion(request) ?? .v3_1)
+                    }
+                }
+            }
+        }
+
+        /// card.authorize for the stored card of a Recur or UnscheduledPurchase: a scenario's card_declined,
+        /// insufficient_funds, card_expired or fail_attempt fails the order (swedbankpay-api.md §1.5 `Failed`: "mainly
+        /// recur/unscheduled orders, where only one attempt is allowed"). Sequences count per token.
+        @Sendable func merchantInitiatedDecline(_ request: HTTPRequest, _ namespace: Namespace, _ parsed: SwedbankPayCreateOrderRequest,
+                                                _ token: SwedbankPayOrderLedger.StoredToken, sticky: String?) throws(SwedbankPayProblem)
+        -> SwedbankPayProblem? {
+            let subject: JSONText = .object([
+                ("paymentorder", parsed.json.jsonText), ("paymentMethod", .string(token.instrument)),
+                ("card", .object([("maskedPan", .string(token.name)), ("brand", .string(token.cardBrand))])), ("msisdn", .null),
+                ("body", .null),
+            ])
+            let scenario: String?, decision: ScenarioDecision
+            do {
+                (scenario, decision) = try scenarios.decide(.swedbankPayCardAuthorize, request: request, namespace: namespace,
+                                                            subject: JSONNode(subject), object: token.token, sticky: sticky)
+            } catch {
+                throw .unknownScenario(error)
+            }
+            journal.record(namespace, method: "DECISION", path: request.path, status: 0,
+                           note: ScenarioNote(scenario: scenario, operation: .swedbankPayCardAuthorize, decision: decision).description)
+            if case .httpError(let status, _, _) = decision.outcome { throw .forStatus(status) }
+            guard let failure = SwedbankPayPaymentSessionStore.attemptFailure(decision.outcome) else { return nil }
+            var problem = failure.problem
+            if let original = failure.originalDetail { problem.problems = [.init(name: "ExternalResponse", description: original)] }
+            return problem
+        }
+
         @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: configuration.publicBaseURL) }
+    }
+
+    /// The answer to a deletion: `{"token", "isDeleted": true}` for a recurrence token; the others name the card
+    /// (`paymentToken` for a payment token) (developer portal `_includes/delete-payment-order-token.md`).
+    static func deletedTokenAnswer(_ token: SwedbankPayOrderLedger.StoredToken, _ correlationID: String) -> JSONText {
+        if token.kind == .recurrence { return .object([("token", .string(token.token)), ("isDeleted", .bool(true))]) }
+        return .object([
+            (token.kind == .payment ? "paymentToken" : "token", .string(token.token)), ("instrument", .string(token.instrument)),
+            ("instrumentDisplayName", .string(token.name)), ("correlationId", .string(correlationID)),
+            ("instrumentParameters", .object([("cardBrand", .string(token.cardBrand)), ("expiryDate", .string(token.expiryDate))])),
+        ])
     }
 }
 

@@ -151,6 +151,29 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
         return orderID
     }
 
+    /// A Recur or UnscheduledPurchase: created and paid (or, `declined`, Failed) at once with `token`; returns its id.
+    func createPaid(_ namespace: Namespace, _ request: SwedbankPayCreateOrderRequest, version: SwedbankPayAPIVersion, scenario: String?,
+                    initiatingSystemUserAgent: String, token: SwedbankPayOrderLedger.StoredToken, declined: SwedbankPayProblem?) -> String {
+        let orderID = create(namespace, request, version: version, scenario: scenario, initiatingSystemUserAgent: initiatingSystemUserAgent)
+        ledger(namespace).withLock { ledger in
+            guard let order = try? ledger.order(namespace, orderID) else { return }
+            ledger.payWithToken(order, token, declined: declined, now: registry.now(namespace), namespace: namespace)
+        }
+        return orderID
+    }
+
+    /// The active token of that kind, else 404 `inputerror` / 422 `paymenttokeninactive`.
+    func activeToken(_ namespace: Namespace, _ kind: SwedbankPayTokenKind, _ value: String) throws(SwedbankPayProblem)
+    -> SwedbankPayOrderLedger.StoredToken {
+        try ledger(namespace).withLock { (ledger) throws(SwedbankPayProblem) in try ledger.activeToken(namespace, kind, value) }
+    }
+
+    /// Marks the token deleted; later orders naming it get 422 (developer portal `_includes/delete-payment-order-token.md`).
+    func deleteToken(_ namespace: Namespace, _ kind: SwedbankPayTokenKind, _ value: String) throws(SwedbankPayProblem)
+    -> SwedbankPayOrderLedger.StoredToken {
+        try ledger(namespace).withLock { (ledger) throws(SwedbankPayProblem) in try ledger.deleteToken(namespace, kind, value) }
+    }
+
     func scenarioOf(_ namespace: Namespace, orderID: String) -> String? {
         ledger(namespace).withLock { try? $0.order(namespace, orderID).scenario }
     }

@@ -132,22 +132,12 @@ enum SwedbankPayOrderValidation {
     throws(SwedbankPayProblem) -> SwedbankPayCreateOrderRequest {
         var reader = SwedbankPayJSONReader(object.members ?? [], path: "PaymentOrder")
         let operation = reader.string("operation", required: true)
-        if let operation, operation != "Purchase" {
-            let known = ["Verify", "Recur", "UnscheduledPurchase"].contains(operation)
-            reader.problems.append(.init(name: "PaymentOrder.Operation", description: known
-                ? "The operation \(operation) is not supported by the sandbox; use Purchase."
-                : "The operation \(operation) is not valid."))
-        }
+        let orderOperation = operationRule(&reader, operation)
         let currency = reader.string("currency", required: true)
         if let currency, !currency.isEmpty, !configuration.currencies.contains(currency) {
             reader.problems.append(.init(name: "PaymentOrder.Currency", description: "The currency \(currency) is not supported."))
         }
-        let amount = reader.int("amount", required: true)
-        if let amount, amount <= 0 { reader.problems.append(.init(name: "PaymentOrder.Amount", description: "The field Amount must be greater than 0.")) }
-        let vatAmount = reader.int("vatAmount", required: true)
-        if let vatAmount, vatAmount < 0 || vatAmount > (amount ?? .max) {
-            reader.problems.append(.init(name: "PaymentOrder.VatAmount", description: "The field VatAmount must be between 0 and Amount."))
-        }
+        let (amount, vatAmount) = orderOperation == .verify ? verifyAmounts(&reader) : amounts(&reader)
         let description = reader.string("description", required: true)
         let userAgent = reader.string("userAgent", required: true)
         let language = reader.string("language", required: true)
@@ -204,6 +194,113 @@ enum SwedbankPayOrderValidation {
             urls: urls, payeeInfo: payeeInfo, payer: payer, orderItems: orderItems, restrictedToInstruments: restricted,
             instrument: instrument, disableStoredPaymentDetails: disableStored, enablePaymentDetailsConsentCheckbox: consentCheckbox,
             metadata: metadata, json: object)
+    }
+
+    // MARK: Operations and tokens (Verify, Recur, UnscheduledPurchase)
+
+    /// `POST /psp/paymentorders` as the routes take it: ``createRequest(_:version:configuration:)``, with the rules of
+    /// the operation and its tokens. Recur and UnscheduledPurchase are server to server: their `urls` need only
+    /// `callbackUrl` (developer portal `_includes/payment-order-recur.md`, "Recur Request"), so the checks of the
+    /// payer-facing URLs run on a copy that has stand-ins for the ones left out, and the order keeps what was sent.
+    static func createOrderRequest(_ object: JSONNode, version: SwedbankPayAPIVersion, configuration: SwedbankPayConfiguration)
+    throws(SwedbankPayProblem) -> SwedbankPayCreateOrderRequest {
+        let operation = object["operation"]?.stringValue.flatMap(SwedbankPayOrderOperation.init(rawValue:))
+        let standIns = operation?.isMerchantInitiated == true ? serverToServerURLStandIns(object) : []
+        let checked = standIns.isEmpty ? object : SwedbankPayOrderLedger.replacing(object, [("urls", standInURLs(object, standIns))])
+        var request = try createRequest(checked, version: version, configuration: configuration)
+        request.json = object
+        if standIns.contains("hostUrls") { request.urls.hostUrls = [] }
+        if standIns.contains("completeUrl") { request.urls.completeUrl = "" }
+        try tokenRules(&request, object)
+        return request
+    }
+
+    /// A stand-in the URL checks accept for a payer-facing URL a server-to-server order may leave out (never stored).
+    static let serverToServerStandIn = "https://merchant-initiated.invalid"
+
+    /// Which of `hostUrls`, `completeUrl` the order's `urls` object leaves out or leaves empty (none when `urls` itself
+    /// is missing: that stays a problem).
+    private static func serverToServerURLStandIns(_ object: JSONNode) -> [String] {
+        guard let urls = object["urls"], urls.members != nil else { return [] }
+        return ["hostUrls", "completeUrl"].filter { key in
+            guard let value = urls[key], !value.isNull else { return true }
+            return value.elements?.isEmpty == true || value.stringValue?.isEmpty == true
+        }
+    }
+
+    private static func standInURLs(_ object: JSONNode, _ standIns: [String]) -> JSONText {
+        let urls = object["urls"] ?? JSONNode(.object([]))
+        var changes: [(String, JSONText)] = []
+        if standIns.contains("hostUrls") { changes.append(("hostUrls", .array([.string(serverToServerStandIn)]))) }
+        if standIns.contains("completeUrl") { changes.append(("completeUrl", .string(serverToServerStandIn + "/complete"))) }
+        return SwedbankPayOrderLedger.replacing(urls, changes).jsonText
+    }
+
+    /// `operation`: Purchase, Verify, Recur or UnscheduledPurchase (swedbankpay-api.md §1.2); anything else is a problem.
+    static func operationRule(_ reader: inout SwedbankPayJSONReader, _ operation: String?) -> SwedbankPayOrderOperation? {
+        guard let operation else { return nil }
+        guard let known = SwedbankPayOrderOperation(rawValue: operation) else {
+            reader.problems.append(.init(name: "PaymentOrder.Operation", description:
+                "The operation \(operation) is not valid; use Purchase, Verify, Recur or UnscheduledPurchase."))
+            return nil
+        }
+        return known
+    }
+
+    /// `amount` and `vatAmount` of a Purchase, Recur or UnscheduledPurchase: required, amount > 0, 0 ≤ vatAmount ≤ amount.
+    static func amounts(_ reader: inout SwedbankPayJSONReader) -> (Int?, Int?) {
+        let amount = reader.int("amount", required: true)
+        if let amount, amount <= 0 { reader.problems.append(.init(name: "PaymentOrder.Amount", description: "The field Amount must be greater than 0.")) }
+        let vatAmount = reader.int("vatAmount", required: true)
+        if let vatAmount, vatAmount < 0 || vatAmount > (amount ?? .max) {
+            reader.problems.append(.init(name: "PaymentOrder.VatAmount", description: "The field VatAmount must be between 0 and Amount."))
+        }
+        return (amount, vatAmount)
+    }
+
+    /// A Verify moves no money: no amounts in its request, `"amount": 0` in its answer (developer portal
+    /// `_includes/payment-order-verify.md`); amounts other than 0 are refused (inferred).
+    static func verifyAmounts(_ reader: inout SwedbankPayJSONReader) -> (Int?, Int?) {
+        for key in ["amount", "vatAmount"] {
+            if let value = reader.int(key), value != 0 {
+                reader.problems.append(.init(name: reader.name(key), description: "A Verify payment order has no \(key): leave it out or send 0."))
+            }
+        }
+        return (0, 0)
+    }
+
+    /// The token fields (swedbankpay-api.md §1.2): the `generate…Token` flags, the token a Recur
+    /// (`recurrenceToken`), UnscheduledPurchase (`unscheduledToken`) or one-click Purchase (`paymentToken`) uses.
+    /// Whether the token exists is the store's check (404 or 422).
+    static func tokenRules(_ request: inout SwedbankPayCreateOrderRequest, _ object: JSONNode) throws(SwedbankPayProblem) {
+        var reader = SwedbankPayJSONReader(object.members ?? [], path: "PaymentOrder")
+        let operation = request.orderOperation
+        for kind in SwedbankPayTokenKind.allCases where reader.bool(kind.generateField) == true {
+            guard !operation.isMerchantInitiated else {
+                reader.problems.append(.init(name: reader.name(kind.generateField),
+                                             description: "\(kind.problemName) cannot be generated by a \(operation.rawValue) payment order."))
+                continue
+            }
+            // One-click tokens belong to a payer (developer portal `one-click-payments.md`; the problem is inferred).
+            if kind == .payment, request.payer?.payerReference?.isEmpty != false {
+                reader.problems.append(.init(name: reader.name(kind.generateField), description: "GeneratePaymentToken requires Payer.PayerReference."))
+                continue
+            }
+            request.generateTokens.insert(kind)
+        }
+        let used: SwedbankPayTokenKind? = switch operation {
+        case .recur: .recurrence
+        case .unscheduledPurchase: .unscheduled
+        case .purchase: reader.node("paymentToken") == nil ? nil : .payment
+        case .verify: nil
+        }
+        if let used, let token = reader.string(used.field, required: true) {
+            request.useToken = (used, token)
+        }
+        for kind in SwedbankPayTokenKind.allCases where kind != used && reader.node(kind.field) != nil {
+            reader.problems.append(.init(name: reader.name(kind.field), description: "A \(operation.rawValue) payment order takes no \(kind.problemName)."))
+        }
+        guard reader.problems.isEmpty else { throw .input(reader.problems) }
     }
 
     /// `orderItems[]`: the required fields of each item, and Σamount == amount, ΣvatAmount == vatAmount (inferred).

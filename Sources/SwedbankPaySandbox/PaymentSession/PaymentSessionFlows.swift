@@ -268,7 +268,8 @@ extension SwedbankPayPaymentSessionStore {
         }
     }
 
-    /// acknowledge-failed-attempt: the problem goes and never comes back; repeats are idempotent, unknown numbers 409 (swedbankpay-api.md §3.6 H3, inferred).
+    /// acknowledge-failed-attempt: the problem goes and never comes back; repeats are idempotent, unknown numbers 409
+    /// (swedbankpay-api.md §3.6 H3, inferred). The route answers 204 without this document (PaymentSessionRoutes).
     func acknowledge(_ token: String, number: Int, base: String, request: HTTPRequest) throws -> JSONText {
         try transition(token, base: base, rel: "acknowledge-failed-attempt", request: request) { step in
             if step.record.problem?.number == number {

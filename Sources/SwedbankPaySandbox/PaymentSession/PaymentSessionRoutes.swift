@@ -34,15 +34,18 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
 
         /// Plays `operation` for the token's order, then answers the document `body` builds (200, swedbankpay-api.md §3.2).
         /// `session_end_reached` ends the session; `not_allowed` is the 409 of sample 13.
+        /// `answer` turns the document into the response (the document itself, except for acknowledge-failed-attempt).
         @Sendable func session(_ operation: ScenarioOperation, rel: String, _ request: HTTPRequest,
+                               answer: @escaping @Sendable (JSONText) -> HTTPResponse = Self.document,
                                _ body: @escaping @Sendable (String, String) throws -> JSONText) throws -> HTTPResponse {
             let token = try request.parameters.require("token")
             let context = try sessions.context(token)
             return play(operation, request, context.namespace, object: token, sticky: context.view.scenario) { outcome in
+                try Self.requireJSONObjectBody(request)
                 switch outcome {
                 case .sessionEndReached: return Self.document(try sessions.endSession(token, base: base(request), request: request))
                 case .notAllowed: throw SwedbankPayProblem.operationNotAllowed(rel)
-                default: return try DecisionDelay.applying { Self.document(try body(token, base(request))) }
+                default: return try DecisionDelay.applying { answer(try body(token, base(request))) }
                 }
             }
         }
@@ -105,7 +108,15 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
         }
         router.addImmediate("POST /psp/paymentsessions/:token/failedattempts/:number/acknowledge") { request in
             guard let number = Int(try request.parameters.require("number")) else { throw SwedbankPayProblem.paymentSessionNotFound }
-            return try session(.swedbankPaySessionAcknowledgeFailedAttempt, rel: "acknowledge-failed-attempt", request) {
+            // 204 and no body. Both SDKs ignore it then: iOS decodes every 200–204 answer as a PaymentOutputModel and
+            // drops one that does not decode (SwedbankPay/swedbank-pay-sdk-ios: SwedbankPaySDK/Classes/Api/
+            // SwedbankPayAPIEndpointRouter.swift makeRequest); Android posts the ack on the side and counted only
+            // HTTP_NO_CONTENT as success (SwedbankPay/swedbank-pay-sdk-android: PaymentSessionAPIClient.kt
+            // postFailedAttemptRequest). A document here would go through iOS's sessionOperationHandling a second
+            // time, without the problem: idle, instruments already shown, it ends in paymentSessionEndStateReached
+            // (SwedbankPayPaymentSession.swift) and the app would end the session after the first decline.
+            return try session(.swedbankPaySessionAcknowledgeFailedAttempt, rel: "acknowledge-failed-attempt", request,
+                               answer: { _ in HTTPResponse(status: .noContent) }) {
                 try sessions.acknowledge($0, number: number, base: $1, request: request)
             }
         }
@@ -137,5 +148,14 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
     /// Every success of the session API: 200 with the document (swedbankpay-api.md §3.9.1).
     static func document(_ json: JSONText) -> HTTPResponse {
         .json(json.data, status: .ok, contentType: "application/json; charset=utf-8")
+    }
+
+    /// The SDKs send JSON objects, or nothing (acknowledge-failed-attempt, abort-payment, GET) (swedbankpay-api.md §3.4);
+    /// any other body is refused with a 400 problem before it can start anything (inferred).
+    static func requireJSONObjectBody(_ request: HTTPRequest) throws(SwedbankPayProblem) {
+        guard request.body.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return }
+        guard let document = try? JSONDocument.parse(request.body), document.members != nil else {
+            throw .sessionInput("Body", "The request body is not a JSON object.")
+        }
     }
 }

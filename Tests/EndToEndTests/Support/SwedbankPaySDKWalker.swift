@@ -3,6 +3,8 @@
 // swedbankpay-api.md §3.5 says iOS (SwedbankPayPaymentSession.sessionOperationHandling) and Android
 // (SessionOperationHandler.getNextStep) do, and a driver that performs the steps over real
 // sockets, decoding every answer with the strict mirrors and checking the invariants of §3.5, §3.6, §3.9.
+// iOS runs its decision logic on every answer it can decode, the acknowledge-failed-attempt answer included (a
+// second pass in which no new problem was shown); Android stops at the ack and sends it again on the retry.
 import Foundation
 import Testing
 
@@ -31,7 +33,8 @@ enum SwedbankPayInstrument: Equatable, Sendable {
 /// How the SDK ends (or stops) a session.
 enum SwedbankPaySessionEnd: Equatable, Sendable {
     case complete, canceled, endStateReached
-    /// Idle after a problem was shown (swedbankpay-api.md §3.6 H4).
+    /// Idle after a problem was shown: iOS in the pass that showed it, Android once it acknowledged it and waits for
+    /// the app (swedbankpay-api.md §3.6 H4).
     case idleAfterProblem
     /// The SDK opened its web view on view-payment (new card, web-based instruments, §3.6 D).
     case webView(String)
@@ -42,6 +45,9 @@ enum SwedbankPaySessionEnd: Equatable, Sendable {
 /// One step the SDK would take now.
 enum SwedbankPayWalkerStep: Sendable {
     case acknowledge(href: String, problemType: String)
+    /// Android, on a problem whose ack it already sent: POSTs the ack again on the side and goes on (SwedbankPay/
+    /// swedbank-pay-sdk-android: SessionOperationHandler.kt `ProblemOccurred(problem, false)`, PaymentSession.kt).
+    case reacknowledge(href: String)
     case post(href: String, body: String)
     case poll(href: String)
     case launchApp(url: String)
@@ -59,8 +65,12 @@ struct SwedbankPaySDKWalker {
     /// The instrument the SDK is working on (set from ``choice`` after the instruments were shown).
     var instrument: SwedbankPayInstrument?
     var instrumentsShown = false
-    var problemShown = false
+    /// iOS's `hasShowedError`: true only in the pass (one answer's sessionOperationHandling) that showed a new problem
+    /// (SwedbankPay/swedbank-pay-sdk-ios: SwedbankPaySDK/Classes/SwedbankPayPaymentSession.swift).
+    var hasShowedErrorThisPass = false
     var seenAcks: Set<String> = []
+    /// Android's silent re-acks, once per href and document (``beginPass`` clears it).
+    var reacknowledged: Set<String> = []
     var launched: Set<String> = []
     var methodDone: Set<String> = []
     var shownCreqs: Set<String> = []
@@ -77,6 +87,12 @@ struct SwedbankPaySDKWalker {
 
     /// The app calls startPaymentAttempt(instrument) (again, e.g. after a failed attempt).
     mutating func choose(_ instrument: SwedbankPayInstrument) { self.instrument = instrument }
+
+    /// A new answer arrived: iOS runs sessionOperationHandling on it afresh, `hasShowedError` false.
+    mutating func beginPass() {
+        hasShowedErrorThisPass = false
+        reacknowledged = []
+    }
 
     var prepareBody: String {
         platform == .iOS
@@ -100,12 +116,19 @@ struct SwedbankPaySDKWalker {
         func methodOp(_ name: String, _ rel: OperationOutputModel.Rel) -> OperationOutputModel? {
             methods.first { $0.paymentMethod == name }?.operations.first { $0.rel == rel }
         }
-        // 1. A problem with an unseen ack href: report it and acknowledge.
-        if let problem = document.problem, let ack = problem.operation, ack.rel == .acknowledgeFailedAttempt, let href = ack.href,
-           !seenAcks.contains(href) {
-            seenAcks.insert(href)
-            problemShown = true
-            return .acknowledge(href: href, problemType: problem.type)
+        // 1. A problem with an unseen ack href: report it and acknowledge. iOS goes on with this answer in the same
+        //    pass; Android stops here (ProblemOccurred waits for the app) and the driver models that. An ack already
+        //    sent: iOS does nothing, Android sends it again and goes on.
+        if let problem = document.problem, let ack = problem.operation, ack.rel == .acknowledgeFailedAttempt, let href = ack.href {
+            if !seenAcks.contains(href) {
+                seenAcks.insert(href)
+                hasShowedErrorThisPass = true
+                return .acknowledge(href: href, problemType: problem.type)
+            }
+            if platform == .android, !reacknowledged.contains(href) {
+                reacknowledged.insert(href)
+                return .reacknowledge(href: href)
+            }
         }
         // 2. prepare-payment.
         if let prepare = op(.preparePayment), let href = prepare.href { return .post(href: href, body: prepareBody) }
@@ -200,7 +223,8 @@ struct SwedbankPaySDKWalker {
             instrument = choice
             return .instrumentsShown(methods.map(\.paymentMethod))
         }
-        return .end(problemShown ? .idleAfterProblem : .endStateReached)
+        // 17. iOS: "if no problem was shown" means in this pass; Android: StepNotFound ends the session whatever came before.
+        return .end(platform == .iOS && hasShowedErrorThisPass ? .idleAfterProblem : .endStateReached)
     }
 
     private mutating func walletStep(_ ops: [OperationOutputModel],

@@ -18,14 +18,16 @@ struct SwedbankPayTestOrder {
                        currency: String = "SEK", payerReference: String? = "payer-1", msisdn: String? = "+46739000001",
                        payerFields: [(String, String)] = [], payeeName: String = "Merchant1",
                        urls: (complete: String, cancel: String) = (completeUrl, cancelUrl),
-                       instrument: String? = nil, scenario: String? = nil, sourceLocation: SourceLocation = #_sourceLocation)
+                       instrument: String? = nil, scenario: String? = nil, operation: String = "Purchase",
+                       extra: [(String, JSONText)] = [], sourceLocation: SourceLocation = #_sourceLocation)
     async throws -> String {
         var payer: [(String, JSONText)] = []
         if let payerReference { payer.append(("payerReference", .string(payerReference))) }
         for (name, value) in payerFields { payer.append((name, .string(value))) }
         if let msisdn { payer.append(("msisdn", .string(msisdn))) }
-        var order: [(String, JSONText)] = [
-            ("operation", .string("Purchase")), ("currency", .string(currency)), ("amount", .int(amount)), ("vatAmount", .int(0)),
+        // A Verify order has no amounts (developer portal `_includes/payment-order-verify.md`).
+        let amounts: [(String, JSONText)] = operation == "Verify" ? [] : [("amount", .int(amount)), ("vatAmount", .int(0))]
+        var order: [(String, JSONText)] = [("operation", .string(operation)), ("currency", .string(currency))] + amounts + [
             ("description", .string(description)), ("userAgent", .string("Mozilla/5.0")), ("language", .string("sv-SE")),
             ("productName", .string("Checkout3")),
             ("urls", .object([("hostUrls", .array([.string("https://example.com")])), ("completeUrl", .string(urls.complete)),
@@ -36,6 +38,7 @@ struct SwedbankPayTestOrder {
         ]
         if !payer.isEmpty { order.append(("payer", .object(payer))) }
         if let instrument { order.append(("instrument", .string(instrument))) }
+        order += extra
         let body = String(decoding: JSONText.object([("paymentorder", .object(order))]).bytes, as: UTF8.self)
         var text = "POST /psp/paymentorders HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nAuthorization: Bearer \(namespace)\r\n"
         text += "Sandbox-Namespace: \(namespace)\r\nContent-Type: application/json;version=3.1\r\nAccept: application/json;version=3.1\r\n"
@@ -126,6 +129,7 @@ struct SwedbankPaySessionDriver {
             throw error
         }
         checkInvariants(document, sourceLocation: sourceLocation)
+        walker.beginPass()
         documents.append(document)
         lastDocument = document
         return document
@@ -188,16 +192,38 @@ struct SwedbankPaySessionDriver {
             document = try await call("GET", sessionURL, sourceLocation: sourceLocation)
             #expect(document.paymentSession.urls?.paymentUrl != nil && document.paymentSession.urls?.cancelUrl != nil)
         }
-        // iOS acknowledges a problem and goes on with the same answer; the ack's own answer is processed after it.
+        // iOS acknowledges a problem and goes on with the same answer; the ack's own answer, if it decodes, goes through
+        // sessionOperationHandling again (a second pass, processed here after the first one).
         var ackAnswers: [PaymentOutputModel] = []
+        var pendingStep: SwedbankPayWalkerStep?
         for _ in 0..<maxSteps {
-            let step = walker.next(document)
+            let step = pendingStep ?? walker.next(document)
+            pendingStep = nil
             steps.append("\(step)")
             switch step {
             case .acknowledge(let href, _):
                 acknowledged.insert(href)
-                let answer = try await call("POST", href, sourceLocation: sourceLocation)
-                if walker.platform == .iOS { ackAnswers.append(answer) }  // Android ignores it (§3.6 H2)
+                let response = try await exchange("POST", href, sourceLocation: sourceLocation)
+                switch walker.platform {
+                case .iOS:
+                    // 200–204 is success; a body that decodes as PaymentOutputModel is handled again, one that does not is
+                    // dropped; anything else is paymentSessionAPIRequestFailed (SwedbankPayAPIEndpointRouter.swift).
+                    guard (200...204).contains(response.status) else {
+                        Issue.record("iOS would report paymentSessionAPIRequestFailed for the ack's \(response.status)", sourceLocation: sourceLocation)
+                        return .endStateReached
+                    }
+                    if let answer = try? SwedbankPayMirror.decode(response.body) {
+                        checkInvariants(answer, sourceLocation: sourceLocation)
+                        ackAnswers.append(answer)
+                    }
+                case .android:
+                    // The ack goes on the side (postFailedAttemptRequest); ProblemOccurred waits for the app: the loop stops.
+                    #expect((200...204).contains(response.status), "ack: \(response.status)", sourceLocation: sourceLocation)
+                    return .idleAfterProblem
+                }
+            case .reacknowledge(let href):
+                let response = try await exchange("POST", href, sourceLocation: sourceLocation)
+                #expect((200...204).contains(response.status), "repeated ack: \(response.status)", sourceLocation: sourceLocation)
             case .post(let href, let body):
                 if href.hasSuffix("/customizepayment") {
                     restricted = !body.contains(#""restrictToPaymentMethods":null"#)
@@ -234,6 +260,16 @@ struct SwedbankPaySessionDriver {
             case .end(let end):
                 if !ackAnswers.isEmpty {
                     document = ackAnswers.removeFirst()
+                    walker.beginPass()
+                    let second = walker.next(document)
+                    if case .end(.endStateReached) = second {
+                        Issue.record(Comment(rawValue: "iOS handles the acknowledge-failed-attempt answer again and reports "
+                                     + "paymentSessionEndStateReached: an app that treats it as final ends the session after the decline"),
+                                     sourceLocation: sourceLocation)
+                        return .endStateReached
+                    }
+                    // Not a terminal step: go on from this answer as iOS would.
+                    pendingStep = second
                     continue
                 }
                 return end
