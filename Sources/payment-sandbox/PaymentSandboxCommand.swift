@@ -85,7 +85,8 @@ enum PaymentSandboxCommand {
         configuration.http.idleTimeout = .seconds(options.idleTimeoutSeconds)
         configuration.http.handlerTimeout = .seconds(options.handlerTimeoutSeconds)
         configuration.swedbankPay.publicBaseURL = options.publicURL
-        // SIGTERM must end the process within a second: leave time to exit after the grace period.
+        // SIGTERM must end the process within a second: 0.7 s grace, 0.1 s (shutdownLingerPeriod) to deliver the
+        // last answers, and time to exit.
         configuration.http.shutdownGracePeriod = .milliseconds(700)
         configuration.logger = options.quiet ? nil : LineLogger(format: options.logFormat)
 
