@@ -49,9 +49,8 @@ final class HTTPConnection {
 
     /// Output beyond this stops reading pipelined requests until the client has read some.
     private static let outputHighWater = 1 << 20
-    /// On stop: at most this much more is read from the socket, and at most this many requests are queued
-    /// (a bound on memory, far beyond what a client pipelines; past it the last queued answer closes).
-    private static let shutdownReadLimit = 16 << 20
+    /// On stop: at most this many requests are queued (a bound on memory, far beyond what a client pipelines;
+    /// past it the last queued answer closes).
     private static let maxDrainedRequests = 4096
 
     init(fd: Int32, id: UInt64, loop: EventLoop) {
@@ -202,9 +201,12 @@ final class HTTPConnection {
         if phase == .reading { processInput(progressed: false) }
     }
 
+    /// Reads until the socket has nothing more, but no more than one request of the largest size allowed: as much
+    /// as a connection may buffer while serving, whatever a client keeps sending meanwhile.
     private func readRemainingInput() {
+        let limit = parser.limits.maxHeadBytes + parser.limits.maxBodyBytes + loop.readBuffer.count
         var total = 0
-        while total < Self.shutdownReadLimit {
+        while total < limit {
             switch Socket.read(fd, into: loop.readBuffer) {
             case .bytes(let count):
                 parser.append(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))

@@ -19,6 +19,8 @@ struct GracefulStopTests {
         case refused
         /// `GET /__sandbox/health`'s 200, or 503.
         case healthOr503
+        /// An error for malformed input, with this status.
+        case malformed(Int)
 
         var description: String {
             switch self {
@@ -26,6 +28,7 @@ struct GracefulStopTests {
             case .answerOr503(let body): "200 \(body) or 503"
             case .refused: "503"
             case .healthOr503: "200 health or 503"
+            case .malformed(let status): "\(status)"
             }
         }
     }
@@ -34,10 +37,20 @@ struct GracefulStopTests {
     struct Plan {
         var requests: [(target: String, expected: Expected)]
         var partial: String?
+        /// Malformed bytes after the requests, answered by the last expectation.
+        var malformed: String?
+
+        static let kinds = 7
+
+        /// Everything the client writes, in one write.
+        var bytes: String {
+            requests.filter { if case .malformed = $0.expected { false } else { true } }.map { rawRequest("GET", $0.target) }.joined()
+                + (malformed ?? "") + (partial ?? "")
+        }
 
         static func forClient(_ index: Int) -> Plan {
             let c = "c=\(index)"
-            switch index % 6 {
+            switch index % kinds {
             case 0: return Plan(requests: [("/fast?\(c)", .answer("fast /fast?\(c)"))])
             case 1: return Plan(requests: (1...3).map { ("/fast?\(c)&n=\($0)", .answer("fast /fast?\(c)&n=\($0)")) })
             case 2: return Plan(requests: [("/slow?ms=50&\(c)", .answerOr503("slow /slow?ms=50&\(c)")),
@@ -45,7 +58,9 @@ struct GracefulStopTests {
                                            ("/fast?\(c)", .answerOr503("fast /fast?\(c)"))])
             case 3: return Plan(requests: [("/slow?ms=60000&\(c)", .refused), ("/fast?\(c)", .refused), ("/later?ms=0&\(c)", .refused)])
             case 4: return Plan(requests: [])  // idle keep-alive, after one exchange
-            default: return Plan(requests: [], partial: "GET /fast?\(c) HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            case 5: return Plan(requests: [], partial: "GET /fast?\(c) HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            default: return Plan(requests: [("/fast?\(c)", .answer("fast /fast?\(c)")), ("malformed", .malformed(400))],
+                                 malformed: "GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header: y\r\n\r\n")
             }
         }
     }
@@ -73,6 +88,10 @@ struct GracefulStopTests {
                 problems.append("\(what): the last answer, sent while stopping, without Connection: close: \(response.rawHead)")
             }
             expectWellFramed(response)
+            if case .malformed(let status) = request.expected {
+                if response.status != status { problems.append("\(what): got \(response)") }
+                continue
+            }
             if response.status == 503 {
                 refusedSeen = true
                 if response.header("Retry-After") == nil { problems.append("\(what): 503 without Retry-After: \(response.rawHead)") }
@@ -88,6 +107,8 @@ struct GracefulStopTests {
                 problems.append("\(what): got \(response)")
             case .healthOr503:
                 if response.status != 200 || (try? response.jsonObject()["status"] as? String) != "ok" { problems.append("\(what): got \(response)") }
+            case .malformed:
+                break  // checked above
             }
         }
         do {
@@ -106,15 +127,17 @@ struct GracefulStopTests {
         return problems
     }
 
+    /// A grace period of 2 s: enough for the fast answers even on a busy machine or under ThreadSanitizer,
+    /// far short of the 60 s handlers.
     @Test("stop(): 120 keep-alive clients with requests written get exactly one answer each, their own or 503 + Retry-After")
     func everyReceivedRequestIsAnswered() async throws {
         let clientCount = 120
-        try await withServer(TestRoutes.router(), alone: true, { $0.shutdownGracePeriod = .milliseconds(500) }) { server, running in
+        try await withServer(TestRoutes.router(), alone: true, { $0.shutdownGracePeriod = .seconds(2) }) { server, running in
             var clients: [RawClient] = []
             defer { clients.forEach { $0.close() } }
             for _ in 0..<clientCount { clients.append(try await RawClient.connect(port: running.port)) }
             // The idle ones have answered a request before: they are keep-alive connections at rest.
-            for index in clients.indices where index % 6 == 4 {
+            for index in clients.indices where index % Plan.kinds == 4 {
                 try await clients[index].send(rawRequest("GET", "/fast?warm=\(index)"))
                 #expect(try await clients[index].readResponse().status == 200)
             }
@@ -122,7 +145,7 @@ struct GracefulStopTests {
             let plans = clients.indices.map { Plan.forClient($0) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (client, plan) in zip(clients, plans) {
-                    let bytes = plan.requests.map { rawRequest("GET", $0.target) }.joined() + (plan.partial ?? "")
+                    let bytes = plan.bytes
                     guard !bytes.isEmpty else { continue }
                     group.addTask { try await client.send(bytes) }
                 }
@@ -164,7 +187,7 @@ struct GracefulStopTests {
             blocker.block()
             return .text("unblocked")
         }
-        try await withServer(router, alone: true, { $0.eventLoopCount = 1; $0.shutdownGracePeriod = .milliseconds(500) }) { server, running in
+        try await withServer(router, alone: true, { $0.eventLoopCount = 1; $0.shutdownGracePeriod = .seconds(2) }) { server, running in
             let planned = (0..<30).map { Plan.forClient($0) }
             var clients: [RawClient] = []
             defer { clients.forEach { $0.close() } }
@@ -185,7 +208,7 @@ struct GracefulStopTests {
 
             // The loop is held: nothing below is read or accepted before the stop.
             for (client, plan) in zip(clients, planned) {
-                let bytes = plan.requests.map { rawRequest("GET", $0.target) }.joined() + (plan.partial ?? "")
+                let bytes = plan.bytes
                 if !bytes.isEmpty { try await client.send(bytes) }
             }
             let backlog = try await withThrowingTaskGroup(of: (Int, RawClient).self) { group in
