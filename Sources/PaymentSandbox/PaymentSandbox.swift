@@ -93,7 +93,8 @@ public final class PaymentSandbox: Sendable {
     /// The base URL while running.
     public var baseURL: URL? { started.withLock { $0 } }
 
-    /// Stops accepting, finishes requests in flight (within the grace period) and releases every socket and thread.
+    /// Stops accepting, answers every request already received (``HTTPServer/stop()``: its own answer within the
+    /// grace period, else 503) and releases every socket and thread.
     public func stop() async {
         watcher.withLock { $0?.cancel(); $0 = nil }
         await server.stop()

@@ -13,7 +13,7 @@ import Darwin
 ///
 /// Thread confinement: everything but `inbox`, `wakePending` and the wake pipe's write end is touched
 /// only by this loop's thread (or before it starts). Other threads reach the loop only through
-/// ``submit(_:)``, ``submitConnection(_:)`` and ``requestStop(deadline:)``, which go through the
+/// ``submit(_:)``, ``submitConnection(_:)`` and ``requestStop(_:)``, which go through the
 /// mutex-guarded inbox. That is why the class is `@unchecked Sendable`.
 final class EventLoop: @unchecked Sendable {
     let index: Int
@@ -29,9 +29,15 @@ final class EventLoop: @unchecked Sendable {
     private struct Inbox {
         var connections: [Int32] = []
         var completions: [Completion] = []
-        var stopDeadline: UInt64?
+        var stop: StopDeadlines?
         /// Set when the loop has exited: its wake pipe is closed and nothing may be queued any more.
         var closed = false
+    }
+
+    /// When a stop's grace period ends (unanswered requests get 503) and when every connection is closed.
+    struct StopDeadlines: Sendable {
+        var grace: UInt64
+        var close: UInt64
     }
 
     struct Completion: Sendable {
@@ -50,7 +56,10 @@ final class EventLoop: @unchecked Sendable {
     private var pollSet: [pollfd] = []
     private var pollOwners: [HTTPConnection?] = []
     private var nextTimerCheck: UInt64 = 0
-    private(set) var stopDeadline: UInt64?
+    /// Set once the server is stopping.
+    private(set) var stopping: StopDeadlines?
+    /// Set when the stop's grace period is over: requests not yet answered get 503.
+    private(set) var gracePeriodEnded = false
     private(set) var dateCache = HTTPDateCache()
     let readBuffer: UnsafeMutableRawBufferPointer
     let timerResolution: UInt64
@@ -111,10 +120,10 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    func requestStop(deadline: UInt64) {
+    func requestStop(_ deadlines: StopDeadlines) {
         inbox.withLock { inbox in
             guard !inbox.closed else { return }
-            inbox.stopDeadline = deadline
+            inbox.stop = deadlines
             wakeLocked()
         }
     }
@@ -133,8 +142,10 @@ final class EventLoop: @unchecked Sendable {
     func run() {
         while true {
             drainInbox()
-            if let stopDeadline {
-                if connections.isEmpty || Socket.now() >= stopDeadline { break }
+            if let stopping {
+                let now = Socket.now()
+                if !gracePeriodEnded && now >= stopping.grace { endGracePeriod() }
+                if connections.isEmpty || now >= stopping.close { break }
             }
             buildPollSet()
             let ready = pollSet.withUnsafeMutableBufferPointer { Platform.poll($0.baseAddress!, $0.count, pollTimeout()) }
@@ -183,9 +194,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func pollTimeout() -> Int32 {
-        if let stopDeadline {
-            let now = Socket.now()
-            return stopDeadline > now ? Int32(min(1000, (stopDeadline - now) / 1_000_000 + 1)) : 0
+        if let stopping {
+            let now = Socket.now(), next = gracePeriodEnded ? stopping.close : stopping.grace
+            return next > now ? Int32(min(1000, (next - now) / 1_000_000 + 1)) : 0
         }
         if listener >= 0 && acceptPausedUntil > 0 { return Int32(timerResolution / 1_000_000) }
         return connections.isEmpty ? 1000 : Int32(max(1, timerResolution / 1_000_000))
@@ -207,7 +218,8 @@ final class EventLoop: @unchecked Sendable {
             } else if fd == wakeRead {
                 drainWakePipe()
             } else if fd == listener {
-                acceptConnections()
+                // A bounded batch per wake-up keeps a connection storm from starving established connections.
+                acceptConnections(upTo: 128)
             }
         }
     }
@@ -230,7 +242,7 @@ final class EventLoop: @unchecked Sendable {
             inbox.completions.removeAll()
             return taken
         }
-        if let deadline = taken.stopDeadline, stopDeadline == nil { beginStop(deadline: deadline) }
+        if let deadlines = taken.stop, stopping == nil { beginStop(deadlines) }
         for fd in taken.connections { adopt(fd) }
         for completion in taken.completions {
             guard let connection = connections[completion.fd], connection.id == completion.connectionID else { continue }
@@ -238,21 +250,29 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func beginStop(deadline: UInt64) {
-        stopDeadline = deadline
+    /// Loop 0 first accepts what waits in the listen backlog (those clients may have sent whole requests
+    /// already), closes the listener and passes the stop on; then every loop's connections begin to shut down.
+    private func beginStop(_ deadlines: StopDeadlines) {
+        stopping = deadlines
         if listener >= 0 {
+            acceptConnections(upTo: Int(shared.configuration.listenBacklog) + 128)
             _ = Platform.close(listener)
             listener = -1
+            for sibling in siblings where sibling !== self { sibling.requestStop(deadlines) }
         }
         for connection in Array(connections.values) { connection.beginShutdown() }
     }
 
+    private func endGracePeriod() {
+        gracePeriodEnded = true
+        for connection in Array(connections.values) { connection.gracePeriodEnded() }
+    }
+
     // MARK: Connections
 
-    private func acceptConnections() {
+    private func acceptConnections(upTo count: Int) {
         let configuration = shared.configuration
-        // A bounded batch per wake-up keeps a connection storm from starving established connections.
-        for _ in 0..<128 {
+        for _ in 0..<count {
             switch Socket.accept(listener) {
             case .accepted(let fd):
                 if shared.openConnections.load(ordering: .relaxed) >= configuration.maxConnections {
@@ -277,16 +297,12 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func adopt(_ fd: Int32) {
-        if stopDeadline != nil {
-            _ = Platform.close(fd)
-            shared.openConnections.subtract(1, ordering: .relaxed)
-            return
-        }
         let id = shared.nextConnectionID.add(1, ordering: .relaxed).newValue
         let connection = HTTPConnection(fd: fd, id: id, loop: self)
         connections[fd] = connection
-        // Bytes may already be waiting; read them now rather than after the next poll.
-        connection.onReadable()
+        // Bytes may already be waiting; read them now rather than after the next poll. A connection taken from
+        // the backlog while stopping answers what it has received and closes.
+        if stopping != nil { connection.beginShutdown() } else { connection.onReadable() }
     }
 
     func connectionClosed(_ connection: HTTPConnection) {

@@ -3,6 +3,10 @@ import Foundation
 
 /// One client connection, confined to its event loop's thread. Requests are answered strictly in order:
 /// while a handler runs, the connection reads nothing more (pipelined bytes wait in the parser).
+///
+/// When the server stops (``beginShutdown()``), what the client has sent is read once more and every complete
+/// request in it is queued; those are answered in order, the last answer with `Connection: close`, and nothing
+/// sent after that is served. After the grace period (``gracePeriodEnded()``) the rest are answered 503.
 final class HTTPConnection {
     let fd: Int32
     let id: UInt64
@@ -20,6 +24,16 @@ final class HTTPConnection {
     private var lingerBytes = 0
     /// The answer count when the idle deadline was last armed.
     private var idleSince = 0
+    /// The server is stopping: requests come from `drained`, not from the socket.
+    private var draining = false
+    /// The requests received before the stop, not yet dispatched, last first (popped from the end).
+    private var drained: [DrainedInput] = []
+
+    private enum DrainedInput {
+        case request(HTTPRequest)
+        /// Malformed input after the complete requests: answered like any parse error, then the connection closes.
+        case error(HTTPParseError)
+    }
 
     private(set) var deadline: UInt64
     private var deadlineKind: DeadlineKind
@@ -35,6 +49,9 @@ final class HTTPConnection {
 
     /// Output beyond this stops reading pipelined requests until the client has read some.
     private static let outputHighWater = 1 << 20
+    /// On stop: at most this many requests are queued (a bound on memory, far beyond what a client pipelines;
+    /// past it the last queued answer closes).
+    private static let maxDrainedRequests = 4096
 
     init(fd: Int32, id: UInt64, loop: EventLoop) {
         self.fd = fd
@@ -48,7 +65,7 @@ final class HTTPConnection {
     var isClosed: Bool { phase == .closed }
     var wantsRead: Bool {
         switch phase {
-        case .reading: !peerClosed && !closeAfterFlush && output.count - outputSent < Self.outputHighWater
+        case .reading: !draining && !peerClosed && !closeAfterFlush && output.count - outputSent < Self.outputHighWater
         case .lingering: true
         case .handling, .closed: false
         }
@@ -61,6 +78,19 @@ final class HTTPConnection {
 
     func onReadable() {
         switch phase {
+        case .reading where draining:
+            // Only a hang-up or an error brings a stopping connection here: nothing it sends now is served.
+            switch Socket.read(fd, into: loop.readBuffer) {
+            case .bytes(let count):
+                lingerBytes += count
+                if lingerBytes > 4 << 20 { close() }
+            case .wouldBlock:
+                break
+            case .closed:
+                peerClosed = true
+                // Answers still owed are written; a write to a reset peer fails and closes the connection.
+                flush()
+            }
         case .reading:
             var progressed = false
             readLoop: for _ in 0..<4 {
@@ -110,6 +140,11 @@ final class HTTPConnection {
     }
 
     func deadlinePassed() {
+        if draining && (deadlineKind == .head || deadlineKind == .body || deadlineKind == .idle) {
+            // Stopping: nothing more is read, so there is no read deadline; the stop's own deadlines apply.
+            deadline = .max
+            return
+        }
         switch deadlineKind {
         case .idle, .write, .linger:
             close()
@@ -129,22 +164,94 @@ final class HTTPConnection {
             self.inFlight = nil
             phase = .reading
             let error = HTTPError(.serviceUnavailable, "handler did not answer within \(configuration.handlerTimeout)", kind: .handlerTimeout)
-            closeAfterFlush = true
+            // While stopping, the requests queued behind it are still answered.
+            if !draining { closeAfterFlush = true }
             finish(inFlight.request, loop.shared.router.errorRenderer(forPath: inFlight.request.path).render(error, for: inFlight.request),
                    started: inFlight.started)
-            flush()
+            processInput(progressed: false)
         }
     }
 
-    /// The server is stopping: idle connections close now, busy ones after their current answer.
+    // MARK: Stopping
+
+    /// The server is stopping. Reads what the client has sent so far (it may still sit in the socket's buffer)
+    /// and queues every complete request in it to be answered; a partial request is dropped and nothing sent
+    /// later is served. A connection with nothing to answer closes now.
     func beginShutdown() {
-        switch phase {
-        case .reading where !parser.isMidRequest && !wantsWrite:
-            close()
-        case .lingering, .closed:
-            break
-        default:
-            break  // finish() sees the loop stopping and answers with Connection: close.
+        guard !draining, phase != .closed else { return }
+        draining = true
+        guard phase != .lingering else { return }
+        if !closeAfterFlush {
+            if !peerClosed { readRemainingInput() }
+            queueCompleteRequests()
+        }
+        if phase == .reading { processInput(progressed: false) }
+    }
+
+    /// The stop's grace period is over: the request whose handler still runs and every one queued behind it
+    /// get 503 with `Retry-After` (``dispatch(_:)`` answers the queued ones so), the last `Connection: close`.
+    func gracePeriodEnded() {
+        guard draining else { return }
+        if phase == .handling, let inFlight {
+            inFlight.task?.cancel()
+            self.inFlight = nil
+            phase = .reading
+            finish(inFlight.request, shuttingDownResponse(for: inFlight.request), started: inFlight.started)
+        }
+        if phase == .reading { processInput(progressed: false) }
+    }
+
+    /// Reads until the socket has nothing more, but no more than one request of the largest size allowed: as much
+    /// as a connection may buffer while serving, whatever a client keeps sending meanwhile.
+    private func readRemainingInput() {
+        let limit = parser.limits.maxHeadBytes + parser.limits.maxBodyBytes + loop.readBuffer.count
+        var total = 0
+        while total < limit {
+            switch Socket.read(fd, into: loop.readBuffer) {
+            case .bytes(let count):
+                parser.append(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
+                total += count
+            case .wouldBlock:
+                return
+            case .closed:
+                peerClosed = true
+                return
+            }
+        }
+    }
+
+    private func queueCompleteRequests() {
+        var queue: [DrainedInput] = []
+        parsing: while queue.count < Self.maxDrainedRequests {
+            do {
+                // A 100-continue for a body that has not come is not sent: that request is partial.
+                guard let event = try parser.next() else { break }
+                if case .request(let request) = event { queue.append(.request(request)) }
+            } catch {
+                queue.append(.error(error))
+                break parsing
+            }
+        }
+        drained = queue.reversed()
+        // Nothing is parsed any more: free the buffer.
+        parser = HTTPRequestParser(limits: parser.limits)
+    }
+
+    /// 503 in the format of the API the request was for: the server stopped before the request was answered.
+    private func shuttingDownResponse(for request: HTTPRequest) -> HTTPResponse {
+        let error = HTTPError(.serviceUnavailable, "the server is shutting down; retry shortly", kind: .handlerTimeout)
+        var response = loop.shared.router.errorRenderer(forPath: request.path).render(error, for: request)
+        response.headers.set(name: "Retry-After", value: "1")
+        return response
+    }
+
+    /// The next request to answer: from the parser, or while stopping from what was queued at the stop.
+    private func nextInput() throws(HTTPParseError) -> HTTPParserEvent? {
+        guard draining else { return try parser.next() }
+        switch drained.popLast() {
+        case .request(let request)?: return .request(request)
+        case .error(let error)?: throw error
+        case nil: return nil
         }
     }
 
@@ -154,7 +261,7 @@ final class HTTPConnection {
         while phase == .reading && !closeAfterFlush && output.count - outputSent < Self.outputHighWater {
             let event: HTTPParserEvent?
             do {
-                event = try parser.next()
+                event = try nextInput()
             } catch {
                 answerAndClose(HTTPError(error.status, error.reason, kind: .malformedRequest), request: error.head, path: error.path)
                 return
@@ -167,6 +274,11 @@ final class HTTPConnection {
                 dispatch(request)
             }
         }
+        if draining && phase == .reading && !closeAfterFlush && drained.isEmpty {
+            // Stopping, and every request received before the stop has been answered.
+            guard wantsWrite else { close(); return }
+            closeAfterFlush = true
+        }
         flush()
         updateReadDeadline(progressed: progressed)
         // The client half-closed and every request it sent has been answered: nothing more can come.
@@ -175,6 +287,10 @@ final class HTTPConnection {
 
     private func dispatch(_ request: HTTPRequest) {
         let started = Socket.now()
+        if loop.gracePeriodEnded {
+            finish(request, shuttingDownResponse(for: request), started: started)
+            return
+        }
         var request = request
         request.trustedForwardedHeaders = configuration.trustedForwardedHeaders
         let router = loop.shared.router
@@ -231,8 +347,9 @@ final class HTTPConnection {
             close()
             return
         }
-        let keepAlive = request.wantsKeepAlive && !response.closesConnection && !parser.isFinished
-            && !closeAfterFlush && loop.stopDeadline == nil
+        // While stopping, only the last of the requests received before the stop closes.
+        let keepAlive = request.wantsKeepAlive && !response.closesConnection && !closeAfterFlush
+            && (draining ? !drained.isEmpty : !parser.isFinished)
         let before = output.count
         ResponseSerializer.write(response, requestMethod: request.method, requestVersion: request.version,
                                  keepAlive: keepAlive, date: loop.currentDate(), into: &output)
@@ -297,7 +414,7 @@ final class HTTPConnection {
     }
 
     private func beginLingeringClose() {
-        if peerClosed || loop.stopDeadline != nil {
+        if peerClosed {
             close()
             return
         }
@@ -307,7 +424,7 @@ final class HTTPConnection {
     }
 
     private func updateReadDeadline(progressed: Bool) {
-        guard phase == .reading, !closeAfterFlush, !wantsWrite else { return }
+        guard phase == .reading, !draining, !closeAfterFlush, !wantsWrite else { return }
         if parser.isAwaitingBody {
             if deadlineKind != .body || progressed { setDeadline(.body, after: configuration.bodyIdleTimeout) }
         } else if parser.isMidRequest {

@@ -15,6 +15,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         case methodNotAllowed(allowed: [HTTPMethod])
         /// Bad framing or syntax found by the parser (400, 413, 431, 408, 501, 505, 417).
         case malformedRequest
+        /// No answer in time: the handler timed out, or the server stopped before the request was answered (503).
         case handlerTimeout
         case internalError
         case other

@@ -47,7 +47,7 @@ public enum HTTPParserEvent: Sendable {
 ///
 /// Strict where leniency enables request smuggling: CRLF only (no bare CR or LF), no whitespace before
 /// a header colon, no obsolete line folding, Content-Length and Transfer-Encoding never together,
-/// `chunked` must be the only transfer coding, Content-Length must be one non-negative decimal value.
+/// `chunked` must be the only transfer coding, Content-Length must be one field with one decimal value.
 /// After a request that ends the connection (`Connection: close`, HTTP/1.0 without keep-alive, CONNECT,
 /// Upgrade) it reads nothing more, as llhttp does. A method outside llhttp's list gets 501 (RFC 9110 §9.1),
 /// an expectation other than 100-continue 417 (RFC 9110 §10.1.1), both right after the head.
@@ -379,7 +379,12 @@ public struct HTTPRequestParser: Sendable {
 
     // MARK: Body
 
-    /// RFC 9112 §6.3: how the body's length is determined.
+    /// RFC 9112 §6.3: how the body's length is determined. As strict as nginx and llhttp, so no proxy in front
+    /// can frame a request differently: exactly one `Content-Length` field holding one decimal number (a
+    /// second field is a 400 even when equal, as is a list like `5, 5`; a number too large to represent is
+    /// a malformed message, 400, not a large body); `Transfer-Encoding` only in HTTP/1.1, never with
+    /// `Content-Length`, with `chunked` exactly once and last and no empty list element (400); a coding
+    /// before `chunked` is not implemented (501).
     private func bodyFraming(of request: HTTPRequest) throws(HTTPParseError) -> BodyFraming {
         let transferEncodings = request.headers.values(for: "Transfer-Encoding")
         let contentLengths = request.headers.values(for: "Content-Length")
@@ -390,31 +395,37 @@ public struct HTTPRequestParser: Sendable {
             guard request.version == .http1_1 else {
                 throw HTTPParseError(.badRequest, "Transfer-Encoding in an HTTP/1.0 request", head: request)
             }
-            let codings = request.headers.tokens(for: "Transfer-Encoding")
+            // Every field, every comma-separated element: `, chunked` or `chunked,` has an empty one.
+            var codings: [String] = []
+            for value in transferEncodings {
+                for element in value.split(separator: ",", omittingEmptySubsequences: false) {
+                    let coding = element.trimmingOWS()
+                    guard !coding.isEmpty else {
+                        throw HTTPParseError(.badRequest, "empty element in Transfer-Encoding", head: request)
+                    }
+                    codings.append(coding.lowercasedASCII())
+                }
+            }
             guard codings.last == "chunked", codings.filter({ $0 == "chunked" }).count == 1 else {
-                // §6.3: a final coding other than chunked makes the length undeterminable: 400.
-                throw HTTPParseError(.badRequest, "chunked must be the final transfer coding", head: request)
+                // §6.3: a final coding other than chunked makes the length undeterminable; §6.1: chunked only once.
+                throw HTTPParseError(.badRequest, "chunked must be the final transfer coding, once", head: request)
             }
             guard codings.count == 1 else {
                 throw HTTPParseError(.notImplemented, "transfer codings other than chunked are not supported", head: request)
             }
             return .chunked(ChunkedBody())
         }
-        guard !contentLengths.isEmpty else { return .length(0) }
-        var length: Int?
-        for element in contentLengths.flatMap({ $0.split(separator: ",", omittingEmptySubsequences: false) }) {
-            let digits = element.trimmingOWS()
-            guard !digits.isEmpty, digits.utf8.allSatisfy(\.isDigit) else {
-                throw HTTPParseError(.badRequest, "invalid Content-Length", head: request)
-            }
-            // More digits than the limit could ever need: too large, without overflowing.
-            guard digits.utf8.count <= 18, let value = Int(digits) else {
-                throw HTTPParseError(.contentTooLarge, "body larger than \(limits.maxBodyBytes) bytes", head: request)
-            }
-            if let length, length != value { throw HTTPParseError(.badRequest, "conflicting Content-Length values", head: request) }
-            length = value
+        guard let value = contentLengths.first else { return .length(0) }
+        guard contentLengths.count == 1 else {
+            throw HTTPParseError(.badRequest, "more than one Content-Length field", head: request)
         }
-        guard let length else { throw HTTPParseError(.badRequest, "invalid Content-Length", head: request) }
+        let digits = value.trimmingOWS()
+        guard !digits.isEmpty, digits.utf8.allSatisfy(\.isDigit) else {
+            throw HTTPParseError(.badRequest, "invalid Content-Length", head: request)
+        }
+        guard let length = Int(digits) else {
+            throw HTTPParseError(.badRequest, "Content-Length overflows", head: request)
+        }
         if length > limits.maxBodyBytes {
             throw HTTPParseError(.contentTooLarge, "body larger than \(limits.maxBodyBytes) bytes", head: request)
         }
@@ -539,7 +550,8 @@ public struct HTTPRequestParser: Sendable {
         var size = 0
         var index = line.startIndex
         while index < line.endIndex, let digit = RequestTarget.hexValue(line[index]) {
-            guard size <= (Int.max >> 4) else { throw HTTPParseError(.contentTooLarge, "chunk size too large", head: head) }
+            // Past Int.max the size is a malformed line, not a large chunk (400, as nginx and llhttp).
+            guard size <= (Int.max >> 4) else { throw HTTPParseError(.badRequest, "chunk size overflows", head: head) }
             size = size << 4 | Int(digit)
             index += 1
         }

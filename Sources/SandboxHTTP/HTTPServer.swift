@@ -26,8 +26,13 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxConnections: Int
     /// Threads polling sockets; one per core by default.
     public var eventLoopCount: Int
-    /// On stop, requests in flight get this long to finish before their connections are closed.
+    /// On stop, every request received before it (in flight, pipelined, or still in the socket) gets this long
+    /// to be answered; those still unanswered then get 503 with `Retry-After`, the connection's last answer
+    /// `Connection: close`.
     public var shutdownGracePeriod: Duration
+    /// After the grace period, the last answers get this long to reach their clients (lingering close)
+    /// before every connection is closed: ``HTTPServer/stop()`` returns within the two added up.
+    public var shutdownLingerPeriod: Duration
     public var listenBacklog: Int32
     /// Which of `Forwarded` / `X-Forwarded-Proto` + `X-Forwarded-Host` count when building hrefs
     /// (``HTTPRequest/publicOrigin``): name only those a proxy in front sets. None by default, because any client
@@ -39,7 +44,8 @@ public struct HTTPServerConfiguration: Sendable {
         headTimeout: Duration = .seconds(10), bodyIdleTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60),
         writeTimeout: Duration = .seconds(30), handlerTimeout: Duration = .seconds(120), lingerTimeout: Duration = .seconds(2),
         maxConnections: Int = 1024, eventLoopCount: Int = ProcessInfo.processInfo.activeProcessorCount,
-        shutdownGracePeriod: Duration = .milliseconds(800), listenBacklog: Int32 = 1024
+        shutdownGracePeriod: Duration = .milliseconds(800), shutdownLingerPeriod: Duration = .milliseconds(100),
+        listenBacklog: Int32 = 1024
     ) {
         self.host = host
         self.port = port
@@ -53,6 +59,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.maxConnections = maxConnections
         self.eventLoopCount = max(1, eventLoopCount)
         self.shutdownGracePeriod = shutdownGracePeriod
+        self.shutdownLingerPeriod = shutdownLingerPeriod
         self.listenBacklog = listenBacklog
     }
 }
@@ -127,8 +134,12 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Stops accepting, lets requests in flight finish (up to ``HTTPServerConfiguration/shutdownGracePeriod``),
-    /// closes every connection and returns once every event-loop thread has exited.
+    /// Stops accepting and closes idle connections. Every request received before the call (a handler running,
+    /// pipelined behind it, in the socket's buffer, or on a connection still in the listen backlog) is answered
+    /// in order: its own answer if it comes within ``HTTPServerConfiguration/shutdownGracePeriod``, else 503 with
+    /// `Retry-After`; each connection's last answer says `Connection: close`. Partial requests get no answer.
+    /// Returns once every event-loop thread has exited: at most the grace period plus
+    /// ``HTTPServerConfiguration/shutdownLingerPeriod`` later.
     public func stop() async {
         let running: ([EventLoop], LoopExitTracker)? = state.withLock { state in
             guard case let .running(loops, exits, _) = state else { return nil }
@@ -136,8 +147,9 @@ public final class HTTPServer: Sendable {
             return (loops, exits)
         }
         guard let (loops, exits) = running else { return }
-        let deadline = Socket.now() + configuration.shutdownGracePeriod.nanoseconds
-        for loop in loops { loop.requestStop(deadline: deadline) }
+        let grace = Socket.now() + configuration.shutdownGracePeriod.nanoseconds
+        // Loop 0 takes in the listen backlog first, then passes the stop on to the other loops.
+        loops[0].requestStop(EventLoop.StopDeadlines(grace: grace, close: grace + configuration.shutdownLingerPeriod.nanoseconds))
         await exits.wait()
     }
 }

@@ -152,15 +152,15 @@ enum ParserFuzzing {
         let lengths = request.headers.values(for: "Content-Length")
         let codings = request.headers.values(for: "Transfer-Encoding")
         precondition(lengths.isEmpty || codings.isEmpty, "both Content-Length and Transfer-Encoding")
+        precondition(lengths.count <= 1, "\(lengths.count) Content-Length fields")
         if let length = lengths.first {
-            precondition(Int(length.split(separator: ",").first.map { $0.trimmingOWS() } ?? "") == request.body.count,
-                         "body of \(request.body.count) bytes for Content-Length \(length)")
+            precondition(Int(length.trimmingOWS()) == request.body.count, "body of \(request.body.count) bytes for Content-Length \(length)")
         }
         if codings.isEmpty {
             precondition(request.trailers.isEmpty, "trailers without chunked")
             if lengths.isEmpty { precondition(request.body.isEmpty, "a body without framing") }
         } else {
-            precondition(request.headers.tokens(for: "Transfer-Encoding") == ["chunked"], "codings \(codings)")
+            precondition(codings.count == 1 && codings[0].trimmingOWS().equalsCaseInsensitiveASCII("chunked"), "codings \(codings)")
         }
         for field in Array(request.headers) + Array(request.trailers) {
             precondition(!field.name.isEmpty && field.name.utf8.allSatisfy(\.isTokenCharacter), "field name \(field.name)")

@@ -88,7 +88,8 @@ enum PaymentSandboxCommand {
         configuration.swedbankPay.publicBaseURL = options.publicURL
         configuration.trustedForwardedHeaders = options.trustProxy
         configuration.controlToken = options.controlToken
-        // SIGTERM must end the process within a second: leave time to exit after the grace period.
+        // SIGTERM must end the process within a second: 0.7 s grace, 0.1 s (shutdownLingerPeriod) to deliver the
+        // last answers, and time to exit.
         configuration.http.shutdownGracePeriod = .milliseconds(700)
         configuration.logger = options.quiet ? nil : LineLogger(format: options.logFormat)
 
