@@ -32,10 +32,11 @@ cp -R scenarios "$root$bundled"
 printf '{"name": "image-mounted", "description": "A user scenario.", "rules": []}\n' >"$root$mounted/mounted.json"
 
 # Found through PATH, as the image's ENTRYPOINT ["payment-sandbox"] runs it: argv[0] is a bare name.
+# Called only in a subshell (`&` or `$(...)`): it replaces that subshell, so `$!` is the sandbox's own pid.
 run() {
-  (cd "$root$workdir" && env -u PAYMENT_SANDBOX_HOST -u PAYMENT_SANDBOX_PORT PATH="$root/usr/local/bin:$PATH" \
+  cd "$root$workdir" && exec env -u PAYMENT_SANDBOX_HOST -u PAYMENT_SANDBOX_PORT PATH="$root/usr/local/bin:$PATH" \
      PAYMENT_SANDBOX_BUNDLED_SCENARIOS="$root$bundled" PAYMENT_SANDBOX_SCENARIOS="$root$mounted" \
-     payment-sandbox "$@")
+     payment-sandbox "$@"
 }
 
 log=$root/log
