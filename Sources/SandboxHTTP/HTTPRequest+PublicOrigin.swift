@@ -88,18 +88,20 @@ extension HTTPRequest {
         return scheme == "http" || scheme == "https" ? scheme : nil
     }
 
-    /// A reg-name or IP literal with an optional port: letters, digits, `.-_:[]` only.
+    /// `host [ ":" port ]`: a name of letters, digits and `.-_`, or a well-formed `[IPv6]` literal (RFC 3986 §3.2.2;
+    /// not IPvFuture, whose sub-delims could break out of an href), and a port of digits ≤ 65535 (§3.2.3).
     private static func validHost(_ text: Substring) -> String? {
         let host = text.trimmingSpaces
-        guard !host.isEmpty, host.utf8.count <= 255, host.utf8.allSatisfy({ byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
-                true
-            default:
-                false
-            }
-        }) else { return nil }
+        guard !host.isEmpty, host.utf8.count <= 255, let (name, port) = URIAuthority.splitHostAndPort(Array(host.utf8)[...]),
+              port.map(URIAuthority.isPort) ?? true
+        else { return nil }
+        if name.first == UInt8(ascii: "[") {
+            guard URIAuthority.isIPLiteral(name, allowsFuture: false) else { return nil }
+        } else {
+            guard !name.isEmpty, name.allSatisfy({ URIAuthority.isAlpha($0) || URIAuthority.isDigit($0) || $0 == UInt8(ascii: ".")
+                                                   || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
+            else { return nil }
+        }
         return String(host)
     }
 }

@@ -5,7 +5,9 @@
 /// URI in ASCII (RFC 3986 §3, §2): a scheme, then only characters a URI may hold (`%` with two hex digits for
 /// anything else), so no CR, LF, space, control, raw non-ASCII, `"`, `<`, `>`, `\`, `^`, `` ` ``, `|`. The
 /// scheme must be one that leads somewhere: `javascript:`, `data:`, `vbscript:` (and `file:`, `blob:`, `about:`,
-/// `filesystem:`) never are; http and https need a host.
+/// `filesystem:`) never are; http and https need a host. An authority (`//…`) must be well formed (RFC 3986 §3.2):
+/// userinfo of its own characters, a reg-name or a bracketed IPv6 / IPvFuture literal, a port of digits ≤ 65535.
+/// Where placeholders are allowed, `{` and `}` appear only as `{name}` or `{{name}}` outside the authority.
 ///
 /// ```swift
 /// MerchantURL.violation(in: "myapp://done?sid={{session_id}}", rules: .redirect)   // nil
@@ -16,8 +18,9 @@ public enum MerchantURL {
     public struct Rules: Sendable, Equatable {
         /// Lower-case schemes allowed; nil: any scheme but ``MerchantURL/refusedSchemes``.
         public var schemes: Set<String>?
-        /// `{` and `}` allowed: Klarna documents placeholders such as `{session.id}` and `{{session_id}}`
-        /// (klarna-api.md §2.1, §4.1) that it fills before using the URL.
+        /// `{name}` and `{{name}}` allowed (name: letters, digits, `.`, `_`), outside the authority: Klarna documents
+        /// placeholders such as `{session.id}` and `{{session_id}}` (klarna-api.md §2.1, §4.1) that it fills before
+        /// using the URL. Other names of that shape pass too, since the reference's list may be incomplete (inferred).
         public var allowsPlaceholders: Bool
 
         public init(schemes: Set<String>?, allowsPlaceholders: Bool) {
@@ -40,12 +43,20 @@ public enum MerchantURL {
         case character(Unicode.Scalar)
         /// `%` not followed by two hex digits.
         case percentEncoding
+        /// A `{` or `}` that is not part of a `{name}` or `{{name}}` placeholder.
+        case placeholder
         /// Not absolute: no `scheme:` at the start.
         case noScheme
         case refusedScheme(String)
         case schemeNotAllowed(String)
         /// http(s) without `//host`, or another scheme with nothing after the colon.
         case noHost
+        /// Userinfo (before `@`) with a character RFC 3986 §3.2.1 does not allow there.
+        case userinfo
+        /// A host that is neither a reg-name nor a well-formed `[IPv6]` / `[vX.…]` literal (RFC 3986 §3.2.2).
+        case host
+        /// A port that is not all digits or is above 65535 (RFC 3986 §3.2.3).
+        case port
 
         public var description: String {
             switch self {
@@ -54,9 +65,13 @@ public enum MerchantURL {
                 "it holds \(scalar.isASCII && scalar.value > 0x20 && scalar.value < 0x7F ? "'\(Character(scalar))'" : "U+" + hex(scalar.value)), "
                     + "which a URL must percent-encode"
             case .percentEncoding: "a '%' is not followed by two hex digits"
+            case .placeholder: "a '{' or '}' is not part of a placeholder such as {session.id} or {{session_id}}"
             case .noScheme: "it is not an absolute URL"
             case .refusedScheme(let scheme), .schemeNotAllowed(let scheme): "the scheme \(scheme): is not allowed"
             case .noHost: "it has no host"
+            case .userinfo: "its user information holds a character not allowed there"
+            case .host: "its host is not a valid host name or IP literal"
+            case .port: "its port is not a number from 0 to 65535"
             }
         }
 
@@ -81,40 +96,101 @@ public enum MerchantURL {
                 let scalar = url.unicodeScalars.first { !$0.isASCII } ?? "\u{FFFD}"
                 return .character(scalar)
             }
-            if !isURIByte(byte, placeholders: rules.allowsPlaceholders) { return .character(Unicode.Scalar(byte)) }
+            if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "}") {
+                guard rules.allowsPlaceholders else { return .character(Unicode.Scalar(byte)) }
+                guard let end = placeholderEnd(bytes, from: index) else { return .placeholder }
+                index = end
+                continue
+            }
+            if !isURIByte(byte) { return .character(Unicode.Scalar(byte)) }
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) else { return .percentEncoding }
+                guard index + 2 < bytes.count, URIAuthority.isHexDigit(bytes[index + 1]), URIAuthority.isHexDigit(bytes[index + 2]) else { return .percentEncoding }
                 index += 2
             }
             index += 1
         }
         // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":" (§3.1)
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, isAlpha(bytes[0]),
-              bytes[1..<colon].allSatisfy({ isAlpha($0) || isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") })
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, URIAuthority.isAlpha(bytes[0]),
+              bytes[1..<colon].allSatisfy({ URIAuthority.isAlpha($0) || URIAuthority.isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") })
         else { return .noScheme }
         let scheme = String(decoding: bytes[0..<colon], as: UTF8.self).lowercased()
         if refusedSchemes.contains(scheme) { return .refusedScheme(scheme) }
         if let allowed = rules.schemes, !allowed.contains(scheme) { return .schemeNotAllowed(scheme) }
         let rest = bytes[(colon + 1)...]
-        if scheme == "http" || scheme == "https" {
-            // "//" authority, whose host (after any userinfo, before any port) is not empty (§3.2).
-            guard rest.starts(with: "//".utf8) else { return .noHost }
+        let needsHost = scheme == "http" || scheme == "https"
+        if rest.starts(with: "//".utf8) {
+            // "//" authority up to the path, query or fragment (§3.2); http(s) needs a non-empty host.
             let authority = rest.dropFirst(2).prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
-            let hostAndPort = authority.lastIndex(of: UInt8(ascii: "@")).map { authority[($0 + 1)...] } ?? authority
-            let host = hostAndPort.first == UInt8(ascii: "[") ? hostAndPort
-                : hostAndPort.prefix { $0 != UInt8(ascii: ":") }
-            if host.isEmpty { return .noHost }
-        } else if rest.isEmpty {
-            return .noHost
+            return authorityViolation(authority, needsHost: needsHost)
         }
+        return needsHost || rest.isEmpty ? .noHost : nil
+    }
+
+    /// `[ userinfo "@" ] host [ ":" port ]` (RFC 3986 §3.2); the characters are already known to be URI characters.
+    private static func authorityViolation(_ authority: ArraySlice<UInt8>, needsHost: Bool) -> Violation? {
+        var hostAndPort = authority
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
+            // userinfo = *( unreserved / pct-encoded / sub-delims / ":" ) (§3.2.1)
+            let userinfo = authority[..<at]
+            guard userinfo.allSatisfy({ URIAuthority.isUnreserved($0) || URIAuthority.isSubDelimiter($0) || $0 == UInt8(ascii: ":")
+                                        || $0 == UInt8(ascii: "%") })
+            else { return .userinfo }
+            hostAndPort = authority[(at + 1)...]
+        }
+        guard let (host, port) = URIAuthority.splitHostAndPort(hostAndPort) else { return .host }
+        if host.isEmpty {
+            if needsHost { return .noHost }
+        } else if host.first == UInt8(ascii: "[") {
+            guard URIAuthority.isIPLiteral(host) else { return .host }
+        } else if !isRegName(host) {
+            return .host
+        }
+        if let port, !URIAuthority.isPort(port) { return .port }
         return nil
+    }
+
+    /// `reg-name = *( unreserved / pct-encoded / sub-delims )` (§3.2.2), without a percent-encoded control
+    /// character (`%00`–`%1F`, `%7F`), which no host name holds (WHATWG URL Standard: forbidden domain code points).
+    private static func isRegName(_ host: ArraySlice<UInt8>) -> Bool {
+        var index = host.startIndex
+        while index < host.endIndex {
+            let byte = host[index]
+            if byte == UInt8(ascii: "%") {
+                // Two hex digits follow: checked with the characters.
+                let high = hexValue(host[index + 1]), low = hexValue(host[index + 2])
+                if high < 2 || (high == 7 && low == 0xF) { return false }
+                index += 3
+                continue
+            }
+            guard URIAuthority.isUnreserved(byte) || URIAuthority.isSubDelimiter(byte) else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Where the placeholder `{name}` or `{{name}}` starting at `start` ends (just past its last `}`), or nil when
+    /// the braces there are not one: unbalanced, nested, empty, or a name with other than letters, digits, `.`, `_`.
+    private static func placeholderEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        guard bytes[start] == UInt8(ascii: "{") else { return nil }
+        let braces = start + 1 < bytes.count && bytes[start + 1] == UInt8(ascii: "{") ? 2 : 1
+        var index = start + braces
+        let nameStart = index
+        while index < bytes.count,
+              URIAuthority.isAlpha(bytes[index]) || URIAuthority.isDigit(bytes[index]) || bytes[index] == UInt8(ascii: ".")
+                || bytes[index] == UInt8(ascii: "_") {
+            index += 1
+        }
+        guard index > nameStart, index + braces <= bytes.count,
+              bytes[index..<(index + braces)].allSatisfy({ $0 == UInt8(ascii: "}") })
+        else { return nil }
+        return index + braces
     }
 
     public static func isValid(_ url: String, rules: Rules) -> Bool { violation(in: url, rules: rules) == nil }
 
-    /// unreserved / gen-delims / sub-delims / `%` (RFC 3986 §2.2, §2.3), plus `{` `}` for placeholders.
-    private static func isURIByte(_ byte: UInt8, placeholders: Bool) -> Bool {
-        if isAlpha(byte) || isDigit(byte) { return true }
+    /// unreserved / gen-delims / sub-delims / `%` (RFC 3986 §2.2, §2.3).
+    private static func isURIByte(_ byte: UInt8) -> Bool {
+        if URIAuthority.isAlpha(byte) || URIAuthority.isDigit(byte) { return true }
         switch byte {
         case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"),
              UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "["), UInt8(ascii: "]"),
@@ -122,20 +198,16 @@ public enum MerchantURL {
              UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
              UInt8(ascii: "%"):
             return true
-        case UInt8(ascii: "{"), UInt8(ascii: "}"):
-            return placeholders
         default:
             return false
         }
     }
 
-    private static func isAlpha(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-    }
-
-    private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    private static func hexValue(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: byte - UInt8(ascii: "A") + 10
+        }
     }
 }

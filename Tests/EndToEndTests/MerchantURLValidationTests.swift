@@ -19,6 +19,11 @@ struct MerchantURLValidationTests {
         "vbscript:msgbox(1)", "/relative", "https://",
     ]
 
+    /// Broken authorities (RFC 3986 §3.2): an unclosed IP literal, ports above 65535, a percent-encoded NUL host.
+    static let malformedAuthorities = ["http://[/x", "http://127.0.0.1:65536/", "http://a:99999999999999999999999/x", "http://%00/"]
+    /// Braces that are not a `{name}` / `{{name}}` placeholder (klarna-api.md §2.1, §4.1).
+    static let badPlaceholders = ["https://a.com/{x", "https://a.com/x}", "https://a.com/{{{{}}}}", "https://a.com/{a-b}"]
+
     // MARK: Klarna Payments
 
     static func kpSession(merchantURLs: [String: String]) -> String {
@@ -59,6 +64,26 @@ struct MerchantURLValidationTests {
         }
     }
 
+    @Test func klarnaPayments_MalformedAuthoritiesAndBraces_Are400BadValue() async throws {
+        try await withSandbox(deterministic) { server in
+            let client = KlarnaClient(server, namespace: uniqueNamespace("kp-authority"))
+            for url in Self.malformedAuthorities + Self.badPlaceholders {
+                for field in ["confirmation", "notification", "push", "authorization", "app_return_url"] {
+                    let response = try await client.createSession(Self.kpSession(merchantURLs: [field: url]))
+                    _ = expectKlarnaError(response, 400, "BAD_VALUE", ["Bad value: merchant_urls.\(field)"])
+                }
+            }
+            // Still accepted: IPv6 with a port, percent-encoding, an app scheme, placeholders.
+            let session = try await client.newSession(Self.kpSession(merchantURLs: [
+                "confirmation": "http://[::1]:8080/done?sid={session.id}&oid={order.id}&n=%E2%82%AC",
+                "app_return_url": "myapp://klarna-redirect/{session.id}", "notification": "http://127.0.0.1:65535/notify",
+            ]))
+            let token = try await client.newAuthorization(session)
+            let order = KlarnaExamples.edit(KlarnaExamples.gbOrder) { $0["merchant_urls"] = ["confirmation": "https://a.com:99999/{order.id}"] }
+            _ = expectKlarnaError(try await client.createOrder(token, order), 400, "BAD_VALUE", ["Bad value: merchant_urls.confirmation"])
+        }
+    }
+
     // MARK: Klarna HPP
 
     @Test func klarnaHPP_BadMerchantURLs_Are400BadValue() async throws {
@@ -81,6 +106,28 @@ struct MerchantURLValidationTests {
                                              "cancel": "", "back": "https://merchant.example/back?sid={{session_id}}",
                                              "status_update": "http://127.0.0.1:9/status?hppId={{session_id}}"])
             #expect(accepted.status == 201, "\(accepted)")
+        }
+    }
+
+    /// The reviewer's case: a success URL with a broken authority and stray braces reached the pay action's `Location`.
+    @Test func klarnaHPP_MalformedAuthoritiesAndBraces_Are400_AndNeverReachALocation() async throws {
+        try await withSandbox(deterministic) { server in
+            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-authority"))
+            let kp = try await client.newSession()
+            func create(_ urls: [String: String]) async throws -> RawResponse {
+                try await client.post("/hpp/v1/sessions", KlarnaHPPTests.createBody(kp, merchantURLs: KlarnaExamples.jsonText(urls)))
+            }
+            let createMessage = "We were unable to create a session with the provided data. Some field constraint was violated."
+            for url in Self.malformedAuthorities + Self.badPlaceholders + ["http://[/{x}{{{{}}}}"] {
+                for field in ["success", "cancel", "back", "failure", "error", "status_update"] {
+                    _ = expectKlarnaError(try await create([field: url]), 400, "BAD_VALUE", ["Bad value: merchant_urls.\(field)", createMessage])
+                }
+            }
+            // A well-formed IPv6 success URL with a placeholder: pay redirects there, the placeholder filled.
+            let id = try await KlarnaHPPTests.newHPPSession(client, KlarnaHPPTests.createBody(
+                kp, merchantURLs: KlarnaExamples.jsonText(["success": "http://[::1]:8080/done?sid={{session_id}}"])))
+            let paid = try await KlarnaHPPTests.act(server, id, "pay")
+            #expect(paid.status == 303 && paid.header("Location") == "http://[::1]:8080/done?sid=\(id)", "\(paid)")
         }
     }
 
@@ -135,6 +182,23 @@ struct MerchantURLValidationTests {
             let encoded = try await client.create(Self.swedbankOrder(replacing: "completeUrl",
                                                                       with: "https://example.com/x%D8%80%22%20autofocus%20onfocus=alert(1)"))
             #expect(encoded.status == 200, "\(encoded)")
+        }
+    }
+
+    @Test func swedbankPay_MalformedAuthorities_AreInputErrorProblems() async throws {
+        try await withSandbox(deterministic) { server in
+            let client = SwedbankPayClient(server)
+            for url in Self.malformedAuthorities + ["https://a.com/{x}"] {
+                for (key, _) in Self.swedbankURLs {
+                    let name = "PaymentOrder.Urls." + key.prefix(1).uppercased() + key.dropFirst()
+                    Self.expectInputError(try await client.create(Self.swedbankOrder(replacing: key, with: url)), name)
+                }
+                Self.expectInputError(try await client.create(Self.swedbankOrder(hostUrl: url)), "PaymentOrder.Urls.HostUrls[0]")
+            }
+            let port = try await client.create(Self.swedbankOrder(replacing: "completeUrl", with: "http://127.0.0.1:65536/"))
+            #expect(port.bodyText.contains("its port is not a number from 0 to 65535"), "\(port.bodyText)")
+            let accepted = try await client.create(Self.swedbankOrder(replacing: "completeUrl", with: "http://[::1]:8080/complete"))
+            #expect(accepted.status == 200, "\(accepted)")
         }
     }
 

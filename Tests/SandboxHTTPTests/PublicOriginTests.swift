@@ -66,4 +66,18 @@ import Testing
                 == "http://sandbox:8080")
         #expect(try Self.origin([("Host", "a b"), ("X-Forwarded-Host", "x/y")]) == nil)
     }
+
+    /// `host[:port]` must be well formed (RFC 3986 §3.2.2, §3.2.3): the reviewer's `Host: a:99999` made `http://a:99999/…` hrefs.
+    @Test func host_WithABadPortOrIPLiteral_IsNotAHost() throws {
+        for host in ["a:99999", "a:65536", "a:99999999999999999999999", "a:1x", "a:-1", "a:80:80", ":80", "[::1", "::1]", "[::1]x",
+                     "[::1]]", "[::1]:99999", "[]", "[::g]", "[1:2:3]", "[v1.x]", "a]", "a[b"] {
+            #expect(try Self.origin([("Host", host)]) == nil, "\(host)")
+            // A trusted proxy's bad value falls back to Host, as any other invalid host does.
+            #expect(try Self.origin([("Host", "h:8080"), ("X-Forwarded-Host", host)]) == "http://h:8080", "\(host)")
+            #expect(try Self.origin([("Host", "h:8080"), ("Forwarded", #"host="\#(host)""#)]) == "http://h:8080", "\(host)")
+        }
+        for host in ["a:65535", "a:0", "localhost", "sandbox_1.test:8080", "[::1]:8080", "[2001:db8::1]", "[::ffff:127.0.0.1]:80"] {
+            #expect(try Self.origin([("Host", host)]) == "http://\(host)", "\(host)")
+        }
+    }
 }
