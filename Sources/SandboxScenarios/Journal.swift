@@ -11,8 +11,12 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         public var time: Date
         public var requestID: String
         public var method: String
+        /// The request's path (decoded) and raw query, each cut to ``textLimit`` UTF-8 bytes in a copy of its own:
+        /// a client may send 60 KB targets, and 10,000 entries of those would hold 600 MB.
         public var path: String
+        public var pathTruncated: Bool
         public var query: String?
+        public var queryTruncated: Bool
         public var status: Int
         public var durationSeconds: Double
         /// The first bytes of the request body (up to ``bodyLimit``), kept as received, decoded when read.
@@ -21,8 +25,12 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         public var requestBody: String { String(decoding: requestBodyBytes, as: UTF8.self) }
         public var requestBodyTruncated: Bool
         /// What the sandbox decided, e.g. `scenario=reject klarna.payments.authorize: reject (rule 0)`;
-        /// empty for calls no scenario looked at. Described when read.
-        public var note: String { noteSource.map(String.init(describing:)) ?? "" }
+        /// empty for calls no scenario looked at. Described when read, cut to ``textLimit`` bytes and then marked
+        /// with ``truncationMarker``. A note given as text is cut when journaled (see ``append(_:)``).
+        public var note: String {
+            guard let noteSource else { return "" }
+            return noteSource as? String ?? Journal.cutNote(String(describing: noteSource))
+        }
         var noteSource: (any CustomStringConvertible & Sendable)?
     }
 
@@ -41,6 +49,10 @@ public final class Journal: Sendable, HTTPExchangeObserver {
 
     public let capacity: Int
     public let bodyLimit: Int
+    /// How many UTF-8 bytes an entry keeps of the path, of the query and of the note (each).
+    public static let textLimit = 2048
+    /// Ends a note that was cut at ``textLimit`` bytes.
+    public static let truncationMarker = "…[truncated]"
     private let registry: NamespaceRegistry
     private let state: Locked<Ring>
 
@@ -85,9 +97,11 @@ public final class Journal: Sendable, HTTPExchangeObserver {
     public func exchangeCompleted(_ request: HTTPRequest, _ response: HTTPResponse, durationSeconds: Double) {
         guard Journal.isJournaled(request.path) else { return }
         let namespace = namespace(of: request)
-        let query = request.target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(request.target[request.target.index(after: $0)...]) }
+        let query = request.target.utf8.firstIndex(of: UInt8(ascii: "?")).map { Journal.ownedPrefix(request.target.utf8[request.target.utf8.index(after: $0)...]) }
+        let path = Journal.ownedPrefix(request.path.utf8[...])
         let entry = Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: request.id,
-                          method: request.method.rawValue, path: request.path, query: query, status: response.status.code,
+                          method: request.method.rawValue, path: path.text, pathTruncated: path.truncated,
+                          query: query?.text, queryTruncated: query?.truncated ?? false, status: response.status.code,
                           durationSeconds: durationSeconds, requestBodyBytes: Journal.ownedPrefix(request.body, bodyLimit),
                           requestBodyTruncated: request.body.count > bodyLimit,
                           noteSource: response.diagnostic)
@@ -100,8 +114,10 @@ public final class Journal: Sendable, HTTPExchangeObserver {
     /// `body` is what was sent.
     public func record(_ namespace: Namespace, method: String, path: String, status: Int, note: String,
                        body: Data = Data(), requestID: String = "", durationSeconds: Double = 0) {
+        let path = Journal.ownedPrefix(path.utf8[...])
         append(Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: requestID,
-                     method: method, path: path, query: nil, status: status, durationSeconds: durationSeconds,
+                     method: method, path: path.text, pathTruncated: path.truncated, query: nil, queryTruncated: false,
+                     status: status, durationSeconds: durationSeconds,
                      requestBodyBytes: Journal.ownedPrefix(body, bodyLimit), requestBodyTruncated: body.count > bodyLimit, noteSource: note))
     }
 
@@ -111,8 +127,26 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         data.isEmpty ? Data() : Data([UInt8](data.prefix(max(0, limit))))
     }
 
+    /// The first ``textLimit`` bytes of `utf8`, cut back to a whole Unicode scalar, as a new string: a
+    /// Substring would keep the whole text alive.
+    static func ownedPrefix(_ utf8: Substring.UTF8View) -> (text: String, truncated: Bool) {
+        guard utf8.count > textLimit else { return (String(decoding: Array(utf8), as: UTF8.self), false) }
+        var end = utf8.index(utf8.startIndex, offsetBy: textLimit)
+        while end > utf8.startIndex, UTF8.isContinuation(utf8[end]) { end = utf8.index(before: end) }
+        return (String(decoding: Array(utf8[..<end]), as: UTF8.self), true)
+    }
+
+    /// `note` cut to ``textLimit`` bytes, with ``truncationMarker`` when cut.
+    static func cutNote(_ note: String) -> String {
+        let cut = ownedPrefix(note.utf8[...])
+        return cut.truncated ? cut.text + truncationMarker : note
+    }
+
+    /// Journals `entry`; a note given as text (a DISTRIBUTION's recipient, a callback's error) is cut now, so
+    /// a 4 MiB e-mail address is not kept. Other notes are the sandbox's own values, described (and cut) when read.
     private func append(_ entry: Entry) {
         var entry = entry
+        if let text = entry.noteSource as? String { entry.noteSource = Journal.cutNote(text) }
         state.withLock { ring in
             ring.sequence += 1
             entry.sequence = ring.sequence

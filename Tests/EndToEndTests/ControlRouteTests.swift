@@ -200,7 +200,7 @@ struct ControlRouteTests {
         }
     }
 
-    // MARK: The clock's range (SandboxClockRange: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z)
+    // MARK: The clock's range (SandboxClockRange: 1970-01-01T00:00:00Z to 9999-01-01T00:00:00Z)
 
     static func postClock(_ server: RunningServer, _ body: String) async throws -> RawResponse {
         try await RawClient.exchange(port: server.port, rawRequest("POST", "/__sandbox/clock", body: body))
@@ -209,13 +209,15 @@ struct ControlRouteTests {
     @Test("POST /__sandbox/clock refuses a time it cannot show: 400 naming the range, the clock unchanged", arguments: [
         #"{"advance_seconds": 1e300}"#, #"{"advance_seconds": -1e300}"#, #"{"advance_seconds": 1e15}"#,
         #"{"now": "1969-12-31T23:59:59Z"}"#, #"{"now": "0001-01-01T00:00:00Z"}"#,
+        // The last year is headroom for the running clock and the lifetimes written ahead of it.
+        #"{"now": "9999-01-01T00:00:01Z"}"#, #"{"now": "9999-12-30T00:00:00Z"}"#, #"{"now": "9999-12-31T23:59:59Z"}"#,
     ])
     func clock_OutOfRange_400NamingTheRange(body: String) async throws {
         try await withSandbox({ $0.clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000)) }) { server in
             let response = try await Self.postClock(server, body)
             #expect(response.status == 400, "\(body): \(response)")
             let message = try response.jsonObject()["message"] as? String ?? ""
-            #expect(message.contains("1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z"), "\(body): \(message)")
+            #expect(message.contains("1970-01-01T00:00:00Z to 9999-01-01T00:00:00Z"), "\(body): \(message)")
             let clock = try await RawClient.exchange(port: server.port, rawRequest("GET", "/__sandbox/clock")).jsonObject()
             #expect(clock["offset_seconds"] as? Double == 0 && clock["now"] as? String == "2027-01-15T08:00:00.000Z", "\(clock)")
         }
@@ -225,7 +227,7 @@ struct ControlRouteTests {
     func clock_AdvanceMessage_GivesTheSpan() async throws {
         try await withSandbox({ $0.clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000)) }) { server in
             let message = try await Self.postClock(server, #"{"advance_seconds": -1e300}"#).jsonObject()["message"] as? String ?? ""
-            #expect(message.contains("allows -1800000000 to 251602300799"), "\(message)")
+            #expect(message.contains("allows -1800000000 to 251570764800"), "\(message)")
         }
     }
 
@@ -246,15 +248,28 @@ struct ControlRouteTests {
     func clock_RangeEnds_Accepted() async throws {
         try await withSandbox({ $0.clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000)) }) { server in
             for (body, now) in [(#"{"now": "1970-01-01T00:00:00Z"}"#, "1970-01-01T00:00:00.000Z"),
-                                (#"{"now": "9999-12-31T23:59:59Z"}"#, "9999-12-31T23:59:59.000Z"),
-                                (#"{"advance_seconds": -253402300799}"#, "1970-01-01T00:00:00.000Z"),
-                                (#"{"advance_seconds": 253402300799}"#, "9999-12-31T23:59:59.000Z")] {
+                                (#"{"now": "9999-01-01T00:00:00Z"}"#, "9999-01-01T00:00:00.000Z"),
+                                (#"{"advance_seconds": -253370764800}"#, "1970-01-01T00:00:00.000Z"),
+                                (#"{"advance_seconds": 253370764800}"#, "9999-01-01T00:00:00.000Z")] {
                 let response = try await Self.postClock(server, body)
                 #expect(response.status == 200, "\(body): \(response)")
                 #expect(try response.jsonObject()["now"] as? String == now, "\(body): \(response.bodyText)")
             }
             // At the last second, one more is refused.
             #expect(try await Self.postClock(server, #"{"advance_seconds": 1}"#).status == 400)
+        }
+    }
+
+    @Test("at the latest time the clock takes, the dates the sandbox writes ahead of it stay in year 9999")
+    func clock_Latest_LifetimesStayFourDigitYears() async throws {
+        try await withSandbox(deterministic) { server in
+            let client = KlarnaClient(server, namespace: uniqueNamespace("clock-latest"))
+            let set = try await client.post("/__sandbox/clock", #"{"now": "9999-01-01T00:00:00Z"}"#)
+            #expect(set.status == 200, "\(set)")
+            let session = try await client.newSession()
+            let read = try await client.readSession(session).jsonObject()
+            // A KP session lives 48 h.
+            #expect(read["expires_at"] as? String == "9999-01-03T00:00:00.000Z", "\(read)")
         }
     }
 }

@@ -376,6 +376,34 @@ struct KlarnaHPPTests {
         }
     }
 
+    @Test("Distribution: contact fields and template longer than 99 characters are 400 BAD_VALUE, not recorded; 99 are accepted")
+    func distribution_LongFields_400() async throws {
+        try await withSandbox(deterministic) { server in
+            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-distribution-long"))
+            let id = try await Self.newHPPSession(client, Self.createBody(try await client.newSession()))
+            let problem = "We were unable to distribute the link with the provided data. Some field constraint was violated. Or session is disabled by merchant."
+            let local = String(repeating: "a", count: 4 << 20)
+            for (body, field) in [
+                (#"{"method": "email", "contact_information": {"email": "\#(local)@x.com"}}"#, "contact_information.email"),
+                (#"{"method": "email", "contact_information": {"email": "\#(String(repeating: "a", count: 94))@x.com"}}"#, "contact_information.email"),
+                (#"{"method": "sms", "contact_information": {"phone": "\#(String(repeating: "7", count: 100))", "phone_country": "SE"}}"#, "contact_information.phone"),
+                (#"{"method": "token", "contact_information": {"access_id": "\#(String(repeating: "k", count: 100))"}}"#, "contact_information.access_id"),
+                (#"{"method": "email", "contact_information": {"email": "a@b.example"}, "template": "\#(String(repeating: "T", count: 100))"}"#, "template"),
+            ] {
+                expectKlarnaError(try await client.post("/hpp/v1/sessions/\(id)/distribution", body), 400, "BAD_VALUE", ["Bad value: \(field)", problem])
+            }
+            let state = try #require(try await client.get("/__sandbox/state").jsonObject()["klarna_hpp"] as? [String: Any])
+            #expect((state["distributions"] as? [Any])?.isEmpty == true, "\(state)")
+            // 99 characters (93 + "@x.com") are accepted and journaled whole.
+            let email = String(repeating: "a", count: 93) + "@x.com"
+            let sent = try await client.post("/hpp/v1/sessions/\(id)/distribution", #"{"method": "email", "contact_information": {"email": "\#(email)"}}"#)
+            #expect(sent.status == 201, "\(sent)")
+            let journal = try await client.journal("method=DISTRIBUTION")
+            #expect(journal.map { journalLine($0) } == ["DISTRIBUTION http://127.0.0.1:\(server.port)/hpp/payments/\(id) 0 "
+                + "email to \(email) for HPP session \(id): not sent (the sandbox sends no messages)"], "\(journal)")
+        }
+    }
+
     @Test("Expiry: 1 h before the KP session (sandbox clock): API 404, page 410 expired; create for such a KP session 404")
     func expiry_OnSandboxClock() async throws {
         try await withSandbox(deterministic) { server in

@@ -34,8 +34,9 @@ struct ScenarioControlJournalTests {
                 "GET /payments/v1/sessions/\(sequentialID(2)) 200 scenario=reject klarna.payments.read_session: approve (no rule)",
             ])
             for entry in entries {
-                #expect(Set(entry.keys) == ["sequence", "time", "request_id", "method", "path", "query", "status", "duration_ms",
-                                            "request_body", "request_body_truncated", "note"], "\(entry)")
+                #expect(Set(entry.keys) == ["sequence", "time", "request_id", "method", "path", "path_truncated", "query", "query_truncated",
+                                            "status", "duration_ms", "request_body", "request_body_truncated", "note"], "\(entry)")
+                #expect(entry["path_truncated"] as? Bool == false && entry["query_truncated"] as? Bool == false, "\(entry)")
                 // The namespace's (manual) clock.
                 #expect(entry["time"] as? String == "2027-01-15T08:00:00.000Z", "\(entry)")
                 #expect((entry["request_id"] as? String)?.isEmpty == false)
@@ -48,6 +49,28 @@ struct ScenarioControlJournalTests {
             #expect(entries.first?["query"] is NSNull)
             #expect(entries.last?["query"] as? String == "expand=all")
             #expect(entries.last?["request_body"] as? String == "")
+        }
+    }
+
+    @Test("a 60 KB path and a 3 KB query are journaled as their first 2 KiB, flagged; path_prefix still finds normal paths")
+    func longTargets_AreCut() async throws {
+        try await withScenarioSandbox { _, server in
+            let namespace = uniqueNamespace("journal-long-target")
+            let path = "/payments/v1/sessions/" + String(repeating: "p", count: 60_000)
+            let query = "q=" + String(repeating: "q", count: 3000)
+            // No credentials: 401, journaled like any call.
+            let refused = try await RawClient.exchange(port: server.port, rawRequest("GET", path + "?" + query, headers: [("Sandbox-Namespace", namespace)]))
+            #expect(refused.status == 401, "\(refused.status)")
+            let client = KlarnaClient(server, namespace: namespace)
+            _ = try await client.send("GET", "/payments/v1/sessions/abc?expand=all")
+            let entries = try await client.journal()
+            try #require(entries.count == 2, "\(entries.count) entries")
+            #expect(entries[0]["path"] as? String == String(path.prefix(2048)) && entries[0]["path_truncated"] as? Bool == true)
+            #expect(entries[0]["query"] as? String == String(query.prefix(2048)) && entries[0]["query_truncated"] as? Bool == true)
+            #expect(entries[1]["path"] as? String == "/payments/v1/sessions/abc" && entries[1]["path_truncated"] as? Bool == false)
+            #expect(entries[1]["query"] as? String == "expand=all" && entries[1]["query_truncated"] as? Bool == false)
+            let found = try await client.journal("path_prefix=/payments/v1/sessions/abc")
+            #expect(found.map { $0["path"] as? String } == ["/payments/v1/sessions/abc"])
         }
     }
 

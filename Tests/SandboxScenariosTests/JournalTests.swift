@@ -78,6 +78,60 @@ import Musl
         }
     }
 
+    /// A 60 KB path and a 3 KB query are kept as their first 2 KiB (cut back to a whole character), flagged;
+    /// normal targets are kept whole and the path filter still finds them.
+    @Test func journal_CutsLongPathsAndQueries() throws {
+        let journal = Journal(capacity: 4, registry: registry)
+        // "é" is two bytes: the 2 KiB cut falls inside one and backs off to 2047 bytes.
+        let long = "/payments/v1/sessions/x" + String(repeating: "%C3%A9", count: 30_000)
+        try record(journal, .get, long + "?q=" + String(repeating: "x", count: 3000), status: 401)
+        try record(journal, .get, "/payments/v1/sessions/abc?expand=all", status: 404)
+        let entries = journal.entries(Namespace("a"), .init())
+        #expect(entries.count == 2)
+        let cut = try #require(entries.first)
+        #expect(cut.path.utf8.count == 2047 && cut.path.hasPrefix("/payments/v1/sessions/xé") && cut.path.hasSuffix("é"))
+        #expect(!cut.path.contains("\u{FFFD}"))
+        #expect(cut.pathTruncated)
+        #expect(cut.query == "q=" + String(repeating: "x", count: Journal.textLimit - 2))
+        #expect(cut.queryTruncated)
+        let whole = try #require(entries.last)
+        #expect(whole.path == "/payments/v1/sessions/abc" && whole.query == "expand=all")
+        #expect(!whole.pathTruncated && !whole.queryTruncated)
+        #expect(journal.entries(Namespace("a"), .init(pathPrefix: "/payments/v1/sessions/abc")).map(\.status) == [404])
+        #expect(journal.entries(Namespace("a"), .init(pathPrefix: "/payments/v1/sessions/x")).map(\.status) == [401])
+    }
+
+    struct LongDescription: CustomStringConvertible, Sendable { var description: String { String(repeating: "d", count: 10_000) } }
+
+    /// Notes of every kind are cut to 2 KiB and marked: text given to ``Journal/record`` (a DISTRIBUTION's
+    /// 4 MiB "e-mail"), text and described values handed over as a response's diagnostic. Short notes stay whole.
+    @Test func journal_CutsLongNotes() throws {
+        let journal = Journal(capacity: 8, registry: registry)
+        let huge = String(repeating: "e", count: 4 << 20)
+        journal.record(Namespace("a"), method: "DISTRIBUTION", path: "http://localhost/hpp/payments/x", status: 0, note: "email to " + huge)
+        journal.record(Namespace("a"), method: "CALLBACK", path: "http://localhost/cb", status: 0, note: "attempt 1: refused")
+        for diagnostic in [huge as any CustomStringConvertible & Sendable, LongDescription()] {
+            var response = HTTPResponse(status: .ok)
+            response.diagnostic = diagnostic
+            let request = try HTTPRequest(method: .post, target: "/payments/v1/sessions", headers: ["Sandbox-Namespace": "a"])
+            journal.exchangeCompleted(request, response, durationSeconds: 0.001)
+        }
+        let notes = journal.entries(Namespace("a"), .init()).map(\.note)
+        #expect(notes.count == 4)
+        #expect(notes[0] == "email to " + String(repeating: "e", count: Journal.textLimit - 9) + Journal.truncationMarker)
+        #expect(notes[1] == "attempt 1: refused")
+        #expect(notes[2] == String(repeating: "e", count: Journal.textLimit) + Journal.truncationMarker)
+        #expect(notes[3] == String(repeating: "d", count: Journal.textLimit) + Journal.truncationMarker)
+    }
+
+    /// A DISTRIBUTION's or CALLBACK's path (a URL the sandbox was given) is cut likewise.
+    @Test func journal_CutsLongRecordedPaths() {
+        let journal = Journal(capacity: 2, registry: registry)
+        journal.record(Namespace("a"), method: "CALLBACK", path: "http://localhost/" + String(repeating: "p", count: 70_000), status: 0, note: "")
+        let entry = journal.entries(Namespace("a"), .init()).first
+        #expect(entry?.path.utf8.count == Journal.textLimit && entry?.pathTruncated == true)
+    }
+
     #if os(Linux)
     /// Resident memory from /proc/self/statm (its second field, in pages).
     static func residentBytes() -> Int? {
@@ -102,6 +156,22 @@ import Musl
         #expect(journal.entries(Namespace("rss"), .init(limit: 1000)).count == 300)
         // Other tests of the process run at the same time: the margin is wide, the old slices kept 300 MiB.
         #expect(after - before < 64 << 20, "resident memory grew by \((after - before) >> 20) MiB")
+    }
+
+    /// 4,000 calls with a 60 KB path and a 3 KB query (the parser's head limit is 64 KiB) leave the process only
+    /// a little bigger: each entry keeps 4 KiB of target (16 MB in all), not the 252 MB the whole targets take.
+    @Test func journal_OfLongTargets_KeepsOnlyTheirPrefixesInMemory() throws {
+        let journal = Journal(capacity: 10_000, registry: registry)
+        let before = try #require(Self.residentBytes())
+        for index in 0..<4000 {
+            let target = "/payments/v1/sessions/\(index)" + String(repeating: "p", count: 60_000) + "?q=" + String(repeating: "q", count: 3000)
+            let request = try HTTPRequest(method: .get, target: target, headers: ["Sandbox-Namespace": "rss-target"])
+            journal.exchangeCompleted(request, HTTPResponse(status: HTTPStatus(code: 401)), durationSeconds: 0.001)
+        }
+        let after = try #require(Self.residentBytes())
+        #expect(journal.entries(Namespace("rss-target"), .init(limit: 5000)).count == 4000)
+        // Other tests of the process run at the same time (up to ~50 MiB measured): the margin is wide.
+        #expect(after - before < 96 << 20, "resident memory grew by \((after - before) >> 20) MiB")
     }
     #endif
 }

@@ -164,6 +164,8 @@ extension KlarnaHPPCreateRequest: KlarnaJSONDecodable {
 /// The request body of distribute, before the time is known.
 struct KlarnaHPPDistributionRequest: KlarnaJSONDecodable {
     var distribution: KlarnaHPPDistribution
+    /// The longest `contact_information` field or `template`, in Unicode scalars (see below).
+    static let maximumLength = 99
 
     init(_ o: KlarnaJSONObject) throws(KlarnaError) {
         // Both are required (DistributionRequestV1); `method` is lower case in the OAS enum.
@@ -178,6 +180,16 @@ struct KlarnaHPPDistributionRequest: KlarnaJSONDecodable {
         func need(_ value: String?, _ key: String) throws(KlarnaError) {
             guard let value, !value.isEmpty else { throw .hppBadDistribution("Bad value: contact_information.\(key)") }
         }
+        // Lengths: the HPP OAS (hpp-v1.openapi.yml `DistributionContactV1`, from api-evangelist/klarna:
+        // openapi/_original/hosted-payment-page-api-openapi.yml, klarna-api.md §4) sets no maxLength; KP's
+        // `address.email` and `address.phone` are ≤ 99 (payments-v1.openapi.json `address`), so every field here is
+        // held to 99 Unicode scalars (inferred). It also keeps a 4 MiB "address" out of the session and the journal.
+        let fields = [("email", distribution.email), ("phone", distribution.phone), ("phone_country", distribution.phoneCountry),
+                      ("access_id", distribution.accessID)]
+        for (key, value) in fields where (value?.unicodeScalars.count ?? 0) > Self.maximumLength {
+            throw .hppBadDistribution("Bad value: contact_information.\(key)")
+        }
+        if (distribution.template?.unicodeScalars.count ?? 0) > Self.maximumLength { throw .hppBadDistribution("Bad value: template") }
         switch method {
         case "email": try need(distribution.email, "email")
         case "sms":

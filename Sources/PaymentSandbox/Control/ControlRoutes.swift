@@ -37,7 +37,7 @@ struct ControlRoutes: Sendable {
             .json(Self.clock(Namespace(for: request), registry).data)
         }
         // {"advance_seconds": N} moves the namespace's clock by N seconds; {"now": "2026-11-22T10:00:00Z"} sets it.
-        // Either must land within SandboxClockRange (1970 to 9999), else 400 naming the range.
+        // Either must land within SandboxClockRange (1970 to the start of 9999), else 400 naming the range.
         router.addImmediate("POST /__sandbox/clock") { request in
             let namespace = Namespace(for: request)
             struct Change: Decodable { var advance_seconds: Double?; var now: String? }
@@ -154,7 +154,8 @@ struct ControlRoutes: Sendable {
     static func journalEntry(_ entry: Journal.Entry) -> JSONText {
         .object([
             ("sequence", .int(entry.sequence)), ("time", .string(iso8601(entry.time))), ("request_id", .string(entry.requestID)),
-            ("method", .string(entry.method)), ("path", .string(entry.path)), ("query", entry.query.map(JSONText.string) ?? .null),
+            ("method", .string(entry.method)), ("path", .string(entry.path)), ("path_truncated", .bool(entry.pathTruncated)),
+            ("query", entry.query.map(JSONText.string) ?? .null), ("query_truncated", .bool(entry.queryTruncated)),
             ("status", .int(entry.status)), ("duration_ms", .double((entry.durationSeconds * 1_000_000).rounded() / 1000)),
             ("request_body", .string(entry.requestBody)), ("request_body_truncated", .bool(entry.requestBodyTruncated)),
             ("note", .string(entry.note)),
