@@ -10,7 +10,7 @@ import Glibc
 import Musl
 #endif
 
-@Suite("Journal: memory of large request bodies")
+@Suite("Journal: memory of large request bodies and targets")
 struct JournalMemoryTests {
     #if os(Linux)
     /// Resident size of process `pid` from /proc/PID/statm (its second field, in pages).
@@ -49,6 +49,36 @@ struct JournalMemoryTests {
             #expect(entries.count == 160)
             #expect(entries.allSatisfy { ($0["request_body"] as? String)?.utf8.count == 4096 && $0["request_body_truncated"] as? Bool == true })
             #expect(after - before < 40 << 20, "the server grew by \((after - before) >> 20) MiB over 150 calls of 1 MiB")
+        }
+    }
+
+    /// A request head may be 64 KiB: entries that kept whole targets grew the server by ~61 KiB per call (the
+    /// ring holds 10,000: ~620 MB; 600 calls: +36 MiB). Each entry now keeps 2 KiB of path and 2 KiB of query.
+    @Test("600 calls with a 60 KB path and a 3 KB query leave the server at most 16 MiB bigger (whole targets: +36 MiB)")
+    func longTargetsAreNotKept() async throws {
+        let binary = try #require(CLIBinary.locate(), "\(CLIBinary.notFoundMessage)")
+        try await ResourceGate.shared {
+            let child = try ChildProcess(binary, ["--port", "0", "--quiet"])
+            defer { child.kill() }
+            let line = try #require(try await child.firstStdoutLine(timeout: .seconds(10)), "no startup line; stderr: \(child.stderr)")
+            let port = try #require(CLITests.listeningPort(line), "unexpected startup line: \(line)")
+            func send(_ range: Range<Int>) async throws {
+                for index in range {
+                    let target = "/payments/v1/sessions/\(index)" + String(repeating: "p", count: 60_000)
+                        + "?q=" + String(repeating: "q", count: 3000)
+                    let response = try await RawClient.exchange(port: port, rawRequest("GET", target), timeout: .seconds(10))
+                    try #require(response.status == 401, "\(response)")
+                }
+            }
+            try await send(0..<20)
+            let before = try #require(Self.residentBytes(of: child.processIdentifier))
+            try await send(20..<620)
+            let after = try #require(Self.residentBytes(of: child.processIdentifier))
+            let journal = try await RawClient.exchange(port: port, rawRequest("GET", "/__sandbox/journal?limit=3000"))
+            let entries = try #require(try journal.jsonObject()["entries"] as? [[String: Any]], "\(journal)")
+            #expect(entries.count == 620)
+            #expect(entries.allSatisfy { $0["path_truncated"] as? Bool == true && $0["query_truncated"] as? Bool == true })
+            #expect(after - before < 16 << 20, "the server grew by \((after - before) >> 20) MiB over 600 calls with 63 KB targets")
         }
     }
     #endif
