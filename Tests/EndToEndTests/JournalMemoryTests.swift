@@ -25,35 +25,43 @@ struct JournalMemoryTests {
         return pages * sysconf(Int32(_SC_PAGESIZE))
     }
 
-    /// Each call was measured at +1.02 MiB when entries kept a slice of the whole body; 150 calls would be
-    /// +150 MiB. Now each entry holds its 4 KiB: the growth stays far below that.
-    @Test("150 calls with 1 MiB bodies and no credentials (401, journaled) leave the server at most 40 MiB bigger")
-    func largeBodiesAreNotKept() async throws {
+    /// Starts the CLI, sends `warmUp` then `calls` requests made by `request(index)` (each answered 401: no
+    /// credentials, journaled all the same) and returns how much the server's resident size grew over the `calls`,
+    /// with the journal's entries afterwards.
+    static func growth(warmUp: Int, calls: Int, _ request: (Int) -> String) async throws -> (bytes: Int, entries: [[String: Any]]) {
         let binary = try #require(CLIBinary.locate(), "\(CLIBinary.notFoundMessage)")
-        try await ResourceGate.shared {
+        return try await ResourceGate.shared {
             let child = try ChildProcess(binary, ["--port", "0", "--quiet"])
             defer { child.kill() }
             let line = try #require(try await child.firstStdoutLine(timeout: .seconds(10)), "no startup line; stderr: \(child.stderr)")
             let port = try #require(CLITests.listeningPort(line), "unexpected startup line: \(line)")
-            let request = rawRequest("POST", "/payments/v1/sessions", headers: [("Content-Type", "application/json")],
-                                     body: String(repeating: "x", count: 1 << 20))
-            func send(_ count: Int) async throws {
-                for _ in 0..<count {
-                    let response = try await RawClient.exchange(port: port, request, timeout: .seconds(10))
+            func send(_ range: Range<Int>) async throws {
+                for index in range {
+                    let response = try await RawClient.exchange(port: port, request(index), timeout: .seconds(10))
                     try #require(response.status == 401, "\(response)")
                 }
             }
             // Warm up: buffers and allocator arenas reach their working size.
-            try await send(10)
-            let before = try #require(Self.residentBytes(of: child.processIdentifier))
-            try await send(150)
-            let after = try #require(Self.residentBytes(of: child.processIdentifier))
-            let journal = try await RawClient.exchange(port: port, rawRequest("GET", "/__sandbox/journal?limit=1000"))
+            try await send(0..<warmUp)
+            let before = try #require(residentBytes(of: child.processIdentifier))
+            try await send(warmUp..<(warmUp + calls))
+            let after = try #require(residentBytes(of: child.processIdentifier))
+            let journal = try await RawClient.exchange(port: port, rawRequest("GET", "/__sandbox/journal?limit=\(warmUp + calls)"))
             let entries = try #require(try journal.jsonObject()["entries"] as? [[String: Any]], "\(journal)")
-            #expect(entries.count == 160)
-            #expect(entries.allSatisfy { ($0["request_body"] as? String)?.utf8.count == 4096 && $0["request_body_truncated"] as? Bool == true })
-            #expect(after - before < 40 << 20, "the server grew by \((after - before) >> 20) MiB over 150 calls of 1 MiB")
+            return (after - before, entries)
         }
+    }
+
+    /// Each call was measured at +1.02 MiB when entries kept a slice of the whole body; 150 calls would be
+    /// +150 MiB. Now each entry holds its 4 KiB: the growth stays far below that.
+    @Test("150 calls with 1 MiB bodies and no credentials (401, journaled) leave the server at most 40 MiB bigger")
+    func largeBodiesAreNotKept() async throws {
+        let request = rawRequest("POST", "/payments/v1/sessions", headers: [("Content-Type", "application/json")],
+                                 body: String(repeating: "x", count: 1 << 20))
+        let (growth, entries) = try await Self.growth(warmUp: 10, calls: 150) { _ in request }
+        #expect(entries.count == 160)
+        #expect(entries.allSatisfy { ($0["request_body"] as? String)?.utf8.count == 4096 && $0["request_body_truncated"] as? Bool == true })
+        #expect(growth < 40 << 20, "the server grew by \(growth >> 20) MiB over 150 calls of 1 MiB")
     }
 
     /// A request head may be 64 KiB: entries that kept whole targets grew the server by ~61 KiB per call (the
@@ -62,30 +70,12 @@ struct JournalMemoryTests {
           .enabled(if: !underThreadSanitizer,
                    "ThreadSanitizer's shadow memory is in the RSS, and 63 KB heads parsed under it starve the other tests"))
     func longTargetsAreNotKept() async throws {
-        let binary = try #require(CLIBinary.locate(), "\(CLIBinary.notFoundMessage)")
-        try await ResourceGate.shared {
-            let child = try ChildProcess(binary, ["--port", "0", "--quiet"])
-            defer { child.kill() }
-            let line = try #require(try await child.firstStdoutLine(timeout: .seconds(10)), "no startup line; stderr: \(child.stderr)")
-            let port = try #require(CLITests.listeningPort(line), "unexpected startup line: \(line)")
-            func send(_ range: Range<Int>) async throws {
-                for index in range {
-                    let target = "/payments/v1/sessions/\(index)" + String(repeating: "p", count: 60_000)
-                        + "?q=" + String(repeating: "q", count: 3000)
-                    let response = try await RawClient.exchange(port: port, rawRequest("GET", target), timeout: .seconds(10))
-                    try #require(response.status == 401, "\(response)")
-                }
-            }
-            try await send(0..<20)
-            let before = try #require(Self.residentBytes(of: child.processIdentifier))
-            try await send(20..<620)
-            let after = try #require(Self.residentBytes(of: child.processIdentifier))
-            let journal = try await RawClient.exchange(port: port, rawRequest("GET", "/__sandbox/journal?limit=3000"))
-            let entries = try #require(try journal.jsonObject()["entries"] as? [[String: Any]], "\(journal)")
-            #expect(entries.count == 620)
-            #expect(entries.allSatisfy { $0["path_truncated"] as? Bool == true && $0["query_truncated"] as? Bool == true })
-            #expect(after - before < 16 << 20, "the server grew by \((after - before) >> 20) MiB over 600 calls with 63 KB targets")
+        let (growth, entries) = try await Self.growth(warmUp: 20, calls: 600) { index in
+            rawRequest("GET", "/payments/v1/sessions/\(index)" + String(repeating: "p", count: 60_000) + "?q=" + String(repeating: "q", count: 3000))
         }
+        #expect(entries.count == 620)
+        #expect(entries.allSatisfy { $0["path_truncated"] as? Bool == true && $0["query_truncated"] as? Bool == true })
+        #expect(growth < 16 << 20, "the server grew by \(growth >> 20) MiB over 600 calls with 63 KB targets")
     }
     #endif
 }
