@@ -44,7 +44,11 @@ extension Namespace {
     /// The token of `Authorization: Bearer <token>` (RFC 6750 §2.1; the scheme is case-insensitive), nil when
     /// missing, another scheme or empty. Runs for every request, so it compares bytes.
     public static func bearerToken(_ request: HTTPRequest) -> String? {
-        guard let header = request.headers["Authorization"] else { return nil }
+        request.headers["Authorization"].flatMap(bearerToken(fromHeader:))
+    }
+
+    /// The token of one `Authorization` field value `Bearer <token>`, as ``bearerToken(_:)`` reads it.
+    public static func bearerToken(fromHeader header: String) -> String? {
         let utf8 = header.utf8
         guard utf8.count > 7, utf8.prefix(6).lazy.map({ $0 | 0x20 }).elementsEqual("bearer".utf8),
               utf8.dropFirst(6).first == UInt8(ascii: " ") else { return nil }

@@ -19,6 +19,18 @@ public final class NamespaceRegistry: Sendable {
         offsets.withLock { $0[namespace, default: 0] += seconds }
     }
 
+    /// Moves the namespace's clock by `seconds` only when it then lies within ``SandboxClockRange``, checked and
+    /// moved under one lock (two moves racing cannot both pass the check). Returns the time before the move and
+    /// whether it moved.
+    public func advanceWithinRange(_ namespace: Namespace, by seconds: TimeInterval) -> (from: Date, moved: Bool) {
+        offsets.withLock { offsets in
+            let from = baseClock.now().addingTimeInterval(offsets[namespace] ?? 0)
+            guard seconds.isFinite, SandboxClockRange.contains(from.addingTimeInterval(seconds)) else { return (from, false) }
+            offsets[namespace, default: 0] += seconds
+            return (from, true)
+        }
+    }
+
     /// Sets the namespace's clock to `date`; it keeps running from there.
     public func set(_ namespace: Namespace, to date: Date) {
         let offset = date.timeIntervalSince(baseClock.now())

@@ -56,6 +56,23 @@ import Testing
     }
 }
 
+@Suite struct ClockRangeTests {
+    /// 100 moves of 10 s race from 100 s before the end of the range: checked and applied under one lock,
+    /// exactly 10 move the clock and it ends on the bound, never past it.
+    @Test func advanceWithinRange_RacingMoves_NeverPassTheEnd() async {
+        let registry = NamespaceRegistry(clock: ManualClock(SandboxClockRange.latest.addingTimeInterval(-100)))
+        let namespace = Namespace("race")
+        let moved = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<100 { group.addTask { registry.advanceWithinRange(namespace, by: 10).moved } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(moved == 10)
+        #expect(registry.now(namespace) == SandboxClockRange.latest)
+        #expect(registry.advanceWithinRange(namespace, by: .infinity).moved == false)
+        #expect(registry.advanceWithinRange(namespace, by: -1).moved)
+    }
+}
+
 @Suite struct BasicCredentialsBase64Tests {
     @Test func decodesLikeFoundation_ForEveryLengthAndByte() {
         var generator = SystemRandomNumberGenerator()

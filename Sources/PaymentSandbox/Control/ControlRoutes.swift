@@ -46,14 +46,13 @@ struct ControlRoutes: Sendable {
             }
             switch (change.advance_seconds, change.now) {
             case let (seconds?, nil):
-                let now = registry.now(namespace)
-                guard seconds.isFinite, SandboxClockRange.contains(now.addingTimeInterval(seconds)) else {
+                let (now, moved) = registry.advanceWithinRange(namespace, by: seconds)
+                guard moved else {
                     let lowest = SandboxClockRange.earliest.timeIntervalSince(now).rounded(.up)
                     let highest = SandboxClockRange.latest.timeIntervalSince(now).rounded(.down)
                     throw HTTPError(.badRequest, "advance_seconds: \(seconds) would move the clock outside the range it can show, "
                         + "\(SandboxClockRange.description); from \(Self.iso8601(now)) that allows \(Int(lowest)) to \(Int(highest))")
                 }
-                registry.advance(namespace, by: seconds)
             case let (nil, text?):
                 guard let date = Self.parseISO8601(text) else {
                     throw HTTPError(.badRequest, "now: \"\(text)\" is not an ISO 8601 date-time such as 2026-11-22T10:00:00Z")

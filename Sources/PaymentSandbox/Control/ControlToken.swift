@@ -26,30 +26,23 @@ struct ControlToken: Sendable {
         // On the path as sent: a percent-encoded variant of an open path is not open (the router decodes each segment).
         if request.rawPath == "/__sandbox/health" || Self.openPrefixes.contains(where: request.rawPath.hasPrefix) { return }
         let tokenHeaders = request.headers.values(for: "Sandbox-Control-Token")
-        let bearers = request.headers.values(for: "Authorization").compactMap(Self.bearerToken)
+        let bearers = request.headers.values(for: "Authorization").compactMap(Namespace.bearerToken(fromHeader:))
         guard !tokenHeaders.isEmpty || !bearers.isEmpty else {
             throw ControlTokenRefusal(message: "the control API needs the control token: send \"Authorization: Bearer <token>\" "
                                       + "or \"Sandbox-Control-Token: <token>\"", invalid: false)
         }
-        let bearerMatches = bearers.contains(where: matches)
+        let bearerMatches = bearers.contains { matches($0[...]) }
         guard bearerMatches || tokenHeaders.contains(where: { matches($0[...]) }) else {
             throw ControlTokenRefusal(message: "the control token does not match", invalid: true)
         }
         if bearerMatches {
             var kept = HTTPHeaders()
             for field in request.headers where !(field.name.lowercased() == "authorization"
-                                                 && Self.bearerToken(field.value).map(matches) == true) {
+                                                 && Namespace.bearerToken(fromHeader: field.value).map { matches($0[...]) } == true) {
                 kept.add(name: field.name, value: field.value)
             }
             request.headers = kept
         }
-    }
-
-    /// The token of `Bearer <token>`: the scheme in any case, then one or more spaces (RFC 9110 §11.4, RFC 6750 §2.1).
-    private static func bearerToken(_ value: String) -> Substring? {
-        let parts = value.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return parts[1]
     }
 
     /// Compares in time that depends only on the expected token's length, not on where the texts differ.
