@@ -98,7 +98,8 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         guard Journal.isJournaled(request.path) else { return }
         let namespace = namespace(of: request)
         let query = request.target.utf8.firstIndex(of: UInt8(ascii: "?")).map { Journal.ownedPrefix(request.target.utf8[request.target.utf8.index(after: $0)...]) }
-        let path = Journal.ownedPrefix(request.path.utf8[...])
+        // The decoded path is a string of its own: kept as it is unless it must be cut.
+        let path = request.path.utf8.count <= Journal.textLimit ? (text: request.path, truncated: false) : Journal.ownedPrefix(request.path.utf8[...])
         let entry = Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: request.id,
                           method: request.method.rawValue, path: path.text, pathTruncated: path.truncated,
                           query: query?.text, queryTruncated: query?.truncated ?? false, status: response.status.code,
@@ -130,7 +131,7 @@ public final class Journal: Sendable, HTTPExchangeObserver {
     /// The first ``textLimit`` bytes of `utf8`, cut back to a whole Unicode scalar, as a new string: a
     /// Substring would keep the whole text alive.
     static func ownedPrefix(_ utf8: Substring.UTF8View) -> (text: String, truncated: Bool) {
-        guard utf8.count > textLimit else { return (String(decoding: Array(utf8), as: UTF8.self), false) }
+        guard utf8.count > textLimit else { return (String(Substring(utf8)), false) }
         var end = utf8.index(utf8.startIndex, offsetBy: textLimit)
         while end > utf8.startIndex, UTF8.isContinuation(utf8[end]) { end = utf8.index(before: end) }
         return (String(decoding: Array(utf8[..<end]), as: UTF8.self), true)
