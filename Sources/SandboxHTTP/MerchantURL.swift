@@ -156,8 +156,8 @@ public enum MerchantURL {
         while index < host.endIndex {
             let byte = host[index]
             if byte == UInt8(ascii: "%") {
-                // Two hex digits follow: checked with the characters.
-                let high = hexValue(host[index + 1]), low = hexValue(host[index + 2])
+                guard index + 2 < host.endIndex, let high = RequestTarget.hexValue(host[index + 1]),
+                      let low = RequestTarget.hexValue(host[index + 2]) else { return false }
                 if high < 2 || (high == 7 && low == 0xF) { return false }
                 index += 3
                 continue
@@ -200,14 +200,6 @@ public enum MerchantURL {
             return true
         default:
             return false
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8 {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        default: byte - UInt8(ascii: "A") + 10
         }
     }
 }
