@@ -28,6 +28,7 @@ public final class PaymentSandbox: Sendable {
     public let klarnaHPP: KlarnaHPPStore
     public let klarnaOrderManagement: KlarnaOrderManagementStore
     public let swedbankPayOrders: SwedbankPayOrderStore
+    public let swedbankPaySessions: SwedbankPayPaymentSessionStore
     /// Every call to a faked API, bounded (``SandboxConfiguration/journalCapacity``).
     public let journal: Journal
     /// The loaded scenarios and who uses which.
@@ -57,10 +58,10 @@ public final class PaymentSandbox: Sendable {
             scenarios = ScenarioEngine(library: ScenarioLibrary(scenarios: []), directories: configuration.scenarioDirectories)
             loadFailure = error
         }
+        swedbankPaySessions = SwedbankPayPaymentSessionStore(orders: swedbankPayOrders, scenarios: scenarios, journal: journal)
         var router = Router()
-        let swedbankPaySessions = SwedbankPayPaymentSessionRoutes(orders: swedbankPayOrders, scenarios: scenarios, journal: journal)
         ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios,
-                      states: [klarnaPayments, klarnaHPP, klarnaOrderManagement, swedbankPayOrders, swedbankPaySessions.sessions])
+                      states: [klarnaPayments, klarnaHPP, klarnaOrderManagement, swedbankPayOrders, swedbankPaySessions])
             .add(to: &router)
         if let token = configuration.controlToken {
             router.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, ControlToken(token).check)
@@ -71,7 +72,8 @@ public final class PaymentSandbox: Sendable {
         KlarnaOrderManagementRoutes(store: klarnaOrderManagement, scenarios: scenarios).add(to: &router)
         KlarnaCustomerTokenRoutes(store: klarnaPayments, scenarios: scenarios).add(to: &router)
         SwedbankPayPaymentOrderRoutes(store: swedbankPayOrders, scenarios: scenarios, journal: journal).add(to: &router)
-        swedbankPaySessions.add(to: &router)
+        SwedbankPayPaymentSessionRoutes(orders: swedbankPayOrders, sessions: swedbankPaySessions, scenarios: scenarios, journal: journal)
+            .add(to: &router)
         self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger, observer: journal)
     }
 

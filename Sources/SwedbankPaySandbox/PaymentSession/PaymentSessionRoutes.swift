@@ -11,12 +11,12 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
     /// The session state machine; a ``NamespacedState`` for `/__sandbox/reset` and `/__sandbox/state`.
     public let sessions: SwedbankPayPaymentSessionStore
 
-    public init(orders: SwedbankPayOrderStore, scenarios: ScenarioEngine, journal: Journal,
-                settings: SwedbankPayPaymentSessionSettings = SwedbankPayPaymentSessionSettings()) {
+    /// `sessions`: made over `orders` (the sandbox owns both).
+    public init(orders: SwedbankPayOrderStore, sessions: SwedbankPayPaymentSessionStore, scenarios: ScenarioEngine, journal: Journal) {
         self.orders = orders
+        self.sessions = sessions
         self.scenarios = scenarios
         self.journal = journal
-        sessions = SwedbankPayPaymentSessionStore(orders: orders, engine: scenarios, settings: settings, journal: journal)
     }
 
     static let prefix = "/psp/paymentsessions/"
