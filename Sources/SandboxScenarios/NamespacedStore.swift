@@ -13,6 +13,9 @@ public protocol NamespaceStateValue {
 /// the event loop; a check-then-change inside one ``withState(_:_:)`` is atomic (two calls racing on one
 /// token make one order).
 ///
+/// The layers, named alike in every provider: its `…Store` is what its routes call (a ``NamespacedState``); its
+/// `…Ledger` is one namespace's objects and the rules that change them, the `State` of a `NamespacedStore`.
+///
 /// Seams for what comes next (not built): a bound on the objects of the whole server, oldest evicted first,
 /// needs an order across namespaces: each namespace's ``Slot`` keeps the sequence number it was created with,
 /// and a provider object can take one from ``nextSequence()`` the same way; eviction would walk the shards
