@@ -13,9 +13,10 @@ extension Router {
     /// An in-process caller hands the result to the journal (any ``HTTPExchangeObserver``) as the server does:
     ///
     /// ```swift
-    /// let clock = ContinuousClock(), started = clock.now
-    /// let exchange = await router.respond(to: try HTTPRequest(method: .get, target: "/psp/paymentsessions/t-1"))
-    /// journal.exchangeCompleted(exchange, durationSeconds: (clock.now - started).seconds)
+    /// let started = Date()
+    /// let exchange = await router.respond(to: try HTTPRequest(method: .get, target: "/psp/paymentsessions/t-1"),
+    ///                                     timeout: .seconds(30))
+    /// journal.exchangeCompleted(exchange, durationSeconds: Date().timeIntervalSince(started))
     /// switch exchange.outcome {
     /// case .response(let response): print(response.status.code)
     /// case .connectionDropped: print("no answer")   // the journal records status 499

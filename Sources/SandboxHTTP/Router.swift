@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 
 /// Maps "METHOD /path/:param" patterns to handlers. Build it, then hand it to ``HTTPServer``, which
-/// keeps it as an immutable `Sendable` value.
+/// keeps it as an immutable `Sendable` value, or ask it directly with ``respond(to:timeout:)`` (no socket).
 ///
 /// ```swift
 /// var router = Router()
