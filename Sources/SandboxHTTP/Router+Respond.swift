@@ -150,8 +150,10 @@ extension Router {
                                         response: router.handlerTimeoutResponse(for: pending.request, after: timeout)))
                 }
                 tasks.withLock { $0 = [work, timer] }
-                // The work may have answered before the tasks were stored: the timer is not needed.
+                // The work may have answered before the tasks were stored: the timer is not needed. A caller
+                // cancelled before then cancels the work now.
                 if waiter.withLock({ $0 == nil }) { timer.cancel() }
+                if Task.isCancelled { work.cancel() }
             }
         } onCancel: {
             for task in tasks.withLock({ $0 }) { task.cancel() }
