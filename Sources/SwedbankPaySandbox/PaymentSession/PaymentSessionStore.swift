@@ -293,10 +293,10 @@ final class DecisionDelay: Sendable {
         total.withLock { $0 = ($0 ?? .zero) + delay }
     }
 
-    static func applying(_ answer: () throws -> HTTPResponse) rethrows -> HTTPResponse {
+    static func applying(_ answer: () throws -> HTTPResponse) rethrows -> HTTPReply {
         let collector = DecisionDelay()
         let response = try $current.withValue(collector) { try answer() }
-        guard let delay = collector.total.withLock({ $0 }) else { return response }
-        return response.delayed(by: delay)
+        guard let delay = collector.total.withLock({ $0 }) else { return HTTPReply(response) }
+        return HTTPReply(response).delayed(by: delay)
     }
 }
