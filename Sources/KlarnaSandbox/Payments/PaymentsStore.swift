@@ -481,6 +481,8 @@ struct PaymentsLedger: Sendable {
 public final class KlarnaPaymentsStore: NamespacedState, Sendable {
     public let stateName = "klarna_payments"
     let configuration: KlarnaPaymentsConfiguration
+    /// The sandbox's ids, for error bodies too.
+    let ids: any IDGenerator
     /// Where placed orders go on to live (Order Management); nil in tests of this store alone.
     let orders: KlarnaOrderManagementStore?
     /// Namespaces are spread over several ledgers, each with its own lock, so parallel suites (and the
@@ -490,6 +492,7 @@ public final class KlarnaPaymentsStore: NamespacedState, Sendable {
     public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration(),
                 orders: KlarnaOrderManagementStore? = nil) {
         self.configuration = configuration
+        self.ids = ids
         self.orders = orders
         shards = (0..<16).map { _ in Locked(PaymentsLedger(registry: registry, ids: ids, configuration: configuration)) }
     }
