@@ -3,7 +3,7 @@ import Foundation
 
 /// An error in Klarna's envelope (KP and OM, klarna-api.md §1.4):
 /// `{"error_code":"BAD_VALUE","error_messages":["Bad value: order_amount"],"correlation_id":"<uuid>"}`.
-public struct KlarnaError: Error, HTTPResponseError, Equatable, Sendable {
+public struct KlarnaError: Error, ProviderError, Equatable, Sendable {
     public var status: HTTPStatus
     public var code: String
     public var messages: [String]
@@ -21,9 +21,6 @@ public struct KlarnaError: Error, HTTPResponseError, Equatable, Sendable {
         if status == .unauthorized { response.headers.add(name: "WWW-Authenticate", value: "Basic realm=\"Klarna\"") }
         return response
     }
-
-    /// Outside a sandbox's routes (an error rendered on its own): a random correlation id.
-    public func response(for request: HTTPRequest) -> HTTPResponse { response(for: request, ids: RandomIDGenerator.shared) }
 
     static func envelope(status: HTTPStatus, code: String, messages: [String], correlationID: String) -> HTTPResponse {
         HTTPResponse.json(JSONText.object([
@@ -79,9 +76,7 @@ public struct KlarnaErrorRenderer: HTTPErrorRenderer {
     public let ids: any IDGenerator
     public init(ids: any IDGenerator) { self.ids = ids }
 
-    public func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse {
-        (error as? KlarnaError)?.response(for: request, ids: ids) ?? error.response(for: request)
-    }
+    public func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
 
     public func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
         let code: String

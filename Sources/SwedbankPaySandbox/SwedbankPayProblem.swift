@@ -5,7 +5,7 @@ import Foundation
 /// `{"type": "https://api.payex.com/psp/errordetail/paymentorders/inputerror", "title": "Error in input data",
 ///   "status": 400, "instance": "https://api.payex.com/psp/probleminstance/00-…-01", "detail": "…",
 ///   "problems": [{"name": "PaymentOrder.Amount", "description": "…"}]}`.
-public struct SwedbankPayProblem: Error, HTTPResponseError, Equatable, Sendable {
+public struct SwedbankPayProblem: Error, ProviderError, Equatable, Sendable {
     public struct Detail: Equatable, Sendable {
         public var name: String
         public var description: String
@@ -50,9 +50,6 @@ public struct SwedbankPayProblem: Error, HTTPResponseError, Equatable, Sendable 
         return .object(members)
     }
 
-    /// Outside a sandbox's routes (a problem rendered on its own): a random instance.
-    public func response(for request: HTTPRequest) -> HTTPResponse { response(for: request, ids: RandomIDGenerator.shared) }
-
     /// The answer with an `instance` from `ids`, the sandbox's injected generator.
     public func response(for request: HTTPRequest, ids: any IDGenerator) -> HTTPResponse {
         // The docs show `application/json` for problems; `application/problem+json` appears only as the
@@ -81,9 +78,7 @@ public struct SwedbankPayErrorRenderer: HTTPErrorRenderer {
     public let ids: any IDGenerator
     public init(ids: any IDGenerator) { self.ids = ids }
 
-    public func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse {
-        (error as? SwedbankPayProblem)?.response(for: request, ids: ids) ?? error.response(for: request)
-    }
+    public func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
 
     public func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
         let problem: SwedbankPayProblem

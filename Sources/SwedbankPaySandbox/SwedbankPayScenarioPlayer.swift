@@ -11,9 +11,7 @@ struct SwedbankPayScenarioAnswers: ScenarioAnswerFormat {
     }
     func error(status: Int, for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.forStatus(status).response(for: request, ids: ids) }
     func internalError(for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.systemError.response(for: request, ids: ids) }
-    func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse {
-        (error as? SwedbankPayProblem)?.response(for: request, ids: ids) ?? error.response(for: request)
-    }
+    func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
 }
 
 /// The checkout page's wording of the same answers: HTML pages with the status (a browser shows them).
@@ -21,9 +19,7 @@ struct SwedbankPayPageAnswers: ScenarioAnswerFormat {
     /// Where the instances of problems the page's operations throw come from: the sandbox's injected generator.
     let ids: any IDGenerator
 
-    func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse {
-        (error as? SwedbankPayProblem)?.response(for: request, ids: ids) ?? error.response(for: request)
-    }
+    func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
     func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
         page(SwedbankPayProblem.unknownScenario(error))
     }

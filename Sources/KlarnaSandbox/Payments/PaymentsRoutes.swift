@@ -126,9 +126,7 @@ struct KlarnaScenarioAnswers: ScenarioAnswerFormat {
     }
     func error(status: Int, for request: HTTPRequest) -> HTTPResponse { KlarnaError.forStatus(status).response(for: request, ids: ids) }
     func internalError(for request: HTTPRequest) -> HTTPResponse { KlarnaError.internalError.response(for: request, ids: ids) }
-    func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse {
-        (error as? KlarnaError)?.response(for: request, ids: ids) ?? error.response(for: request)
-    }
+    func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
 }
 
 extension ScenarioPlayer where Format == KlarnaScenarioAnswers {
