@@ -3,7 +3,7 @@ import Foundation
 
 /// An error in Klarna's envelope (KP and OM, klarna-api.md §1.4):
 /// `{"error_code":"BAD_VALUE","error_messages":["Bad value: order_amount"],"correlation_id":"<uuid>"}`.
-public struct KlarnaError: Error, HTTPResponseError, Equatable, Sendable {
+public struct KlarnaError: Error, ProviderError, Equatable, Sendable {
     public var status: HTTPStatus
     public var code: String
     public var messages: [String]
@@ -14,18 +14,19 @@ public struct KlarnaError: Error, HTTPResponseError, Equatable, Sendable {
         self.messages = messages
     }
 
-    public func response(for request: HTTPRequest) -> HTTPResponse {
-        var response = KlarnaError.envelope(status: status, code: code, messages: messages, request: request)
+    /// The answer with a correlation id from `ids`, the sandbox's injected generator.
+    public func response(for request: HTTPRequest, ids: any IDGenerator) -> HTTPResponse {
+        var response = KlarnaError.envelope(status: status, code: code, messages: messages, correlationID: ids.errorID())
         // RFC 9110 §11.6.1: a 401 names the scheme the client should use.
         if status == .unauthorized { response.headers.add(name: "WWW-Authenticate", value: "Basic realm=\"Klarna\"") }
         return response
     }
 
-    static func envelope(status: HTTPStatus, code: String, messages: [String], request: HTTPRequest) -> HTTPResponse {
+    static func envelope(status: HTTPStatus, code: String, messages: [String], correlationID: String) -> HTTPResponse {
         HTTPResponse.json(JSONText.object([
             ("error_code", .string(code)),
             ("error_messages", .array(messages.map(JSONText.string))),
-            ("correlation_id", .string(RandomIDGenerator.shared.uuid())),
+            ("correlation_id", .string(correlationID)),
         ]).data, status: status)
     }
 
@@ -71,7 +72,12 @@ public struct KlarnaError: Error, HTTPResponseError, Equatable, Sendable {
 /// Klarna documents no body for 404 on unknown paths or 405; the codes below are the sandbox's choice,
 /// in the format every Klarna client already parses.
 public struct KlarnaErrorRenderer: HTTPErrorRenderer {
-    public init() {}
+    /// Where correlation ids come from: the sandbox's injected generator.
+    public let ids: any IDGenerator
+    public init(ids: any IDGenerator) { self.ids = ids }
+
+    public func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
+
     public func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
         let code: String
         switch error.kind {
@@ -82,7 +88,7 @@ public struct KlarnaErrorRenderer: HTTPErrorRenderer {
         case .internalError: code = "INTERNAL_SERVER_ERROR"
         case .other: code = error.status.code >= 500 ? "INTERNAL_SERVER_ERROR" : "BAD_REQUEST"
         }
-        var response = KlarnaError.envelope(status: error.status, code: code, messages: [error.message], request: request)
+        var response = KlarnaError.envelope(status: error.status, code: code, messages: [error.message], correlationID: ids.errorID())
         if case let .methodNotAllowed(allowed) = error.kind {
             response.headers.set(name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", "))
         }

@@ -43,6 +43,13 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
 /// Renders protocol-level errors in one API's own format. Registered on a ``Router`` per path prefix.
 public protocol HTTPErrorRenderer: Sendable {
     func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse
+    /// An error that answers for itself, thrown under this renderer's prefix: a provider's renderer gives it the
+    /// sandbox's injected ids. The default is the error's own ``HTTPResponseError/response(for:)``.
+    func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse
+}
+
+extension HTTPErrorRenderer {
+    public func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { error.response(for: request) }
 }
 
 /// The renderer used where no provider claims the path: a small JSON body.

@@ -191,11 +191,12 @@ public struct Router: Sendable {
         }
     }
 
-    /// The response for anything a handler threw: an ``HTTPResponseError`` answers for itself, an
-    /// ``HTTPError`` goes through the path's renderer, anything else is a 500 in the path's format.
+    /// The response for anything a handler threw, through the path's renderer: an ``HTTPResponseError`` answers for
+    /// itself (the renderer may give it the provider's ids), an ``HTTPError`` in the path's format, anything else is
+    /// a 500 in the path's format.
     public func response(for error: any Error, to request: HTTPRequest) -> HTTPResponse {
         switch error {
-        case let error as any HTTPResponseError: return error.response(for: request)
+        case let error as any HTTPResponseError: return errorRenderer(forPath: request.path).render(error, for: request)
         case let error as HTTPError: return errorRenderer(forPath: request.path).render(error, for: request)
         default:
             // The error's text stays in the log (the server logs it); the client gets the request id to find it.

@@ -6,6 +6,13 @@ import Foundation
 public protocol IDGenerator: Sendable {
     /// A lower-case UUID string, the shape of Klarna's and Swedbank Pay's ids.
     func uuid() -> String
+    /// The id of an error answer (Klarna's `correlation_id`, the parts of a Swedbank Pay problem's `instance`), UUID
+    /// shaped. A stream of its own where that matters: errors do not shift the object ids of a sequential generator.
+    func errorID() -> String
+}
+
+extension IDGenerator {
+    public func errorID() -> String { uuid() }
 }
 
 /// Random version 4 UUIDs. Not Foundation's `UUID()`: on Linux that opens /dev/urandom for every id
@@ -78,16 +85,21 @@ struct Xoshiro256StarStar: RandomNumberGenerator, Sendable {
     private func rotate(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
 }
 
-/// 00000000-0000-4000-8000-000000000001, ...2, ...: for tests that assert on ids.
+/// 00000000-0000-4000-8000-000000000001, ...2, ...: for tests that assert on ids. Error ids count on their own:
+/// 00000000-0000-4000-9000-000000000001, ...2, ...
 public final class SequentialIDGenerator: IDGenerator {
     private let counter = Locked(0)
+    private let errorCounter = Locked(0)
     public init() {}
-    public func uuid() -> String {
+    public func uuid() -> String { Self.next(counter, variantGroup: "8000") }
+    public func errorID() -> String { Self.next(errorCounter, variantGroup: "9000") }
+
+    private static func next(_ counter: Locked<Int>, variantGroup: String) -> String {
         let next = counter.withLock { value -> Int in
             value += 1
             return value
         }
         let digits = String(next, radix: 16)
-        return "00000000-0000-4000-8000-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
+        return "00000000-0000-4000-\(variantGroup)-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
     }
 }

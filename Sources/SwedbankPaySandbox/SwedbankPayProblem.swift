@@ -5,7 +5,7 @@ import Foundation
 /// `{"type": "https://api.payex.com/psp/errordetail/paymentorders/inputerror", "title": "Error in input data",
 ///   "status": 400, "instance": "https://api.payex.com/psp/probleminstance/00-…-01", "detail": "…",
 ///   "problems": [{"name": "PaymentOrder.Amount", "description": "…"}]}`.
-public struct SwedbankPayProblem: Error, HTTPResponseError, Equatable, Sendable {
+public struct SwedbankPayProblem: Error, ProviderError, Equatable, Sendable {
     public struct Detail: Equatable, Sendable {
         public var name: String
         public var description: String
@@ -37,11 +37,11 @@ public struct SwedbankPayProblem: Error, HTTPResponseError, Equatable, Sendable 
     public static let typePrefix = "https://api.payex.com/psp/errordetail/"
     public var type: String { Self.typePrefix + typeName }
 
-    /// The body; `instance` is fresh each time, as Swedbank Pay's trace ids are (§2.1).
-    public var json: JSONText {
+    /// The body; `instance` is fresh each time, as Swedbank Pay's trace ids are (§2.1), drawn from `ids`.
+    public func json(ids: any IDGenerator) -> JSONText {
         var members: [(String, JSONText)] = [
             ("type", .string(type)), ("title", .string(title)), ("status", .int(status.code)),
-            ("instance", .string(Self.newInstance())), ("detail", .string(detail)),
+            ("instance", .string(Self.newInstance(ids))), ("detail", .string(detail)),
         ]
         if !problems.isEmpty {
             members.append(("problems", .array(problems.map { .object([("name", .string($0.name)), ("description", .string($0.description))]) })))
@@ -50,18 +50,19 @@ public struct SwedbankPayProblem: Error, HTTPResponseError, Equatable, Sendable 
         return .object(members)
     }
 
-    public func response(for request: HTTPRequest) -> HTTPResponse {
+    /// The answer with an `instance` from `ids`, the sandbox's injected generator.
+    public func response(for request: HTTPRequest, ids: any IDGenerator) -> HTTPResponse {
         // The docs show `application/json` for problems; `application/problem+json` appears only as the
         // content type of the `failed-paymentorder` rel (swedbankpay-api.md §2.1, uncertain which is live).
-        var response = HTTPResponse.json(json.data, status: status, contentType: "application/json; charset=utf-8")
+        var response = HTTPResponse.json(json(ids: ids).data, status: status, contentType: "application/json; charset=utf-8")
         if status == .unauthorized { response.headers.add(name: "WWW-Authenticate", value: "Bearer") }
         return response
     }
 
     /// `https://api.payex.com/psp/probleminstance/00-<32 hex>-<16 hex>-01` (§2.1).
-    static func newInstance() -> String {
-        let a = RandomIDGenerator.shared.uuid().replacingOccurrences(of: "-", with: "")
-        let b = RandomIDGenerator.shared.uuid().replacingOccurrences(of: "-", with: "").prefix(16)
+    static func newInstance(_ ids: any IDGenerator) -> String {
+        let a = ids.errorID().replacingOccurrences(of: "-", with: "")
+        let b = ids.errorID().replacingOccurrences(of: "-", with: "").prefix(16)
         return "https://api.payex.com/psp/probleminstance/00-\(a)-\(b)-01"
     }
 
@@ -73,7 +74,12 @@ public struct SwedbankPayProblem: Error, HTTPResponseError, Equatable, Sendable 
 
 /// 404, 405, framing errors, timeouts and uncaught errors under a Swedbank Pay path, as problems.
 public struct SwedbankPayErrorRenderer: HTTPErrorRenderer {
-    public init() {}
+    /// Where problem instances come from: the sandbox's injected generator.
+    public let ids: any IDGenerator
+    public init(ids: any IDGenerator) { self.ids = ids }
+
+    public func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
+
     public func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
         let problem: SwedbankPayProblem
         switch error.kind {
@@ -89,7 +95,7 @@ public struct SwedbankPayErrorRenderer: HTTPErrorRenderer {
             problem = SwedbankPayProblem(error.status.code >= 500 ? "systemerror" : "inputerror", status: error.status,
                                          title: error.status.code >= 500 ? "System error" : "Error in input data", detail: error.message)
         }
-        var response = problem.response(for: request)
+        var response = problem.response(for: request, ids: ids)
         if case let .methodNotAllowed(allowed) = error.kind {
             response.headers.set(name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", "))
         }

@@ -3,15 +3,23 @@ import Foundation
 
 /// Swedbank Pay's wording of the scenario player's own answers: problems (swedbankpay-api.md §2).
 struct SwedbankPayScenarioAnswers: ScenarioAnswerFormat {
+    /// Where problem instances come from: the sandbox's injected generator.
+    let ids: any IDGenerator
+
     func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
-        SwedbankPayProblem.unknownScenario(error).response(for: request)
+        SwedbankPayProblem.unknownScenario(error).response(for: request, ids: ids)
     }
-    func error(status: Int, for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.forStatus(status).response(for: request) }
-    func internalError(for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.systemError.response(for: request) }
+    func error(status: Int, for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.forStatus(status).response(for: request, ids: ids) }
+    func internalError(for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.systemError.response(for: request, ids: ids) }
+    func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
 }
 
 /// The checkout page's wording of the same answers: HTML pages with the status (a browser shows them).
 struct SwedbankPayPageAnswers: ScenarioAnswerFormat {
+    /// Where the instances of problems the page's operations throw come from: the sandbox's injected generator.
+    let ids: any IDGenerator
+
+    func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
     func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
         page(SwedbankPayProblem.unknownScenario(error))
     }
@@ -27,7 +35,7 @@ struct SwedbankPayPageAnswers: ScenarioAnswerFormat {
 typealias SwedbankPayScenarioPlayer = ScenarioPlayer<SwedbankPayScenarioAnswers>
 
 extension ScenarioPlayer where Format == SwedbankPayScenarioAnswers {
-    init(engine: ScenarioEngine) { self.init(engine: engine, format: SwedbankPayScenarioAnswers()) }
+    init(engine: ScenarioEngine, ids: any IDGenerator) { self.init(engine: engine, format: SwedbankPayScenarioAnswers(ids: ids)) }
 }
 
 extension SwedbankPayProblem {

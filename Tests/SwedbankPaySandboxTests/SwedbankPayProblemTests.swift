@@ -8,8 +8,8 @@ import Testing
         let problem = SwedbankPayProblem("paymentorders/inputerror", status: .badRequest, title: "Error in input data",
                                          detail: "Input validation failed, error description in problems node!",
                                          problems: [.init(name: "PaymentOrder.Amount", description: "The field Amount must be greater than 0.")])
-        let first = String(decoding: problem.json.bytes, as: UTF8.self)
-        let second = String(decoding: problem.json.bytes, as: UTF8.self)
+        let first = String(decoding: problem.json(ids: RandomIDGenerator.shared).bytes, as: UTF8.self)
+        let second = String(decoding: problem.json(ids: RandomIDGenerator.shared).bytes, as: UTF8.self)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
         #expect(object["type"] as? String == "https://api.payex.com/psp/errordetail/paymentorders/inputerror")
         #expect(object["status"] as? Int == 400)

@@ -25,7 +25,7 @@ struct HPPConsumerFlow: Sendable {
     func perform(_ action: HPPConsumerAction, sessionID: String, _ request: HTTPRequest) -> HTTPReply {
         let browser = Self.isBrowser(request)
         guard let located = store.consumerContext(sessionID) else {
-            return HTTPReply(browser ? Self.page(.notFound, sessionID: sessionID) : KlarnaError.hppSessionNotFound.response(for: request))
+            return HTTPReply(browser ? Self.page(.notFound, sessionID: sessionID) : KlarnaError.hppSessionNotFound.response(for: request, ids: store.ids))
         }
         let namespace = located.namespace
         let context: HPPConsumerContext
@@ -39,7 +39,7 @@ struct HPPConsumerFlow: Sendable {
                 if !located.expired { response.status = .conflict }
                 return HTTPReply(response)
             }
-            return HTTPReply(error.response(for: request))
+            return HTTPReply(error.response(for: request, ids: store.ids))
         }
         switch action {
         case .back:
@@ -70,7 +70,7 @@ struct HPPConsumerFlow: Sendable {
                                                      sticky: view?.scenario)
         } catch {
             _ = store.endAction(namespace, context.sessionID, status: nil)
-            return HTTPReply(KlarnaError.unknownScenario(error).response(for: request))
+            return HTTPReply(KlarnaError.unknownScenario(error).response(for: request, ids: store.ids))
         }
         let note = "scenario=\(scenario ?? "-") \(ScenarioOperation.klarnaPaymentsAuthorize.rawValue) (hosted page pay): \(decision)"
         guard let delay = decision.delay else {

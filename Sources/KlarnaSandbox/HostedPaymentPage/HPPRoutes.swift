@@ -20,10 +20,10 @@ public struct KlarnaHPPRoutes: Sendable {
     }
 
     public func add(to router: inout Router) {
-        router.setErrorRenderer(KlarnaErrorRenderer(), forPathPrefix: "/hpp/")
-        router.setErrorRenderer(KlarnaErrorRenderer(), forPathPrefix: "/__sandbox/klarna/hpp/")
+        router.setErrorRenderer(KlarnaErrorRenderer(ids: store.ids), forPathPrefix: "/hpp/")
+        router.setErrorRenderer(KlarnaErrorRenderer(ids: store.ids), forPathPrefix: "/__sandbox/klarna/hpp/")
         let store = self.store, payments = self.payments, journal = self.journal
-        let play = ScenarioPlayer(engine: scenarios)
+        let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
         let callbacks = HPPStatusCallbacks(store: store, journal: journal)
         let flow = HPPConsumerFlow(store: store, payments: payments, orders: orders, engine: scenarios, callbacks: callbacks)
         /// Scenarios stick to the linked KP session (its scenario decides the HPP session's calls too).

@@ -138,22 +138,7 @@ enum HostedPage {
     private static let sandboxBanner = #"<p id="sandbox-banner">Klarna sandbox: no real payment is made.</p>"#
 
     private static func document(title: String, body: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="robots" content="noindex">
-        <title>\(escape(title))</title>
-        <style>\(css)</style>
-        </head>
-        <body>
-        \(body)
-        </body>
-        </html>
-
-        """
+        HTMLPage.document(title: title, style: css, body: body)
     }
 
     private static let css = """

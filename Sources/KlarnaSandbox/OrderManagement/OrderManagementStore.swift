@@ -216,11 +216,11 @@ struct OrderManagementLedger: NamespaceStateValue {
     func write(_ namespace: Namespace, orderID: String, _ operation: OrderManagementWrite, idempotencyKey: String?,
                         request: HTTPRequest, unknownOrder: (String) -> KlarnaError = KlarnaError.noSuchOrder,
                         _ change: (Order, Date) throws(KlarnaError) -> HTTPResponse) -> HTTPResponse {
-        guard let order = orders[orderID] else { return unknownOrder(orderID).response(for: request) }
+        guard let order = orders[orderID] else { return unknownOrder(orderID).response(for: request, ids: ids) }
         let slot = idempotencyKey.map { "\(operation.rawValue) \($0)" }
         if let slot, let first = order.answers[slot] { return first }
         let response: HTTPResponse
-        do { response = try change(order, registry.now(namespace)) } catch { response = error.response(for: request) }
+        do { response = try change(order, registry.now(namespace)) } catch { response = error.response(for: request, ids: ids) }
         if let slot { order.answers[slot] = response }
         return response
     }

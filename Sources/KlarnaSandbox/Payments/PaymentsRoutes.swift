@@ -13,9 +13,9 @@ public struct KlarnaPaymentsRoutes: Sendable {
     }
 
     public func add(to router: inout Router) {
-        router.setErrorRenderer(KlarnaErrorRenderer(), forPathPrefix: "/payments/")
+        router.setErrorRenderer(KlarnaErrorRenderer(ids: store.ids), forPathPrefix: "/payments/")
         let store = self.store
-        let play = ScenarioPlayer(engine: scenarios)
+        let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
 
         router.addImmediate("POST /payments/v1/sessions") { request in
             let namespace = try authorize(request, store.configuration)
@@ -118,15 +118,19 @@ public struct KlarnaPaymentsRoutes: Sendable {
 
 /// Klarna's wording of the scenario player's own answers: Klarna's envelope.
 struct KlarnaScenarioAnswers: ScenarioAnswerFormat {
+    /// Where correlation ids come from: the sandbox's injected generator.
+    let ids: any IDGenerator
+
     func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
-        KlarnaError.unknownScenario(error).response(for: request)
+        KlarnaError.unknownScenario(error).response(for: request, ids: ids)
     }
-    func error(status: Int, for request: HTTPRequest) -> HTTPResponse { KlarnaError.forStatus(status).response(for: request) }
-    func internalError(for request: HTTPRequest) -> HTTPResponse { KlarnaError.internalError.response(for: request) }
+    func error(status: Int, for request: HTTPRequest) -> HTTPResponse { KlarnaError.forStatus(status).response(for: request, ids: ids) }
+    func internalError(for request: HTTPRequest) -> HTTPResponse { KlarnaError.internalError.response(for: request, ids: ids) }
+    func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
 }
 
 extension ScenarioPlayer where Format == KlarnaScenarioAnswers {
-    init(engine: ScenarioEngine) { self.init(engine: engine, format: KlarnaScenarioAnswers()) }
+    init(engine: ScenarioEngine, ids: any IDGenerator) { self.init(engine: engine, format: KlarnaScenarioAnswers(ids: ids)) }
 }
 
 /// The body of the SDK stand-in endpoints: all optional. `jsonData` is what the app passes to

@@ -465,6 +465,8 @@ struct PaymentsLedger: NamespaceStateValue {
 public final class KlarnaPaymentsStore: NamespacedState, Sendable {
     public let stateName = "klarna_payments"
     let configuration: KlarnaPaymentsConfiguration
+    /// The sandbox's ids, for error bodies too.
+    let ids: any IDGenerator
     /// Where placed orders go on to live (Order Management); nil in tests of this store alone.
     let orders: KlarnaOrderManagementStore?
     let ledgers: NamespacedStore<PaymentsLedger>
@@ -472,6 +474,7 @@ public final class KlarnaPaymentsStore: NamespacedState, Sendable {
     public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration(),
                 orders: KlarnaOrderManagementStore? = nil) {
         self.configuration = configuration
+        self.ids = ids
         self.orders = orders
         ledgers = NamespacedStore { PaymentsLedger(registry: registry, ids: ids, configuration: configuration) }
     }

@@ -10,6 +10,12 @@ public protocol ScenarioAnswerFormat: Sendable {
     func error(status: Int, for request: HTTPRequest) -> HTTPResponse
     /// The operation failed with something that is not an HTTP answer of its own.
     func internalError(for request: HTTPRequest) -> HTTPResponse
+    /// The operation threw an error that answers for itself (the provider's, given its injected ids).
+    func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse
+}
+
+extension ScenarioAnswerFormat {
+    public func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse { error.response(for: request) }
 }
 
 /// An answer that ends a call before its operation runs (thrown by ``ScenarioPlayer/scenarioForNewObject(_:_:)``).
@@ -98,7 +104,7 @@ public struct ScenarioPlayer<Format: ScenarioAnswerFormat>: Sendable {
             } catch let error as any HTTPReplyError {
                 reply = error.reply(for: request)
             } catch let error as any HTTPResponseError {
-                reply = HTTPReply(error.response(for: request))
+                reply = HTTPReply(format.response(for: error, to: request))
             } catch {
                 reply = HTTPReply(format.internalError(for: request))
             }

@@ -296,22 +296,7 @@ enum CheckoutPage {
     static let banner = #"<p id="sandbox-banner">Swedbank Pay sandbox: test payments only.</p>"#
 
     static func page(title: String, head: String = "", body: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="robots" content="noindex">
-        <title>\(HTMLText.escape(title))</title>
-        \(head)<style>\(css)</style>
-        </head>
-        <body>
-        \(body)
-        </body>
-        </html>
-
-        """
+        HTMLPage.document(title: title, head: head, style: css, body: body)
     }
 
     private static let css = """

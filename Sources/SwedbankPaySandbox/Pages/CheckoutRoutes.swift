@@ -11,8 +11,8 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     let journal: Journal
 
     func add(to router: inout Router) {
-        router.setErrorRenderer(SwedbankPayErrorRenderer(), forPathPrefix: "/checkout/")
-        router.setErrorRenderer(SwedbankPayErrorRenderer(), forPathPrefix: "/acs/")
+        router.setErrorRenderer(SwedbankPayErrorRenderer(ids: orders.ids), forPathPrefix: "/checkout/")
+        router.setErrorRenderer(SwedbankPayErrorRenderer(ids: orders.ids), forPathPrefix: "/acs/")
         let sessions = self.sessions, orders = self.orders
 
         journal.resolveNamespaces(underPathPrefix: "/checkout/") { request in
@@ -45,8 +45,8 @@ struct SwedbankPayCheckoutRoutes: Sendable {
 
         // The payment order's own operations (view-checkout, redirect-checkout) play their scenario rules: errors and
         // slow answers as on the API. The script's errors are problems; the page's are HTML pages with the status.
-        let playScript = SwedbankPayScenarioPlayer(engine: sessions.engine)
-        let playPage = ScenarioPlayer(engine: sessions.engine, format: SwedbankPayPageAnswers())
+        let playScript = SwedbankPayScenarioPlayer(engine: sessions.engine, ids: orders.ids)
+        let playPage = ScenarioPlayer(engine: sessions.engine, format: SwedbankPayPageAnswers(ids: orders.ids))
 
         router.addImmediate("GET /checkout/client/:token") { request in
             let token = try request.parameters.require("token")

@@ -16,9 +16,9 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
     }
 
     public func add(to router: inout Router) {
-        router.setErrorRenderer(SwedbankPayErrorRenderer(), forPathPrefix: "/psp/")
+        router.setErrorRenderer(SwedbankPayErrorRenderer(ids: store.ids), forPathPrefix: "/psp/")
         let store = self.store
-        let play = SwedbankPayScenarioPlayer(engine: scenarios)
+        let play = SwedbankPayScenarioPlayer(engine: scenarios, ids: store.ids)
         let configuration = store.configuration
         let orders = "/psp/paymentorders"
 

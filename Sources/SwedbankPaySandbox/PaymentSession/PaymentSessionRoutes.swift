@@ -22,9 +22,9 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
     static let prefix = "/psp/paymentsessions/"
 
     public func add(to router: inout Router) {
-        router.setErrorRenderer(SwedbankPayErrorRenderer(), forPathPrefix: Self.prefix)
+        router.setErrorRenderer(SwedbankPayErrorRenderer(ids: orders.ids), forPathPrefix: Self.prefix)
         let sessions = self.sessions, orders = self.orders
-        let play = SwedbankPayScenarioPlayer(engine: scenarios)
+        let play = SwedbankPayScenarioPlayer(engine: scenarios, ids: orders.ids)
 
         journal.resolveNamespaces(underPathPrefix: Self.prefix) { request in
             let token = request.path.dropFirst(Self.prefix.count).prefix { $0 != "/" }
