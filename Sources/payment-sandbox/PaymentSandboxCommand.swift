@@ -48,7 +48,8 @@ enum PaymentSandboxCommand {
             printError("payment-sandbox: validate: no directory given and the bundled scenarios were not found (set PAYMENT_SANDBOX_BUNDLED_SCENARIOS)")
             return 2
         }
-        let (problems, count) = ScenarioLibrary.validate(files: locations, after: paths.isEmpty ? [] : bundled.map { [$0] } ?? [])
+        let (problems, count) = ScenarioLibrary.validate(files: locations, after: paths.isEmpty ? [] : bundled.map { [$0] } ?? [],
+                                                          vocabulary: .sandbox)
         guard problems.isEmpty else {
             printError(problems.map(\.description).joined(separator: "\n"))
             printError("\(problems.count) problem\(problems.count == 1 ? "" : "s") found")

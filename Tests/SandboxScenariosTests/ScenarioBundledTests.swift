@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import Testing
+import PaymentSandbox
 @testable import SandboxScenarios
 
 /// The scenarios shipped in the repository's `scenarios/` directory, and the schema beside them.
@@ -23,7 +24,7 @@ import Testing
     ]
 
     static func library() throws -> ScenarioLibrary {
-        switch ScenarioLibrary.load(directories: [directory]) {
+        switch ScenarioLibrary.load(directories: [directory], vocabulary: .sandbox) {
         case .success(let library): return library
         case .failure(let failure):
             Issue.record("bundled scenarios are invalid:\n\(failure)")
@@ -32,7 +33,7 @@ import Testing
     }
 
     @Test func bundledDirectory_IsValid_AndHasEveryScenario() throws {
-        #expect(ScenarioLibrary.validate(files: [Self.directory]).isEmpty)
+        #expect(ScenarioLibrary.validate(files: [Self.directory], vocabulary: .sandbox).isEmpty)
         let library = try Self.library()
         #expect(Set(library.names) == Set(Self.bundledNames + ["klarna-playground"] + Self.swedbankPayFiles.map { "swedbankpay-\($0)" }))
         for file in Self.swedbankPayFiles {
@@ -70,7 +71,7 @@ import Testing
         #expect(try Self.decide("swedbankpay-3ds-approved", .swedbankPayCardAuthenticate) == .challenge)
         #expect(try Self.decide("swedbankpay-abort-not-allowed", .swedbankPaySessionAbortPayment) == .notAllowed)
         #expect(try Self.decide("swedbankpay-testdata", .swedbankPayCardAuthorize, body: #"{"paymentorder": {"amount": 900313}}"#)
-                == .failAttempt(ScenarioAttemptFailure(problemType: "creditcard/acquirerinvalidamount",
+                == .failAttempt(SwedbankPayAttemptFailure(problemType: "creditcard/acquirerinvalidamount",
                                                        originalDetail: "REJECTED_BY_ACQUIRER_INVALID_AMOUNT, response-code: 13")))
         #expect(try Self.decide("swedbankpay-testdata", .swedbankPayCardAuthenticate, body: #"{"card": {"number": "4761739001010416"}}"#)
                 == .challenge)
@@ -119,10 +120,11 @@ import Testing
     @Test func schema_ListsTheSameOperationsOutcomesAndReasons() throws {
         let schema = try Self.schema()
         let defs = try #require(schema["$defs"])
-        #expect(defs["operation"]?["enum"]?.elements?.compactMap(\.stringValue) == ScenarioOperation.known.map(\.rawValue))
-        #expect(defs["outcome"]?["enum"]?.elements?.compactMap(\.stringValue) == ScenarioOutcome.Kind.allCases.map(\.rawValue))
-        #expect(defs["operation"]?["enumDescriptions"]?.elements?.count == ScenarioOperation.known.count)
-        #expect(defs["outcome"]?["enumDescriptions"]?.elements?.count == ScenarioOutcome.Kind.allCases.count)
+        let vocabulary = ScenarioVocabulary.sandbox
+        #expect(defs["operation"]?["enum"]?.elements?.compactMap(\.stringValue) == ScenarioVocabulary.sandbox.operations.map(\.name.rawValue))
+        #expect(defs["outcome"]?["enum"]?.elements?.compactMap(\.stringValue) == vocabulary.outcomeNames)
+        #expect(defs["operation"]?["enumDescriptions"]?.elements?.count == vocabulary.operations.count)
+        #expect(defs["outcome"]?["enumDescriptions"]?.elements?.count == vocabulary.outcomeNames.count)
 
         // Per operation: rule.allOf[i] = {if: {properties: {operation: {const: op}}}, then: {properties: {outcome: {enum: [...]}}}}.
         var allowedBySchema: [String: [String]] = [:]
@@ -134,7 +136,7 @@ import Testing
             allowedBySchema[operation] = outcomes
         }
         var allowedBySwift: [String: [String]] = [:]
-        for operation in ScenarioOperation.known { allowedBySwift[operation.rawValue] = operation.allowedOutcomes?.map(\.rawValue) }
+        for operation in vocabulary.operations { allowedBySwift[operation.name.rawValue] = vocabulary.allowedOutcomes(operation.name) }
         #expect(allowedBySchema == allowedBySwift)
 
         // Parameters per outcome: outcomeFields.allOf[i] = {if: {properties: {outcome: {const: k}}}, then: {properties: {...}}}.
@@ -144,11 +146,12 @@ import Testing
             parametersBySchema[outcome] = entry["then"]?["properties"]?.members?.map(\.key)
         }
         var parametersBySwift: [String: [String]] = [:]
-        for kind in ScenarioOutcome.Kind.allCases where !kind.parameters.isEmpty { parametersBySwift[kind.rawValue] = kind.parameters }
+        for outcome in vocabulary.outcomes where !outcome.parameters.isEmpty { parametersBySwift[outcome.name] = outcome.parameters.map(\.name) }
+        parametersBySwift["http_error"] = ScenarioVocabulary.httpErrorParameters.map(\.name)
         #expect(parametersBySchema == parametersBySwift)
 
         let reasons = defs["outcomeFields"]?["allOf"]?[0]?["then"]?["properties"]?["reason"]?["enum"]?.elements?.compactMap(\.stringValue)
-        #expect(reasons == ScenarioOutcome.rejectReasons)
+        #expect(reasons == KlarnaOutcome.rejectReasons)
         #expect(schema["properties"]?["name"]?["pattern"]?.stringValue == "^[a-z0-9][a-z0-9._-]{0,63}$")
         let delay = defs["delay_ms"]
         #expect(delay?["minimum"]?.intValue == ScenarioOutcome.delayRange.lowerBound)

@@ -234,7 +234,7 @@ struct PaymentsLedger: Sendable {
         guard let session = try? liveSession(namespace, sessionID), session.orderID == nil else {
             return .failed(.invalidClientToken(action: action), approved: false)
         }
-        switch outcome {
+        switch outcome.klarna ?? .approve {
         case .reject:
             // A hard decline: the form is not shown again (Klarna's playground "+denied").
             return KlarnaSDKResult(approved: false, showForm: false)
@@ -271,7 +271,7 @@ struct PaymentsLedger: Sendable {
         guard let session = try? liveSession(namespace, sessionID), session.orderID == nil,
               clientToken == nil || clientToken == session.clientToken
         else { return .failed(.invalidClientToken(action: "Initialize"), approved: nil) }
-        switch outcome {
+        switch outcome.klarna ?? .approve {
         case .invalidClientToken: return .failed(.invalidClientToken(action: "Initialize"), approved: nil)
         case .showFormFalse: return .failed(.showFormFalse(action: "Load"), approved: nil)
         case .reject: return KlarnaSDKResult(showForm: false)
@@ -296,7 +296,7 @@ struct PaymentsLedger: Sendable {
     /// The order, and whether this call placed it (false: the same body again for a token's order).
     mutating func createOrder(_ namespace: Namespace, token: String, _ request: KlarnaCreateOrderRequest, redirectBase: String?,
                               outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> (order: KlarnaOrder, placed: Bool, scenario: String?) {
-        if case .expireToken = outcome { throw .invalidAuthorizationToken }
+        if outcome.klarna == .expireToken { throw .invalidAuthorizationToken }
         let authorization = try liveAuthorization(namespace, token)
         if let orderID = authorization.orderID, let existing = books[namespace]?.orders[orderID] {
             // create_order is idempotent per token (krokedil/klarna-payments-for-woocommerce#31): the same
@@ -308,7 +308,7 @@ struct PaymentsLedger: Sendable {
         guard session.orderID == nil else { throw .sessionCompleted }
         try PaymentsValidation.validateCreateOrder(request)
         var fraudStatus = "ACCEPTED"
-        switch outcome {
+        switch outcome.klarna ?? .approve {
         case .mismatchedFields(let fields):
             throw .notMatching(fields)
         case let .cartChanged(expected, actual):
@@ -344,7 +344,7 @@ struct PaymentsLedger: Sendable {
     mutating func cancelAuthorization(_ namespace: Namespace, token: String, outcome: ScenarioOutcome = .approve) throws(KlarnaError) {
         // §3.1 lists 404 NOT_FOUND "Authorization cannot be deleted" for this call.
         let cannotDelete = KlarnaError(.notFound, code: "NOT_FOUND", messages: ["Authorization cannot be deleted"])
-        if case .expireToken = outcome { throw cannotDelete }
+        if outcome.klarna == .expireToken { throw cannotDelete }
         let authorization: Authorization
         do { authorization = try liveAuthorization(namespace, token) } catch { throw cannotDelete }
         guard authorization.orderID == nil else {
@@ -355,8 +355,8 @@ struct PaymentsLedger: Sendable {
 
     mutating func createCustomerToken(_ namespace: Namespace, token: String, _ request: KlarnaCustomerTokenRequest,
                                       outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaCustomerToken {
-        if case .expireToken = outcome { throw .invalidAuthorizationToken }
-        if case .mismatchedFields(let fields) = outcome { throw .notMatching(fields) }
+        if outcome.klarna == .expireToken { throw .invalidAuthorizationToken }
+        if case .mismatchedFields(let fields)? = outcome.klarna { throw .notMatching(fields) }
         let authorization = try liveAuthorization(namespace, token)
         guard let session = books[namespace]?.sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
         if (session.fields.intent ?? "buy") == "buy" {
