@@ -33,6 +33,8 @@ enum PaymentSandboxCommand {
             exit(Healthcheck.run(host: options.host, port: options.port, timeoutSeconds: options.healthcheckTimeoutSeconds) ? 0 : 1)
         case .validate:
             exit(validate(options.validatePaths))
+        case .schema:
+            print(ScenarioSchema.text(for: .sandbox), terminator: "")
         case .serve:
             serve(options)
         }
