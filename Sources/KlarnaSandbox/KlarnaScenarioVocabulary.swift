@@ -131,18 +131,18 @@ extension ScenarioVocabulary {
 
 enum KlarnaScenarioVocabulary {
     static let operations: [ScenarioVocabulary.Operation] = [
-        .init(.klarnaPaymentsCreateSession, "POST /payments/v1/sessions: create a Klarna Payments session."),
+        .init(.klarnaPaymentsCreateSession, "POST /payments/v1/sessions: create a Klarna Payments session.", request: KlarnaScenarioVocabulary.session),
         .init(.klarnaPaymentsReadSession, "GET /payments/v1/sessions/{session_id}: read a session."),
-        .init(.klarnaPaymentsUpdateSession, "POST /payments/v1/sessions/{session_id}: update a session (204)."),
+        .init(.klarnaPaymentsUpdateSession, "POST /payments/v1/sessions/{session_id}: update a session (204).", request: KlarnaScenarioVocabulary.session),
         .init(.klarnaPaymentsCancelSession, "DELETE /payments/v1/sessions/{session_id}: cancel a session."),
         .init(.klarnaPaymentsLoad, outcomes: ["reject", "show_form_false", "invalid_client_token"],
-              "The SDK's load(), played by POST /__sandbox/klarna/payments/sessions/{session_id}/load."),
+              "The SDK's load(), played by POST /__sandbox/klarna/payments/sessions/{session_id}/load.", request: KlarnaScenarioVocabulary.session),
         .init(.klarnaPaymentsAuthorize, outcomes: ["reject", "cancel", "finalize_required", "show_form_false", "invalid_client_token"],
-              "The SDK's authorize(), played by POST /__sandbox/klarna/payments/sessions/{session_id}/authorize."),
+              "The SDK's authorize(), played by POST /__sandbox/klarna/payments/sessions/{session_id}/authorize.", request: KlarnaScenarioVocabulary.session),
         .init(.klarnaPaymentsFinalize, outcomes: ["reject", "cancel", "invalid_client_token"],
-              "The SDK's finalize(), played by POST /__sandbox/klarna/payments/sessions/{session_id}/finalize."),
+              "The SDK's finalize(), played by POST /__sandbox/klarna/payments/sessions/{session_id}/finalize.", request: KlarnaScenarioVocabulary.session),
         .init(.klarnaPaymentsCreateOrder, outcomes: ["expire_token", "mismatched_fields", "cart_changed", "rejected", "fraud_pending", "fraud_rejected"],
-              "POST /payments/v1/authorizations/{authorizationToken}/order: create an order from an authorization."),
+              "POST /payments/v1/authorizations/{authorizationToken}/order: create an order from an authorization.", request: KlarnaScenarioVocabulary.order),
         .init(.klarnaPaymentsCancelAuthorization, outcomes: ["expire_token"],
               "DELETE /payments/v1/authorizations/{authorizationToken}: release an authorization."),
         .init(.klarnaPaymentsCreateCustomerToken, outcomes: ["expire_token", "mismatched_fields"],
@@ -225,4 +225,33 @@ enum KlarnaScenarioVocabulary {
         .init(KlarnaOutcome.fraudRejected, "create_order. The order is created with fraud_status REJECTED."),
         .init(KlarnaOutcome.refused, "Klarna Order Management capture, refund, cancel_order, acknowledge_order, release_remaining_authorization, extend_authorization_time. 403 with the operation's code: CAPTURE_NOT_ALLOWED, REFUND_NOT_ALLOWED, CANCEL_NOT_ALLOWED or NOT_ALLOWED; Swedbank Pay capture, cancel and reversal: 403 forbidden."),
     ]
+
+    // MARK: Request shapes (klarna-api.md §2; the fields of KlarnaSessionFields and KlarnaCreateOrderRequest)
+
+    static func object(_ keys: [String], _ nested: [String: ScenarioRequestShape] = [:]) -> ScenarioRequestShape {
+        .object(Dictionary(uniqueKeysWithValues: keys.map { ($0, ScenarioRequestShape.value) }).merging(nested) { $1 })
+    }
+
+    static let address = object(["attention", "city", "country", "email", "family_name", "given_name", "organization_name", "phone",
+                                 "postal_code", "region", "street_address", "street_address2", "title"])
+    static let customer = object(["date_of_birth", "gender", "last_four_ssn", "national_identification_number", "organization_entity_type",
+                                  "organization_registration_id", "title", "type", "vat_id"])
+    static let orderLine = object(
+        ["type", "reference", "name", "quantity", "quantity_unit", "unit_price", "tax_rate", "total_amount", "total_discount_amount",
+         "total_tax_amount", "merchant_data", "product_url", "image_url"],
+        ["product_identifiers": object(["brand", "category_path", "global_trade_item_number", "manufacturer_part_number", "color", "size"]),
+         "subscription": object(["name", "interval", "interval_count"])])
+    static let orderFields: [String: ScenarioRequestShape] = [
+        "order_lines": .array(orderLine), "billing_address": address, "shipping_address": address, "customer": customer,
+        "merchant_urls": object(["confirmation", "notification", "push", "authorization", "app_return_url"]),
+        "custom_payment_method_ids": .array(.value),
+    ]
+    static let orderValues = ["purchase_country", "purchase_currency", "locale", "order_amount", "order_tax_amount", "merchant_reference1",
+                              "merchant_reference2", "merchant_data"]
+
+    /// A payment session as it is created, updated and authorized (what load, authorize and finalize look at).
+    static let session = object(orderValues + ["acquiring_channel", "intent", "design"],
+                                orderFields.merging(["attachment": object(["body", "content_type"]), "options": .any]) { $1 })
+    /// The create-order request.
+    static let order = object(orderValues + ["auto_capture"], orderFields)
 }

@@ -31,6 +31,8 @@ public struct Scenario: Sendable {
     public var file: String
     /// Where `name` is in that file (for the duplicate-name problem).
     public var namePosition: JSONPosition
+    /// What loads but is likely a mistake (a condition on a field its operation's request cannot have).
+    public var warnings: [ScenarioProblem] = []
 
     public init(name: String, description: String, rules: [ScenarioRule], file: String = "",
                 namePosition: JSONPosition = JSONPosition(line: 1, column: 1)) {

@@ -56,6 +56,9 @@ public final class ScenarioEngine: Sendable {
 
     public var scenarios: [Scenario] { state.withLock { $0.library.scenarios } }
 
+    /// The loaded scenarios' warnings (see ``Scenario/warnings``).
+    public var warnings: [ScenarioProblem] { state.withLock { $0.library.warnings } }
+
     public func scenario(named name: String) -> Scenario? { state.withLock { $0.library.scenario(named: name) } }
 
     /// Reads the directories again. A set with problems leaves the last good one in place; the problems are

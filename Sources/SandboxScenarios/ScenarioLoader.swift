@@ -25,6 +25,8 @@ public struct ScenarioLoadFailure: Error, Sendable, Equatable, CustomStringConve
 /// server either runs the complete set it was given or refuses to start (or keeps its last good set).
 public struct ScenarioLibrary: Sendable {
     public private(set) var scenarios: [Scenario]
+    /// Every warning of every loaded scenario, sorted by file then line.
+    public var warnings: [ScenarioProblem] { scenarios.flatMap(\.warnings).sorted() }
     private var byName: [String: Int]
 
     /// A library of the given scenarios; for a repeated name, the first one is kept.
@@ -64,8 +66,12 @@ public struct ScenarioLibrary: Sendable {
     /// For `payment-sandbox validate DIR...`: `files` read after `context` (the bundled scenarios) as the
     /// server would load them, so a name the context already uses is a problem too; `fileCount` is how
     /// many distinct scenario files `files` hold.
-    public static func validate(files: [URL], after context: [URL], vocabulary: ScenarioVocabulary) -> (problems: [ScenarioProblem], fileCount: Int) {
-        (read(context + files, vocabulary: vocabulary).problems.sorted(), scan(files).files.count)
+    /// Warnings (the files still load) are those of `files` only.
+    public static func validate(files: [URL], after context: [URL], vocabulary: ScenarioVocabulary)
+        -> (problems: [ScenarioProblem], warnings: [ScenarioProblem], fileCount: Int) {
+        let read = read(context + files, vocabulary: vocabulary)
+        let given = Set(scan(files).files.map(\.shown))
+        return (read.problems.sorted(), read.scenarios.filter { given.contains($0.file) }.flatMap(\.warnings).sorted(), scan(files).files.count)
     }
 
     /// The scenario files in `directory`, in load order. Throws when it cannot be listed.

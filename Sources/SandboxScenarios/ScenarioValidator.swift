@@ -20,7 +20,10 @@ extension Scenario {
         }
         var validator = ScenarioValidator(file: file, vocabulary: vocabulary)
         let scenario = validator.scenario(root)
-        if let scenario, validator.problems.isEmpty { return .success(scenario) }
+        if var scenario, validator.problems.isEmpty {
+            scenario.warnings = validator.warnings
+            return .success(scenario)
+        }
         return .failure(ScenarioLoadFailure(validator.problems))
     }
 
@@ -34,6 +37,8 @@ struct ScenarioValidator {
     let file: String
     let vocabulary: ScenarioVocabulary
     var problems: [ScenarioProblem] = []
+    /// Things that load but are likely mistakes (a condition's field its operation's request cannot have).
+    var warnings: [ScenarioProblem] = []
 
     init(file: String, vocabulary: ScenarioVocabulary) {
         self.file = file
@@ -200,7 +205,7 @@ struct ScenarioValidator {
         if let when = object["when"] {
             if let elements = when.elements {
                 for (index, element) in elements.enumerated() {
-                    if let condition = condition(element, path / "when" / index) { conditions.append(condition) } else { valid = false }
+                    if let condition = condition(element, path / "when" / index, operation: operation) { conditions.append(condition) } else { valid = false }
                 }
             } else {
                 report(path / "when", at: when.position, "expected an array of conditions, found \(ScenarioValidator.found(when))")
@@ -385,7 +390,7 @@ struct ScenarioValidator {
 
     static let tests = ["equals", "contains", "matches", "exists"]
 
-    mutating func condition(_ node: JSONNode, _ path: JSONPath) -> ScenarioCondition? {
+    mutating func condition(_ node: JSONNode, _ path: JSONPath, operation: ScenarioOperation?) -> ScenarioCondition? {
         guard let object = self.object(node, path, what: "a condition object") else { return nil }
         checkKeys(object, allowed: ["field", "header"] + ScenarioValidator.tests)
         var subject: ScenarioCondition.Subject?
@@ -401,6 +406,12 @@ struct ScenarioValidator {
             if let text = string(field, path / "field") {
                 if let fieldPath = ScenarioFieldPath(text) {
                     subject = .field(fieldPath)
+                    if let operation, let shape = vocabulary.operation(operation)?.request,
+                       let reason = shape.whyNot(fieldPath) {
+                        warnings.append(ScenarioProblem(file: file, line: field.position.line, column: field.position.column,
+                                                        path: (path / "field").description,
+                                                        message: "warning: \(JSONNode.quoted(text)) cannot occur in the request of \(operation): \(reason)"))
+                    }
                 } else {
                     report(path / "field", at: field.position,
                            "\(JSONNode.quoted(text)) is not a field path (names joined by '.', with [index] for array elements, e.g. \"order_lines[0].name\")")
