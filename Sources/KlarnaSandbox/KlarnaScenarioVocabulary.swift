@@ -223,7 +223,7 @@ enum KlarnaScenarioVocabulary {
         .init(KlarnaOutcome.rejected, "create_order. 403 REJECTED \"Rejected\"."),
         .init(KlarnaOutcome.fraudPending, "create_order. The order is created with fraud_status PENDING."),
         .init(KlarnaOutcome.fraudRejected, "create_order. The order is created with fraud_status REJECTED."),
-        .init(KlarnaOutcome.refused, "Klarna Order Management capture, refund, cancel_order, acknowledge_order, release_remaining_authorization, extend_authorization_time. 403 with the operation's code: CAPTURE_NOT_ALLOWED, REFUND_NOT_ALLOWED, CANCEL_NOT_ALLOWED or NOT_ALLOWED; Swedbank Pay capture, cancel and reversal: 403 forbidden."),
+        .init(KlarnaOutcome.refused, "Klarna Order Management capture, refund, cancel_order, acknowledge_order, release_remaining_authorization, extend_authorization_time. 403 with the operation's code: CAPTURE_NOT_ALLOWED, REFUND_NOT_ALLOWED, CANCEL_NOT_ALLOWED or NOT_ALLOWED."),
     ]
 
     // MARK: Request shapes (klarna-api.md §2; the fields of KlarnaSessionFields and KlarnaCreateOrderRequest)

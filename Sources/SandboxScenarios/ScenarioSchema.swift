@@ -63,7 +63,7 @@ public enum ScenarioSchema {
     ]
 
     static func outcomeDescription(_ name: String, _ vocabulary: ScenarioVocabulary) -> String {
-        universalDescriptions[name] ?? vocabulary.anyOutcome(name)?.description ?? ""
+        universalDescriptions[name] ?? vocabulary.descriptions(of: name).joined(separator: " ")
     }
 
     static func rule(_ vocabulary: ScenarioVocabulary) -> Node {

@@ -99,6 +99,18 @@ public struct ScenarioVocabulary: Sendable {
         accepted[operation]?.first { $0.name == name }
     }
 
+    /// Every distinct description of the outcome `name` (providers that share a name describe it each).
+    func descriptions(of name: String) -> [String] {
+        var seen: [String] = []
+        for operation in operations {
+            for outcome in accepted[operation.name] ?? [] where outcome.name == name && !seen.contains(outcome.description) {
+                seen.append(outcome.description)
+            }
+        }
+        if seen.isEmpty, let declared = anyOutcome(name) { seen.append(declared.description) }
+        return seen
+    }
+
     /// Any declaration of `name` (for an unknown operation: its parameters are still known).
     func anyOutcome(_ name: String) -> Outcome? { outcomes.first { $0.name == name } }
 

@@ -221,19 +221,19 @@ enum SwedbankPayScenarioVocabulary {
               "POST abort-payment of the payment session: the payer aborts."),
         .init(.swedbankPaySessionEventLogging, "POST event-logging of the payment session (204)."),
         .init(.swedbankPaySwishSale, outcomes: ["swish_declined", "swish_timeout", "bankid_cancelled", "client_app_launch_failed", "payer_aborts", "fail_attempt"],
-              "The outcome of a Swish payment: decided at start-payment-attempt, shown when the payer would have answered in the Swish app."),
+              "The outcome of a Swish payment: decided at start-payment-attempt, shown when the payer would have answered in the Swish app.", request: SwedbankPayScenarioVocabulary.decision),
         .init(.swedbankPayCardAuthenticate, outcomes: ["frictionless", "challenge", "three_ds_declined", "payer_aborts", "fail_attempt"],
-              "3-D Secure for a card (field card.number): frictionless, or a challenge on the ACS page."),
+              "3-D Secure for a card (field card.number): frictionless, or a challenge on the ACS page.", request: SwedbankPayScenarioVocabulary.decision),
         .init(.swedbankPayCardAuthorize, outcomes: ["card_declined", "insufficient_funds", "card_expired", "fail_attempt"],
-              "The acquirer's answer for a card, Apple Pay or Google Pay payment (field paymentorder.amount for magic amounts)."),
+              "The acquirer's answer for a card, Apple Pay or Google Pay payment (field paymentorder.amount for magic amounts).", request: SwedbankPayScenarioVocabulary.decision),
         .init(.swedbankPayWebPay, outcomes: ["payer_aborts", "fail_attempt"],
-              "Pay with a web-based instrument (invoice, Trustly, ...) on the payment menu page."),
+              "Pay with a web-based instrument (invoice, Trustly, ...) on the payment menu page.", request: SwedbankPayScenarioVocabulary.decision),
         .init(.swedbankPayCheckoutPage, "The payment order's redirect-checkout page: the payment menu at /checkout/<token>."),
         .init(.swedbankPayCheckoutScript, "The payment order's view-checkout script, also the SDKs' view-payment: /checkout/client/<token>."),
     ]
 
     static let outcomes: [ScenarioVocabulary.Outcome] = [
-        .init(SwedbankPayOutcome.refused, "Klarna Order Management capture, refund, cancel_order, acknowledge_order, release_remaining_authorization, extend_authorization_time. 403 with the operation's code: CAPTURE_NOT_ALLOWED, REFUND_NOT_ALLOWED, CANCEL_NOT_ALLOWED or NOT_ALLOWED; Swedbank Pay capture, cancel and reversal: 403 forbidden."),
+        .init(SwedbankPayOutcome.refused, "Swedbank Pay capture, cancel and reversal: 403 forbidden."),
         .init(SwedbankPayOutcome.swishDeclined, "Swedbank Pay swish.sale. The payer's bank declined (RF07): problem swishdeclined 403, the attempt Failed."),
         .init(SwedbankPayOutcome.swishTimeout, "Swedbank Pay swish.sale. The payer did not answer in time (TM01): problem swishtimeout 403."),
         .init(SwedbankPayOutcome.bankidCancelled, "Swedbank Pay swish.sale. The payer cancelled BankID signing (BANKIDCL): problem bankidcancelled 409, the attempt Aborted."),
@@ -259,4 +259,13 @@ enum SwedbankPayScenarioVocabulary {
             SwedbankPayAttemptFailure.read(&reader).map(SwedbankPayOutcome.failAttempt)
         },
     ]
+
+    /// What the business decisions' field conditions look at (swish.sale, card.*, web.pay): the order's create
+    /// request, the instrument, the card (`number` from the payer, `maskedPan` for a stored one), the MSISDN
+    /// and the call's own body.
+    static let decision = ScenarioRequestShape.object([
+        "paymentorder": .any, "paymentMethod": .value,
+        "card": .object(["number": .value, "brand": .value, "maskedPan": .value]),
+        "msisdn": .value, "body": .any,
+    ])
 }

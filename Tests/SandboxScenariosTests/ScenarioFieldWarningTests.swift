@@ -35,9 +35,18 @@ import PaymentSandbox
 
     @Test func operationWithoutADeclaredShape_NeverWarns() throws {
         let scenario = try Self.scenario(
-            #"{"operation": "swedbankpay.swish.sale", "when": [{"field": "no.such.field", "exists": true}], "outcome": "swish_declined"}"#)
+            #"{"operation": "swedbankpay.paymentorders.capture", "when": [{"field": "no.such.field", "exists": true}], "outcome": "refused"}"#)
         #expect(scenario.warnings.isEmpty)
-        #expect(ScenarioVocabulary.sandbox.operation(.swedbankPaySwishSale)?.request == nil)
+        #expect(ScenarioVocabulary.sandbox.operation(.swedbankPayCapture)?.request == nil)
+    }
+
+    @Test func decisionSubject_KnowsItsTopLevel_AndLeavesTheOrderFree() throws {
+        let scenario = try Self.scenario(
+            #"{"operation": "swedbankpay.swish.sale", "when": [{"field": "paymentorders.amount", "equals": 900361}], "outcome": "swish_declined"}"#,
+            #"{"operation": "swedbankpay.card.authorize", "when": [{"field": "paymentorder.amount", "equals": 900361}, {"field": "card.maskedPan", "exists": true}], "outcome": "card_declined"}"#)
+        #expect(scenario.warnings.map(\.message) == [
+            #"warning: "paymentorders.amount" cannot occur in the request of swedbankpay.swish.sale: the request has no key "paymentorders" (nearest known keys: paymentorder, paymentMethod, card)"#,
+        ])
     }
 
     @Test func bundledScenarios_HaveNoWarnings() throws {
