@@ -28,7 +28,7 @@ let package = Package(
         // The command line: flags, environment, signals. Process-only code lives here.
         .executableTarget(name: "payment-sandbox", dependencies: ["PaymentSandbox"], swiftSettings: strict),
         .testTarget(name: "SandboxHTTPTests", dependencies: ["SandboxHTTP"], exclude: ["FuzzCorpus"], swiftSettings: strict),
-        .testTarget(name: "SandboxScenariosTests", dependencies: ["SandboxScenarios"], swiftSettings: strict),
+        .testTarget(name: "SandboxScenariosTests", dependencies: ["SandboxScenarios", "PaymentSandbox"], swiftSettings: strict),
         .testTarget(name: "KlarnaSandboxTests", dependencies: ["KlarnaSandbox"], swiftSettings: strict),
         .testTarget(name: "SwedbankPaySandboxTests", dependencies: ["SwedbankPaySandbox"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["PaymentSandbox", "SandboxHTTP"], swiftSettings: strict),

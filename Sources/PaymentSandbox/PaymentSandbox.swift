@@ -51,11 +51,12 @@ public final class PaymentSandbox: Sendable {
         swedbankPayOrders = SwedbankPayOrderStore(registry: registry, ids: configuration.ids, configuration: configuration.swedbankPay,
                                                   journal: journal)
         do {
-            scenarios = try ScenarioEngine.load(directories: configuration.scenarioDirectories,
+            scenarios = try ScenarioEngine.load(directories: configuration.scenarioDirectories, vocabulary: .sandbox,
                                                 contentRuleScenarios: PaymentSandbox.contentRuleScenarios)
             loadFailure = nil
         } catch {
-            scenarios = ScenarioEngine(library: ScenarioLibrary(scenarios: []), directories: configuration.scenarioDirectories)
+            scenarios = ScenarioEngine(library: ScenarioLibrary(scenarios: []), directories: configuration.scenarioDirectories,
+                                       vocabulary: .sandbox)
             loadFailure = error
         }
         swedbankPaySessions = SwedbankPayPaymentSessionStore(orders: swedbankPayOrders, scenarios: scenarios, journal: journal)
@@ -133,4 +134,9 @@ public final class PaymentSandbox: Sendable {
         // The host resolved when the server bound it, so it is a valid URL host; a literal is the fallback.
         return components.url ?? URL(string: "http://127.0.0.1:\(port)")!
     }
+}
+
+extension ScenarioVocabulary {
+    /// What scenario files may name in this sandbox: every provider's operations and outcomes.
+    public static let sandbox = ScenarioVocabulary(merging: [.klarna, .swedbankPay])
 }

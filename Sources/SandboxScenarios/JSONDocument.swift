@@ -170,7 +170,7 @@ public struct JSONNode: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    static func quoted(_ string: String) -> String {
+    public static func quoted(_ string: String) -> String {
         String(decoding: JSONText.string(string).bytes, as: UTF8.self)
     }
 }

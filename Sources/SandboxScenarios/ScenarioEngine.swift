@@ -6,7 +6,7 @@ import Foundation
 /// Selection, first that applies:
 /// 1. the `Sandbox-Scenario` request header;
 /// 2. the scenario the object (session, token, order) was created under: it sticks;
-/// 3. content rules that honour the provider's own test data (Klarna's playground customers), when one
+/// 3. content rules that honour the provider's own test data (its playground customers), when one
 ///    of their rules matches this call;
 /// 4. the namespace's default (`PUT /__sandbox/scenario`);
 /// 5. the server's default: approve everything.
@@ -14,7 +14,9 @@ public final class ScenarioEngine: Sendable {
     public static let headerName = "Sandbox-Scenario"
 
     public let directories: [URL]
-    /// Scenarios consulted at step 3, in order (e.g. "klarna-playground").
+    /// What the scenario files may name (the registered providers').
+    public let vocabulary: ScenarioVocabulary
+    /// Scenarios consulted at step 3, in order (a provider's playground scenario).
     public let contentRuleScenarios: [String]
     private let state: Locked<State>
 
@@ -33,17 +35,20 @@ public final class ScenarioEngine: Sendable {
         var rule: Int
     }
 
-    public init(library: ScenarioLibrary, directories: [URL] = [], contentRuleScenarios: [String] = []) {
+    public init(library: ScenarioLibrary, directories: [URL] = [], vocabulary: ScenarioVocabulary = ScenarioVocabulary(merging: []),
+                contentRuleScenarios: [String] = []) {
         self.directories = directories
+        self.vocabulary = vocabulary
         self.contentRuleScenarios = contentRuleScenarios
         state = Locked(State(library: library))
     }
 
     /// Loads every scenario in `directories`; any problem fails the whole load (the server does not start).
-    public static func load(directories: [URL], contentRuleScenarios: [String] = []) throws(ScenarioLoadFailure) -> ScenarioEngine {
-        switch ScenarioLibrary.load(directories: directories) {
+    public static func load(directories: [URL], vocabulary: ScenarioVocabulary,
+                            contentRuleScenarios: [String] = []) throws(ScenarioLoadFailure) -> ScenarioEngine {
+        switch ScenarioLibrary.load(directories: directories, vocabulary: vocabulary) {
         case .success(let library):
-            return ScenarioEngine(library: library, directories: directories, contentRuleScenarios: contentRuleScenarios)
+            return ScenarioEngine(library: library, directories: directories, vocabulary: vocabulary, contentRuleScenarios: contentRuleScenarios)
         case .failure(let failure):
             throw failure
         }
@@ -51,13 +56,16 @@ public final class ScenarioEngine: Sendable {
 
     public var scenarios: [Scenario] { state.withLock { $0.library.scenarios } }
 
+    /// The loaded scenarios' warnings (see ``Scenario/warnings``).
+    public var warnings: [ScenarioProblem] { state.withLock { $0.library.warnings } }
+
     public func scenario(named name: String) -> Scenario? { state.withLock { $0.library.scenario(named: name) } }
 
     /// Reads the directories again. A set with problems leaves the last good one in place; the problems are
     /// returned and kept for `GET /__sandbox/scenarios`.
     @discardableResult
     public func reload() -> Result<Int, ScenarioLoadFailure> {
-        switch ScenarioLibrary.load(directories: directories) {
+        switch ScenarioLibrary.load(directories: directories, vocabulary: vocabulary) {
         case .success(let library):
             state.withLock { state in
                 let old = state.library

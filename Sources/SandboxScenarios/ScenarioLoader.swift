@@ -25,6 +25,8 @@ public struct ScenarioLoadFailure: Error, Sendable, Equatable, CustomStringConve
 /// server either runs the complete set it was given or refuses to start (or keeps its last good set).
 public struct ScenarioLibrary: Sendable {
     public private(set) var scenarios: [Scenario]
+    /// Every warning of every loaded scenario, sorted by file then line.
+    public var warnings: [ScenarioProblem] { scenarios.flatMap(\.warnings).sorted() }
     private var byName: [String: Int]
 
     /// A library of the given scenarios; for a repeated name, the first one is kept.
@@ -49,23 +51,27 @@ public struct ScenarioLibrary: Sendable {
     /// Loads every scenario under `directories` (a plain file URL is read as one scenario file).
     /// A missing directory, an unreadable or invalid file, a symbolic-link loop and a scenario name used
     /// twice are problems. A directory or file reached twice (given twice, or through a link) is read once.
-    public static func load(directories: [URL]) -> Result<ScenarioLibrary, ScenarioLoadFailure> {
-        let (scenarios, problems) = read(directories)
+    public static func load(directories: [URL], vocabulary: ScenarioVocabulary) -> Result<ScenarioLibrary, ScenarioLoadFailure> {
+        let (scenarios, problems) = read(directories, vocabulary: vocabulary)
         if problems.isEmpty { return .success(ScenarioLibrary(scenarios: scenarios)) }
         return .failure(ScenarioLoadFailure(problems))
     }
 
-    /// Every problem in `files`, each a scenario file or a directory of them (read as ``load(directories:)``
+    /// Every problem in `files`, each a scenario file or a directory of them (read as ``load(directories:vocabulary:)``
     /// does, duplicate names across all of them included), sorted by file then line; empty when all is well.
-    public static func validate(files: [URL]) -> [ScenarioProblem] {
-        read(files).problems.sorted()
+    public static func validate(files: [URL], vocabulary: ScenarioVocabulary) -> [ScenarioProblem] {
+        read(files, vocabulary: vocabulary).problems.sorted()
     }
 
     /// For `payment-sandbox validate DIR...`: `files` read after `context` (the bundled scenarios) as the
     /// server would load them, so a name the context already uses is a problem too; `fileCount` is how
     /// many distinct scenario files `files` hold.
-    public static func validate(files: [URL], after context: [URL]) -> (problems: [ScenarioProblem], fileCount: Int) {
-        (read(context + files).problems.sorted(), scan(files).files.count)
+    /// Warnings (the files still load) are those of `files` only.
+    public static func validate(files: [URL], after context: [URL], vocabulary: ScenarioVocabulary)
+        -> (problems: [ScenarioProblem], warnings: [ScenarioProblem], fileCount: Int) {
+        let read = read(context + files, vocabulary: vocabulary)
+        let given = Set(scan(files).files.map(\.shown))
+        return (read.problems.sorted(), read.scenarios.filter { given.contains($0.file) }.flatMap(\.warnings).sorted(), scan(files).files.count)
     }
 
     /// The scenario files in `directory`, in load order. Throws when it cannot be listed.
@@ -160,7 +166,7 @@ public struct ScenarioLibrary: Sendable {
 
     // MARK: Reading
 
-    static func read(_ locations: [URL]) -> (scenarios: [Scenario], problems: [ScenarioProblem]) {
+    static func read(_ locations: [URL], vocabulary: ScenarioVocabulary) -> (scenarios: [Scenario], problems: [ScenarioProblem]) {
         var scenarios: [Scenario] = []
         var (files, problems) = scan(locations)
         var firstByName: [String: Scenario] = [:]
@@ -178,7 +184,7 @@ public struct ScenarioLibrary: Sendable {
                 problems.append(fileProblem(file.shown, "cannot read file: \(reason(error))"))
                 continue
             }
-            switch Scenario.parse(data, file: file.shown) {
+            switch Scenario.parse(data, file: file.shown, vocabulary: vocabulary) {
             case .failure(let failure):
                 problems += failure.problems
             case .success(let scenario):

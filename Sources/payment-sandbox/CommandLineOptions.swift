@@ -4,7 +4,7 @@ import PaymentSandbox
 
 /// What the command line asked for, after flags and `PAYMENT_SANDBOX_*` variables (flags win).
 struct CommandLineOptions: Equatable {
-    enum Command: Equatable { case serve, healthcheck, validate, help, version }
+    enum Command: Equatable { case serve, healthcheck, validate, schema, help, version }
 
     var command: Command = .serve
     var host = "127.0.0.1"
@@ -34,6 +34,7 @@ struct CommandLineOptions: Equatable {
         usage: payment-sandbox [serve] [options]
                payment-sandbox healthcheck [--host HOST] [--port PORT] [--timeout SECONDS]
                payment-sandbox validate [DIR|FILE]...   (default: the bundled scenarios/)
+               payment-sandbox schema                   (the scenario files' JSON Schema, to stdout)
                payment-sandbox --help | --version
 
         Serves fakes of the Klarna and Swedbank Pay APIs that play scenarios from JSON files.
@@ -74,6 +75,7 @@ struct CommandLineOptions: Equatable {
             case "serve": options.command = .serve
             case "healthcheck": options.command = .healthcheck
             case "validate": options.command = .validate
+            case "schema": options.command = .schema
             default: throw UsageError(message: "unknown command '\(first)'")
             }
             rest = rest.dropFirst()

@@ -33,6 +33,8 @@ enum PaymentSandboxCommand {
             exit(Healthcheck.run(host: options.host, port: options.port, timeoutSeconds: options.healthcheckTimeoutSeconds) ? 0 : 1)
         case .validate:
             exit(validate(options.validatePaths))
+        case .schema:
+            print(ScenarioSchema.text(for: .sandbox), terminator: "")
         case .serve:
             serve(options)
         }
@@ -48,7 +50,10 @@ enum PaymentSandboxCommand {
             printError("payment-sandbox: validate: no directory given and the bundled scenarios were not found (set PAYMENT_SANDBOX_BUNDLED_SCENARIOS)")
             return 2
         }
-        let (problems, count) = ScenarioLibrary.validate(files: locations, after: paths.isEmpty ? [] : bundled.map { [$0] } ?? [])
+        let (problems, warnings, count) = ScenarioLibrary.validate(files: locations, after: paths.isEmpty ? [] : bundled.map { [$0] } ?? [],
+                                                          vocabulary: .sandbox)
+        // Warnings (a condition on a field the operation's request cannot have) do not fail the check.
+        if !warnings.isEmpty { printError(warnings.map(\.description).joined(separator: "\n")) }
         guard problems.isEmpty else {
             printError(problems.map(\.description).joined(separator: "\n"))
             printError("\(problems.count) problem\(problems.count == 1 ? "" : "s") found")
@@ -107,6 +112,7 @@ enum PaymentSandboxCommand {
             printError("payment-sandbox: cannot listen on \(options.host):\(options.port): \(error)")
             exit(1)
         }
+        for warning in sandbox.scenarios.warnings { configuration.logger?.log(.warning, warning.description) }
         let scenarioList = directories.map(\.path).joined(separator: ", ")
         // Written straight to the descriptor: tests and scripts wait for this line, so it must not sit in a buffer.
         let line = "payment-sandbox \(SandboxVersion.current) listening on \(baseURL.absoluteString) (scenarios: \(scenarioList.isEmpty ? "none" : scenarioList))\n"

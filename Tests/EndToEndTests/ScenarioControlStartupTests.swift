@@ -119,4 +119,28 @@ struct ScenarioControlStartupTests {
             #expect(one.stdout == "1 scenario file valid\n", "stdout: \(one.stdout) stderr: \(one.stderr)")
         }
     }
+
+    @Test("validate prints a warning for a field the operation's request cannot have, and still exits 0")
+    func validateWarnsAboutUnknownFields() async throws {
+        try await withScenarioDirectory { directory in
+            try directory.write("typo.json", scenarioFile("e2e-typo", rules: [
+                #"{"operation": "klarna.payments.authorize", "when": [{"field": "billing_adress.country", "equals": "SE"}], "outcome": "reject"}"#,
+            ]))
+            let result = try await runCLI(["validate", directory.url.path], workingDirectory: ScenarioPaths.packageRoot)
+            #expect(result.status == 0, "stdout: \(result.stdout) stderr: \(result.stderr)")
+            #expect(result.stdout == "1 scenario file valid\n", "stdout: \(result.stdout)")
+            #expect(result.stderr.contains(#"warning: "billing_adress.country" cannot occur in the request of klarna.payments.authorize"#),
+                    "stderr: \(result.stderr)")
+            #expect(result.stderr.contains("nearest known keys: billing_address"), "stderr: \(result.stderr)")
+        }
+    }
+
+    @Test("schema prints the JSON Schema the registered vocabulary generates, as committed in scenarios/")
+    func schemaCommand() async throws {
+        let result = try await runCLI(["schema"], workingDirectory: ScenarioPaths.packageRoot)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout == ScenarioSchema.text(for: .sandbox))
+        let committed = try String(contentsOf: ScenarioPaths.bundled.appendingPathComponent("scenario.schema.json"), encoding: .utf8)
+        #expect(result.stdout == committed)
+    }
 }

@@ -35,7 +35,7 @@ struct ScenarioDirectoryTests {
 
     /// The scenario names of the repository's scenarios/, read as the tests' own count does.
     static func bundledNames() throws -> Set<String> {
-        try Set(ScenarioLibrary.load(directories: [ScenarioPaths.bundled]).get().names)
+        try Set(ScenarioLibrary.load(directories: [ScenarioPaths.bundled], vocabulary: .sandbox).get().names)
     }
 
     static func link(_ directory: ScenarioDirectory, _ name: String, to destination: String) throws {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import Testing
+import PaymentSandbox
 @testable import SandboxScenarios
 
 /// The scenarios shipped in the repository's `scenarios/` directory, and the schema beside them.
@@ -23,7 +24,7 @@ import Testing
     ]
 
     static func library() throws -> ScenarioLibrary {
-        switch ScenarioLibrary.load(directories: [directory]) {
+        switch ScenarioLibrary.load(directories: [directory], vocabulary: .sandbox) {
         case .success(let library): return library
         case .failure(let failure):
             Issue.record("bundled scenarios are invalid:\n\(failure)")
@@ -32,7 +33,7 @@ import Testing
     }
 
     @Test func bundledDirectory_IsValid_AndHasEveryScenario() throws {
-        #expect(ScenarioLibrary.validate(files: [Self.directory]).isEmpty)
+        #expect(ScenarioLibrary.validate(files: [Self.directory], vocabulary: .sandbox).isEmpty)
         let library = try Self.library()
         #expect(Set(library.names) == Set(Self.bundledNames + ["klarna-playground"] + Self.swedbankPayFiles.map { "swedbankpay-\($0)" }))
         for file in Self.swedbankPayFiles {
@@ -70,7 +71,7 @@ import Testing
         #expect(try Self.decide("swedbankpay-3ds-approved", .swedbankPayCardAuthenticate) == .challenge)
         #expect(try Self.decide("swedbankpay-abort-not-allowed", .swedbankPaySessionAbortPayment) == .notAllowed)
         #expect(try Self.decide("swedbankpay-testdata", .swedbankPayCardAuthorize, body: #"{"paymentorder": {"amount": 900313}}"#)
-                == .failAttempt(ScenarioAttemptFailure(problemType: "creditcard/acquirerinvalidamount",
+                == .failAttempt(SwedbankPayAttemptFailure(problemType: "creditcard/acquirerinvalidamount",
                                                        originalDetail: "REJECTED_BY_ACQUIRER_INVALID_AMOUNT, response-code: 13")))
         #expect(try Self.decide("swedbankpay-testdata", .swedbankPayCardAuthenticate, body: #"{"card": {"number": "4761739001010416"}}"#)
                 == .challenge)
@@ -116,39 +117,25 @@ import Testing
         try JSONDocument.parse(Data(contentsOf: directory.appendingPathComponent("scenario.schema.json")))
     }
 
-    @Test func schema_ListsTheSameOperationsOutcomesAndReasons() throws {
-        let schema = try Self.schema()
+    /// The committed schema is what the registered vocabulary generates (regenerate it with
+    /// `swift run payment-sandbox schema > scenarios/scenario.schema.json`).
+    @Test func schemaFile_IsWhatTheVocabularyGenerates() throws {
+        let committed = try String(contentsOf: Self.directory.appendingPathComponent("scenario.schema.json"), encoding: .utf8)
+        #expect(committed == ScenarioSchema.text(for: .sandbox),
+                "scenarios/scenario.schema.json is stale: swift run payment-sandbox schema > scenarios/scenario.schema.json")
+    }
+
+    @Test func schema_ListsTheVocabularysOperationsOutcomesAndParameters() throws {
+        let schema = try JSONDocument.parse(Data(ScenarioSchema.text(for: .sandbox).utf8))
         let defs = try #require(schema["$defs"])
-        #expect(defs["operation"]?["enum"]?.elements?.compactMap(\.stringValue) == ScenarioOperation.known.map(\.rawValue))
-        #expect(defs["outcome"]?["enum"]?.elements?.compactMap(\.stringValue) == ScenarioOutcome.Kind.allCases.map(\.rawValue))
-        #expect(defs["operation"]?["enumDescriptions"]?.elements?.count == ScenarioOperation.known.count)
-        #expect(defs["outcome"]?["enumDescriptions"]?.elements?.count == ScenarioOutcome.Kind.allCases.count)
-
-        // Per operation: rule.allOf[i] = {if: {properties: {operation: {const: op}}}, then: {properties: {outcome: {enum: [...]}}}}.
-        var allowedBySchema: [String: [String]] = [:]
-        for entry in defs["rule"]?["allOf"]?.elements ?? [] {
-            guard let operation = entry["if"]?["properties"]?["operation"]?["const"]?.stringValue else { continue }
-            let outcomes = entry["then"]?["properties"]?["outcome"]?["enum"]?.elements?.compactMap(\.stringValue)
-            let inSequence = entry["then"]?["properties"]?["sequence"]?["items"]?["properties"]?["outcome"]?["enum"]?.elements?.compactMap(\.stringValue)
-            #expect(outcomes == inSequence, "\(operation): inline and sequence lists differ")
-            allowedBySchema[operation] = outcomes
-        }
-        var allowedBySwift: [String: [String]] = [:]
-        for operation in ScenarioOperation.known { allowedBySwift[operation.rawValue] = operation.allowedOutcomes?.map(\.rawValue) }
-        #expect(allowedBySchema == allowedBySwift)
-
-        // Parameters per outcome: outcomeFields.allOf[i] = {if: {properties: {outcome: {const: k}}}, then: {properties: {...}}}.
-        var parametersBySchema: [String: [String]] = [:]
-        for entry in defs["outcomeFields"]?["allOf"]?.elements ?? [] {
-            guard let outcome = entry["if"]?["properties"]?["outcome"]?["const"]?.stringValue else { continue }
-            parametersBySchema[outcome] = entry["then"]?["properties"]?.members?.map(\.key)
-        }
-        var parametersBySwift: [String: [String]] = [:]
-        for kind in ScenarioOutcome.Kind.allCases where !kind.parameters.isEmpty { parametersBySwift[kind.rawValue] = kind.parameters }
-        #expect(parametersBySchema == parametersBySwift)
-
+        let vocabulary = ScenarioVocabulary.sandbox
+        #expect(defs["operation"]?["enum"]?.elements?.compactMap(\.stringValue) == vocabulary.operations.map(\.name.rawValue))
+        #expect(defs["outcome"]?["enum"]?.elements?.compactMap(\.stringValue) == vocabulary.outcomeNames)
+        let allowed = defs["rule"]?["allOf"]?.elements?.first { $0["if"]?["properties"]?["operation"]?["const"]?.stringValue == "klarna.ordermanagement.capture" }
+        #expect(allowed?["then"]?["properties"]?["outcome"]?["enum"]?.elements?.compactMap(\.stringValue)
+                == ["approve", "refused", "http_error", "drop_connection"])
         let reasons = defs["outcomeFields"]?["allOf"]?[0]?["then"]?["properties"]?["reason"]?["enum"]?.elements?.compactMap(\.stringValue)
-        #expect(reasons == ScenarioOutcome.rejectReasons)
+        #expect(reasons == KlarnaOutcome.rejectReasons)
         #expect(schema["properties"]?["name"]?["pattern"]?.stringValue == "^[a-z0-9][a-z0-9._-]{0,63}$")
         let delay = defs["delay_ms"]
         #expect(delay?["minimum"]?.intValue == ScenarioOutcome.delayRange.lowerBound)

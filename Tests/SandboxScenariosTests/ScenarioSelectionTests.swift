@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import Testing
+import PaymentSandbox
 @testable import SandboxScenarios
 
 @Suite struct ScenarioSelectionTests {
     static func scenario(_ rules: String...) throws -> Scenario {
-        try Scenario.parse("{\"name\": \"t\", \"description\": \"t\", \"rules\": [\n" + rules.joined(separator: ",\n") + "]}", file: "t.json").get()
+        try Scenario.parse("{\"name\": \"t\", \"description\": \"t\", \"rules\": [\n" + rules.joined(separator: ",\n") + "]}", file: "t.json", vocabulary: .sandbox).get()
     }
 
     static func body(_ text: String) throws -> JSONNode { try JSONDocument.parse(text) }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import Testing
+import PaymentSandbox
 @testable import SandboxScenarios
 
 @Suite struct ScenarioValidationTests {
@@ -8,14 +9,14 @@ import Testing
 
     /// The problems' descriptions for `text`, or [] when it is valid.
     static func problems(_ text: String) -> [String] {
-        switch Scenario.parse(text, file: file) {
+        switch Scenario.parse(text, file: file, vocabulary: .sandbox) {
         case .success: []
         case .failure(let failure): failure.problems.map(\.description)
         }
     }
 
     static func scenario(_ text: String) throws -> Scenario {
-        try Scenario.parse(text, file: file).get()
+        try Scenario.parse(text, file: file, vocabulary: .sandbox).get()
     }
 
     /// A scenario with these rules (one per line, starting on line 5, column 5).
@@ -99,7 +100,7 @@ import Testing
             #"{"operation": "swedbankpay.web.pay", "outcome": "fail_attempt", "problem_type": "swishdeclined"}"#
         ))
         let outcomes = scenario.rules.map { $0.steps[0].outcome }
-        #expect(outcomes == [
+        let expected: [ScenarioOutcome] = [
             .reject(reason: "high_risk"), .cancel, .finalizeRequired, .showFormFalse, .invalidClientToken, .expireToken,
             .mismatchedFields(["a", "b.c"]), .cartChanged(expected: 2, actual: 3), .cartChanged(expected: nil, actual: nil),
             .rejected, .fraudPending, .fraudRejected,
@@ -107,13 +108,14 @@ import Testing
             .dropConnection, .approve, .refused,
             .swishDeclined, .swishTimeout, .bankidCancelled, .clientAppLaunchFailed, .frictionless, .challenge, .threeDSDeclined,
             .cardDeclined, .insufficientFunds, .cardExpired, .sessionEndReached, .notAllowed, .payerAborts,
-            .failAttempt(ScenarioAttemptFailure(problemType: "creditcard/3dsecureerror", status: 400, title: "T", detail: "D", originalDetail: "O")),
-            .failAttempt(ScenarioAttemptFailure(problemType: "swishdeclined")),
-        ])
+            .failAttempt(SwedbankPayAttemptFailure(problemType: "creditcard/3dsecureerror", status: 400, title: "T", detail: "D", originalDetail: "O")),
+            .failAttempt(SwedbankPayAttemptFailure(problemType: "swishdeclined")),
+        ]
+        #expect(outcomes == expected)
         #expect(scenario.rules[12].steps[0].delay == .zero)
         #expect(scenario.rules[14].isSequence && scenario.rules[14].steps[0].delay == .seconds(60))
         #expect(scenario.rules[28].steps[0].delay == .seconds(30))
-        #expect(Set(outcomes.map(\.kind)) == Set(ScenarioOutcome.Kind.allCases))
+        #expect(Set(outcomes.map(\.name)) == Set(ScenarioVocabulary.sandbox.outcomeNames))
     }
 
     @Test func emptyRules_IsValid() throws {
@@ -355,14 +357,16 @@ import Testing
     // MARK: The operation table
 
     @Test func everyOperation_AllowsTheUniversalOutcomes() {
-        for (operation, _) in ScenarioOperation.catalogue {
-            let allowed = Set(operation.allowedOutcomes ?? [])
-            #expect(allowed.isSuperset(of: ScenarioOutcome.Kind.universal), "\(operation)")
+        let vocabulary = ScenarioVocabulary.sandbox
+        for operation in vocabulary.operations {
+            let allowed = Set(vocabulary.allowedOutcomes(operation.name) ?? [])
+            #expect(allowed.isSuperset(of: ScenarioOutcome.universal), "\(operation.name)")
         }
-        #expect(ScenarioOperation("klarna.hpp.pay").allowedOutcomes == nil)
-        #expect(ScenarioOperation.klarnaOMCapture.allowedOutcomes == [.approve, .refused, .httpError, .dropConnection])
-        #expect(ScenarioOperation.klarnaPaymentsCreateOrder.allowedOutcomes == [
-            .approve, .expireToken, .mismatchedFields, .cartChanged, .rejected, .fraudPending, .fraudRejected, .httpError, .dropConnection,
+        #expect(vocabulary.allowedOutcomes(ScenarioOperation("klarna.hpp.pay")) == nil)
+        #expect(vocabulary.allowedOutcomes(.klarnaOMCapture) == ["approve", "refused", "http_error", "drop_connection"])
+        #expect(vocabulary.allowedOutcomes(.klarnaPaymentsCreateOrder) == [
+            "approve", "expire_token", "mismatched_fields", "cart_changed", "rejected", "fraud_pending", "fraud_rejected", "http_error",
+            "drop_connection",
         ])
     }
 

@@ -28,7 +28,7 @@ import Testing
         let bankID = try #require(SwedbankPayPaymentSessionStore.attemptFailure(.bankidCancelled))
         #expect(bankID.problem.status == .conflict && bankID.status == .aborted)
         let custom = try #require(SwedbankPayPaymentSessionStore.attemptFailure(
-            .failAttempt(ScenarioAttemptFailure(problemType: "creditcard/acquirergatewayerror", status: 502, originalDetail: "ACQUIRER_HOST_OFFLINE"))))
+            .failAttempt(SwedbankPayAttemptFailure(problemType: "creditcard/acquirergatewayerror", status: 502, originalDetail: "ACQUIRER_HOST_OFFLINE"))))
         #expect(custom.problem.status.code == 502 && custom.problem.title == "Operation failed")
         #expect(SwedbankPayPaymentSessionStore.attemptFailure(.approve) == nil)
     }

@@ -29,11 +29,11 @@ extension PaymentsLedger {
             throw .customerTokenCurrencyMismatch(token: tokenCurrency.uppercased(), order: currency.uppercased())
         }
         var fraudStatus = "ACCEPTED"
-        switch outcome {
-        case .rejected: throw .customerTokenPaymentFailed
-        case .refused: throw .customerTokenPaymentMethodUnavailable
-        case .fraudPending: fraudStatus = "PENDING"
-        case .fraudRejected: fraudStatus = "REJECTED"
+        switch outcome.klarna {
+        case .rejected?: throw .customerTokenPaymentFailed
+        case .refused?: throw .customerTokenPaymentMethodUnavailable
+        case .fraudPending?: fraudStatus = "PENDING"
+        case .fraudRejected?: fraudStatus = "REJECTED"
         default: break
         }
         let order = KlarnaOrder(orderId: ids.uuid(), redirectUrl: nil, fraudStatus: fraudStatus,

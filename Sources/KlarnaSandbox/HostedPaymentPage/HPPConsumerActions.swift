@@ -11,8 +11,7 @@ enum HPPConsumerAction: String, CaseIterable, Sendable {
 }
 
 /// Runs consumer actions: the outcome of `pay` follows the linked KP session's scenario for
-/// `klarna.payments.authorize` (the scenario catalogue: "The hosted page's consumer outcomes follow the
-/// linked KP session's klarna.payments.authorize rules").
+/// `klarna.payments.authorize` (the `klarna.hpp.*` operations have no consumer outcomes of their own).
 struct HPPConsumerFlow: Sendable {
     let store: KlarnaHPPStore
     let payments: KlarnaPaymentsStore
@@ -95,10 +94,10 @@ struct HPPConsumerFlow: Sendable {
         let namespace = context.namespace, kpSessionID = context.paymentSessionID
         let urls = context.merchantURLs
         let errorURL = urls.error ?? urls.failure
-        switch outcome {
-        case .approve, .finalizeRequired:
+        switch outcome.klarna {
+        case .approve?, .finalizeRequired?:
             var result = payments.authorize(namespace, sessionID: kpSessionID, data: nil, outcome: outcome)
-            if outcome == .finalizeRequired {
+            if outcome.klarna == .finalizeRequired {
                 result = payments.authorize(namespace, sessionID: kpSessionID, data: nil, outcome: .approve, finalizing: true)
             }
             guard let token = result.authorizationToken else {
@@ -110,10 +109,10 @@ struct HPPConsumerFlow: Sendable {
                 return finish(context, .completed, location: urls.success, browser: browser, note: note, authorizationToken: token)
             }
             return placeOrder(context, token: token, request, browser: browser, note: note)
-        case .reject, .showFormFalse:
+        case .reject?, .showFormFalse?:
             _ = payments.authorize(namespace, sessionID: kpSessionID, data: nil, outcome: outcome)
             return finish(context, .failed, location: urls.failure, browser: browser, note: note)
-        case .cancel:
+        case .cancel?:
             return finish(context, .back, location: urls.back, browser: browser, note: note)
         default:
             return finish(context, .error, location: errorURL, browser: browser, note: note)

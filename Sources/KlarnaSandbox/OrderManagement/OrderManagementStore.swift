@@ -229,7 +229,7 @@ struct OrderManagementLedger: NamespaceStateValue {
     func capture(_ order: Order, _ body: Result<KlarnaCaptureRequest, KlarnaError>, outcome: ScenarioOutcome, now: Date,
                  location: (String) -> String) throws(KlarnaError) -> HTTPResponse {
         let capture = try body.get()
-        if case .refused = outcome { throw .captureNotAllowed }
+        if outcome.klarna == .refused { throw .captureNotAllowed }
         // A 0 capture is allowed by CaptureObject but `Capture.captured_amount` has minimum 1 (OM-OAS):
         // refused, so that no stored capture breaks the schema (inferred).
         guard capture.capturedAmount > 0, !order.cancelled, !order.isExpired(at: now),
@@ -246,7 +246,7 @@ struct OrderManagementLedger: NamespaceStateValue {
     func refund(_ order: Order, _ body: Result<KlarnaRefundRequest, KlarnaError>, outcome: ScenarioOutcome, now: Date,
                 location: (String) -> String) throws(KlarnaError) -> HTTPResponse {
         let refund = try body.get()
-        if case .refused = outcome { throw .refundNotAllowed }
+        if outcome.klarna == .refused { throw .refundNotAllowed }
         guard order.capturedAmount > 0 else { throw .refundWithoutCaptures }
         guard refund.refundedAmount > 0 else { throw .refundNotAllowed }
         guard refund.refundedAmount <= order.capturedAmount - order.refundedAmount else { throw .refundExceedsCaptured }
@@ -266,7 +266,7 @@ struct OrderManagementLedger: NamespaceStateValue {
 
     /// Cancel: only an AUTHORIZED order without captures (§3.2); after it nothing can change.
     func cancel(_ order: Order, outcome: ScenarioOutcome, now: Date) throws(KlarnaError) -> HTTPResponse {
-        if case .refused = outcome { throw .cancelRefused }
+        if outcome.klarna == .refused { throw .cancelRefused }
         guard order.capturedAmount == 0 else { throw .cancelWithCaptures }
         let status = order.status(at: now)
         guard status == "AUTHORIZED" else { throw .cancelNotAllowed(status) }
@@ -277,7 +277,7 @@ struct OrderManagementLedger: NamespaceStateValue {
     /// Acknowledge: a KCO push concept; our orders get no pushes, so it is recorded and changes nothing
     /// visible. Repeating it is fine (inferred).
     func acknowledge(_ order: Order, outcome: ScenarioOutcome) throws(KlarnaError) -> HTTPResponse {
-        if case .refused = outcome { throw .updateNotAllowed }
+        if outcome.klarna == .refused { throw .updateNotAllowed }
         order.acknowledged = true
         return HTTPResponse(status: .noContent)
     }
@@ -285,7 +285,7 @@ struct OrderManagementLedger: NamespaceStateValue {
     /// Release: only PART_CAPTURED ("Can not release when order is cancelled or has no captures", OM-OAS;
     /// "Order is fully captured…", Klarna's docs). The order then reads CAPTURED with nothing remaining.
     func release(_ order: Order, outcome: ScenarioOutcome, now: Date) throws(KlarnaError) -> HTTPResponse {
-        if case .refused = outcome { throw .releaseNotAllowed("Order is not allowed to be released.") }
+        if outcome.klarna == .refused { throw .releaseNotAllowed("Order is not allowed to be released.") }
         switch order.status(at: now) {
         case "PART_CAPTURED" where order.remainingAuthorizedAmount(at: now) > 0: break
         case "CANCELLED": throw .releaseNotAllowed("Order is cancelled.")
@@ -302,7 +302,7 @@ struct OrderManagementLedger: NamespaceStateValue {
     /// you initiate the extension"; the rounding to the day is inferred). Refused when expired, cancelled or
     /// more than 180 days after the purchase.
     func extend(_ order: Order, outcome: ScenarioOutcome, now: Date) throws(KlarnaError) -> HTTPResponse {
-        if case .refused = outcome { throw .extendNotAllowed("Order is not allowed to be extended.") }
+        if outcome.klarna == .refused { throw .extendNotAllowed("Order is not allowed to be extended.") }
         if order.cancelled { throw .extendNotAllowed("Order is cancelled.") }
         if order.isExpired(at: now) { throw .extendNotAllowed("Order is expired.") }
         guard now.timeIntervalSince(order.createdAt) <= configuration.maximumAuthorizationAge else {
@@ -319,7 +319,7 @@ struct OrderManagementLedger: NamespaceStateValue {
     /// cancelled or expired, below the captured amount, or an increase beyond what may be granted.
     func updateAuthorization(_ order: Order, _ update: KlarnaUpdateAuthorizationRequest, outcome: ScenarioOutcome,
                              now: Date) throws(KlarnaError) {
-        if case .refused = outcome { throw .updateAuthorizationNotAllowed("Update of the order amount was refused.") }
+        if outcome.klarna == .refused { throw .updateAuthorizationNotAllowed("Update of the order amount was refused.") }
         let status = order.status(at: now)
         if status == "CANCELLED" { throw .updateAuthorizationNotAllowed("Order is cancelled.") }
         if status == "CAPTURED" { throw .updateAuthorizationNotAllowed("Order is fully captured.") }
@@ -338,7 +338,7 @@ struct OrderManagementLedger: NamespaceStateValue {
 
     /// PATCH …/merchant-references: present members overwrite (OM-OAS); refused on a cancelled order.
     func updateMerchantReferences(_ order: Order, _ update: KlarnaUpdateMerchantReferencesRequest, outcome: ScenarioOutcome) throws(KlarnaError) {
-        if case .refused = outcome { throw .updateRefused }
+        if outcome.klarna == .refused { throw .updateRefused }
         if order.cancelled { throw .updateCancelledOrder }
         if let reference = update.merchantReference1 { order.placed.merchantReference1 = reference }
         if let reference = update.merchantReference2 { order.placed.merchantReference2 = reference }
@@ -347,7 +347,7 @@ struct OrderManagementLedger: NamespaceStateValue {
     /// PATCH …/customer-details: the given addresses' members replace the order's (captures keep the addresses
     /// they were made with; inferred). Refused on a cancelled order (the merchant-references text, inferred).
     func updateCustomerDetails(_ order: Order, _ update: KlarnaUpdateCustomerDetailsRequest, outcome: ScenarioOutcome) throws(KlarnaError) {
-        if case .refused = outcome { throw .updateRefused }
+        if outcome.klarna == .refused { throw .updateRefused }
         if order.cancelled { throw .updateCancelledOrder }
         if let billing = update.billingAddress { order.placed.billingAddress = order.placed.billingAddress?.merging(billing) ?? billing }
         if let shipping = update.shippingAddress { order.placed.shippingAddress = order.placed.shippingAddress?.merging(shipping) ?? shipping }
@@ -366,7 +366,7 @@ struct OrderManagementLedger: NamespaceStateValue {
     func addShippingInfo(_ order: Order, captureID: String, _ update: KlarnaUpdateShippingInfoRequest,
                          outcome: ScenarioOutcome) throws(KlarnaError) {
         let index = try captureIndex(order, captureID, unknown: .noSuchCaptureForShippingInfo(captureID))
-        if case .refused = outcome { throw .updateRefused }
+        if outcome.klarna == .refused { throw .updateRefused }
         guard order.captures[index].shippingInfo.count + update.shippingInfo.count <= 500 else {
             throw OrderManagementValidation.sizeError("shipping_info", maximum: 500)
         }
@@ -376,7 +376,7 @@ struct OrderManagementLedger: NamespaceStateValue {
     /// POST …/shipping-info (the order's): appended to the order's `shipping_info`; OM-OAS documents only 404 for it,
     /// so a cancelled order takes it too (inferred). At most 500 in all (422 beyond, inferred).
     func addOrderShippingInfo(_ order: Order, _ update: KlarnaUpdateShippingInfoRequest, outcome: ScenarioOutcome) throws(KlarnaError) {
-        if case .refused = outcome { throw .updateRefused }
+        if outcome.klarna == .refused { throw .updateRefused }
         guard order.shippingInfo.count + update.shippingInfo.count <= 500 else {
             throw OrderManagementValidation.sizeError("shipping_info", maximum: 500)
         }
@@ -389,7 +389,7 @@ struct OrderManagementLedger: NamespaceStateValue {
     func updateCaptureCustomerDetails(_ order: Order, captureID: String, _ update: KlarnaUpdateCustomerDetailsRequest,
                                       outcome: ScenarioOutcome) throws(KlarnaError) {
         let index = try captureIndex(order, captureID, unknown: .noSuchCapture(captureID, orderID: order.id))
-        if case .refused = outcome { throw .updateRefused }
+        if outcome.klarna == .refused { throw .updateRefused }
         if update.shippingAddress != nil { throw .captureShippingAddressNotUpdatable }
         if let billing = update.billingAddress {
             order.captures[index].billingAddress = order.captures[index].billingAddress?.merging(billing) ?? billing
@@ -400,7 +400,7 @@ struct OrderManagementLedger: NamespaceStateValue {
     /// it is counted (control API state).
     func triggerSendOut(_ order: Order, captureID: String, outcome: ScenarioOutcome) throws(KlarnaError) {
         _ = try captureIndex(order, captureID, unknown: .noSuchCapture(captureID, orderID: order.id))
-        if case .refused = outcome { throw .updateRefused }
+        if outcome.klarna == .refused { throw .updateRefused }
         order.sendOuts[captureID, default: 0] += 1
     }
 
@@ -417,7 +417,7 @@ struct OrderManagementLedger: NamespaceStateValue {
     func extendDueDate(_ order: Order, captureID: String, _ request: KlarnaExtendDueDateRequest,
                        outcome: ScenarioOutcome) throws(KlarnaError) {
         _ = try captureIndex(order, captureID, unknown: .noSuchCapture(captureID, orderID: order.id))
-        if case .refused = outcome { throw .extendDueDateNotAllowed("The due date cannot be extended for this capture.") }
+        if outcome.klarna == .refused { throw .extendDueDateNotAllowed("The due date cannot be extended for this capture.") }
         if order.dueDateExtensions[captureID] != nil { throw .extendDueDateNotAllowed("The due date was already extended.") }
         guard configuration.dueDateExtensionOptions.contains(where: { $0.numberOfDays == request.numberOfDays }) else {
             throw .extendDueDateNotAllowed("\(request.numberOfDays) days is not an available option.")

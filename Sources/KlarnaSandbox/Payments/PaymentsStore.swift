@@ -230,7 +230,7 @@ struct PaymentsLedger: NamespaceStateValue {
         guard let session = try? liveSession(namespace, sessionID), session.orderID == nil else {
             return .failed(.invalidClientToken(action: action), approved: false)
         }
-        switch outcome {
+        switch outcome.klarna ?? .approve {
         case .reject:
             // A hard decline: the form is not shown again (Klarna's playground "+denied").
             return KlarnaSDKResult(approved: false, showForm: false)
@@ -266,7 +266,7 @@ struct PaymentsLedger: NamespaceStateValue {
         guard let session = try? liveSession(namespace, sessionID), session.orderID == nil,
               clientToken == nil || clientToken == session.clientToken
         else { return .failed(.invalidClientToken(action: "Initialize"), approved: nil) }
-        switch outcome {
+        switch outcome.klarna ?? .approve {
         case .invalidClientToken: return .failed(.invalidClientToken(action: "Initialize"), approved: nil)
         case .showFormFalse: return .failed(.showFormFalse(action: "Load"), approved: nil)
         case .reject: return KlarnaSDKResult(showForm: false)
@@ -291,7 +291,7 @@ struct PaymentsLedger: NamespaceStateValue {
     /// The order, and whether this call placed it (false: the same body again for a token's order).
     mutating func createOrder(_ namespace: Namespace, token: String, _ request: KlarnaCreateOrderRequest, redirectBase: String?,
                               outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> (order: KlarnaOrder, placed: Bool, scenario: String?) {
-        if case .expireToken = outcome { throw .invalidAuthorizationToken }
+        if outcome.klarna == .expireToken { throw .invalidAuthorizationToken }
         let authorization = try liveAuthorization(namespace, token)
         if let orderID = authorization.orderID, let existing = orders[orderID] {
             // create_order is idempotent per token (krokedil/klarna-payments-for-woocommerce#31): the same
@@ -303,7 +303,7 @@ struct PaymentsLedger: NamespaceStateValue {
         guard session.orderID == nil else { throw .sessionCompleted }
         try PaymentsValidation.validateCreateOrder(request)
         var fraudStatus = "ACCEPTED"
-        switch outcome {
+        switch outcome.klarna ?? .approve {
         case .mismatchedFields(let fields):
             throw .notMatching(fields)
         case let .cartChanged(expected, actual):
@@ -339,7 +339,7 @@ struct PaymentsLedger: NamespaceStateValue {
     mutating func cancelAuthorization(_ namespace: Namespace, token: String, outcome: ScenarioOutcome = .approve) throws(KlarnaError) {
         // §3.1 lists 404 NOT_FOUND "Authorization cannot be deleted" for this call.
         let cannotDelete = KlarnaError(.notFound, code: "NOT_FOUND", messages: ["Authorization cannot be deleted"])
-        if case .expireToken = outcome { throw cannotDelete }
+        if outcome.klarna == .expireToken { throw cannotDelete }
         let authorization: Authorization
         do { authorization = try liveAuthorization(namespace, token) } catch { throw cannotDelete }
         guard authorization.orderID == nil else {
@@ -350,8 +350,8 @@ struct PaymentsLedger: NamespaceStateValue {
 
     mutating func createCustomerToken(_ namespace: Namespace, token: String, _ request: KlarnaCustomerTokenRequest,
                                       outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaCustomerToken {
-        if case .expireToken = outcome { throw .invalidAuthorizationToken }
-        if case .mismatchedFields(let fields) = outcome { throw .notMatching(fields) }
+        if outcome.klarna == .expireToken { throw .invalidAuthorizationToken }
+        if case .mismatchedFields(let fields)? = outcome.klarna { throw .notMatching(fields) }
         let authorization = try liveAuthorization(namespace, token)
         guard let session = sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
         if (session.fields.intent ?? "buy") == "buy" {

@@ -108,7 +108,7 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
                 return play(operation, request, namespace, object: orderID, sticky: sticky) { outcome throws(SwedbankPayProblem) in
                     let transaction = try SwedbankPayOrderValidation.transaction(request.body, kind)
                     var refused = false
-                    if case .refused = outcome { refused = true }
+                    if outcome.swedbankPay == .refused { refused = true }
                     let made = try store.postPurchase(namespace, orderID: orderID, kind, transaction, refused: refused)
                     let version = SwedbankPayAuth.requestVersion(request) ?? stored
                     switch version {
@@ -168,7 +168,7 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
             journal.record(namespace, method: "DECISION", path: request.path, status: 0,
                            note: ScenarioNote(scenario: scenario, operation: .swedbankPayCardAuthorize, decision: decision).description)
             if case .httpError(let status, _, _) = decision.outcome { throw .forStatus(status) }
-            guard let failure = SwedbankPayPaymentSessionStore.attemptFailure(decision.outcome) else { return nil }
+            guard let failure = decision.outcome.swedbankPay.flatMap(SwedbankPayPaymentSessionStore.attemptFailure) else { return nil }
             var problem = failure.problem
             if let original = failure.originalDetail { problem.problems = [.init(name: "ExternalResponse", description: original)] }
             return problem

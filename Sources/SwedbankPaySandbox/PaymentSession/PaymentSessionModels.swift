@@ -82,7 +82,7 @@ struct SwishAttempt: Sendable {
     var msisdn: String
     /// When the decided outcome shows (namespace clock).
     var due: Date
-    var outcome: ScenarioOutcome
+    var outcome: SwedbankPayOutcome
 }
 
 /// A saved-card attempt inside 3-D Secure (swedbankpay-api.md §3.6 C).

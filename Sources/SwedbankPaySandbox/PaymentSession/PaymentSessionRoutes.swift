@@ -42,9 +42,9 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
             let context = try sessions.context(token)
             return play(operation, request, context.namespace, object: token, sticky: context.view.scenario) { outcome in
                 try Self.requireJSONObjectBody(request)
-                switch outcome {
-                case .sessionEndReached: return HTTPReply(Self.document(try sessions.endSession(token, base: base(request), request: request)))
-                case .notAllowed: throw SwedbankPayProblem.operationNotAllowed(rel)
+                switch outcome.swedbankPay {
+                case .sessionEndReached?: return HTTPReply(Self.document(try sessions.endSession(token, base: base(request), request: request)))
+                case .notAllowed?: throw SwedbankPayProblem.operationNotAllowed(rel)
                 default: return try DecisionDelay.applying { answer(try body(token, base(request))) }
                 }
             }

@@ -199,7 +199,7 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     static let authenticationDetail = "Unable to complete VerifyAuthentication transaction, look at problem node!"
 
     /// Outcome → exact problem (swedbankpay-api.md §2.2, §5). nil for outcomes that are not attempt failures.
-    static func attemptFailure(_ outcome: ScenarioOutcome) -> AttemptFailure? {
+    static func attemptFailure(_ outcome: SwedbankPayOutcome) -> AttemptFailure? {
         func make(_ type: String, _ status: HTTPStatus, _ title: String, _ detail: String, _ original: String?,
                   _ attempt: SwedbankPayFailedAttemptStatus = .failed) -> AttemptFailure {
             AttemptFailure(problem: SwedbankPayProblem(type, status: status, title: title, detail: detail), originalDetail: original, status: attempt)
@@ -245,12 +245,12 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     /// is `{paymentorder, paymentMethod, card, msisdn, body}`. `http_error` and `drop_connection` answer
     /// the session call itself; `delay_ms` delays its answer (``DecisionDelay``: a slow ACS or acquirer).
     func decide(_ operation: ScenarioOperation, _ step: Step, method: SessionMethod, card: (number: String, brand: String)? = nil,
-                msisdn: String? = nil) throws -> ScenarioOutcome {
+                msisdn: String? = nil) throws -> SwedbankPayOutcome {
         try decide(operation, step, methodName: method.rawValue, card: card, msisdn: msisdn)
     }
 
     func decide(_ operation: ScenarioOperation, _ step: Step, methodName: String, card: (number: String, brand: String)? = nil,
-                msisdn: String? = nil) throws -> ScenarioOutcome {
+                msisdn: String? = nil) throws -> SwedbankPayOutcome {
         let (outcome, delay) = try decision(operation, step, methodName: methodName, card: card, msisdn: msisdn)
         DecisionDelay.current?.add(delay)
         return outcome
@@ -258,7 +258,7 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
 
     /// The decision and its `delay_ms`, which the caller applies (swish.sale: the payer's time in the Swish app).
     func decision(_ operation: ScenarioOperation, _ step: Step, methodName: String, card: (number: String, brand: String)? = nil,
-                  msisdn: String? = nil) throws -> (outcome: ScenarioOutcome, delay: Duration?) {
+                  msisdn: String? = nil) throws -> (outcome: SwedbankPayOutcome, delay: Duration?) {
         var subject: [(String, JSONText)] = [("paymentorder", step.view.request.jsonText), ("paymentMethod", .string(methodName))]
         if let card { subject.append(("card", .object([("number", .string(card.number)), ("brand", .string(card.brand))]))) }
         subject.append(("msisdn", msisdn.map(JSONText.string) ?? .null))
@@ -275,7 +275,7 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         switch decision.outcome {
         case .httpError(let status, _, _): throw SwedbankPayProblem.forStatus(status)
         case .dropConnection: throw DroppedConnection()
-        default: return (decision.outcome, decision.delay)
+        default: return (decision.outcome.swedbankPay ?? .approve, decision.delay)
         }
     }
 }

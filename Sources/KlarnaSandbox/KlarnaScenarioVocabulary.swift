@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+// Klarna's scenario vocabulary: the operations a scenario may steer and the outcomes beyond the universal ones
+// (approve, http_error, drop_connection) that Klarna's fakes answer with.
+
+extension ScenarioOperation {
+    public static let klarnaPaymentsCreateSession = ScenarioOperation("klarna.payments.create_session")
+    public static let klarnaPaymentsReadSession = ScenarioOperation("klarna.payments.read_session")
+    public static let klarnaPaymentsUpdateSession = ScenarioOperation("klarna.payments.update_session")
+    public static let klarnaPaymentsCancelSession = ScenarioOperation("klarna.payments.cancel_session")
+    /// The SDK's `load` (the sandbox's `.../load` stand-in).
+    public static let klarnaPaymentsLoad = ScenarioOperation("klarna.payments.load")
+    /// The SDK's `authorize` (the sandbox's `.../authorize` stand-in).
+    public static let klarnaPaymentsAuthorize = ScenarioOperation("klarna.payments.authorize")
+    /// The SDK's `finalize` (the sandbox's `.../finalize` stand-in).
+    public static let klarnaPaymentsFinalize = ScenarioOperation("klarna.payments.finalize")
+    public static let klarnaPaymentsCreateOrder = ScenarioOperation("klarna.payments.create_order")
+    public static let klarnaPaymentsCancelAuthorization = ScenarioOperation("klarna.payments.cancel_authorization")
+    public static let klarnaPaymentsCreateCustomerToken = ScenarioOperation("klarna.payments.create_customer_token")
+    public static let klarnaHPPCreateSession = ScenarioOperation("klarna.hpp.create_session")
+    public static let klarnaHPPReadSession = ScenarioOperation("klarna.hpp.read_session")
+    public static let klarnaHPPDistributeSession = ScenarioOperation("klarna.hpp.distribute_session")
+    public static let klarnaHPPDisableSession = ScenarioOperation("klarna.hpp.disable_session")
+    public static let klarnaOMReadOrder = ScenarioOperation("klarna.ordermanagement.read_order")
+    public static let klarnaOMCapture = ScenarioOperation("klarna.ordermanagement.capture")
+    public static let klarnaOMRefund = ScenarioOperation("klarna.ordermanagement.refund")
+    public static let klarnaOMCancelOrder = ScenarioOperation("klarna.ordermanagement.cancel_order")
+    public static let klarnaOMAcknowledgeOrder = ScenarioOperation("klarna.ordermanagement.acknowledge_order")
+    public static let klarnaOMReleaseRemainingAuthorization = ScenarioOperation("klarna.ordermanagement.release_remaining_authorization")
+    public static let klarnaOMExtendAuthorizationTime = ScenarioOperation("klarna.ordermanagement.extend_authorization_time")
+    public static let klarnaOMUpdateAuthorization = ScenarioOperation("klarna.ordermanagement.update_authorization")
+    public static let klarnaOMUpdateMerchantReferences = ScenarioOperation("klarna.ordermanagement.update_merchant_references")
+    public static let klarnaOMUpdateCustomerDetails = ScenarioOperation("klarna.ordermanagement.update_customer_details")
+    public static let klarnaOMAddShippingInfo = ScenarioOperation("klarna.ordermanagement.add_shipping_info")
+    public static let klarnaOMUpdateCaptureCustomerDetails = ScenarioOperation("klarna.ordermanagement.update_capture_customer_details")
+    public static let klarnaOMTriggerSendOut = ScenarioOperation("klarna.ordermanagement.trigger_send_out")
+    public static let klarnaOMExtendDueDate = ScenarioOperation("klarna.ordermanagement.extend_due_date")
+    // The Customer Token API (klarna-api.md §5b).
+    public static let klarnaCustomerTokenReadToken = ScenarioOperation("klarna.customertoken.read_token")
+    public static let klarnaCustomerTokenCreateOrder = ScenarioOperation("klarna.customertoken.create_order")
+    public static let klarnaCustomerTokenUpdateStatus = ScenarioOperation("klarna.customertoken.update_status")
+}
+
+/// What a Klarna operation does instead of (or as) its normal answer: a step's outcome as Klarna reads it.
+public enum KlarnaOutcome: ScenarioOutcomeValue, Equatable {
+    /// The normal, successful answer.
+    case approve
+    /// SDK: `approved: false, show_form: false` (optionally with one of Klarna's playground reject reasons).
+    case reject(reason: String?)
+    /// SDK: the customer closed the form, `approved: false, show_form: true`.
+    case cancel
+    /// SDK authorize: `approved: false, finalize_required: true`; finalize then approves.
+    case finalizeRequired
+    /// SDK: the `ShowFormFalseError` error.
+    case showFormFalse
+    /// SDK: the `InvalidClientTokenError` error.
+    case invalidClientToken
+    /// The authorization token acts as if 60 minutes had passed: 404 NOT_FOUND "Invalid authorization token".
+    case expireToken
+    /// 409 BAD_VALUE "Not matching fields: [a, b]".
+    case mismatchedFields([String])
+    /// 409 BAD_VALUE "Not matching fields: [Incorrect number of items in the cart. Expected: E, Actual: A]";
+    /// nil values are computed from the authorized and the sent cart.
+    case cartChanged(expected: Int?, actual: Int?)
+    /// 403 REJECTED "Rejected".
+    case rejected
+    /// The order is created with `fraud_status: PENDING`.
+    case fraudPending
+    /// The order is created with `fraud_status: REJECTED`.
+    case fraudRejected
+    /// Order Management refuses the change: 403 with the operation's code (`CAPTURE_NOT_ALLOWED`,
+    /// `REFUND_NOT_ALLOWED`, `CANCEL_NOT_ALLOWED`, `NOT_ALLOWED`).
+    case refused
+
+    public var name: String {
+        switch self {
+        case .approve: "approve"
+        case .reject: "reject"
+        case .cancel: "cancel"
+        case .finalizeRequired: "finalize_required"
+        case .showFormFalse: "show_form_false"
+        case .invalidClientToken: "invalid_client_token"
+        case .expireToken: "expire_token"
+        case .mismatchedFields: "mismatched_fields"
+        case .cartChanged: "cart_changed"
+        case .rejected: "rejected"
+        case .fraudPending: "fraud_pending"
+        case .fraudRejected: "fraud_rejected"
+        case .refused: "refused"
+        }
+    }
+
+    /// The name, with the parameters for the ones that have them: `reject high_risk`.
+    public var description: String {
+        switch self {
+        case .reject(let reason?): "reject \(reason)"
+        case .mismatchedFields(let fields): "mismatched_fields [\(fields.joined(separator: ", "))]"
+        case .cartChanged(let expected, let actual):
+            "cart_changed expected \(expected.map(String.init) ?? "-") actual \(actual.map(String.init) ?? "-")"
+        default: name
+        }
+    }
+
+    /// Klarna's playground reject reasons (klarna-api.md §6), the values `reason` may take.
+    public static let rejectReasons = [
+        "other", "could_not_establish_identity", "credit_limit_exceeded", "customer_not_fulfilling_previous_engagements",
+        "external_hard_reject", "high_risk", "legal_restraints", "technical_error", "internal_block",
+        "low_credit_rating", "under_age", "denied",
+    ]
+}
+
+extension ScenarioOutcome {
+    /// A Klarna outcome as a scenario step carries it (`.approve` is the engine's own).
+    public static func klarna(_ outcome: KlarnaOutcome) -> ScenarioOutcome {
+        outcome == .approve ? .approve : .provider(outcome)
+    }
+
+    /// The outcome as a Klarna operation reads it; nil for `http_error` and `drop_connection` (the scenario
+    /// player answers those itself) and for another provider's outcome.
+    public var klarna: KlarnaOutcome? {
+        if case .approve = self { return .approve }
+        return value(as: KlarnaOutcome.self)
+    }
+}
+
+extension ScenarioVocabulary {
+    /// Every Klarna operation and outcome a scenario may name.
+    public static let klarna = ScenarioVocabulary(operations: KlarnaScenarioVocabulary.operations, outcomes: KlarnaScenarioVocabulary.outcomes)
+}
+
+enum KlarnaScenarioVocabulary {
+    static let operations: [ScenarioVocabulary.Operation] = [
+        .init(.klarnaPaymentsCreateSession, "POST /payments/v1/sessions: create a Klarna Payments session.", request: KlarnaScenarioVocabulary.session),
+        .init(.klarnaPaymentsReadSession, "GET /payments/v1/sessions/{session_id}: read a session."),
+        .init(.klarnaPaymentsUpdateSession, "POST /payments/v1/sessions/{session_id}: update a session (204).", request: KlarnaScenarioVocabulary.session),
+        .init(.klarnaPaymentsCancelSession, "DELETE /payments/v1/sessions/{session_id}: cancel a session."),
+        .init(.klarnaPaymentsLoad, outcomes: ["reject", "show_form_false", "invalid_client_token"],
+              "The SDK's load(), played by POST /__sandbox/klarna/payments/sessions/{session_id}/load.", request: KlarnaScenarioVocabulary.session),
+        .init(.klarnaPaymentsAuthorize, outcomes: ["reject", "cancel", "finalize_required", "show_form_false", "invalid_client_token"],
+              "The SDK's authorize(), played by POST /__sandbox/klarna/payments/sessions/{session_id}/authorize.", request: KlarnaScenarioVocabulary.session),
+        .init(.klarnaPaymentsFinalize, outcomes: ["reject", "cancel", "invalid_client_token"],
+              "The SDK's finalize(), played by POST /__sandbox/klarna/payments/sessions/{session_id}/finalize.", request: KlarnaScenarioVocabulary.session),
+        .init(.klarnaPaymentsCreateOrder, outcomes: ["expire_token", "mismatched_fields", "cart_changed", "rejected", "fraud_pending", "fraud_rejected"],
+              "POST /payments/v1/authorizations/{authorizationToken}/order: create an order from an authorization.", request: KlarnaScenarioVocabulary.order),
+        .init(.klarnaPaymentsCancelAuthorization, outcomes: ["expire_token"],
+              "DELETE /payments/v1/authorizations/{authorizationToken}: release an authorization."),
+        .init(.klarnaPaymentsCreateCustomerToken, outcomes: ["expire_token", "mismatched_fields"],
+              "POST /payments/v1/authorizations/{authorizationToken}/customer-token: create a customer token."),
+        .init(.klarnaHPPCreateSession, "POST /hpp/v1/sessions: create a Hosted Payment Page session."),
+        .init(.klarnaHPPReadSession, "GET /hpp/v1/sessions/{session_id}: read an HPP session."),
+        .init(.klarnaHPPDistributeSession, "POST /hpp/v1/sessions/{session_id}/distribution: send the link by SMS or e-mail (recorded, not sent)."),
+        .init(.klarnaHPPDisableSession, "DELETE /hpp/v1/sessions/{session_id}: disable an HPP session."),
+        .init(.klarnaOMReadOrder, "GET /ordermanagement/v1/orders/{order_id}: read an order."),
+        .init(.klarnaOMCapture, outcomes: ["refused"],
+              "POST /ordermanagement/v1/orders/{order_id}/captures: capture an amount."),
+        .init(.klarnaOMRefund, outcomes: ["refused"],
+              "POST /ordermanagement/v1/orders/{order_id}/refunds: refund an amount."),
+        .init(.klarnaOMCancelOrder, outcomes: ["refused"],
+              "POST /ordermanagement/v1/orders/{order_id}/cancel: cancel an order."),
+        .init(.klarnaOMAcknowledgeOrder, outcomes: ["refused"],
+              "POST /ordermanagement/v1/orders/{order_id}/acknowledge: acknowledge an order."),
+        .init(.klarnaOMReleaseRemainingAuthorization, outcomes: ["refused"],
+              "POST /ordermanagement/v1/orders/{order_id}/release-remaining-authorization."),
+        .init(.klarnaOMExtendAuthorizationTime, outcomes: ["refused"],
+              "POST /ordermanagement/v1/orders/{order_id}/extend-authorization-time."),
+        .init(.klarnaOMUpdateAuthorization, outcomes: ["refused"],
+              "PATCH /ordermanagement/v1/orders/{order_id}/authorization: a new order amount and order lines."),
+        .init(.klarnaOMUpdateMerchantReferences, outcomes: ["refused"],
+              "PATCH /ordermanagement/v1/orders/{order_id}/merchant-references."),
+        .init(.klarnaOMUpdateCustomerDetails, outcomes: ["refused"],
+              "PATCH /ordermanagement/v1/orders/{order_id}/customer-details: billing and shipping address."),
+        .init(.klarnaOMAddShippingInfo, outcomes: ["refused"],
+              "POST /ordermanagement/v1/orders/{order_id}/shipping-info and …/captures/{capture_id}/shipping-info: add shipping info."),
+        .init(.klarnaOMUpdateCaptureCustomerDetails, outcomes: ["refused"],
+              "PATCH /ordermanagement/v1/orders/{order_id}/captures/{capture_id}/customer-details: a capture's billing address."),
+        .init(.klarnaOMTriggerSendOut, outcomes: ["refused"],
+              "POST /ordermanagement/v1/orders/{order_id}/captures/{capture_id}/trigger-send-out: send the capture's communication again."),
+        .init(.klarnaOMExtendDueDate, outcomes: ["refused"],
+              "PATCH /ordermanagement/v1/orders/{order_id}/captures/{capture_id}/extend-due-date (the options are read under read_order)."),
+        .init(.klarnaCustomerTokenReadToken, "GET /customer-token/v1/tokens/{customerToken}: read a customer token."),
+        .init(.klarnaCustomerTokenCreateOrder, outcomes: ["rejected", "refused", "fraud_pending", "fraud_rejected"],
+              "POST /customer-token/v1/tokens/{customerToken}/order: place a recurring order with a customer token."),
+        .init(.klarnaCustomerTokenUpdateStatus, "PATCH /customer-token/v1/tokens/{customerToken}/status: cancel a customer token."),
+    ]
+
+    static let outcomes: [ScenarioVocabulary.Outcome] = [
+        .init("reject", "load, authorize, finalize. The SDK answers approved: false, show_form: false. Optional \"reason\": one of Klarna's playground reject reasons.",
+              parameters: [.init("reason", .string(values: KlarnaOutcome.rejectReasons),
+                                 "One of Klarna's playground reject reasons (the +reject_reason_<reason> email tag).")]) { reader in
+            guard let node = reader["reason"] else { return KlarnaOutcome.reject(reason: nil) }
+            guard let reason = reader.string(node, reader.path / "reason") else { return nil }
+            guard KlarnaOutcome.rejectReasons.contains(reason) else {
+                reader.report(reader.path / "reason", at: node.position,
+                              "unknown reject reason \(JSONNode.quoted(reason)) (expected one of: \(KlarnaOutcome.rejectReasons.joined(separator: ", ")))")
+                return nil
+            }
+            return KlarnaOutcome.reject(reason: reason)
+        },
+        .init(KlarnaOutcome.cancel, "authorize, finalize. The customer closed the form: approved: false, show_form: true."),
+        .init(KlarnaOutcome.finalizeRequired, "authorize. approved: false, finalize_required: true; finalize then approves."),
+        .init(KlarnaOutcome.showFormFalse, "load, authorize. The SDK error ShowFormFalseError."),
+        .init(KlarnaOutcome.invalidClientToken, "load, authorize, finalize. The SDK error InvalidClientTokenError."),
+        .init(KlarnaOutcome.expireToken, "create_order, cancel_authorization, create_customer_token. The authorization token acts as if 60 minutes had passed: 404 NOT_FOUND \"Invalid authorization token\"."),
+        .init("mismatched_fields", "create_order, create_customer_token. 409 BAD_VALUE \"Not matching fields: [a, b]\"; requires \"fields\".",
+              parameters: [.init("fields", .stringSet, required: true,
+                                 "The fields named in \"Not matching fields: [...]\", e.g. [\"billing_address.postal_code\"].")]) { reader in
+            guard let node = reader.require("fields") else { return nil }
+            return reader.stringSet(node, reader.path / "fields", what: "field names", example: "field, e.g. \"billing_address.postal_code\"")
+                .map(KlarnaOutcome.mismatchedFields)
+        },
+        .init("cart_changed", "create_order. 409 BAD_VALUE \"Not matching fields: [Incorrect number of items in the cart. Expected: E, Actual: A]\"; optional \"expected\" and \"actual\" (default: counted from the authorized and the sent cart).",
+              parameters: [.init("expected", .integer(0...Int.max), "The \"Expected: E\" count. Default: the number of order lines that were authorized."),
+                           .init("actual", .integer(0...Int.max), "The \"Actual: A\" count. Default: the number of order lines sent.")]) { reader in
+            var ok = true
+            var counts: [String: Int] = [:]
+            for key in ["expected", "actual"] {
+                guard let node = reader[key] else { continue }
+                if let count = reader.integer(node, reader.path / key, in: 0...Int.max) { counts[key] = count } else { ok = false }
+            }
+            return ok ? KlarnaOutcome.cartChanged(expected: counts["expected"], actual: counts["actual"]) : nil
+        },
+        .init(KlarnaOutcome.rejected, "create_order. 403 REJECTED \"Rejected\"."),
+        .init(KlarnaOutcome.fraudPending, "create_order. The order is created with fraud_status PENDING."),
+        .init(KlarnaOutcome.fraudRejected, "create_order. The order is created with fraud_status REJECTED."),
+        .init(KlarnaOutcome.refused, "Klarna Order Management capture, refund, cancel_order, acknowledge_order, release_remaining_authorization, extend_authorization_time. 403 with the operation's code: CAPTURE_NOT_ALLOWED, REFUND_NOT_ALLOWED, CANCEL_NOT_ALLOWED or NOT_ALLOWED."),
+    ]
+
+    // MARK: Request shapes (klarna-api.md §2; the fields of KlarnaSessionFields and KlarnaCreateOrderRequest)
+
+    static func object(_ keys: [String], _ nested: [String: ScenarioRequestShape] = [:]) -> ScenarioRequestShape {
+        .object(Dictionary(uniqueKeysWithValues: keys.map { ($0, ScenarioRequestShape.value) }).merging(nested) { $1 })
+    }
+
+    static let address = object(["attention", "city", "country", "email", "family_name", "given_name", "organization_name", "phone",
+                                 "postal_code", "region", "street_address", "street_address2", "title"])
+    static let customer = object(["date_of_birth", "gender", "last_four_ssn", "national_identification_number", "organization_entity_type",
+                                  "organization_registration_id", "title", "type", "vat_id"])
+    static let orderLine = object(
+        ["type", "reference", "name", "quantity", "quantity_unit", "unit_price", "tax_rate", "total_amount", "total_discount_amount",
+         "total_tax_amount", "merchant_data", "product_url", "image_url"],
+        ["product_identifiers": object(["brand", "category_path", "global_trade_item_number", "manufacturer_part_number", "color", "size"]),
+         "subscription": object(["name", "interval", "interval_count"])])
+    static let orderFields: [String: ScenarioRequestShape] = [
+        "order_lines": .array(orderLine), "billing_address": address, "shipping_address": address, "customer": customer,
+        "merchant_urls": object(["confirmation", "notification", "push", "authorization", "app_return_url"]),
+        "custom_payment_method_ids": .array(.value),
+    ]
+    static let orderValues = ["purchase_country", "purchase_currency", "locale", "order_amount", "order_tax_amount", "merchant_reference1",
+                              "merchant_reference2", "merchant_data"]
+
+    /// A payment session as it is created, updated and authorized (what load, authorize and finalize look at).
+    static let session = object(orderValues + ["acquiring_channel", "intent", "design"],
+                                orderFields.merging(["attachment": object(["body", "content_type"]), "options": .any]) { $1 })
+    /// The create-order request.
+    static let order = object(orderValues + ["auto_capture"], orderFields)
+}
