@@ -24,32 +24,29 @@ public final class PaymentSandbox: Sendable {
 
     /// Per-namespace clock offsets; the providers' state is in their stores.
     public let registry: NamespaceRegistry
-    public let klarnaPayments: KlarnaPaymentsStore
-    public let klarnaHPP: KlarnaHPPStore
-    public let klarnaOrderManagement: KlarnaOrderManagementStore
-    public let swedbankPayOrders: SwedbankPayOrderStore
-    public let swedbankPaySessions: SwedbankPayPaymentSessionStore
+    /// The providers plugged in (``providerKinds``), each owning its stores.
+    let klarna: KlarnaProvider
+    let swedbankPay: SwedbankPayProvider
+    public var klarnaPayments: KlarnaPaymentsStore { klarna.payments }
+    public var klarnaHPP: KlarnaHPPStore { klarna.hpp }
+    public var klarnaOrderManagement: KlarnaOrderManagementStore { klarna.orderManagement }
+    public var swedbankPayOrders: SwedbankPayOrderStore { swedbankPay.orders }
+    public var swedbankPaySessions: SwedbankPayPaymentSessionStore { swedbankPay.sessions }
     /// Every call to a faked API, bounded (``SandboxConfiguration/journalCapacity``).
     public let journal: Journal
     /// The loaded scenarios and who uses which.
     public let scenarios: ScenarioEngine
 
-    /// Content rules that honour the providers' own test data: Klarna's playground (scenarios/klarna/playground.json)
-    /// and Swedbank Pay's test data (scenarios/swedbankpay/testdata.json: Swish codes, magic amounts, 3-D Secure cards).
-    public static let contentRuleScenarios = ["klarna-playground", "swedbankpay-testdata"]
+    /// The kinds of provider this sandbox plugs in: the scenario engine loads with their vocabularies.
+    static let providerKinds: [any SandboxProvider.Type] = [KlarnaProvider.self, SwedbankPayProvider.self]
+
+    /// Content rules that honour the providers' own test data, in the providers' order.
+    public static let contentRuleScenarios = providerKinds.flatMap { $0.contentRuleScenarios }
 
     public init(configuration: SandboxConfiguration = SandboxConfiguration(port: 0)) {
         self.configuration = configuration
         registry = NamespaceRegistry(clock: configuration.clock)
-        klarnaOrderManagement = KlarnaOrderManagementStore(registry: registry, ids: configuration.ids,
-                                                           configuration: configuration.klarnaOrderManagement,
-                                                           credentials: configuration.klarnaPayments.credentials)
-        klarnaPayments = KlarnaPaymentsStore(registry: registry, ids: configuration.ids, configuration: configuration.klarnaPayments,
-                                             orders: klarnaOrderManagement)
-        klarnaHPP = KlarnaHPPStore(registry: registry, ids: configuration.ids, configuration: configuration.klarnaHPP)
         journal = Journal(capacity: configuration.journalCapacity, registry: registry)
-        swedbankPayOrders = SwedbankPayOrderStore(registry: registry, ids: configuration.ids, configuration: configuration.swedbankPay,
-                                                  journal: journal)
         do {
             scenarios = try ScenarioEngine.load(directories: configuration.scenarioDirectories, vocabulary: .sandbox,
                                                 contentRuleScenarios: PaymentSandbox.contentRuleScenarios)
@@ -59,23 +56,28 @@ public final class PaymentSandbox: Sendable {
                                        vocabulary: .sandbox)
             loadFailure = error
         }
-        swedbankPaySessions = SwedbankPayPaymentSessionStore(orders: swedbankPayOrders, scenarios: scenarios, journal: journal)
+        let context = SandboxProviderContext(registry: registry, ids: configuration.ids, journal: journal, scenarios: scenarios)
+        klarna = KlarnaProvider(payments: configuration.klarnaPayments, hpp: configuration.klarnaHPP,
+                                orderManagement: configuration.klarnaOrderManagement, context: context)
+        swedbankPay = SwedbankPayProvider(configuration: configuration.swedbankPay, context: context)
+        let providers: [any SandboxProvider] = [klarna, swedbankPay]
+
         var router = Router()
-        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios,
-                      states: [klarnaPayments, klarnaHPP, klarnaOrderManagement, swedbankPayOrders, swedbankPaySessions])
+        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: providers.flatMap(\.states))
             .add(to: &router)
         if let token = configuration.controlToken {
             router.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, ControlToken(token).check)
         }
-        KlarnaPaymentsRoutes(store: klarnaPayments, scenarios: scenarios).add(to: &router)
-        KlarnaHPPRoutes(store: klarnaHPP, payments: klarnaPayments, orders: klarnaOrderManagement, scenarios: scenarios,
-                        journal: journal).add(to: &router)
-        KlarnaOrderManagementRoutes(store: klarnaOrderManagement, scenarios: scenarios).add(to: &router)
-        KlarnaCustomerTokenRoutes(store: klarnaPayments, scenarios: scenarios).add(to: &router)
-        SwedbankPayPaymentOrderRoutes(store: swedbankPayOrders, scenarios: scenarios, journal: journal).add(to: &router)
-        SwedbankPayPaymentSessionRoutes(orders: swedbankPayOrders, sessions: swedbankPaySessions, scenarios: scenarios, journal: journal)
-            .add(to: &router)
+        for provider in providers { PaymentSandbox.register(provider, on: &router, journal: journal) }
         self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger, observer: journal)
+    }
+
+    /// Applies what `provider` declares: its error formats per prefix, what the journal needs, its routes.
+    static func register(_ provider: any SandboxProvider, on router: inout Router, journal: Journal) {
+        for prefix in provider.pathPrefixes { router.setErrorRenderer(prefix.errors, forPathPrefix: prefix.prefix) }
+        for prefix in provider.journaledSandboxPrefixes { journal.journal(sandboxPathPrefix: prefix) }
+        for resolver in provider.namespaceResolvers { journal.resolveNamespaces(resolver) }
+        provider.addRoutes(to: &router)
     }
 
     /// Binds and starts serving. Returns the base URL, e.g. `http://127.0.0.1:53187`.
@@ -138,5 +140,5 @@ public final class PaymentSandbox: Sendable {
 
 extension ScenarioVocabulary {
     /// What scenario files may name in this sandbox: every provider's operations and outcomes.
-    public static let sandbox = ScenarioVocabulary(merging: [.klarna, .swedbankPay])
+    public static let sandbox = ScenarioVocabulary(merging: PaymentSandbox.providerKinds.map { $0.scenarioVocabulary })
 }

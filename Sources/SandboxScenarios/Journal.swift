@@ -66,8 +66,10 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         var dropped = 0
     }
 
-    /// Paths whose namespace a provider knows better than the request does (see ``resolveNamespaces(underPathPrefix:_:)``).
-    private let namespaceResolvers = Locked<[(prefix: String, resolve: @Sendable (HTTPRequest) -> Namespace?)]>([])
+    /// Paths whose namespace a provider knows better than the request does (see ``resolveNamespaces(_:)``).
+    private let namespaceResolvers = Locked<[JournalNamespaceResolver]>([])
+    /// Prefixes under `/__sandbox/` that are providers' endpoints (see ``journal(sandboxPathPrefix:)``).
+    private let journaledSandboxPrefixes = Locked<[String]>([])
 
     public init(capacity: Int = 10_000, bodyLimit: Int = 4096, registry: NamespaceRegistry) {
         self.capacity = max(1, capacity)
@@ -76,17 +78,23 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         state = Locked(Ring())
     }
 
-    /// Journals the faked APIs and the SDK stand-ins; the sandbox's own control and debug endpoints
-    /// (health, echo, journal, clock, ...) are left out so they never push real calls out of the ring.
-    static func isJournaled(_ path: String) -> Bool {
-        !path.hasPrefix("/__sandbox/") || path.hasPrefix("/__sandbox/klarna/") || path.hasPrefix("/__sandbox/swedbankpay/")
+    /// Journals the faked APIs, the SDK stand-ins and the providers' endpoints under `/__sandbox/`; the sandbox's
+    /// own control and debug endpoints (health, echo, journal, clock, ...) are left out so they never push real
+    /// calls out of the ring.
+    func isJournaled(_ path: String) -> Bool {
+        !path.hasPrefix("/__sandbox/") || journaledSandboxPrefixes.withLock { $0.contains { path.hasPrefix($0) } }
     }
 
-    /// Calls under `prefix` are journaled in the namespace `resolve` names (nil: the request's own). For
-    /// requests a browser sends without credentials or namespace header, such as the HPP consumer page, whose
+    /// Calls under `prefix`, a provider's endpoints below `/__sandbox/`, are journaled.
+    public func journal(sandboxPathPrefix prefix: String) {
+        journaledSandboxPrefixes.withLock { $0.append(prefix) }
+    }
+
+    /// Calls under the resolver's prefix are journaled in the namespace it names (nil: the request's own). For
+    /// requests a browser sends without credentials or namespace header, such as a hosted payment page, whose
     /// session belongs to the namespace that created it.
-    public func resolveNamespaces(underPathPrefix prefix: String, _ resolve: @escaping @Sendable (HTTPRequest) -> Namespace?) {
-        namespaceResolvers.withLock { $0.append((prefix, resolve)) }
+    public func resolveNamespaces(_ resolver: JournalNamespaceResolver) {
+        namespaceResolvers.withLock { $0.append(resolver) }
     }
 
     private func namespace(of request: HTTPRequest) -> Namespace {
@@ -98,7 +106,7 @@ public final class Journal: Sendable, HTTPExchangeObserver {
     /// ``Router/respond(to:timeout:)``, see there). A dropped connection is journaled with status 499.
     public func exchangeCompleted(_ exchange: HTTPExchange, durationSeconds: Double) {
         let request = exchange.request
-        guard Journal.isJournaled(request.path) else { return }
+        guard isJournaled(request.path) else { return }
         let namespace = namespace(of: request)
         let query = request.target.utf8.firstIndex(of: UInt8(ascii: "?")).map { Journal.ownedPrefix(request.target.utf8[request.target.utf8.index(after: $0)...]) }
         // The decoded path is a string of its own: kept as it is unless it must be cut.

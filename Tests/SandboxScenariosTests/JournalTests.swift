@@ -40,6 +40,7 @@ import Musl
 
     @Test func journal_IsPerNamespace_AndLeavesOutControlEndpoints() throws {
         let journal = Journal(capacity: 10, registry: registry)
+        journal.journal(sandboxPathPrefix: "/__sandbox/klarna/")   // a provider's endpoints under /__sandbox/
         try record(journal, .post, "/payments/v1/sessions", status: 200, namespace: "a")
         try record(journal, .post, "/payments/v1/sessions", status: 200, namespace: "b")
         try record(journal, .get, "/__sandbox/health", status: 200, namespace: "a")

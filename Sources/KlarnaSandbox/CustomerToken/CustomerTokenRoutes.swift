@@ -14,7 +14,6 @@ public struct KlarnaCustomerTokenRoutes: Sendable {
     }
 
     public func add(to router: inout Router) {
-        router.setErrorRenderer(KlarnaErrorRenderer(ids: store.ids), forPathPrefix: "/customer-token/")
         let store = self.store
         let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
         let tokens = "/customer-token/v1/tokens/:token"

@@ -20,8 +20,6 @@ public struct KlarnaHPPRoutes: Sendable {
     }
 
     public func add(to router: inout Router) {
-        router.setErrorRenderer(KlarnaErrorRenderer(ids: store.ids), forPathPrefix: "/hpp/")
-        router.setErrorRenderer(KlarnaErrorRenderer(ids: store.ids), forPathPrefix: "/__sandbox/klarna/hpp/")
         let store = self.store, payments = self.payments, journal = self.journal
         let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
         let callbacks = HPPStatusCallbacks(store: store, journal: journal)
@@ -93,14 +91,6 @@ public struct KlarnaHPPRoutes: Sendable {
                                note: "\(recorded.method) to \(recorded.recipient) for HPP session \(id): not sent (the sandbox sends no messages)",
                                body: request.body, requestID: request.id)
                 return HTTPResponse(status: .created)
-            }
-        }
-
-        // The consumer's browser sends no credentials: its calls are journaled in the session's namespace.
-        for prefix in ["/hpp/payments/", "/__sandbox/klarna/hpp/sessions/"] {
-            journal.resolveNamespaces(underPathPrefix: prefix) { request in
-                let id = request.path.dropFirst(prefix.count).prefix { $0 != "/" }
-                return id.isEmpty ? nil : store.namespace(ofSession: String(id))
             }
         }
 

@@ -21,7 +21,6 @@ public struct KlarnaOrderManagementRoutes: Sendable {
     static let idempotencyKeyHeader = "Klarna-Idempotency-Key"
 
     public func add(to router: inout Router) {
-        router.setErrorRenderer(KlarnaErrorRenderer(ids: store.ids), forPathPrefix: "/ordermanagement/")
         let store = self.store
         let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
         // `authorize` reads the credential policy from a KP configuration.

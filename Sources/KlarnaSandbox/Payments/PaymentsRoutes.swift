@@ -13,7 +13,6 @@ public struct KlarnaPaymentsRoutes: Sendable {
     }
 
     public func add(to router: inout Router) {
-        router.setErrorRenderer(KlarnaErrorRenderer(ids: store.ids), forPathPrefix: "/payments/")
         let store = self.store
         let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
 

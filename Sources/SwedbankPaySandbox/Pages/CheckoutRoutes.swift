@@ -11,22 +11,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     let journal: Journal
 
     func add(to router: inout Router) {
-        router.setErrorRenderer(SwedbankPayErrorRenderer(ids: orders.ids), forPathPrefix: "/checkout/")
-        router.setErrorRenderer(SwedbankPayErrorRenderer(ids: orders.ids), forPathPrefix: "/acs/")
         let sessions = self.sessions, orders = self.orders
-
-        journal.resolveNamespaces(underPathPrefix: "/checkout/") { request in
-            var path = request.path.dropFirst("/checkout/".count)
-            if path.hasPrefix("client/") { path = path.dropFirst("client/".count) }
-            let token = path.prefix { $0 != "/" }
-            return token.isEmpty ? nil : orders.lookup(token: String(token))?.namespace
-        }
-        journal.resolveNamespaces(underPathPrefix: "/acs/") { request in
-            let creq = FormFields.parse(request.body)["creq"] ?? request.queryValue("creq")
-            guard let acsTransID = creq.flatMap(Base64URL.decodeJSON)?["acsTransID"]?.stringValue,
-                  let token = sessions.token(ofChallenge: acsTransID) else { return nil }
-            return orders.lookup(token: token)?.namespace
-        }
 
         @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: orders.configuration.publicBaseURL) }
         @Sendable func mode(_ request: HTTPRequest) -> CheckoutPageMode { request.queryValue("embed") == "1" ? .embedded : .redirect }

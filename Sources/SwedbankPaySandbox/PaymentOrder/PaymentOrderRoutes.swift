@@ -16,7 +16,6 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
     }
 
     public func add(to router: inout Router) {
-        router.setErrorRenderer(SwedbankPayErrorRenderer(ids: store.ids), forPathPrefix: "/psp/")
         let store = self.store
         let play = SwedbankPayScenarioPlayer(engine: scenarios, ids: store.ids)
         let configuration = store.configuration

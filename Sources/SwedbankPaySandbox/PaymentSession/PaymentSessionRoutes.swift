@@ -22,14 +22,9 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
     static let prefix = "/psp/paymentsessions/"
 
     public func add(to router: inout Router) {
-        router.setErrorRenderer(SwedbankPayErrorRenderer(ids: orders.ids), forPathPrefix: Self.prefix)
         let sessions = self.sessions, orders = self.orders
         let play = SwedbankPayScenarioPlayer(engine: scenarios, ids: orders.ids)
 
-        journal.resolveNamespaces(underPathPrefix: Self.prefix) { request in
-            let token = request.path.dropFirst(Self.prefix.count).prefix { $0 != "/" }
-            return token.isEmpty ? nil : orders.lookup(token: String(token))?.namespace
-        }
         @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: orders.configuration.publicBaseURL) }
 
         /// Plays `operation` for the token's order, then answers the document `body` builds (200, swedbankpay-api.md §3.2).

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// Klarna as a ``SandboxProvider``: Klarna Payments (with the SDK stand-ins under `/__sandbox/klarna/payments/`),
+/// the Hosted Payment Page (its consumer actions under `/__sandbox/klarna/hpp/`), Order Management and customer
+/// tokens, all erring in Klarna's envelope (klarna-api.md §1.4).
+public final class KlarnaProvider: SandboxProvider {
+    public static let scenarioVocabulary = ScenarioVocabulary.klarna
+    /// Klarna's playground customers (scenarios/klarna/playground.json).
+    public static let contentRuleScenarios = ["klarna-playground"]
+
+    public let payments: KlarnaPaymentsStore
+    public let hpp: KlarnaHPPStore
+    public let orderManagement: KlarnaOrderManagementStore
+    private let context: SandboxProviderContext
+
+    /// Order Management accepts Klarna Payments' credentials (one merchant account for both).
+    public init(payments: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration(),
+                hpp: KlarnaHPPConfiguration = KlarnaHPPConfiguration(),
+                orderManagement: KlarnaOrderManagementConfiguration = KlarnaOrderManagementConfiguration(),
+                context: SandboxProviderContext) {
+        self.context = context
+        self.orderManagement = KlarnaOrderManagementStore(registry: context.registry, ids: context.ids, configuration: orderManagement,
+                                                          credentials: payments.credentials)
+        self.payments = KlarnaPaymentsStore(registry: context.registry, ids: context.ids, configuration: payments,
+                                            orders: self.orderManagement)
+        self.hpp = KlarnaHPPStore(registry: context.registry, ids: context.ids, configuration: hpp)
+    }
+
+    public var pathPrefixes: [SandboxPathPrefix] {
+        let errors = KlarnaErrorRenderer(ids: context.ids)
+        return ["/payments/", "/hpp/", "/__sandbox/klarna/hpp/", "/ordermanagement/", "/customer-token/"]
+            .map { SandboxPathPrefix($0, errors: errors) }
+    }
+
+    public var states: [any NamespacedState] { [payments, hpp, orderManagement] }
+
+    public var journaledSandboxPrefixes: [String] { ["/__sandbox/klarna/"] }
+
+    /// The consumer's browser sends no credentials: its calls are journaled in the HPP session's namespace.
+    public var namespaceResolvers: [JournalNamespaceResolver] {
+        let hpp = self.hpp
+        return ["/hpp/payments/", "/__sandbox/klarna/hpp/sessions/"].map { prefix in
+            JournalNamespaceResolver(underPathPrefix: prefix) { request in
+                let id = request.path.dropFirst(prefix.count).prefix { $0 != "/" }
+                return id.isEmpty ? nil : hpp.namespace(ofSession: String(id))
+            }
+        }
+    }
+
+    public func addRoutes(to router: inout Router) {
+        let scenarios = context.scenarios
+        KlarnaPaymentsRoutes(store: payments, scenarios: scenarios).add(to: &router)
+        KlarnaHPPRoutes(store: hpp, payments: payments, orders: orderManagement, scenarios: scenarios, journal: context.journal)
+            .add(to: &router)
+        KlarnaOrderManagementRoutes(store: orderManagement, scenarios: scenarios).add(to: &router)
+        KlarnaCustomerTokenRoutes(store: payments, scenarios: scenarios).add(to: &router)
+    }
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// A faked API plugged into the sandbox. It only declares: the sandbox reads each declaration and applies it to its
+/// router, journal, scenario engine and control API itself, so making a provider and asking it changes nothing.
+///
+/// A provider is made from its configuration and a ``SandboxProviderContext`` and owns its stores. Its vocabulary
+/// and content-rule scenarios belong to its type: the scenario engine loads with every provider's before any
+/// provider is made, and is then in the context its routes play through.
+public protocol SandboxProvider: Sendable {
+    /// The operations and outcomes its scenario files may name.
+    static var scenarioVocabulary: ScenarioVocabulary { get }
+    /// Its scenarios of content rules (rules on its own test data), consulted in this order (``ScenarioEngine``).
+    static var contentRuleScenarios: [String] { get }
+
+    /// The path prefixes it answers under, each with its error format there: unknown paths, wrong methods, bad
+    /// framing and timeouts under them answer in that format.
+    var pathPrefixes: [SandboxPathPrefix] { get }
+    /// Its per-namespace state: cleared by `POST /__sandbox/reset`, counted by `GET /__sandbox/state`.
+    var states: [any NamespacedState] { get }
+    /// Prefixes under `/__sandbox/` that are its own endpoints (a hosted page's actions): journaled, unlike the
+    /// sandbox's control endpoints.
+    var journaledSandboxPrefixes: [String] { get }
+    /// Browser paths whose namespace it knows better than the request does (see ``Journal``).
+    var namespaceResolvers: [JournalNamespaceResolver] { get }
+    /// Adds its routes to `router`, and nothing else.
+    func addRoutes(to router: inout Router)
+}
+
+/// A path prefix a provider answers under and the format of its errors there.
+public struct SandboxPathPrefix: Sendable {
+    public let prefix: String
+    public let errors: any HTTPErrorRenderer
+
+    public init(_ prefix: String, errors: any HTTPErrorRenderer) {
+        self.prefix = prefix
+        self.errors = errors
+    }
+}
+
+/// Calls under ``prefix`` are journaled in the namespace ``resolve`` names (nil: the request's own).
+public struct JournalNamespaceResolver: Sendable {
+    public let prefix: String
+    public let resolve: @Sendable (HTTPRequest) -> Namespace?
+
+    public init(underPathPrefix prefix: String, _ resolve: @escaping @Sendable (HTTPRequest) -> Namespace?) {
+        self.prefix = prefix
+        self.resolve = resolve
+    }
+}
+
+/// What the sandbox gives a provider it makes: the shared namespaces and their clocks (``NamespaceRegistry``), the injected ids, the
+/// journal (for calls the provider makes itself, such as callbacks) and the loaded scenarios.
+public struct SandboxProviderContext: Sendable {
+    public let registry: NamespaceRegistry
+    public let ids: any IDGenerator
+    public let journal: Journal
+    public let scenarios: ScenarioEngine
+
+    public init(registry: NamespaceRegistry, ids: any IDGenerator, journal: Journal, scenarios: ScenarioEngine) {
+        self.registry = registry
+        self.ids = ids
+        self.journal = journal
+        self.scenarios = scenarios
+    }
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// Swedbank Pay as a ``SandboxProvider``: payment orders (`/psp/paymentorders`), the Mobile SDKs' payment
+/// sessions (`/psp/paymentsessions/`), the checkout pages (`/checkout/`) and the ACS emulator (`/acs/`), all erring
+/// as problems (swedbankpay-api.md §2.1).
+public final class SwedbankPayProvider: SandboxProvider {
+    public static let scenarioVocabulary = ScenarioVocabulary.swedbankPay
+    /// Swedbank Pay's test data (scenarios/swedbankpay/testdata.json: Swish codes, magic amounts, 3-D Secure cards).
+    public static let contentRuleScenarios = ["swedbankpay-testdata"]
+
+    public let orders: SwedbankPayOrderStore
+    public let sessions: SwedbankPayPaymentSessionStore
+    private let context: SandboxProviderContext
+
+    public init(configuration: SwedbankPayConfiguration = SwedbankPayConfiguration(), context: SandboxProviderContext) {
+        self.context = context
+        orders = SwedbankPayOrderStore(registry: context.registry, ids: context.ids, configuration: configuration, journal: context.journal)
+        sessions = SwedbankPayPaymentSessionStore(orders: orders, scenarios: context.scenarios, journal: context.journal)
+    }
+
+    public var pathPrefixes: [SandboxPathPrefix] {
+        let errors = SwedbankPayErrorRenderer(ids: context.ids)
+        return ["/psp/", SwedbankPayPaymentSessionRoutes.prefix, "/checkout/", "/acs/"].map { SandboxPathPrefix($0, errors: errors) }
+    }
+
+    public var states: [any NamespacedState] { [orders, sessions] }
+
+    public var journaledSandboxPrefixes: [String] { ["/__sandbox/swedbankpay/"] }
+
+    /// The app and the browser send no credentials (swedbankpay-api.md §3.2): their calls are journaled in the
+    /// namespace of the order their session token (or 3-D Secure challenge) belongs to.
+    public var namespaceResolvers: [JournalNamespaceResolver] {
+        let orders = self.orders, sessions = self.sessions
+        let sessionPrefix = SwedbankPayPaymentSessionRoutes.prefix
+        return [
+            JournalNamespaceResolver(underPathPrefix: sessionPrefix) { request in
+                let token = request.path.dropFirst(sessionPrefix.count).prefix { $0 != "/" }
+                return token.isEmpty ? nil : orders.lookup(token: String(token))?.namespace
+            },
+            JournalNamespaceResolver(underPathPrefix: "/checkout/") { request in
+                var path = request.path.dropFirst("/checkout/".count)
+                if path.hasPrefix("client/") { path = path.dropFirst("client/".count) }
+                let token = path.prefix { $0 != "/" }
+                return token.isEmpty ? nil : orders.lookup(token: String(token))?.namespace
+            },
+            JournalNamespaceResolver(underPathPrefix: "/acs/") { request in
+                let creq = FormFields.parse(request.body)["creq"] ?? request.queryValue("creq")
+                guard let acsTransID = creq.flatMap(Base64URL.decodeJSON)?["acsTransID"]?.stringValue,
+                      let token = sessions.token(ofChallenge: acsTransID) else { return nil }
+                return orders.lookup(token: token)?.namespace
+            },
+        ]
+    }
+
+    public func addRoutes(to router: inout Router) {
+        SwedbankPayPaymentOrderRoutes(store: orders, scenarios: context.scenarios, journal: context.journal).add(to: &router)
+        SwedbankPayPaymentSessionRoutes(orders: orders, sessions: sessions, scenarios: context.scenarios, journal: context.journal)
+            .add(to: &router)
+    }
+}
