@@ -68,15 +68,21 @@ public struct KlarnaError: Error, ProviderError, Equatable, Sendable {
     }
 }
 
-/// 404, 405, framing errors, timeouts and uncaught errors under a Klarna path, in Klarna's envelope.
-/// Klarna documents no body for 404 on unknown paths or 405; the codes below are the sandbox's choice,
-/// in the format every Klarna client already parses.
-public struct KlarnaErrorRenderer: HTTPErrorRenderer {
+/// Klarna's errors, all in Klarna's envelope: 404, 405, framing errors, timeouts and uncaught errors under a Klarna
+/// path, the errors its handlers throw, and the scenario player's own answers. Klarna documents no body for 404 on
+/// unknown paths or 405; the codes below are the sandbox's choice, in the format every Klarna client already parses.
+public struct KlarnaErrorFormat: ProviderErrorFormat {
     /// Where correlation ids come from: the sandbox's injected generator.
     public let ids: any IDGenerator
     public init(ids: any IDGenerator) { self.ids = ids }
 
     public func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
+
+    public func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
+        KlarnaError.unknownScenario(error).response(for: request, ids: ids)
+    }
+    public func error(status: Int, for request: HTTPRequest) -> HTTPResponse { KlarnaError.forStatus(status).response(for: request, ids: ids) }
+    public func internalError(for request: HTTPRequest) -> HTTPResponse { KlarnaError.internalError.response(for: request, ids: ids) }
 
     public func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
         let code: String
@@ -94,4 +100,8 @@ public struct KlarnaErrorRenderer: HTTPErrorRenderer {
         }
         return response
     }
+}
+
+extension ScenarioPlayer where Format == KlarnaErrorFormat {
+    init(engine: ScenarioEngine, ids: any IDGenerator) { self.init(engine: engine, format: KlarnaErrorFormat(ids: ids)) }
 }

@@ -28,7 +28,7 @@ public final class KlarnaProvider: SandboxProvider {
     }
 
     public var pathPrefixes: [SandboxPathPrefix] {
-        let errors = KlarnaErrorRenderer(ids: context.ids)
+        let errors = KlarnaErrorFormat(ids: context.ids)
         return ["/payments/", "/hpp/", "/__sandbox/klarna/hpp/", "/ordermanagement/", "/customer-token/"]
             .map { SandboxPathPrefix($0, errors: errors) }
     }

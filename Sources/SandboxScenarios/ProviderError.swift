@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 
 /// A provider's error (Klarna's envelope, a Swedbank Pay problem): its answer carries ids (a correlation id, a problem
-/// instance) from the sandbox's injected ``IDGenerator``. The providers' error renderers and scenario answer formats
+/// instance) from the sandbox's injected ``IDGenerator``. The providers' error formats (``ProviderErrorFormat``)
 /// hold that generator and render errors through ``IDGenerator/answer(_:for:)``.
 public protocol ProviderError: HTTPResponseError {
     func response(for request: HTTPRequest, ids: any IDGenerator) -> HTTPResponse

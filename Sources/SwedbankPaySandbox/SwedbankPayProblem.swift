@@ -72,15 +72,31 @@ public struct SwedbankPayProblem: Error, ProviderError, Equatable, Sendable {
     }
 }
 
-/// 404, 405, framing errors, timeouts and uncaught errors under a Swedbank Pay path, as problems.
-public struct SwedbankPayErrorRenderer: HTTPErrorRenderer {
+/// Swedbank Pay's errors, all as problems (§2): 404, 405, framing errors, timeouts and uncaught errors under a
+/// Swedbank Pay path, the errors its handlers throw, and the scenario player's own answers.
+public struct SwedbankPayErrorFormat: ProviderErrorFormat {
     /// Where problem instances come from: the sandbox's injected generator.
     public let ids: any IDGenerator
     public init(ids: any IDGenerator) { self.ids = ids }
 
     public func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
 
+    public func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
+        SwedbankPayProblem.unknownScenario(error).response(for: request, ids: ids)
+    }
+    public func error(status: Int, for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.forStatus(status).response(for: request, ids: ids) }
+    public func internalError(for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.systemError.response(for: request, ids: ids) }
+
     public func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
+        var response = Self.problem(error).response(for: request, ids: ids)
+        if case let .methodNotAllowed(allowed) = error.kind {
+            response.headers.set(name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", "))
+        }
+        return response
+    }
+
+    /// The problem a protocol-level error is.
+    static func problem(_ error: HTTPError) -> SwedbankPayProblem {
         let problem: SwedbankPayProblem
         switch error.kind {
         case .notFound:
@@ -95,10 +111,6 @@ public struct SwedbankPayErrorRenderer: HTTPErrorRenderer {
             problem = SwedbankPayProblem(error.status.code >= 500 ? "systemerror" : "inputerror", status: error.status,
                                          title: error.status.code >= 500 ? "System error" : "Error in input data", detail: error.message)
         }
-        var response = problem.response(for: request, ids: ids)
-        if case let .methodNotAllowed(allowed) = error.kind {
-            response.headers.set(name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", "))
-        }
-        return response
+        return problem
     }
 }

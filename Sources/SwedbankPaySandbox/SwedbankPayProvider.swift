@@ -20,7 +20,7 @@ public final class SwedbankPayProvider: SandboxProvider {
     }
 
     public var pathPrefixes: [SandboxPathPrefix] {
-        let errors = SwedbankPayErrorRenderer(ids: context.ids)
+        let errors = SwedbankPayErrorFormat(ids: context.ids)
         return ["/psp/", SwedbankPayPaymentSessionRoutes.prefix, "/checkout/", "/acs/"].map { SandboxPathPrefix($0, errors: errors) }
     }
 

@@ -1,25 +1,14 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// Swedbank Pay's wording of the scenario player's own answers: problems (swedbankpay-api.md §2).
-struct SwedbankPayScenarioAnswers: ScenarioAnswerFormat {
-    /// Where problem instances come from: the sandbox's injected generator.
-    let ids: any IDGenerator
-
-    func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
-        SwedbankPayProblem.unknownScenario(error).response(for: request, ids: ids)
-    }
-    func error(status: Int, for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.forStatus(status).response(for: request, ids: ids) }
-    func internalError(for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.systemError.response(for: request, ids: ids) }
-    func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
-}
-
-/// The checkout page's wording of the same answers: HTML pages with the status (a browser shows them).
-struct SwedbankPayPageAnswers: ScenarioAnswerFormat {
+/// Swedbank Pay's second error format, for the checkout page: the same problems as HTML pages with their status
+/// (a browser shows them). Errors its operations throw answer as problems.
+struct SwedbankPayPageErrorFormat: ProviderErrorFormat {
     /// Where the instances of problems the page's operations throw come from: the sandbox's injected generator.
     let ids: any IDGenerator
 
-    func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
+    func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
+    func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse { page(SwedbankPayErrorFormat.problem(error)) }
     func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
         page(SwedbankPayProblem.unknownScenario(error))
     }
@@ -32,10 +21,10 @@ struct SwedbankPayPageAnswers: ScenarioAnswerFormat {
 }
 
 /// The shared scenario player (SandboxScenarios) speaking Swedbank Pay's problems.
-typealias SwedbankPayScenarioPlayer = ScenarioPlayer<SwedbankPayScenarioAnswers>
+typealias SwedbankPayScenarioPlayer = ScenarioPlayer<SwedbankPayErrorFormat>
 
-extension ScenarioPlayer where Format == SwedbankPayScenarioAnswers {
-    init(engine: ScenarioEngine, ids: any IDGenerator) { self.init(engine: engine, format: SwedbankPayScenarioAnswers(ids: ids)) }
+extension ScenarioPlayer where Format == SwedbankPayErrorFormat {
+    init(engine: ScenarioEngine, ids: any IDGenerator) { self.init(engine: engine, format: SwedbankPayErrorFormat(ids: ids)) }
 }
 
 extension SwedbankPayProblem {

@@ -59,7 +59,7 @@ import Testing
 
     @Test func renderer_Answers405_InKlarnaFormat_WithAllow() throws {
         let request = try HTTPRequest(method: .put, target: "/payments/v1/sessions", id: "1-1")
-        let response = KlarnaErrorRenderer(ids: RandomIDGenerator.shared).render(.methodNotAllowed(.put, allowed: [.post]), for: request)
+        let response = KlarnaErrorFormat(ids: RandomIDGenerator.shared).render(.methodNotAllowed(.put, allowed: [.post]), for: request)
         #expect(response.status == .methodNotAllowed)
         #expect(response.headers["Allow"] == "POST")
         let body = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])

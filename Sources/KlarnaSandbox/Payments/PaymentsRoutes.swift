@@ -115,23 +115,6 @@ public struct KlarnaPaymentsRoutes: Sendable {
     }
 }
 
-/// Klarna's wording of the scenario player's own answers: Klarna's envelope.
-struct KlarnaScenarioAnswers: ScenarioAnswerFormat {
-    /// Where correlation ids come from: the sandbox's injected generator.
-    let ids: any IDGenerator
-
-    func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
-        KlarnaError.unknownScenario(error).response(for: request, ids: ids)
-    }
-    func error(status: Int, for request: HTTPRequest) -> HTTPResponse { KlarnaError.forStatus(status).response(for: request, ids: ids) }
-    func internalError(for request: HTTPRequest) -> HTTPResponse { KlarnaError.internalError.response(for: request, ids: ids) }
-    func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
-}
-
-extension ScenarioPlayer where Format == KlarnaScenarioAnswers {
-    init(engine: ScenarioEngine, ids: any IDGenerator) { self.init(engine: engine, format: KlarnaScenarioAnswers(ids: ids)) }
-}
-
 /// The body of the SDK stand-in endpoints: all optional. `jsonData` is what the app passes to
 /// `authorize(autoFinalize:jsonData:)` (addresses, customer), as an object or a JSON string. Each key is
 /// read in snake_case (`auto_finalize`, `client_token`, `payment_method_category`) or as the SDK spells its

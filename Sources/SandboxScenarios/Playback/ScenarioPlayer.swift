@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// How a provider words the answers the scenario player gives itself, in that provider's error format
-/// (Klarna's envelope, Swedbank Pay's problems).
-public protocol ScenarioAnswerFormat: Sendable {
+/// How a provider's errors look, in one place: the router's errors under its prefixes (404, 405, bad framing,
+/// timeouts), the errors its handlers throw (given the injected ids), both as an ``HTTPErrorRenderer``, and the
+/// answers the scenario player gives itself. A provider has one; pages a browser shows may be a second format of
+/// the same provider.
+public protocol ProviderErrorFormat: HTTPErrorRenderer {
     /// A `Sandbox-Scenario` header that names no loaded scenario.
     func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse
     /// A scenario's `http_error` without a body: the provider's own error for that status.
     func error(status: Int, for request: HTTPRequest) -> HTTPResponse
     /// The operation failed with something that is not an HTTP answer of its own.
     func internalError(for request: HTTPRequest) -> HTTPResponse
-    /// The operation threw an error that answers for itself (the provider's, given its injected ids).
-    func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse
-}
-
-extension ScenarioAnswerFormat {
-    public func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse { error.response(for: request) }
 }
 
 /// An answer that ends a call before its operation runs (thrown by ``ScenarioPlayer/scenarioForNewObject(_:_:)``).
@@ -27,7 +23,7 @@ public struct ScenarioAnswer: Error, HTTPResponseError {
 /// Plays the scenario decision for one call of any provider: waits the delay (in a task, see
 /// ``HTTPReply/later(note:_:)``), answers `http_error` and `drop_connection` itself, passes every other
 /// outcome to the operation, and notes the decision for the journal (``HTTPReply/note``).
-public struct ScenarioPlayer<Format: ScenarioAnswerFormat>: Sendable {
+public struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
     public let engine: ScenarioEngine
     public let format: Format
 
@@ -104,7 +100,7 @@ public struct ScenarioPlayer<Format: ScenarioAnswerFormat>: Sendable {
             } catch let error as any HTTPReplyError {
                 reply = error.reply(for: request)
             } catch let error as any HTTPResponseError {
-                reply = HTTPReply(format.response(for: error, to: request))
+                reply = HTTPReply(format.render(error, for: request))
             } catch {
                 reply = HTTPReply(format.internalError(for: request))
             }

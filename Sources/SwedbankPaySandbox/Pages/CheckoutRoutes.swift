@@ -31,7 +31,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         // The payment order's own operations (view-checkout, redirect-checkout) play their scenario rules: errors and
         // slow answers as on the API. The script's errors are problems; the page's are HTML pages with the status.
         let playScript = SwedbankPayScenarioPlayer(engine: sessions.engine, ids: orders.ids)
-        let playPage = ScenarioPlayer(engine: sessions.engine, format: SwedbankPayPageAnswers(ids: orders.ids))
+        let playPage = ScenarioPlayer(engine: sessions.engine, format: SwedbankPayPageErrorFormat(ids: orders.ids))
 
         router.addImmediate("GET /checkout/client/:token") { request in
             let token = try request.parameters.require("token")
