@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 
-/// The document shell of the providers' self-contained pages (Klarna's hosted page, Swedbank Pay's checkout): doctype,
+/// The document shell of the providers' self-contained pages (hosted payment pages, checkouts): doctype,
 /// `<html lang="en">`, a head with charset, a 390 px-friendly viewport, `noindex`, the escaped title, any extra head
 /// elements and the page's inline style, then the body. Only the title is escaped here (``HTMLText/escape(_:)``);
 /// `head` and `body` are markup the page built with its own escaping.

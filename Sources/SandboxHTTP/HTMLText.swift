@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 
-/// Helpers for the providers' self-contained HTML pages (Klarna's hosted page, Swedbank Pay's checkout).
+/// Helpers for the providers' self-contained HTML pages (hosted payment pages, checkouts).
 public enum HTMLText {
     /// Text and (double- or single-quoted) attribute values: `&`, `<`, `>`, `"` and `'` become character
     /// references. Compared by Unicode scalar, never by `Character`: a grapheme cluster can hold one of them

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 
-/// An error that knows how to answer the client. Provider errors (Klarna's envelope, Swedbank Pay's
-/// RFC 7807 problems) conform to it, and the server renders whatever a handler throws through it.
+/// An error that knows how to answer the client. Provider errors (an error envelope, RFC 7807
+/// problems) conform to it, and the server renders whatever a handler throws through it.
 public protocol HTTPResponseError: Error {
     func response(for request: HTTPRequest) -> HTTPResponse
 }

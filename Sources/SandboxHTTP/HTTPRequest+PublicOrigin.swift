@@ -15,9 +15,8 @@ extension HTTPRequest {
     /// The scheme and authority the client used to reach this server (`https://sandbox.example.test:8443`).
     ///
     /// Without a trusted proxy (the default): `Host` over http. `Forwarded` and `X-Forwarded-*` are ignored, since
-    /// any client can send them: Swedbank Pay's PHP SDK sends `Forwarded: for=<payer ip>; proto=https` on every call
-    /// (SwedbankPay/swedbank-pay-sdk-php: src/SwedbankPay/Api/Client/Client.php), which would turn every href https
-    /// on a plain-http sandbox.
+    /// any client can send them: a payment SDK may send `Forwarded: for=<payer ip>; proto=https` on every call,
+    /// which would turn every href https on a plain-http sandbox.
     ///
     /// With ``trustedForwardedHeaders`` (`--trust-proxy`): the proxy's values, from the headers named there. Each
     /// proxy appends its element to `Forwarded` (RFC 7239 §4) and its value to an `X-Forwarded-*` list, so what the

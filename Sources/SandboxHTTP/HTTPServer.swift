@@ -36,7 +36,7 @@ public struct HTTPServerConfiguration: Sendable {
     public var listenBacklog: Int32
     /// Which of `Forwarded` / `X-Forwarded-Proto` + `X-Forwarded-Host` count when building hrefs
     /// (``HTTPRequest/publicOrigin``): name only those a proxy in front sets. None by default, because any client
-    /// can send them (Swedbank Pay's PHP SDK sends `Forwarded: for=<payer ip>; proto=https`).
+    /// can send them (some payment SDKs send `Forwarded: for=<payer ip>; proto=https`).
     public var trustedForwardedHeaders: TrustedForwardedHeaders = []
 
     public init(

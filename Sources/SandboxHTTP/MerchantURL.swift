@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 
-/// The one check of a URL a merchant gives (Klarna's `merchant_urls`, Swedbank Pay's `urls`) before the sandbox
+/// The one check of a URL a merchant gives (a provider's merchant or callback URLs) before the sandbox
 /// puts it in a `Location` header, a page's `href` / `action`, a script, or calls it back. It must be an absolute
 /// URI in ASCII (RFC 3986 §3, §2): a scheme, then only characters a URI may hold (`%` with two hex digits for
 /// anything else), so no CR, LF, space, control, raw non-ASCII, `"`, `<`, `>`, `\`, `^`, `` ` ``, `|`. The
@@ -18,9 +18,9 @@ public enum MerchantURL {
     public struct Rules: Sendable, Equatable {
         /// Lower-case schemes allowed; nil: any scheme but ``MerchantURL/refusedSchemes``.
         public var schemes: Set<String>?
-        /// `{name}` and `{{name}}` allowed (name: letters, digits, `.`, `_`), outside the authority: Klarna documents
-        /// placeholders such as `{session.id}` and `{{session_id}}` (klarna-api.md §2.1, §4.1) that it fills before
-        /// using the URL. Other names of that shape pass too, since the reference's list may be incomplete (inferred).
+        /// `{name}` and `{{name}}` allowed (name: letters, digits, `.`, `_`), outside the authority: placeholders such
+        /// as `{session.id}` and `{{session_id}}` that a provider documents and fills before using the URL. Other names
+        /// of that shape pass too, since a provider's list may be incomplete (inferred).
         public var allowsPlaceholders: Bool
 
         public init(schemes: Set<String>?, allowsPlaceholders: Bool) {

@@ -9,7 +9,7 @@
 ///     let id = try request.parameters.require("session_id")
 ///     return try .json(await store.session(id))
 /// }
-/// router.setErrorRenderer(KlarnaErrorRenderer(), forPathPrefix: "/payments/")
+/// router.setErrorRenderer(PaymentsErrorRenderer(), forPathPrefix: "/payments/")
 /// ```
 ///
 /// Patterns: literal segments, `:name` (one segment, percent-decoded) and a final `*` (the rest of the

@@ -25,10 +25,9 @@ public struct Callback: Sendable {
 
 /// When a callback that got no 2xx is called again, on the namespace's sandbox clock.
 public enum CallbackRetrySchedule: Sendable {
-    /// `delay` after each failed call, `calls` calls in all (klarna-api.md §4.5). Notes say "attempt n/m".
+    /// `delay` after each failed call, `calls` calls in all. Notes say "attempt n/m".
     case afterEachFailure(delay: TimeInterval, calls: Int)
-    /// At each offset after the first call's start, one call per offset after the first (swedbankpay-api.md §1.8).
-    /// Notes say "call n/m".
+    /// At each offset after the first call's start, one call per offset after the first. Notes say "call n/m".
     case afterFirstCall(offsets: [TimeInterval])
 
     var calls: Int {

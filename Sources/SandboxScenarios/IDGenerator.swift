@@ -4,9 +4,9 @@ import Foundation
 /// Makes the ids the fakes hand out (session ids, tokens, order ids, correlation ids). Injected so
 /// tests can get predictable ids.
 public protocol IDGenerator: Sendable {
-    /// A lower-case UUID string, the shape of Klarna's and Swedbank Pay's ids.
+    /// A lower-case UUID string, the shape of the providers' ids.
     func uuid() -> String
-    /// The id of an error answer (Klarna's `correlation_id`, the parts of a Swedbank Pay problem's `instance`), UUID
+    /// The id of an error answer (a correlation id, the parts of a problem's `instance`), UUID
     /// shaped. A stream of its own where that matters: errors do not shift the object ids of a sequential generator.
     func errorID() -> String
 }

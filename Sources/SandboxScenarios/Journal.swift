@@ -24,7 +24,7 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         public var requestBodyBytes: Data
         public var requestBody: String { String(decoding: requestBodyBytes, as: UTF8.self) }
         public var requestBodyTruncated: Bool
-        /// What the sandbox decided, e.g. `scenario=reject klarna.payments.authorize: reject (rule 0)`;
+        /// What the sandbox decided, e.g. `scenario=reject <provider>.<api>.authorize: reject (rule 0)`;
         /// empty for calls no scenario looked at. Described when read, cut to ``textLimit`` bytes and then marked
         /// with ``truncationMarker``. A note given as text is cut when journaled (see ``append(_:)``).
         public var note: String {

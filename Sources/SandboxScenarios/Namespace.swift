@@ -4,8 +4,8 @@ import Foundation
 /// Isolation unit: every session, token, order, clock offset and journal entry belongs to one namespace,
 /// so parallel test suites sharing a sandbox never see each other's state.
 ///
-/// Taken from the `Sandbox-Namespace` header, else the HTTP Basic user name, else the Bearer token (Swedbank
-/// Pay's merchant API), else `default`.
+/// Taken from the `Sandbox-Namespace` header, else the HTTP Basic user name, else the Bearer token, else
+/// `default`.
 public struct Namespace: Hashable, Sendable, CustomStringConvertible {
     public let name: String
     public init(_ name: String) { self.name = name }

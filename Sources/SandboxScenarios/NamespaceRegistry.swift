@@ -44,7 +44,7 @@ public final class NamespaceRegistry: Sendable {
 
 /// A provider's state that lives per namespace: `/__sandbox/reset` clears it, `/__sandbox/state` shows it.
 public protocol NamespacedState: Sendable {
-    /// The key under which ``snapshot(_:)`` appears in `/__sandbox/state` (e.g. "klarna_payments").
+    /// The key under which ``snapshot(_:)`` appears in `/__sandbox/state` (e.g. "<provider>_payments").
     var stateName: String { get }
     func reset(_ namespace: Namespace) async
     func snapshot(_ namespace: Namespace) async -> JSONText

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 
-/// A provider's error (Klarna's envelope, a Swedbank Pay problem): its answer carries ids (a correlation id, a problem
+/// A provider's error (an error envelope, an RFC 7807 problem): its answer carries ids (a correlation id, a problem
 /// instance) from the sandbox's injected ``IDGenerator``. The providers' error formats (``ProviderErrorFormat``)
 /// hold that generator and render errors through ``IDGenerator/answer(_:for:)``.
 public protocol ProviderError: HTTPResponseError {

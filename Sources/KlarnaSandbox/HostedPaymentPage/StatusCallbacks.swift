@@ -28,6 +28,7 @@ final class HPPStatusCallbacks: Sendable {
         let eventID = store.ids.uuid()
         let body = JSONText.object([("event_id", .string(eventID)), ("session", change.session.json)]).data
         let note = "status_update \(change.session.status.rawValue) of HPP session \(change.session.sessionID), event_id \(eventID)"
+        // A failed call is retried after a delay, a fixed number of calls in all (klarna-api.md §4.5).
         sender.send(Callback(namespace: change.namespace, url: target, body: body, note: note, requestID: eventID),
                     retrying: .afterEachFailure(delay: store.configuration.callbackRetryDelay,
                                                 calls: store.configuration.callbackAttempts))

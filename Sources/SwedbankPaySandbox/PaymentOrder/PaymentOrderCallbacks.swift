@@ -28,6 +28,7 @@ final class SwedbankPayCallbacks: Sendable {
 
     /// Starts delivering `event`; returns at once.
     func send(_ event: SwedbankPayCallbackEvent) {
+        // Retried at fixed offsets after the first call (swedbankpay-api.md §1.8).
         sender.send(Callback(namespace: event.namespace, url: event.url, body: event.body, note: event.note),
                     retrying: .afterFirstCall(offsets: configuration.callbackRetryOffsets))
     }
