@@ -19,7 +19,7 @@ public struct KlarnaCustomerTokenRoutes: Sendable {
         let tokens = "/customer-token/v1/tokens/:token"
 
         router.addImmediate("GET \(tokens)") { request in
-            let namespace = try authorize(request, store.configuration)
+            let namespace = try authenticate(request, store.configuration)
             let token = try request.parameters.require("token")
             return play(.klarnaCustomerTokenReadToken, request, namespace, object: token,
                         sticky: store.scenarioOf(namespace, customerToken: token)) { _ in
@@ -28,7 +28,7 @@ public struct KlarnaCustomerTokenRoutes: Sendable {
         }
         // 200 with the order (kco_rest_php: `->status('200')->contentType('application/json')`).
         router.addImmediate("POST \(tokens)/order") { request in
-            let namespace = try authorize(request, store.configuration)
+            let namespace = try authenticate(request, store.configuration)
             let token = try request.parameters.require("token")
             let body = KlarnaJSON.parsedBody(request)
             return play(.klarnaCustomerTokenCreateOrder, request, namespace, subject: try? body.get(), object: token,
@@ -41,7 +41,7 @@ public struct KlarnaCustomerTokenRoutes: Sendable {
         }
         // 202, empty body (§5b; kco_rest_php: `->status('202')`).
         router.addImmediate("PATCH \(tokens)/status") { request in
-            let namespace = try authorize(request, store.configuration)
+            let namespace = try authenticate(request, store.configuration)
             let token = try request.parameters.require("token")
             let body = KlarnaJSON.parsedBody(request)
             return play(.klarnaCustomerTokenUpdateStatus, request, namespace, subject: try? body.get(), object: token,

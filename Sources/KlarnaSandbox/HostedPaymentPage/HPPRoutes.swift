@@ -31,7 +31,7 @@ public struct KlarnaHPPRoutes: Sendable {
 
         // §4.1 create: 201 SessionCreationResponseV1.
         router.addImmediate("POST /hpp/v1/sessions") { request in
-            let namespace = try authorize(request, payments.configuration)
+            let namespace = try authenticate(request, payments.configuration)
             let body = KlarnaJSON.parsedBody(request)
             let linked = (try? body.get())?["payment_session_url"]?.stringValue.flatMap(KlarnaHPPCreateRequest.paymentSessionID(in:))
             return play(.klarnaHPPCreateSession, request, namespace, subject: try? body.get(), object: "new-hpp-session",
@@ -61,7 +61,7 @@ public struct KlarnaHPPRoutes: Sendable {
         }
         // §4.2 read.
         router.addImmediate("GET /hpp/v1/sessions/:session_id") { request in
-            let namespace = try authorize(request, payments.configuration)
+            let namespace = try authenticate(request, payments.configuration)
             let id = try request.parameters.require("session_id")
             return play(.klarnaHPPReadSession, request, namespace, object: id, sticky: sticky(namespace, id)) { _ in
                 .klarna(try store.read(namespace, id))
@@ -69,7 +69,7 @@ public struct KlarnaHPPRoutes: Sendable {
         }
         // §4.4 disable: 204, DISABLED.
         router.addImmediate("DELETE /hpp/v1/sessions/:session_id") { request in
-            let namespace = try authorize(request, payments.configuration)
+            let namespace = try authenticate(request, payments.configuration)
             let id = try request.parameters.require("session_id")
             return play(.klarnaHPPDisableSession, request, namespace, object: id, sticky: sticky(namespace, id)) { _ in
                 if let change = try store.disable(namespace, id) { callbacks.send(change) }
@@ -78,7 +78,7 @@ public struct KlarnaHPPRoutes: Sendable {
         }
         // §4.3 distribute: 201, empty. Nothing is sent; the distribution is recorded (state and journal).
         router.addImmediate("POST /hpp/v1/sessions/:session_id/distribution") { request in
-            let namespace = try authorize(request, payments.configuration)
+            let namespace = try authenticate(request, payments.configuration)
             let id = try request.parameters.require("session_id")
             let body = KlarnaJSON.parsedBody(request)
             return play(.klarnaHPPDistributeSession, request, namespace, subject: try? body.get(), object: id,

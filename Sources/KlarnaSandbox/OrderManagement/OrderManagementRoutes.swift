@@ -23,7 +23,7 @@ public struct KlarnaOrderManagementRoutes: Sendable {
     public func add(to router: inout Router) {
         let store = self.store
         let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
-        // `authorize` reads the credential policy from a KP configuration.
+        // `authenticate` reads the credential policy from a KP configuration.
         var credentials = KlarnaPaymentsConfiguration()
         credentials.credentials = store.configuration.credentials
         let auth = credentials
@@ -31,7 +31,7 @@ public struct KlarnaOrderManagementRoutes: Sendable {
 
         /// The order a request names, its namespace and sticky scenario.
         @Sendable func target(_ request: HTTPRequest) throws(KlarnaError) -> (namespace: Namespace, orderID: String, sticky: String?) {
-            let namespace = try authorize(request, auth)
+            let namespace = try authenticate(request, auth)
             let orderID: String
             do { orderID = try request.parameters.require("order_id") } catch { throw KlarnaError.noSuchOrder("") }
             return (namespace, orderID, store.scenarioOf(namespace, orderID: orderID))

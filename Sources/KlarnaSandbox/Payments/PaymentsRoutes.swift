@@ -17,7 +17,7 @@ public struct KlarnaPaymentsRoutes: Sendable {
         let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
 
         router.addImmediate("POST /payments/v1/sessions") { request in
-            let namespace = try authorize(request, store.configuration)
+            let namespace = try authenticate(request, store.configuration)
             let sticky = try play.scenarioForNewObject(request, namespace)
             let body = KlarnaJSON.parsedBody(request)
             return play(.klarnaPaymentsCreateSession, request, namespace, subject: try? body.get(), object: "new-session", sticky: sticky) { _ in
@@ -26,14 +26,14 @@ public struct KlarnaPaymentsRoutes: Sendable {
             }
         }
         router.addImmediate("GET /payments/v1/sessions/:session_id") { request in
-            let namespace = try authorize(request, store.configuration)
+            let namespace = try authenticate(request, store.configuration)
             let id = try request.parameters.require("session_id")
             return play(.klarnaPaymentsReadSession, request, namespace, object: id, sticky: store.scenarioOf(namespace, sessionID: id)) { _ in
                 .klarna(try store.readSession(namespace, id))
             }
         }
         router.addImmediate("POST /payments/v1/sessions/:session_id") { request in
-            let namespace = try authorize(request, store.configuration)
+            let namespace = try authenticate(request, store.configuration)
             let id = try request.parameters.require("session_id")
             let body = KlarnaJSON.parsedBody(request)
             return play(.klarnaPaymentsUpdateSession, request, namespace, subject: try? body.get(), object: id,
@@ -44,7 +44,7 @@ public struct KlarnaPaymentsRoutes: Sendable {
             }
         }
         router.addImmediate("DELETE /payments/v1/sessions/:session_id") { request in
-            let namespace = try authorize(request, store.configuration)
+            let namespace = try authenticate(request, store.configuration)
             let id = try request.parameters.require("session_id")
             return play(.klarnaPaymentsCancelSession, request, namespace, object: id, sticky: store.scenarioOf(namespace, sessionID: id)) { _ in
                 try store.cancelSession(namespace, id)
@@ -52,7 +52,7 @@ public struct KlarnaPaymentsRoutes: Sendable {
             }
         }
         router.addImmediate("POST /payments/v1/authorizations/:token/order") { request in
-            let namespace = try authorize(request, store.configuration)
+            let namespace = try authenticate(request, store.configuration)
             let token = try request.parameters.require("token")
             let body = KlarnaJSON.parsedBody(request)
             return play(.klarnaPaymentsCreateOrder, request, namespace, subject: try? body.get(), object: token,
@@ -62,7 +62,7 @@ public struct KlarnaPaymentsRoutes: Sendable {
             }
         }
         router.addImmediate("DELETE /payments/v1/authorizations/:token") { request in
-            let namespace = try authorize(request, store.configuration)
+            let namespace = try authenticate(request, store.configuration)
             let token = try request.parameters.require("token")
             return play(.klarnaPaymentsCancelAuthorization, request, namespace, object: token, sticky: store.scenarioOf(namespace, token: token)) { outcome in
                 try store.cancelAuthorization(namespace, token: token, outcome: outcome)
@@ -70,7 +70,7 @@ public struct KlarnaPaymentsRoutes: Sendable {
             }
         }
         router.addImmediate("POST /payments/v1/authorizations/:token/customer-token") { request in
-            let namespace = try authorize(request, store.configuration)
+            let namespace = try authenticate(request, store.configuration)
             let token = try request.parameters.require("token")
             let body = KlarnaJSON.parsedBody(request)
             return play(.klarnaPaymentsCreateCustomerToken, request, namespace, subject: try? body.get(), object: token,
@@ -148,7 +148,7 @@ struct SDKRequest: KlarnaJSONDecodable {
 /// HTTP Basic, as Klarna requires (klarna-api.md §1.2). Missing or unacceptable credentials: 401 in
 /// Klarna's envelope (the playground sends an HTML page; the JSON envelope is what clients parse).
 /// Returns the request's namespace.
-func authorize(_ request: HTTPRequest, _ configuration: KlarnaPaymentsConfiguration) throws(KlarnaError) -> Namespace {
+func authenticate(_ request: HTTPRequest, _ configuration: KlarnaPaymentsConfiguration) throws(KlarnaError) -> Namespace {
     let unauthorized = KlarnaError(.unauthorized, code: "UNAUTHORIZED")
     let credentials: BasicCredentials
     if let basic = BasicCredentials(request) {

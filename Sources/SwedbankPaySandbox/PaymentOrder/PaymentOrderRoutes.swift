@@ -24,7 +24,7 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
         /// The order a request names, its namespace, sticky scenario and stored version.
         @Sendable func target(_ request: HTTPRequest) throws(SwedbankPayProblem)
         -> (namespace: Namespace, orderID: String, sticky: String?, version: SwedbankPayAPIVersion) {
-            let namespace = try SwedbankPayAuth.authorize(request, configuration)
+            let namespace = try SwedbankPayAuth.authenticate(request, configuration)
             let orderID = request.parameters["id"] ?? ""
             guard let version = store.versionOf(namespace, orderID: orderID) else { throw .orderNotFound(orderID) }
             return (namespace, orderID, store.scenarioOf(namespace, orderID: orderID), version)
@@ -36,7 +36,7 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
         ]
 
         router.addImmediate("POST \(orders)") { request in
-            let namespace = try SwedbankPayAuth.authorize(request, configuration)
+            let namespace = try SwedbankPayAuth.authenticate(request, configuration)
             let sticky = try play.scenarioForNewObject(request, namespace)
             return play(.swedbankPayCreatePaymentOrder, request, namespace, object: "new", sticky: sticky) { _ throws(SwedbankPayProblem) in
                 let document = try SwedbankPayOrderValidation.parse(request.body)
@@ -130,7 +130,7 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
         for kind in SwedbankPayTokenKind.allCases {
             for segment in Set([kind.segment, kind.segment.lowercased()]) {
                 router.addImmediate("PATCH \(orders)/\(segment)/:token") { request in
-                    let namespace = try SwedbankPayAuth.authorize(request, configuration)
+                    let namespace = try SwedbankPayAuth.authenticate(request, configuration)
                     try SwedbankPayAuth.requireJSON(request)
                     let value = request.parameters["token"] ?? ""
                     return play(.swedbankPayDeleteToken, request, namespace, object: value, sticky: nil) { _ throws(SwedbankPayProblem) in
@@ -200,9 +200,9 @@ enum SwedbankPayAuth {
         "unauthorized", status: .unauthorized, title: "Unauthorized",
         detail: "Missing or invalid Authorization header. Expected: Authorization: Bearer <AccessToken>.")
 
-    /// The namespace of an authorized request; 401 without an accepted `Authorization: Bearer <token>` (the status
+    /// The namespace of an authenticated request; 401 without an accepted `Authorization: Bearer <token>` (the status
     /// is inferred: the reference does not document it, swedbankpay-api.md §6.4). Checked before 404 and validation (inferred).
-    static func authorize(_ request: HTTPRequest, _ configuration: SwedbankPayConfiguration) throws(SwedbankPayProblem) -> Namespace {
+    static func authenticate(_ request: HTTPRequest, _ configuration: SwedbankPayConfiguration) throws(SwedbankPayProblem) -> Namespace {
         guard let token = Namespace.bearerToken(request), configuration.acceptedTokens.map({ $0.contains(token) }) ?? true else {
             throw unauthorized
         }
