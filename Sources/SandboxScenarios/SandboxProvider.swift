@@ -30,9 +30,9 @@ public protocol SandboxProvider: Sendable {
 /// A path prefix a provider answers under and the format of its errors there.
 public struct SandboxPathPrefix: Sendable {
     public let prefix: String
-    public let errors: any HTTPErrorRenderer
+    public let errors: any ProviderErrorFormat
 
-    public init(_ prefix: String, errors: any HTTPErrorRenderer) {
+    public init(_ prefix: String, errors: any ProviderErrorFormat) {
         self.prefix = prefix
         self.errors = errors
     }
