@@ -38,6 +38,21 @@ import Musl
         #expect(journal.entries(a, .init(limit: 1)).map(\.path) == ["/ordermanagement/v1/orders/o/captures"])
     }
 
+    @Test func journal_JournalsAProvidersSandboxPrefix_OnlyOnceDeclared_AndResolvesNamespacesAsDeclared() throws {
+        let journal = Journal(capacity: 10, registry: registry)
+        try record(journal, .post, "/__sandbox/acme/pages/p1/pay", status: 200)
+        #expect(journal.entries(Namespace("a"), .init()).isEmpty)
+        journal.journal(sandboxPathPrefix: "/__sandbox/acme/")
+        journal.resolveNamespaces(JournalNamespaceResolver(underPathPrefix: "/__sandbox/acme/pages/") { request in
+            request.path.hasPrefix("/__sandbox/acme/pages/p1/") ? Namespace("owner") : nil
+        })
+        try record(journal, .post, "/__sandbox/acme/pages/p1/pay", status: 200)
+        try record(journal, .post, "/__sandbox/acme/pages/p2/pay", status: 200)
+        try record(journal, .get, "/__sandbox/acmeish", status: 404)
+        #expect(journal.entries(Namespace("owner"), .init()).map(\.path) == ["/__sandbox/acme/pages/p1/pay"])
+        #expect(journal.entries(Namespace("a"), .init()).map(\.path) == ["/__sandbox/acme/pages/p2/pay"])
+    }
+
     @Test func journal_IsPerNamespace_AndLeavesOutControlEndpoints() throws {
         let journal = Journal(capacity: 10, registry: registry)
         journal.journal(sandboxPathPrefix: "/__sandbox/klarna/")   // a provider's endpoints under /__sandbox/
