@@ -35,6 +35,7 @@ public final class PaymentSandbox: Sendable {
     public let klarnaHPP: KlarnaHPPStore
     public let klarnaOrderManagement: KlarnaOrderManagementStore
     public let swedbankPayOrders: SwedbankPayOrderStore
+    public let swedbankPaySessions: SwedbankPayPaymentSessionStore
     /// Every call to a faked API, bounded (``SandboxConfiguration/journalCapacity``).
     public let journal: Journal
     /// The loaded scenarios and who uses which.
@@ -57,10 +58,10 @@ public final class PaymentSandbox: Sendable {
         swedbankPayOrders = SwedbankPayOrderStore(registry: registry, ids: configuration.ids, configuration: configuration.swedbankPay,
                                                   journal: journal)
         (scenarios, loadFailure) = PaymentSandbox.loadScenarios(configuration)
+        swedbankPaySessions = SwedbankPayPaymentSessionStore(orders: swedbankPayOrders, scenarios: scenarios, journal: journal)
         var router = Router()
-        let swedbankPaySessions = SwedbankPayPaymentSessionRoutes(orders: swedbankPayOrders, scenarios: scenarios, journal: journal)
         ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios,
-                      states: [klarnaPayments, klarnaHPP, klarnaOrderManagement, swedbankPayOrders, swedbankPaySessions.sessions])
+                      states: [klarnaPayments, klarnaHPP, klarnaOrderManagement, swedbankPayOrders, swedbankPaySessions])
             .add(to: &router)
         if let token = configuration.controlToken {
             router.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, ControlToken(token).check)
@@ -71,7 +72,8 @@ public final class PaymentSandbox: Sendable {
         KlarnaOrderManagementRoutes(store: klarnaOrderManagement, scenarios: scenarios).add(to: &router)
         KlarnaCustomerTokenRoutes(store: klarnaPayments, scenarios: scenarios).add(to: &router)
         SwedbankPayPaymentOrderRoutes(store: swedbankPayOrders, scenarios: scenarios, journal: journal).add(to: &router)
-        swedbankPaySessions.add(to: &router)
+        SwedbankPayPaymentSessionRoutes(orders: swedbankPayOrders, sessions: swedbankPaySessions, scenarios: scenarios, journal: journal)
+            .add(to: &router)
         self.router = router
         self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger, observer: journal)
     }
@@ -124,31 +126,20 @@ public final class PaymentSandbox: Sendable {
         if let loadFailure { throw loadFailure }
     }
 
-    /// One request answered in-process, without a socket, as the server answers it (routing, the access check,
-    /// a handler's deferred answer, the error renderers) and journaled as the server journals it. A dropped
-    /// connection is thrown as `URLError(.networkConnectionLost)`, as a URLSession client sees it.
+    /// One request answered in-process, without a socket, as the server answers it (``Router/respond(to:timeout:)``
+    /// with the server's handler timeout) and journaled as the server journals it. A dropped connection is thrown
+    /// as `URLError(.networkConnectionLost)`, as a URLSession client sees it.
     package func respond(to request: HTTPRequest) async throws -> HTTPResponse {
         let started = ContinuousClock.now
         var request = request
         request.trustedForwardedHeaders = configuration.http.trustedForwardedHeaders
-        var response: HTTPResponse
-        switch router.resolve(&request) {
-        case .error(let error):
-            response = router.errorRenderer(forPath: request.path).render(error, for: request)
-        case .handler(.immediate(let handler)):
-            do { response = try handler(request) } catch { response = router.response(for: error, to: request) }
-        case .handler(.async(let handler)):
-            do { response = try await handler(request) } catch { response = router.response(for: error, to: request) }
-        }
-        if let deferred = response.deferred {
-            response = await deferred()
-            response.deferred = nil  // one hand-over only
-        }
+        let exchange = await router.respond(to: request, timeout: configuration.http.handlerTimeout)
         let elapsed = ContinuousClock.now - started
-        journal.exchangeCompleted(request, response,
-                                  durationSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        if response.dropsConnection { throw URLError(.networkConnectionLost) }
-        return response
+        journal.exchangeCompleted(exchange, durationSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        switch exchange.outcome {
+        case .response(let response): return response
+        case .connectionDropped: throw URLError(.networkConnectionLost)
+        }
     }
 
     /// The bundled scenarios (served from the parsed set of ``BundledScenarioSet``) and then the configuration's

@@ -43,7 +43,7 @@ final class EventLoop: @unchecked Sendable {
         var connectionID: UInt64
         var fd: Int32
         var sequence: Int
-        var response: HTTPResponse
+        var exchange: HTTPExchange
     }
 
     // Loop-thread state.
@@ -245,7 +245,7 @@ final class EventLoop: @unchecked Sendable {
         for fd in taken.connections { adopt(fd) }
         for completion in taken.completions {
             guard let connection = connections[completion.fd], connection.id == completion.connectionID else { continue }
-            connection.complete(sequence: completion.sequence, response: completion.response)
+            connection.complete(sequence: completion.sequence, exchange: completion.exchange)
         }
     }
 

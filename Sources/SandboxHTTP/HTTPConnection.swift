@@ -130,11 +130,11 @@ final class HTTPConnection {
     }
 
     /// The handler's answer arrived from its task.
-    func complete(sequence: Int, response: HTTPResponse) {
+    func complete(sequence: Int, exchange: HTTPExchange) {
         guard phase == .handling, sequence == self.sequence, let inFlight else { return }
         self.inFlight = nil
         phase = .reading
-        finish(inFlight.request, response, started: inFlight.started)
+        finish(exchange, started: inFlight.started)
         processInput(progressed: false)
         flush()
     }
@@ -163,11 +163,10 @@ final class HTTPConnection {
             inFlight.task?.cancel()
             self.inFlight = nil
             phase = .reading
-            let error = HTTPError(.serviceUnavailable, "handler did not answer within \(configuration.handlerTimeout)", kind: .handlerTimeout)
             // While stopping, the requests queued behind it are still answered.
             if !draining { closeAfterFlush = true }
-            finish(inFlight.request, loop.shared.router.errorRenderer(forPath: inFlight.request.path).render(error, for: inFlight.request),
-                   started: inFlight.started)
+            let response = loop.shared.router.handlerTimeoutResponse(for: inFlight.request, after: configuration.handlerTimeout)
+            finish(HTTPExchange(request: inFlight.request, response: response), started: inFlight.started)
             processInput(progressed: false)
         }
     }
@@ -196,7 +195,7 @@ final class HTTPConnection {
             inFlight.task?.cancel()
             self.inFlight = nil
             phase = .reading
-            finish(inFlight.request, shuttingDownResponse(for: inFlight.request), started: inFlight.started)
+            finish(HTTPExchange(request: inFlight.request, response: shuttingDownResponse(for: inFlight.request)), started: inFlight.started)
         }
         if phase == .reading { processInput(progressed: false) }
     }
@@ -288,76 +287,58 @@ final class HTTPConnection {
     private func dispatch(_ request: HTTPRequest) {
         let started = Socket.now()
         if loop.gracePeriodEnded {
-            finish(request, shuttingDownResponse(for: request), started: started)
+            finish(HTTPExchange(request: request, response: shuttingDownResponse(for: request)), started: started)
             return
         }
         var request = request
         request.trustedForwardedHeaders = configuration.trustedForwardedHeaders
-        let router = loop.shared.router
-        switch router.resolve(&request) {
-        case .error(let error):
-            finish(request, router.errorRenderer(forPath: request.path).render(error, for: request), started: started)
-        case .handler(.immediate(let handler)):
-            let response: HTTPResponse
-            do { response = try handler(request) } catch { response = respond(to: error, for: request) }
-            if let deferred = response.deferred {
-                startTask(request, started: started) { _ in await deferred() }
-            } else {
-                finish(request, response, started: started)
-            }
-        case .handler(.async(let handler)):
-            startTask(request, started: started, handler)
+        // Resolution, the handler and error mapping are the router's (Router.respond(to:timeout:) does the same).
+        switch loop.shared.router.route(request) {
+        case .answered(let exchange):
+            finish(exchange, started: started)
+        case .pending(let pending):
+            startTask(pending, started: started)
         }
     }
 
-    /// Runs `handler` as a task; its answer comes back through the loop's inbox (``complete(sequence:response:)``).
-    private func startTask(_ request: HTTPRequest, started: UInt64, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+    /// Awaits `pending` in a task; its answer comes back through the loop's inbox (``complete(sequence:exchange:)``).
+    private func startTask(_ pending: Router.PendingAnswer, started: UInt64) {
         sequence += 1
         phase = .handling
         setDeadline(.handler, after: configuration.handlerTimeout)
         let loop = self.loop, id = self.id, fd = self.fd, sequence = self.sequence
-        let task = Task { [request] in
-            var response: HTTPResponse
-            do { response = try await handler(request) } catch { response = HTTPConnection.respond(to: error, for: request, shared: loop.shared) }
-            response.deferred = nil  // one hand-over only
-            loop.submit(EventLoop.Completion(connectionID: id, fd: fd, sequence: sequence, response: response))
+        let task = Task {
+            let exchange = await pending.run(loop.shared.router)
+            loop.submit(EventLoop.Completion(connectionID: id, fd: fd, sequence: sequence, exchange: exchange))
         }
-        inFlight = InFlight(request: request, started: started, task: task)
+        inFlight = InFlight(request: pending.request, started: started, task: task)
     }
 
-    private func respond(to error: any Error, for request: HTTPRequest) -> HTTPResponse {
-        HTTPConnection.respond(to: error, for: request, shared: loop.shared)
-    }
-
-    /// The answer to what a handler threw. Errors that are not meant for the client are logged in full
-    /// here; the client's 500 names only the request id.
-    static func respond(to error: any Error, for request: HTTPRequest, shared: ServerShared) -> HTTPResponse {
-        if !(error is any HTTPResponseError) && !(error is HTTPError) {
-            shared.logger?.log(.error, "\(request.id) \(request.method) \(request.path): handler threw \(error)")
+    /// Queues the answer to a request and logs it. Errors a handler threw that are not meant for the client are
+    /// logged in full here; the client's 500 names only the request id.
+    private func finish(_ exchange: HTTPExchange, started: UInt64) {
+        let request = exchange.request
+        if let error = exchange.unexpectedError {
+            loop.shared.logger?.log(.error, "\(request.id) \(request.method) \(request.path): handler threw \(error)")
         }
-        return shared.router.response(for: error, to: request)
-    }
-
-    /// Queues the answer to `request` and logs it.
-    private func finish(_ request: HTTPRequest, _ response: HTTPResponse, started: UInt64) {
-        if response.dropsConnection {
+        guard case .response(let response) = exchange.outcome else {
             // Logged and observed with the pseudo-status 499; the client sees the connection close, nothing else.
-            log(request.id, request.method.rawValue, request.path, response.status.code, started: started, bytes: 0)
-            loop.shared.observer?.exchangeCompleted(request, response, durationSeconds: Double(Socket.now() - started) / 1e9)
+            log(request.id, request.method.rawValue, request.path, exchange.status, started: started, bytes: 0)
+            loop.shared.observer?.exchangeCompleted(exchange, durationSeconds: Double(Socket.now() - started) / 1e9)
             close()
             return
         }
         // While stopping, only the last of the requests received before the stop closes.
-        let keepAlive = request.wantsKeepAlive && !response.closesConnection && !closeAfterFlush
-            && (draining ? !drained.isEmpty : !parser.isFinished)
+        let keepAlive = request.wantsKeepAlive && !closeAfterFlush && (draining ? !drained.isEmpty : !parser.isFinished)
         let before = output.count
-        ResponseSerializer.write(response, requestMethod: request.method, requestVersion: request.version,
-                                 keepAlive: keepAlive, date: loop.currentDate(), into: &output)
-        if !keepAlive { closeAfterFlush = true }
+        // A handler's `Connection: close` closes too.
+        let keptAlive = ResponseSerializer.write(response, requestMethod: request.method, requestVersion: request.version,
+                                                 keepAlive: keepAlive, date: loop.currentDate(), into: &output)
+        if !keptAlive { closeAfterFlush = true }
         requestsAnswered += 1
         log(request.id, request.method.rawValue, request.path, response.status.code, started: started, bytes: output.count - before)
         if let observer = loop.shared.observer {
-            observer.exchangeCompleted(request, response, durationSeconds: Double(Socket.now() - started) / 1e9)
+            observer.exchangeCompleted(exchange, durationSeconds: Double(Socket.now() - started) / 1e9)
         }
     }
 
@@ -367,8 +348,7 @@ final class HTTPConnection {
         let started = Socket.now()
         let subject = request ?? HTTPRequest(placeholderWithID: "\(String(id, radix: 36))-err")
         let renderer = loop.shared.router.errorRenderer(forPath: request?.path ?? path ?? parser.pathOfPartialHead ?? "")
-        var response = renderer.render(error, for: subject)
-        response.closesConnection = true
+        let response = renderer.render(error, for: subject)
         closeAfterFlush = true
         let before = output.count
         ResponseSerializer.write(response, requestMethod: subject.method, requestVersion: subject.version,

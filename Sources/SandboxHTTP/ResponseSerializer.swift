@@ -8,12 +8,16 @@ import Darwin
 #endif
 
 /// Writes responses as HTTP/1.1 bytes (RFC 9112 §4, §6). The server owns `Date`, `Content-Length`,
-/// `Connection` and `Transfer-Encoding`; handlers' values for those are dropped.
+/// `Connection` and `Transfer-Encoding`; handlers' values for those are dropped, except that a handler's
+/// `Connection: close` closes the connection (the server writes its own `Connection: close`).
 enum ResponseSerializer {
+    /// Returns whether the connection stays open: `keepAlive`, unless the response asked to close.
+    @discardableResult
     static func write(
         _ response: HTTPResponse, requestMethod: HTTPMethod, requestVersion: HTTPVersion, keepAlive: Bool,
         date: [UInt8], into out: inout [UInt8]
-    ) {
+    ) -> Bool {
+        var keepAlive = keepAlive
         let code = response.status.code
         out.reserveCapacity(out.count + 160 + response.body.count)
         out.append(contentsOf: "HTTP/1.1 ".utf8)
@@ -21,7 +25,11 @@ enum ResponseSerializer {
         out.append(.space)
         appendSanitized(response.status.reasonPhrase, into: &out)
         out.append(contentsOf: crlf)
-        for field in response.headers.fields where !managedHeader(field.name) {
+        for field in response.headers.fields {
+            if managedHeader(field.name) {
+                if field.name.equalsCaseInsensitiveASCII("Connection") && asksToClose(field.value) { keepAlive = false }
+                continue
+            }
             appendSanitized(field.name, into: &out)
             out.append(contentsOf: ": ".utf8)
             appendSanitized(field.value, into: &out)
@@ -44,6 +52,12 @@ enum ResponseSerializer {
         }
         out.append(contentsOf: crlf)
         if bodyAllowed && requestMethod != .head { out.append(contentsOf: response.body) }
+        return keepAlive
+    }
+
+    /// A `Connection` value that lists `close` (RFC 9110 §7.6.1).
+    private static func asksToClose(_ value: String) -> Bool {
+        value.split(separator: ",").contains { $0.trimmingOWS().equalsCaseInsensitiveASCII("close") }
     }
 
     static let crlf: [UInt8] = [.cr, .lf]

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 
 /// Maps "METHOD /path/:param" patterns to handlers. Build it, then hand it to ``HTTPServer``, which
-/// keeps it as an immutable `Sendable` value.
+/// keeps it as an immutable `Sendable` value, or ask it directly with ``respond(to:timeout:)`` (no socket).
 ///
 /// ```swift
 /// var router = Router()
@@ -18,10 +18,10 @@ public struct Router: Sendable {
     /// A route's handler. `immediate` handlers run on the connection's event-loop thread without a task
     /// hop: use them only for work that never blocks and takes microseconds (health, the fakes' stores
     /// behind short locks). One that decides it must wait (a scenario's delay) returns
-    /// ``HTTPResponse/later(_:)`` and the wait happens in a task. Everything else is `async`.
+    /// ``HTTPReply/later(note:_:)`` and the wait happens in a task. Everything else is `async`.
     public enum Handler: Sendable {
-        case immediate(@Sendable (HTTPRequest) throws -> HTTPResponse)
-        case async(@Sendable (HTTPRequest) async throws -> HTTPResponse)
+        case immediate(@Sendable (HTTPRequest) throws -> HTTPReply)
+        case async(@Sendable (HTTPRequest) async throws -> HTTPReply)
     }
 
     public enum Resolution: Sendable {
@@ -50,11 +50,25 @@ public struct Router: Sendable {
 
     /// Adds an `async` route. `route` is "METHOD /path".
     public mutating func add(_ route: String, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+        add(route, handler: .async { request in HTTPReply(try await handler(request)) })
+    }
+
+    /// Adds an `async` route whose handler decides more than a response (see ``HTTPReply``).
+    /// Disfavoured, so a handler that only throws is a plain one.
+    @_disfavoredOverload
+    public mutating func add(_ route: String, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPReply) {
         add(route, handler: .async(handler))
     }
 
     /// Adds an `immediate` route (see ``Handler/immediate``).
     public mutating func addImmediate(_ route: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) {
+        add(route, handler: .immediate { request in HTTPReply(try handler(request)) })
+    }
+
+    /// Adds an `immediate` route whose handler decides more than a response (see ``HTTPReply``).
+    /// Disfavoured, so a handler that only throws is a plain one.
+    @_disfavoredOverload
+    public mutating func addImmediate(_ route: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPReply) {
         add(route, handler: .immediate(handler))
     }
 

@@ -94,7 +94,10 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         return resolve?(request) ?? Namespace(for: request)
     }
 
-    public func exchangeCompleted(_ request: HTTPRequest, _ response: HTTPResponse, durationSeconds: Double) {
+    /// Journals one answered call with its note (the server calls it; so may an in-process caller of
+    /// ``Router/respond(to:timeout:)``, see there). A dropped connection is journaled with status 499.
+    public func exchangeCompleted(_ exchange: HTTPExchange, durationSeconds: Double) {
+        let request = exchange.request
         guard Journal.isJournaled(request.path) else { return }
         let namespace = namespace(of: request)
         let query = request.target.utf8.firstIndex(of: UInt8(ascii: "?")).map { Journal.ownedPrefix(request.target.utf8[request.target.utf8.index(after: $0)...]) }
@@ -102,10 +105,10 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         let path = request.path.utf8.count <= Journal.textLimit ? (text: request.path, truncated: false) : Journal.ownedPrefix(request.path.utf8[...])
         let entry = Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: request.id,
                           method: request.method.rawValue, path: path.text, pathTruncated: path.truncated,
-                          query: query?.text, queryTruncated: query?.truncated ?? false, status: response.status.code,
+                          query: query?.text, queryTruncated: query?.truncated ?? false, status: exchange.status,
                           durationSeconds: durationSeconds, requestBodyBytes: Journal.ownedPrefix(request.body, bodyLimit),
                           requestBodyTruncated: request.body.count > bodyLimit,
-                          noteSource: response.diagnostic)
+                          noteSource: exchange.note)
         append(entry)
     }
 

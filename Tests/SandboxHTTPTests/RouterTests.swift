@@ -23,12 +23,13 @@ import Testing
 
     static func resolve(_ router: Router, _ method: String, _ target: String) async throws -> Resolved {
         var request = try HTTPRequest(method: HTTPMethod(method), target: target)
-        let response: HTTPResponse
+        let reply: HTTPReply
         switch router.resolve(&request) {
         case .error(let error): return .error(error)
-        case .handler(.immediate(let handler)): response = try handler(request)
-        case .handler(.async(let handler)): response = try await handler(request)
+        case .handler(.immediate(let handler)): reply = try handler(request)
+        case .handler(.async(let handler)): reply = try await handler(request)
         }
+        guard case .response(let response) = reply.answer else { throw HTTPError(.internalServerError, "not an answer now") }
         return .handler(label: String(decoding: response.body, as: UTF8.self), parameters: request.parameters)
     }
 

@@ -104,17 +104,15 @@ import Musl
     struct LongDescription: CustomStringConvertible, Sendable { var description: String { String(repeating: "d", count: 10_000) } }
 
     /// Notes of every kind are cut to 2 KiB and marked: text given to ``Journal/record`` (a DISTRIBUTION's
-    /// 4 MiB "e-mail"), text and described values handed over as a response's diagnostic. Short notes stay whole.
+    /// 4 MiB "e-mail"), text and described values handed over as an exchange's note. Short notes stay whole.
     @Test func journal_CutsLongNotes() throws {
         let journal = Journal(capacity: 8, registry: registry)
         let huge = String(repeating: "e", count: 4 << 20)
         journal.record(Namespace("a"), method: "DISTRIBUTION", path: "http://localhost/hpp/payments/x", status: 0, note: "email to " + huge)
         journal.record(Namespace("a"), method: "CALLBACK", path: "http://localhost/cb", status: 0, note: "attempt 1: refused")
         for diagnostic in [huge as any CustomStringConvertible & Sendable, LongDescription()] {
-            var response = HTTPResponse(status: .ok)
-            response.diagnostic = diagnostic
             let request = try HTTPRequest(method: .post, target: "/payments/v1/sessions", headers: ["Sandbox-Namespace": "a"])
-            journal.exchangeCompleted(request, response, durationSeconds: 0.001)
+            journal.exchangeCompleted(request, HTTPResponse(status: .ok), note: diagnostic, durationSeconds: 0.001)
         }
         let notes = journal.entries(Namespace("a"), .init()).map(\.note)
         #expect(notes.count == 4)

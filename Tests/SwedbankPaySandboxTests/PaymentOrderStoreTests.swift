@@ -29,21 +29,8 @@ import Testing
         func send(_ method: HTTPMethod, _ target: String, body: String? = nil, token: String = "t") async throws -> HTTPResponse {
             var headers: HTTPHeaders = ["Authorization": "Bearer \(token)", "Host": "sandbox.test"]
             if body != nil { headers.set(name: "Content-Type", value: "application/json;version=3.1") }
-            var request = try HTTPRequest(method: method, target: target, headers: headers, body: Data((body ?? "").utf8))
-            switch router.resolve(&request) {
-            case .handler(let handler): return try await Self.run(handler, request)
-            case .error(let error): return router.response(for: error, to: request)
-            }
-        }
-
-        static func run(_ handler: Router.Handler, _ request: HTTPRequest) async throws -> HTTPResponse {
-            var response: HTTPResponse
-            switch handler {
-            case .immediate(let body): response = try body(request)
-            case .async(let body): response = try await body(request)
-            }
-            if let deferred = response.deferred { response = await deferred() }
-            return response
+            let request = try HTTPRequest(method: method, target: target, headers: headers, body: Data((body ?? "").utf8))
+            return try #require(await router.respond(to: request).response)
         }
     }
 

@@ -5,7 +5,7 @@ import Foundation
 
 /// A customer token as the sandbox keeps it: made by POST /payments/v1/authorizations/{token}/customer-token.
 /// A class, changed in place under the Klarna Payments store's lock and never handed out.
-final class CustomerTokenRecord: @unchecked Sendable {
+final class CustomerTokenRecord {
     let id: String
     let sessionID: String
     /// The KP session's sticky scenario; the token's orders follow it too.

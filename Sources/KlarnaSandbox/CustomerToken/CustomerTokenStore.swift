@@ -6,7 +6,7 @@ import Foundation
 
 extension PaymentsLedger {
     func customerToken(_ namespace: Namespace, _ tokenID: String) -> CustomerTokenRecord? {
-        books[namespace]?.customerTokens[tokenID]
+        customerTokens[tokenID]
     }
 
     /// POST /customer-token/v1/tokens/{token}/order. What the order leaves out is taken from the token (its
@@ -54,20 +54,20 @@ extension PaymentsLedger {
 
 extension KlarnaPaymentsStore {
     func readCustomerToken(_ namespace: Namespace, _ tokenID: String) throws(KlarnaError) -> KlarnaCustomerTokenRead {
-        guard let read = ledger(namespace).withLock({ $0.customerToken(namespace, tokenID)?.read }) else { throw .invalidCustomerTokenID }
+        guard let read = ledgers.withState(namespace, { $0.customerToken(namespace, tokenID)?.read }) else { throw .invalidCustomerTokenID }
         return read
     }
 
     func scenarioOf(_ namespace: Namespace, customerToken tokenID: String) -> String? {
-        ledger(namespace).withLock { $0.customerToken(namespace, tokenID)?.scenario }
+        ledgers.withState(namespace) { $0.customerToken(namespace, tokenID)?.scenario }
     }
 
     /// The order, also placed in Order Management (klarna-api.md §5b: "an Order Management order like any
     /// other"), captured at once with `auto_capture`.
     func createOrder(_ namespace: Namespace, customerToken tokenID: String, _ request: KlarnaCreateOrderRequest,
                      idempotencyKey: String?, outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaOrder {
-        let result = try ledger(namespace).withLock { (ledger) throws(KlarnaError) in
-            try ledger.createOrder(namespace, customerToken: tokenID, request, idempotencyKey: idempotencyKey, outcome: outcome)
+        let result = try ledgers.withState(namespace) { (state) throws(KlarnaError) in
+            try state.createOrder(namespace, customerToken: tokenID, request, idempotencyKey: idempotencyKey, outcome: outcome)
         }
         if result.placed {
             orders?.place(namespace, orderID: result.order.orderId, request: result.request, fraudStatus: result.order.fraudStatus,
@@ -78,6 +78,6 @@ extension KlarnaPaymentsStore {
 
     func cancelCustomerToken(_ namespace: Namespace, _ tokenID: String,
                              _ update: Result<KlarnaCustomerTokenStatusUpdate, KlarnaError>) throws(KlarnaError) {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.cancelCustomerToken(namespace, tokenID, update) }
+        try ledgers.withState(namespace) { (state) throws(KlarnaError) in try state.cancelCustomerToken(namespace, tokenID, update) }
     }
 }

@@ -22,10 +22,10 @@ struct HPPConsumerFlow: Sendable {
 
     /// The answer for the browser's form post or an API client: 303 to the outcome's merchant URL (with
     /// `{"status", "location"}` for API clients), else the result page (browser) or `{"status"}` (API).
-    func perform(_ action: HPPConsumerAction, sessionID: String, _ request: HTTPRequest) -> HTTPResponse {
+    func perform(_ action: HPPConsumerAction, sessionID: String, _ request: HTTPRequest) -> HTTPReply {
         let browser = Self.isBrowser(request)
         guard let located = store.consumerContext(sessionID) else {
-            return browser ? Self.page(.notFound, sessionID: sessionID) : KlarnaError.hppSessionNotFound.response(for: request)
+            return HTTPReply(browser ? Self.page(.notFound, sessionID: sessionID) : KlarnaError.hppSessionNotFound.response(for: request))
         }
         let namespace = located.namespace
         let context: HPPConsumerContext
@@ -37,9 +37,9 @@ struct HPPConsumerFlow: Sendable {
             if browser, let reason = Self.unavailableReason(located) {
                 var response = Self.page(reason, sessionID: sessionID)
                 if !located.expired { response.status = .conflict }
-                return response
+                return HTTPReply(response)
             }
-            return error.response(for: request)
+            return HTTPReply(error.response(for: request))
         }
         switch action {
         case .back:
@@ -59,7 +59,7 @@ struct HPPConsumerFlow: Sendable {
 
     // MARK: Pay
 
-    private func pay(_ context: HPPConsumerContext, _ request: HTTPRequest, browser: Bool) -> HTTPResponse {
+    private func pay(_ context: HPPConsumerContext, _ request: HTTPRequest, browser: Bool) -> HTTPReply {
         let namespace = context.namespace, kpSessionID = context.paymentSessionID
         // The KP session as the consumer authorizes it: what scenario conditions look at, as for the SDK's authorize.
         let view = payments.customerView(namespace, sessionID: kpSessionID, data: nil)
@@ -70,7 +70,7 @@ struct HPPConsumerFlow: Sendable {
                                                      sticky: view?.scenario)
         } catch {
             _ = store.endAction(namespace, context.sessionID, status: nil)
-            return KlarnaError.unknownScenario(error).response(for: request)
+            return HTTPReply(KlarnaError.unknownScenario(error).response(for: request))
         }
         let note = "scenario=\(scenario ?? "-") \(ScenarioOperation.klarnaPaymentsAuthorize.rawValue) (hosted page pay): \(decision)"
         guard let delay = decision.delay else {
@@ -91,7 +91,7 @@ struct HPPConsumerFlow: Sendable {
     /// - invalid_client_token, http_error, drop_connection: an error while paying: ERROR, to `error`, else `failure`
     ///   (§4.1: "if error is empty, failure is used").
     private func authorize(_ context: HPPConsumerContext, outcome: ScenarioOutcome, _ request: HTTPRequest, browser: Bool,
-                           note: String) -> HTTPResponse {
+                           note: String) -> HTTPReply {
         let namespace = context.namespace, kpSessionID = context.paymentSessionID
         let urls = context.merchantURLs
         let errorURL = urls.error ?? urls.failure
@@ -125,7 +125,7 @@ struct HPPConsumerFlow: Sendable {
     /// also places it in Order Management (captured with auto_capture). `authorization_token` is shown for
     /// NONE only (klarna-api.md §4.2).
     private func placeOrder(_ context: HPPConsumerContext, token: String, _ request: HTTPRequest, browser: Bool,
-                            note: String) -> HTTPResponse {
+                            note: String) -> HTTPReply {
         let namespace = context.namespace
         let urls = context.merchantURLs
         guard let fields = payments.customerView(namespace, sessionID: context.paymentSessionID, data: nil)?.fields else {
@@ -162,7 +162,7 @@ struct HPPConsumerFlow: Sendable {
     /// shows a generic page").
     private func finish(_ context: HPPConsumerContext, _ status: KlarnaHPPStatus, location template: String?, browser: Bool,
                         note: String, authorizationToken: String? = nil, orderID: String? = nil,
-                        klarnaReference: String? = nil) -> HTTPResponse {
+                        klarnaReference: String? = nil) -> HTTPReply {
         let change = store.endAction(context.namespace, context.sessionID, status: status, authorizationToken: authorizationToken,
                                      orderID: orderID, klarnaReference: klarnaReference)
         if let change { callbacks.send(change) }
@@ -180,8 +180,7 @@ struct HPPConsumerFlow: Sendable {
             response = .json(JSONText.object([("status", .string(session.status.rawValue))]).data)
         }
         response.headers.set(name: "Cache-Control", value: "no-store")
-        response.diagnostic = "HPP session \(context.sessionID): \(note) -> \(session.status.rawValue)"
-        return response
+        return HTTPReply(response, note: "HPP session \(context.sessionID): \(note) -> \(session.status.rawValue)")
     }
 
     /// A form post from the page (or a client that asks for HTML) gets pages; everything else JSON.

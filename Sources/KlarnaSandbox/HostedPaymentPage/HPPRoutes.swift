@@ -107,11 +107,11 @@ public struct KlarnaHPPRoutes: Sendable {
         // The consumer's page (no auth: the browser follows redirect_url). Opening it moves the session to IN_PROGRESS.
         router.addImmediate("GET /hpp/payments/:session_id") { request in
             let id = try request.parameters.require("session_id")
-            guard let context = store.consumerContext(id) else { return HPPConsumerFlow.page(.notFound, sessionID: id) }
-            if let reason = HPPConsumerFlow.unavailableReason(context) { return HPPConsumerFlow.page(reason, sessionID: id) }
+            guard let context = store.consumerContext(id) else { return HTTPReply(HPPConsumerFlow.page(.notFound, sessionID: id)) }
+            if let reason = HPPConsumerFlow.unavailableReason(context) { return HTTPReply(HPPConsumerFlow.page(reason, sessionID: id)) }
             // "When a Payment Session is being completed, canceled or expires, it is also the case for the HPP Session" (§4.2).
             guard let paymentSession = try? payments.readSession(context.namespace, context.paymentSessionID),
-                  paymentSession.status != "complete" else { return HPPConsumerFlow.page(.ended, sessionID: id) }
+                  paymentSession.status != "complete" else { return HTTPReply(HPPConsumerFlow.page(.ended, sessionID: id)) }
             var status = context.status
             if request.method != .head, let change = store.open(context.namespace, id) {
                 callbacks.send(change)
@@ -128,10 +128,9 @@ public struct KlarnaHPPRoutes: Sendable {
             } ?? offered.map { HostedPage.Category(identifier: $0.identifier, name: $0.name) }
             let cart = HostedPage.Cart(lines: fields.orderLines ?? [], orderAmount: fields.orderAmount, currency: fields.purchaseCurrency,
                                        categories: categories)
-            var response = HPPConsumerFlow.htmlPage(HostedPage.payment(sessionID: id, status: status, title: context.options.pageTitle,
+            let response = HPPConsumerFlow.htmlPage(HostedPage.payment(sessionID: id, status: status, title: context.options.pageTitle,
                                                                        cart: cart))
-            response.diagnostic = "HPP session \(id): page opened -> \(status.rawValue)"
-            return response
+            return HTTPReply(response, note: "HPP session \(id): page opened -> \(status.rawValue)")
         }
 
         // The page's buttons (formaction) and backend tests without a browser.

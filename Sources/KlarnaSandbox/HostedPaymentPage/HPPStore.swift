@@ -42,16 +42,15 @@ struct HPPConsumerContext: Sendable {
     var read: KlarnaHPPSessionRead
 }
 
-/// Klarna HPP state of some namespaces. A plain value; the store below owns several, each behind a lock
-/// (the same layout as Klarna Payments' ledger).
-struct HPPLedger: Sendable {
+/// Klarna HPP's ledger of one namespace. A plain value that ``KlarnaHPPStore`` keeps in a ``NamespacedStore``
+/// (as Klarna Payments' ledger).
+struct HPPLedger: NamespaceStateValue {
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: KlarnaHPPConfiguration
-    var books: [Namespace: Book] = [:]
 
     // A class so operations change it in place; it never leaves the lock (value copies go out).
-    final class Session: @unchecked Sendable {
+    final class Session {
         let id: String
         let paymentSessionID: String
         let merchantURLs: KlarnaHPPMerchantURLs
@@ -83,10 +82,11 @@ struct HPPLedger: Sendable {
         }
     }
 
-    struct Book {
-        var sessions: [String: Session] = [:]
-        var nextSweep = Date.distantPast
-    }
+    var sessions: [String: Session] = [:]
+    /// At most once a minute of the namespace's clock; creations alone do not make a sweep due.
+    var sweep = SweepSchedule(creationsPerSweep: .max, tracksExpiry: false)
+
+    var isEmpty: Bool { sessions.isEmpty }
 
     // MARK: Merchant API (§4.1–4.4)
 
@@ -98,13 +98,13 @@ struct HPPLedger: Sendable {
         guard now < expiresAt else { throw .hppPaymentSessionExpired }
         sweepExpired(namespace, now: now)
         let session = Session(id: ids.uuid(), paymentSessionID: paymentSessionID, request: request, createdAt: now, expiresAt: expiresAt)
-        books[namespace, default: Book()].sessions[session.id] = session
+        sessions[session.id] = session
         return KlarnaHPPSessionCreated(sessionID: session.id, baseURL: baseURL, distributionToken: ids.uuid(), expiresAt: expiresAt)
     }
 
     /// A session within its lifetime; expired ones answer 404 like unknown ones (klarna-api.md §3.3).
     func liveSession(_ namespace: Namespace, _ id: String, notFound: KlarnaError = .hppSessionNotFound) throws(KlarnaError) -> Session {
-        guard let session = books[namespace]?.sessions[id], registry.now(namespace) < session.expiresAt else { throw notFound }
+        guard let session = sessions[id], registry.now(namespace) < session.expiresAt else { throw notFound }
         return session
     }
 
@@ -112,7 +112,7 @@ struct HPPLedger: Sendable {
         try liveSession(namespace, id).read
     }
 
-    func paymentSessionID(_ namespace: Namespace, _ id: String) -> String? { books[namespace]?.sessions[id]?.paymentSessionID }
+    func paymentSessionID(_ namespace: Namespace, _ id: String) -> String? { sessions[id]?.paymentSessionID }
 
     /// Records a distribution; nothing is sent (inferred). DISABLED: 400 (§4.3).
     mutating func distribute(_ namespace: Namespace, _ id: String, _ distribution: KlarnaHPPDistribution) throws(KlarnaError) -> KlarnaHPPDistribution {
@@ -139,12 +139,10 @@ struct HPPLedger: Sendable {
 
     /// Finds a session by id in any namespace: the consumer's browser carries neither credentials nor a
     /// namespace header (ids are UUIDs), as KP's order redirect does.
-    func locate(_ id: String) -> Namespace? {
-        books.first { $0.value.sessions[id] != nil }?.key
-    }
+    func holds(_ id: String) -> Bool { sessions[id] != nil }
 
     func context(_ namespace: Namespace, _ id: String) -> HPPConsumerContext? {
-        guard let session = books[namespace]?.sessions[id] else { return nil }
+        guard let session = sessions[id] else { return nil }
         return HPPConsumerContext(namespace: namespace, sessionID: id, paymentSessionID: session.paymentSessionID,
                                   status: session.status, expired: registry.now(namespace) >= session.expiresAt,
                                   options: session.options, merchantURLs: session.merchantURLs,
@@ -177,7 +175,7 @@ struct HPPLedger: Sendable {
     /// status stays (the KP authorization, if any, is left unused).
     mutating func endAction(_ namespace: Namespace, _ id: String, status: KlarnaHPPStatus?, authorizationToken: String? = nil,
                             orderID: String? = nil, klarnaReference: String? = nil) -> HPPStatusChange? {
-        guard let session = books[namespace]?.sessions[id] else { return nil }
+        guard let session = sessions[id] else { return nil }
         session.actionInFlight = false
         guard let status, !session.status.isFinal else { return nil }
         session.authorizationToken = authorizationToken
@@ -198,16 +196,13 @@ struct HPPLedger: Sendable {
 
     /// Sessions expired for longer than the retention are dropped, at most once a minute of the namespace's clock.
     private mutating func sweepExpired(_ namespace: Namespace, now: Date) {
-        guard let book = books[namespace], now >= book.nextSweep else { return }
+        guard !sessions.isEmpty, sweep.creationIsDue(now: now) else { return }
         let keepAfter = now - configuration.expiredSessionRetention
-        books[namespace]?.sessions = book.sessions.filter { $0.value.expiresAt > keepAfter }
-        books[namespace]?.nextSweep = now + 60
+        sessions = sessions.filter { $0.value.expiresAt > keepAfter }
     }
 
-    mutating func reset(_ namespace: Namespace) { books[namespace] = nil }
-
     func snapshot(_ namespace: Namespace) -> JSONText {
-        let sessions = (books[namespace]?.sessions.values).map { $0.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) } } ?? []
+        let sessions = self.sessions.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         let now = registry.now(namespace)
         return .object([
             ("sessions", .array(sessions.map { session in
@@ -245,7 +240,7 @@ public final class KlarnaHPPStore: NamespacedState, Sendable {
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: KlarnaHPPConfiguration
-    private let shards: [Locked<HPPLedger>]
+    private let ledgers: NamespacedStore<HPPLedger>
     /// Bumped by reset: status callbacks still waiting to retry for the namespace then stop.
     private let generations = Locked<[Namespace: Int]>([:])
 
@@ -253,62 +248,52 @@ public final class KlarnaHPPStore: NamespacedState, Sendable {
         self.registry = registry
         self.ids = ids
         self.configuration = configuration
-        shards = (0..<8).map { _ in Locked(HPPLedger(registry: registry, ids: ids, configuration: configuration)) }
-    }
-
-    private func ledger(_ namespace: Namespace) -> Locked<HPPLedger> {
-        shards[Int(UInt(bitPattern: namespace.hashValue) % UInt(shards.count))]
+        ledgers = NamespacedStore { HPPLedger(registry: registry, ids: ids, configuration: configuration) }
     }
 
     func create(_ namespace: Namespace, _ request: KlarnaHPPCreateRequest, paymentSessionID: String, paymentSessionExpiresAt: Date,
                 baseURL: String) throws(KlarnaError) -> KlarnaHPPSessionCreated {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in
-            try ledger.create(namespace, request, paymentSessionID: paymentSessionID, paymentSessionExpiresAt: paymentSessionExpiresAt,
+        try ledgers.withState(namespace) { (state) throws(KlarnaError) in
+            try state.create(namespace, request, paymentSessionID: paymentSessionID, paymentSessionExpiresAt: paymentSessionExpiresAt,
                               baseURL: baseURL)
         }
     }
 
     func read(_ namespace: Namespace, _ id: String) throws(KlarnaError) -> KlarnaHPPSessionRead {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.read(namespace, id) }
+        try ledgers.withState(namespace) { (state) throws(KlarnaError) in try state.read(namespace, id) }
     }
 
     func paymentSessionID(_ namespace: Namespace, _ id: String) -> String? {
-        ledger(namespace).withLock { $0.paymentSessionID(namespace, id) }
+        ledgers.withState(namespace) { $0.paymentSessionID(namespace, id) }
     }
 
     func distribute(_ namespace: Namespace, _ id: String, _ distribution: KlarnaHPPDistribution) throws(KlarnaError) -> KlarnaHPPDistribution {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.distribute(namespace, id, distribution) }
+        try ledgers.withState(namespace) { (state) throws(KlarnaError) in try state.distribute(namespace, id, distribution) }
     }
 
     func disable(_ namespace: Namespace, _ id: String) throws(KlarnaError) -> HPPStatusChange? {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.disable(namespace, id) }
+        try ledgers.withState(namespace) { (state) throws(KlarnaError) in try state.disable(namespace, id) }
     }
 
     /// The session's namespace and state, looked up in every namespace.
     func consumerContext(_ id: String) -> HPPConsumerContext? {
-        for shard in shards {
-            if let context = shard.withLock({ ledger in ledger.locate(id).flatMap { ledger.context($0, id) } }) { return context }
-        }
-        return nil
+        ledgers.first { namespace, state in state.holds(id) ? state.context(namespace, id) : nil }
     }
 
     /// The namespace of a session id, whichever namespace it is in.
     func namespace(ofSession id: String) -> Namespace? {
-        for shard in shards {
-            if let namespace = shard.withLock({ $0.locate(id) }) { return namespace }
-        }
-        return nil
+        ledgers.first { namespace, state in state.holds(id) ? namespace : nil }
     }
 
-    func open(_ namespace: Namespace, _ id: String) -> HPPStatusChange? { ledger(namespace).withLock { $0.open(namespace, id) } }
+    func open(_ namespace: Namespace, _ id: String) -> HPPStatusChange? { ledgers.withState(namespace) { $0.open(namespace, id) } }
 
     func beginAction(_ namespace: Namespace, _ id: String) throws(KlarnaError) -> (HPPConsumerContext, HPPStatusChange?) {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.beginAction(namespace, id) }
+        try ledgers.withState(namespace) { (state) throws(KlarnaError) in try state.beginAction(namespace, id) }
     }
 
     func endAction(_ namespace: Namespace, _ id: String, status: KlarnaHPPStatus?, authorizationToken: String? = nil,
                    orderID: String? = nil, klarnaReference: String? = nil) -> HPPStatusChange? {
-        ledger(namespace).withLock {
+        ledgers.withState(namespace) {
             $0.endAction(namespace, id, status: status, authorizationToken: authorizationToken, orderID: orderID,
                          klarnaReference: klarnaReference)
         }
@@ -318,10 +303,10 @@ public final class KlarnaHPPStore: NamespacedState, Sendable {
 
     public func reset(_ namespace: Namespace) {
         generations.withLock { $0[namespace, default: 0] += 1 }
-        ledger(namespace).withLock { $0.reset(namespace) }
+        ledgers.reset(namespace)
     }
 
-    public func snapshot(_ namespace: Namespace) -> JSONText { ledger(namespace).withLock { $0.snapshot(namespace) } }
+    public func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
 }
 
 /// The merchant URL placeholders of HPP: double braces (klarna-api.md §4.1; KP's own use single braces).

@@ -54,16 +54,16 @@ enum OrderManagementWrite: String, Sendable {
     case extendDueDate = "extend-due-date", orderShippingInfo = "shipping-info"
 }
 
-/// Order Management state of some namespaces. A plain value; the store below owns several, each behind a lock.
-struct OrderManagementLedger: Sendable {
+/// Order Management's ledger of one namespace: its orders and the rules that change them. A plain value that
+/// ``KlarnaOrderManagementStore`` keeps in a ``NamespacedStore``, which runs every operation under a lock.
+struct OrderManagementLedger: NamespaceStateValue {
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: KlarnaOrderManagementConfiguration
-    var books: [Namespace: Book] = [:]
 
     /// A class, changed in place under the store's lock and never handed out (reads copy it into a
     /// ``KlarnaOrderManagementOrder``), as KP's sessions.
-    final class Order: @unchecked Sendable {
+    final class Order {
         let id: String
         /// As placed, then changed by updates: order lines, merchant references, addresses.
         var placed: KlarnaCreateOrderRequest
@@ -143,14 +143,11 @@ struct OrderManagementLedger: Sendable {
         }
     }
 
-    struct Book {
-        var orders: [String: Order] = [:]
-        var placesSinceSweep = 0
-        /// No order of the book is due to be dropped before this (a lower bound: extensions only move it
-        /// later); until then a sweep would find nothing and is not run.
-        var earliestDrop = Date.distantFuture
-        var nextSweep = Date.distantPast
-    }
+    var orders: [String: Order] = [:]
+    /// Its expiry bound is when the first order is due to be dropped (extensions only move that later).
+    var sweep = SweepSchedule()
+
+    var isEmpty: Bool { orders.isEmpty }
 
     // MARK: Placing (KP create-order, HPP)
 
@@ -163,9 +160,8 @@ struct OrderManagementLedger: Sendable {
             // KP auto_capture / HPP CAPTURE_ORDER: fully captured at once (§5 last bullet, §2.5).
             addCapture(order, amount: order.orderAmount, request: nil, at: now)
         }
-        books[namespace, default: Book()].orders[orderID] = order
-        let drop = order.expiresAt + configuration.retentionAfterExpiry
-        if drop < books[namespace]!.earliestDrop { books[namespace]!.earliestDrop = drop }
+        orders[orderID] = order
+        sweep.noteExpiry(order.expiresAt + configuration.retentionAfterExpiry)
         sweepExpiredOccasionally(namespace)
     }
 
@@ -183,7 +179,7 @@ struct OrderManagementLedger: Sendable {
     // MARK: Reads
 
     func order(_ namespace: Namespace, _ orderID: String) throws(KlarnaError) -> Order {
-        guard let order = books[namespace]?.orders[orderID] else { throw .noSuchOrder(orderID) }
+        guard let order = orders[orderID] else { throw .noSuchOrder(orderID) }
         return order
     }
 
@@ -209,7 +205,7 @@ struct OrderManagementLedger: Sendable {
         return refund
     }
 
-    func scenarioOf(_ namespace: Namespace, orderID: String) -> String? { books[namespace]?.orders[orderID]?.scenario }
+    func scenarioOf(_ namespace: Namespace, orderID: String) -> String? { orders[orderID]?.scenario }
 
     // MARK: Writes (§5)
 
@@ -220,7 +216,7 @@ struct OrderManagementLedger: Sendable {
     func write(_ namespace: Namespace, orderID: String, _ operation: OrderManagementWrite, idempotencyKey: String?,
                         request: HTTPRequest, unknownOrder: (String) -> KlarnaError = KlarnaError.noSuchOrder,
                         _ change: (Order, Date) throws(KlarnaError) -> HTTPResponse) -> HTTPResponse {
-        guard let order = books[namespace]?.orders[orderID] else { return unknownOrder(orderID).response(for: request) }
+        guard let order = orders[orderID] else { return unknownOrder(orderID).response(for: request) }
         let slot = idempotencyKey.map { "\(operation.rawValue) \($0)" }
         if let slot, let first = order.answers[slot] { return first }
         let response: HTTPResponse
@@ -436,29 +432,18 @@ struct OrderManagementLedger: Sendable {
     /// the last sweep (as KP's sweep).
     private mutating func sweepExpiredOccasionally(_ namespace: Namespace) {
         let now = registry.now(namespace)
-        guard let due = books[namespace].map({ ($0.placesSinceSweep + 1 >= 1024 || now >= $0.nextSweep) && now >= $0.earliestDrop })
-        else { return }
-        guard due else {
-            books[namespace]?.placesSinceSweep += 1
-            return
-        }
-        guard var book = books.removeValue(forKey: namespace) else { return }
-        book.placesSinceSweep = 0
-        book.nextSweep = now + 60
-        let before = book.orders.count
+        guard sweep.creationIsDue(now: now) else { return }
+        let before = orders.count
         let retention = configuration.retentionAfterExpiry
-        book.orders = book.orders.filter { _, order in order.expiresAt + retention > now }
-        book.earliestDrop = book.orders.values.lazy.map { $0.expiresAt + retention }.min() ?? .distantFuture
-        let dropped = before - book.orders.count
-        books[namespace] = book
+        orders = orders.filter { _, order in order.expiresAt + retention > now }
+        sweep.earliestExpiry = orders.values.lazy.map { $0.expiresAt + retention }.min() ?? .distantFuture
+        let dropped = before - orders.count
         if dropped >= 4096 { FreedMemory.returnToSystem() }
     }
 
-    mutating func reset(_ namespace: Namespace) { books[namespace] = nil }
-
     func snapshot(_ namespace: Namespace) -> JSONText {
         let now = registry.now(namespace)
-        let orders = (books[namespace]?.orders.values).map(Array.init) ?? []
+        let orders = Array(self.orders.values)
         return .object([
             ("orders", .array(orders.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map { order in
                 .object([("order_id", .string(order.id)), ("status", .string(order.status(at: now))),
@@ -489,7 +474,7 @@ public final class KlarnaOrderManagementStore: NamespacedState, Sendable {
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: KlarnaOrderManagementConfiguration
-    private let shards: [Locked<OrderManagementLedger>]
+    private let ledgers: NamespacedStore<OrderManagementLedger>
 
     /// `credentials`: Klarna's API credentials, the same as for Klarna Payments.
     public init(registry: NamespaceRegistry, ids: any IDGenerator,
@@ -500,46 +485,42 @@ public final class KlarnaOrderManagementStore: NamespacedState, Sendable {
         var configuration = configuration
         configuration.credentials = credentials
         self.configuration = configuration
-        shards = (0..<16).map { _ in Locked(OrderManagementLedger(registry: registry, ids: ids, configuration: configuration)) }
-    }
-
-    private func ledger(_ namespace: Namespace) -> Locked<OrderManagementLedger> {
-        shards[Int(UInt(bitPattern: namespace.hashValue) % UInt(shards.count))]
+        ledgers = NamespacedStore { [configuration] in OrderManagementLedger(registry: registry, ids: ids, configuration: configuration) }
     }
 
     /// An order placed through KP create-order or an HPP session: AUTHORIZED, or CAPTURED in full when
     /// `captured` (KP `auto_capture`, HPP `CAPTURE_ORDER`). `scenario` is the KP session's sticky scenario.
     func place(_ namespace: Namespace, orderID: String, request: KlarnaCreateOrderRequest, fraudStatus: String,
                scenario: String?, captured: Bool) {
-        ledger(namespace).withLock {
+        ledgers.withState(namespace) {
             $0.place(namespace, orderID: orderID, request: request, fraudStatus: fraudStatus, scenario: scenario, captured: captured)
         }
     }
 
     func readOrder(_ namespace: Namespace, _ orderID: String) throws(KlarnaError) -> KlarnaOrderManagementOrder {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.readOrder(namespace, orderID) }
+        try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in try ledger.readOrder(namespace, orderID) }
     }
 
     func captures(_ namespace: Namespace, _ orderID: String) throws(KlarnaError) -> [KlarnaCapture] {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.captures(namespace, orderID) }
+        try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in try ledger.captures(namespace, orderID) }
     }
 
     func capture(_ namespace: Namespace, _ orderID: String, captureID: String) throws(KlarnaError) -> KlarnaCapture {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.capture(namespace, orderID, captureID: captureID) }
+        try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in try ledger.capture(namespace, orderID, captureID: captureID) }
     }
 
     func refund(_ namespace: Namespace, _ orderID: String, refundID: String) throws(KlarnaError) -> KlarnaRefund {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.refund(namespace, orderID, refundID: refundID) }
+        try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in try ledger.refund(namespace, orderID, refundID: refundID) }
     }
 
     func scenarioOf(_ namespace: Namespace, orderID: String) -> String? {
-        ledger(namespace).withLock { $0.scenarioOf(namespace, orderID: orderID) }
+        ledgers.withState(namespace) { $0.scenarioOf(namespace, orderID: orderID) }
     }
 
     /// POST …/captures; `location` makes the Location URL from the new capture's id.
     func capture(_ namespace: Namespace, orderID: String, _ body: Result<KlarnaCaptureRequest, KlarnaError>, idempotencyKey: String?,
                  outcome: ScenarioOutcome = .approve, request: HTTPRequest, location: (String) -> String) -> HTTPResponse {
-        ledger(namespace).withLock { ledger in
+        ledgers.withState(namespace) { ledger in
             ledger.write(namespace, orderID: orderID, .capture, idempotencyKey: idempotencyKey, request: request) { (order, now) throws(KlarnaError) in
                 try ledger.capture(order, body, outcome: outcome, now: now, location: location)
             }
@@ -549,7 +530,7 @@ public final class KlarnaOrderManagementStore: NamespacedState, Sendable {
     /// POST …/refunds.
     func refund(_ namespace: Namespace, orderID: String, _ body: Result<KlarnaRefundRequest, KlarnaError>, idempotencyKey: String?,
                 outcome: ScenarioOutcome = .approve, request: HTTPRequest, location: (String) -> String) -> HTTPResponse {
-        ledger(namespace).withLock { ledger in
+        ledgers.withState(namespace) { ledger in
             ledger.write(namespace, orderID: orderID, .refund, idempotencyKey: idempotencyKey, request: request) { (order, now) throws(KlarnaError) in
                 try ledger.refund(order, body, outcome: outcome, now: now, location: location)
             }
@@ -559,7 +540,7 @@ public final class KlarnaOrderManagementStore: NamespacedState, Sendable {
     /// POST …/cancel, …/acknowledge, …/release-remaining-authorization, …/extend-authorization-time: 204 or an error.
     func change(_ namespace: Namespace, orderID: String, _ operation: OrderManagementWrite, idempotencyKey: String?,
                 outcome: ScenarioOutcome = .approve, request: HTTPRequest) -> HTTPResponse {
-        ledger(namespace).withLock { ledger in
+        ledgers.withState(namespace) { ledger in
             let unknownOrder = operation == .acknowledge ? KlarnaError.noSuchOrderToAcknowledge : KlarnaError.noSuchOrder
             return ledger.write(namespace, orderID: orderID, operation, idempotencyKey: idempotencyKey, request: request,
                                 unknownOrder: unknownOrder) { (order, now) throws(KlarnaError) in
@@ -579,7 +560,7 @@ public final class KlarnaOrderManagementStore: NamespacedState, Sendable {
     func update<Body>(_ namespace: Namespace, orderID: String, _ operation: OrderManagementWrite, _ body: Result<Body, KlarnaError>,
                       idempotencyKey: String?, request: HTTPRequest,
                       _ change: (OrderManagementLedger, OrderManagementLedger.Order, Body, Date) throws(KlarnaError) -> Void) -> HTTPResponse {
-        ledger(namespace).withLock { ledger in
+        ledgers.withState(namespace) { ledger in
             ledger.write(namespace, orderID: orderID, operation, idempotencyKey: idempotencyKey, request: request) { (order, now) throws(KlarnaError) in
                 try change(ledger, order, try body.get(), now)
                 return HTTPResponse(status: .noContent)
@@ -588,10 +569,10 @@ public final class KlarnaOrderManagementStore: NamespacedState, Sendable {
     }
 
     func dueDateOptions(_ namespace: Namespace, _ orderID: String, captureID: String) throws(KlarnaError) -> KlarnaExtendDueDateOptions {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.dueDateOptions(namespace, orderID, captureID: captureID) }
+        try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in try ledger.dueDateOptions(namespace, orderID, captureID: captureID) }
     }
 
-    public func reset(_ namespace: Namespace) { ledger(namespace).withLock { $0.reset(namespace) } }
+    public func reset(_ namespace: Namespace) { ledgers.reset(namespace) }
 
-    public func snapshot(_ namespace: Namespace) -> JSONText { ledger(namespace).withLock { $0.snapshot(namespace) } }
+    public func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
 }

@@ -85,18 +85,17 @@ public struct KlarnaSDKError: Equatable, Sendable {
     }
 }
 
-/// Klarna Payments state of some namespaces: sessions, authorization tokens, orders. A plain value; the
-/// store below owns several, each behind a lock.
-struct PaymentsLedger: Sendable {
+/// Klarna Payments' ledger of one namespace: sessions, authorization tokens, orders, customer tokens. A plain
+/// value that ``KlarnaPaymentsStore`` keeps in a ``NamespacedStore``, which runs every operation under a lock.
+struct PaymentsLedger: NamespaceStateValue {
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: KlarnaPaymentsConfiguration
-    var books: [Namespace: Book] = [:]
 
     // Session and Authorization are classes so an operation changes them in place instead of copying
     // every field (dozens of strings) out of the dictionary and back. They never leave the store's lock:
     // what goes out are value copies (KlarnaSessionRead, snapshots).
-    final class Session: @unchecked Sendable {
+    final class Session {
         let id: String
         var fields: KlarnaSessionFields
         var clientToken: String
@@ -120,7 +119,7 @@ struct PaymentsLedger: Sendable {
         }
     }
 
-    final class Authorization: @unchecked Sendable {
+    final class Authorization {
         let token: String
         let sessionID: String
         let authorizedAt: Date
@@ -147,19 +146,16 @@ struct PaymentsLedger: Sendable {
         var createdAt: Date
     }
 
-    struct Book {
-        var sessions: [String: Session] = [:]
-        var authorizations: [String: Authorization] = [:]
-        var orders: [String: Order] = [:]
-        /// Customer tokens (POST …/customer-token) by `token_id`. They do not expire (klarna-api.md §5b), so the
-        /// sweep leaves them; a reset of the namespace drops them.
-        var customerTokens: [String: CustomerTokenRecord] = [:]
-        var createsSinceSweep = 0
-        var nextSweep = Date.distantPast
-        /// No session or token of the book expires before this (a lower bound): until then a sweep would
-        /// find nothing to drop, so it is not run (it copies every dictionary of the book).
-        var earliestExpiry = Date.distantFuture
-    }
+    var sessions: [String: Session] = [:]
+    var authorizations: [String: Authorization] = [:]
+    var orders: [String: Order] = [:]
+    /// Customer tokens (POST …/customer-token) by `token_id`. They do not expire (klarna-api.md §5b), so the
+    /// sweep leaves them; a reset of the namespace drops them.
+    var customerTokens: [String: CustomerTokenRecord] = [:]
+    /// Sessions and tokens count for its expiry bound.
+    var sweep = SweepSchedule()
+
+    var isEmpty: Bool { sessions.isEmpty && authorizations.isEmpty && orders.isEmpty && customerTokens.isEmpty }
 
 
     // MARK: Sessions (§2.1–2.3)
@@ -170,8 +166,8 @@ struct PaymentsLedger: Sendable {
         let id = ids.uuid()
         let session = Session(id: id, fields: fields, clientToken: ClientToken.make(sessionID: id, fields: fields),
                               createdAt: now, expiresAt: now + configuration.sessionLifetime, scenario: scenario)
-        books[namespace, default: Book()].sessions[id] = session
-        if session.expiresAt < books[namespace]!.earliestExpiry { books[namespace]!.earliestExpiry = session.expiresAt }
+        sessions[id] = session
+        sweep.noteExpiry(session.expiresAt)
         sweepExpiredOccasionally(namespace)
         return KlarnaMerchantSession(sessionId: id, clientToken: session.clientToken,
                                      paymentMethodCategories: configuration.paymentMethodCategories)
@@ -199,14 +195,14 @@ struct PaymentsLedger: Sendable {
     mutating func cancelSession(_ namespace: Namespace, _ id: String) throws(KlarnaError) {
         let session = try liveSession(namespace, id)
         guard session.orderID == nil else { throw .sessionCompleted }
-        books[namespace]?.sessions[id] = nil
-        for token in session.authorizationTokens { books[namespace]?.authorizations[token] = nil }
+        sessions[id] = nil
+        for token in session.authorizationTokens { authorizations[token] = nil }
     }
 
     /// A session within its lifetime. An expired one stays stored (a token issued before expiry can still
     /// place its order within its 60 minutes, §2.4) until the sweep drops it.
     func liveSession(_ namespace: Namespace, _ id: String) throws(KlarnaError) -> Session {
-        guard let session = books[namespace]?.sessions[id], registry.now(namespace) < session.expiresAt else {
+        guard let session = sessions[id], registry.now(namespace) < session.expiresAt else {
             throw .invalidSessionID
         }
         return session
@@ -259,9 +255,8 @@ struct PaymentsLedger: Sendable {
         session.awaitingFinalize = false
         session.authorizationTokens.append(token)
         let now = registry.now(namespace)
-        books[namespace]?.authorizations[token] = Authorization(token: token, sessionID: sessionID, authorizedAt: now, snapshot: snapshot)
-        let tokenExpiry = now + configuration.authorizationLifetime
-        if let earliest = books[namespace]?.earliestExpiry, tokenExpiry < earliest { books[namespace]?.earliestExpiry = tokenExpiry }
+        authorizations[token] = Authorization(token: token, sessionID: sessionID, authorizedAt: now, snapshot: snapshot)
+        sweep.noteExpiry(now + configuration.authorizationLifetime)
         return KlarnaSDKResult(approved: true, showForm: true, authorizationToken: token, finalizeRequired: false)
     }
 
@@ -284,11 +279,11 @@ struct PaymentsLedger: Sendable {
     }
 
     /// The session id and sticky scenario behind a session id or a token, for scenario selection.
-    func scenarioOf(_ namespace: Namespace, sessionID: String) -> String? { books[namespace]?.sessions[sessionID]?.scenario }
+    func scenarioOf(_ namespace: Namespace, sessionID: String) -> String? { sessions[sessionID]?.scenario }
 
     func scenarioOf(_ namespace: Namespace, token: String) -> String? {
-        guard let sessionID = books[namespace]?.authorizations[token]?.sessionID else { return nil }
-        return books[namespace]?.sessions[sessionID]?.scenario
+        guard let sessionID = authorizations[token]?.sessionID else { return nil }
+        return sessions[sessionID]?.scenario
     }
 
     // MARK: Authorizations (§2.5–2.7)
@@ -298,13 +293,13 @@ struct PaymentsLedger: Sendable {
                               outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> (order: KlarnaOrder, placed: Bool, scenario: String?) {
         if case .expireToken = outcome { throw .invalidAuthorizationToken }
         let authorization = try liveAuthorization(namespace, token)
-        if let orderID = authorization.orderID, let existing = books[namespace]?.orders[orderID] {
+        if let orderID = authorization.orderID, let existing = orders[orderID] {
             // create_order is idempotent per token (krokedil/klarna-payments-for-woocommerce#31): the same
             // body answers the same order; another body is a 409 (§2.5, inferred).
             guard authorization.orderRequest == request else { throw .differentRequestBody }
             return (existing.order, false, nil)
         }
-        guard let session = books[namespace]?.sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
+        guard let session = sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
         guard session.orderID == nil else { throw .sessionCompleted }
         try PaymentsValidation.validateCreateOrder(request)
         var fraudStatus = "ACCEPTED"
@@ -336,7 +331,7 @@ struct PaymentsLedger: Sendable {
         authorization.orderRequest = request
         session.orderID = orderID
         let now = registry.now(namespace)
-        books[namespace]?.orders[orderID] = Order(order: order, sessionID: session.id, authorizationToken: token,
+        orders[orderID] = Order(order: order, sessionID: session.id, authorizationToken: token,
                                                   request: request, createdAt: now)
         return (order, true, session.scenario)
     }
@@ -358,7 +353,7 @@ struct PaymentsLedger: Sendable {
         if case .expireToken = outcome { throw .invalidAuthorizationToken }
         if case .mismatchedFields(let fields) = outcome { throw .notMatching(fields) }
         let authorization = try liveAuthorization(namespace, token)
-        guard let session = books[namespace]?.sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
+        guard let session = sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
         if (session.fields.intent ?? "buy") == "buy" {
             throw KlarnaError(.forbidden, code: "INVALID_OPERATION", messages: ["Not allowed to create customer token for intent buy"])
         }
@@ -382,13 +377,13 @@ struct PaymentsLedger: Sendable {
             purchaseCurrency: request.purchaseCurrency ?? session.fields.purchaseCurrency,
             locale: request.locale ?? session.fields.locale, billingAddress: created.billingAddress,
             customer: request.customer ?? authorization.snapshot.customer)
-        books[namespace]?.customerTokens[created.tokenId] = record
+        customerTokens[created.tokenId] = record
         return created
     }
 
     /// A token that exists, was not cancelled and is within its 60 minutes; otherwise Klarna's 404.
     func liveAuthorization(_ namespace: Namespace, _ token: String) throws(KlarnaError) -> Authorization {
-        guard let authorization = books[namespace]?.authorizations[token], !authorization.cancelled else {
+        guard let authorization = authorizations[token], !authorization.cancelled else {
             throw .invalidAuthorizationToken
         }
         if authorization.orderID == nil,
@@ -401,7 +396,7 @@ struct PaymentsLedger: Sendable {
     /// The browser following `redirect_url` carries neither namespace header nor credentials, so the order
     /// is looked up in every namespace (order ids are UUIDs).
     func confirmationURL(orderID: String) -> String? {
-        guard let order = books.values.lazy.compactMap({ $0.orders[orderID] }).first,
+        guard let order = orders[orderID],
               let confirmation = order.request.merchantUrls?.confirmation else { return nil }
         // Placeholders of merchant_urls in KP (single braces, §2.1).
         return confirmation.replacingOccurrences(of: "{session.id}", with: order.sessionID)
@@ -417,38 +412,27 @@ struct PaymentsLedger: Sendable {
     /// or when its clock has moved a minute past the last sweep (a clock jump expires everything at once).
     private mutating func sweepExpiredOccasionally(_ namespace: Namespace) {
         let now = registry.now(namespace)
-        guard let due = books[namespace].map({ ($0.createsSinceSweep + 1 >= 1024 || now >= $0.nextSweep) && now >= $0.earliestExpiry })
-        else { return }
-        guard due else {
-            books[namespace]?.createsSinceSweep += 1  // in place: no copy of the book's dictionaries
-            return
-        }
-        guard var book = books.removeValue(forKey: namespace) else { return }
-        book.createsSinceSweep = 0
-        book.nextSweep = now + 60
-        let before = book.sessions.count + book.authorizations.count + book.orders.count
+        guard sweep.creationIsDue(now: now) else { return }
+        let before = sessions.count + authorizations.count + orders.count
         let tokenLifetime = configuration.authorizationLifetime
-        book.authorizations = book.authorizations.filter { _, authorization in
+        let sessions = self.sessions
+        authorizations = authorizations.filter { _, authorization in
             authorization.authorizedAt + tokenLifetime > now
-                || (book.sessions[authorization.sessionID].map { $0.expiresAt > now } ?? false)
+                || (sessions[authorization.sessionID].map { $0.expiresAt > now } ?? false)
         }
-        let withLiveTokens = Set(book.authorizations.values.map(\.sessionID))
-        book.sessions = book.sessions.filter { id, session in session.expiresAt > now || withLiveTokens.contains(id) }
-        book.orders = book.orders.filter { _, order in book.sessions[order.sessionID] != nil }
-        let dropped = before - (book.sessions.count + book.authorizations.count + book.orders.count)
-        book.earliestExpiry = min(book.sessions.values.lazy.map(\.expiresAt).min() ?? .distantFuture,
-                                  book.authorizations.values.lazy.map { $0.authorizedAt + tokenLifetime }.min() ?? .distantFuture)
-        books[namespace] = book
+        let withLiveTokens = Set(authorizations.values.map(\.sessionID))
+        self.sessions = sessions.filter { id, session in session.expiresAt > now || withLiveTokens.contains(id) }
+        orders = orders.filter { [sessions = self.sessions] _, order in sessions[order.sessionID] != nil }
+        let dropped = before - (self.sessions.count + authorizations.count + orders.count)
+        sweep.earliestExpiry = min(self.sessions.values.lazy.map(\.expiresAt).min() ?? .distantFuture,
+                                   authorizations.values.lazy.map { $0.authorizedAt + tokenLifetime }.min() ?? .distantFuture)
         if dropped >= 4096 { FreedMemory.returnToSystem() }
     }
 
-    mutating func reset(_ namespace: Namespace) { books[namespace] = nil }
-
     func snapshot(_ namespace: Namespace) -> JSONText {
-        let book = books[namespace] ?? Book()
         let now = registry.now(namespace)
         return .object([
-            ("sessions", .array(book.sessions.values.sorted { $0.createdAt < $1.createdAt }.map { session in
+            ("sessions", .array(sessions.values.sorted { $0.createdAt < $1.createdAt }.map { session in
                 .object([("session_id", .string(session.id)), ("status", .string(session.status)),
                          ("scenario", session.scenario.map(JSONText.string) ?? .null),
                          ("expired", .bool(session.expiresAt <= now)),
@@ -456,20 +440,20 @@ struct PaymentsLedger: Sendable {
                          ("authorization_tokens", .array(session.authorizationTokens.map(JSONText.string))),
                          ("order_id", session.orderID.map(JSONText.string) ?? .null)])
             })),
-            ("authorizations", .array(book.authorizations.values.sorted { $0.authorizedAt < $1.authorizedAt }.map { authorization in
+            ("authorizations", .array(authorizations.values.sorted { $0.authorizedAt < $1.authorizedAt }.map { authorization in
                 .object([("authorization_token", .string(authorization.token)), ("session_id", .string(authorization.sessionID)),
                          ("authorized_at", .string(KlarnaJSON.timestamp(authorization.authorizedAt))),
                          ("expires_at", .string(KlarnaJSON.timestamp(authorization.authorizedAt + configuration.authorizationLifetime))),
                          ("cancelled", .bool(authorization.cancelled)),
                          ("order_id", authorization.orderID.map(JSONText.string) ?? .null)])
             })),
-            ("orders", .array(book.orders.values.sorted { $0.createdAt < $1.createdAt }.map { order in
+            ("orders", .array(orders.values.sorted { $0.createdAt < $1.createdAt }.map { order in
                 .object([("order_id", .string(order.order.orderId)), ("session_id", .string(order.sessionID)),
                          ("authorization_token", .string(order.authorizationToken)),
                          ("fraud_status", .string(order.order.fraudStatus)),
                          ("order_amount", order.request.orderAmount.map(JSONText.int) ?? .null)])
             })),
-            ("customer_tokens", .array(book.customerTokens.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(\.snapshot))),
+            ("customer_tokens", .array(customerTokens.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(\.snapshot))),
         ])
     }
 }
@@ -483,64 +467,58 @@ public final class KlarnaPaymentsStore: NamespacedState, Sendable {
     let configuration: KlarnaPaymentsConfiguration
     /// Where placed orders go on to live (Order Management); nil in tests of this store alone.
     let orders: KlarnaOrderManagementStore?
-    /// Namespaces are spread over several ledgers, each with its own lock, so parallel suites (and the
-    /// event loops serving them) rarely wait on each other. One namespace always maps to one ledger.
-    private let shards: [Locked<PaymentsLedger>]
+    let ledgers: NamespacedStore<PaymentsLedger>
 
     public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration(),
                 orders: KlarnaOrderManagementStore? = nil) {
         self.configuration = configuration
         self.orders = orders
-        shards = (0..<16).map { _ in Locked(PaymentsLedger(registry: registry, ids: ids, configuration: configuration)) }
-    }
-
-    func ledger(_ namespace: Namespace) -> Locked<PaymentsLedger> {
-        shards[Int(UInt(bitPattern: namespace.hashValue) % UInt(shards.count))]
+        ledgers = NamespacedStore { PaymentsLedger(registry: registry, ids: ids, configuration: configuration) }
     }
 
     func createSession(_ namespace: Namespace, _ fields: KlarnaSessionFields, scenario: String? = nil) throws(KlarnaError) -> KlarnaMerchantSession {
         try PaymentsValidation.validateSession(fields)
-        return ledger(namespace).withLock { $0.createSession(namespace, fields, scenario: scenario) }
+        return ledgers.withState(namespace) { $0.createSession(namespace, fields, scenario: scenario) }
     }
 
     func readSession(_ namespace: Namespace, _ id: String) throws(KlarnaError) -> KlarnaSessionRead {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.readSession(namespace, id) }
+        try ledgers.withState(namespace) { (state) throws(KlarnaError) in try state.readSession(namespace, id) }
     }
 
     func updateSession(_ namespace: Namespace, _ id: String, _ update: KlarnaSessionFields) throws(KlarnaError) {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.updateSession(namespace, id, update) }
+        try ledgers.withState(namespace) { (state) throws(KlarnaError) in try state.updateSession(namespace, id, update) }
     }
 
     func cancelSession(_ namespace: Namespace, _ id: String) throws(KlarnaError) {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.cancelSession(namespace, id) }
+        try ledgers.withState(namespace) { (state) throws(KlarnaError) in try state.cancelSession(namespace, id) }
     }
 
     func customerView(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?) -> (fields: KlarnaSessionFields, scenario: String?)? {
-        ledger(namespace).withLock { $0.customerView(namespace, sessionID: sessionID, data: data) }
+        ledgers.withState(namespace) { $0.customerView(namespace, sessionID: sessionID, data: data) }
     }
 
     func authorize(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?, outcome: ScenarioOutcome = .approve,
                    finalizing: Bool = false) -> KlarnaSDKResult {
-        ledger(namespace).withLock { $0.authorize(namespace, sessionID: sessionID, data: data, outcome: outcome, finalizing: finalizing) }
+        ledgers.withState(namespace) { $0.authorize(namespace, sessionID: sessionID, data: data, outcome: outcome, finalizing: finalizing) }
     }
 
     func load(_ namespace: Namespace, sessionID: String, clientToken: String?, category: String?,
               outcome: ScenarioOutcome = .approve) -> KlarnaSDKResult {
-        ledger(namespace).withLock { $0.load(namespace, sessionID: sessionID, clientToken: clientToken, category: category, outcome: outcome) }
+        ledgers.withState(namespace) { $0.load(namespace, sessionID: sessionID, clientToken: clientToken, category: category, outcome: outcome) }
     }
 
     func scenarioOf(_ namespace: Namespace, sessionID: String) -> String? {
-        ledger(namespace).withLock { $0.scenarioOf(namespace, sessionID: sessionID) }
+        ledgers.withState(namespace) { $0.scenarioOf(namespace, sessionID: sessionID) }
     }
 
     func scenarioOf(_ namespace: Namespace, token: String) -> String? {
-        ledger(namespace).withLock { $0.scenarioOf(namespace, token: token) }
+        ledgers.withState(namespace) { $0.scenarioOf(namespace, token: token) }
     }
 
     func createOrder(_ namespace: Namespace, token: String, _ request: KlarnaCreateOrderRequest, redirectBase: String?,
                      outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaOrder {
-        let result = try ledger(namespace).withLock { (ledger) throws(KlarnaError) in
-            try ledger.createOrder(namespace, token: token, request, redirectBase: redirectBase, outcome: outcome)
+        let result = try ledgers.withState(namespace) { (state) throws(KlarnaError) in
+            try state.createOrder(namespace, token: token, request, redirectBase: redirectBase, outcome: outcome)
         }
         if result.placed {
             // The same order in Order Management (klarna-api.md §5): captured at once with auto_capture (§2.5).
@@ -551,21 +529,21 @@ public final class KlarnaPaymentsStore: NamespacedState, Sendable {
     }
 
     func cancelAuthorization(_ namespace: Namespace, token: String, outcome: ScenarioOutcome = .approve) throws(KlarnaError) {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in try ledger.cancelAuthorization(namespace, token: token, outcome: outcome) }
+        try ledgers.withState(namespace) { (state) throws(KlarnaError) in try state.cancelAuthorization(namespace, token: token, outcome: outcome) }
     }
 
     func createCustomerToken(_ namespace: Namespace, token: String, _ request: KlarnaCustomerTokenRequest,
                              outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaCustomerToken {
-        try ledger(namespace).withLock { (ledger) throws(KlarnaError) in
-            try ledger.createCustomerToken(namespace, token: token, request, outcome: outcome)
+        try ledgers.withState(namespace) { (state) throws(KlarnaError) in
+            try state.createCustomerToken(namespace, token: token, request, outcome: outcome)
         }
     }
 
     func confirmationURL(orderID: String) -> String? {
-        shards.lazy.compactMap { $0.withLock { $0.confirmationURL(orderID: orderID) } }.first
+        ledgers.first { _, state in state.confirmationURL(orderID: orderID) }
     }
 
-    public func reset(_ namespace: Namespace) { ledger(namespace).withLock { $0.reset(namespace) } }
+    public func reset(_ namespace: Namespace) { ledgers.reset(namespace) }
 
-    public func snapshot(_ namespace: Namespace) -> JSONText { ledger(namespace).withLock { $0.snapshot(namespace) } }
+    public func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
 }

@@ -19,8 +19,8 @@ public struct ScenarioAnswer: Error, HTTPResponseError {
 }
 
 /// Plays the scenario decision for one call of any provider: waits the delay (in a task, see
-/// ``HTTPResponse/later(_:)``), answers `http_error` and `drop_connection` itself, passes every other
-/// outcome to the operation, and notes the decision for the journal.
+/// ``HTTPReply/later(note:_:)``), answers `http_error` and `drop_connection` itself, passes every other
+/// outcome to the operation, and notes the decision for the journal (``HTTPReply/note``).
 public struct ScenarioPlayer<Format: ScenarioAnswerFormat>: Sendable {
     public let engine: ScenarioEngine
     public let format: Format
@@ -43,63 +43,69 @@ public struct ScenarioPlayer<Format: ScenarioAnswerFormat>: Sendable {
     ///   - subject: what field conditions look at; nil (the default) for the request body.
     ///   - object: what sequences count per (a session id, a token, an order id).
     ///   - sticky: the scenario the object was created under.
+    ///   - perform: the operation, for every outcome the player does not answer itself.
     public func callAsFunction(
         _ operation: ScenarioOperation, _ request: HTTPRequest, _ namespace: Namespace, subject: JSONNode?? = nil,
         object: String, sticky: String?, perform: @escaping @Sendable (ScenarioOutcome) throws -> HTTPResponse
-    ) -> HTTPResponse {
+    ) -> HTTPReply {
+        self(operation, request, namespace, subject: subject, object: object, sticky: sticky) { (outcome: ScenarioOutcome) throws -> HTTPReply in
+            HTTPReply(try perform(outcome))
+        }
+    }
+
+    /// As above, for an operation that decides more than a response (its own delay, a dropped connection).
+    @_disfavoredOverload
+    public func callAsFunction(
+        _ operation: ScenarioOperation, _ request: HTTPRequest, _ namespace: Namespace, subject: JSONNode?? = nil,
+        object: String, sticky: String?, perform: @escaping @Sendable (ScenarioOutcome) throws -> HTTPReply
+    ) -> HTTPReply {
         let scenario: String?, decision: ScenarioDecision
         do {
             (scenario, decision) = try engine.decide(operation, request: request, namespace: namespace,
                                                      subject: subject ?? ScenarioEngine.subject(request.body), object: object, sticky: sticky)
         } catch {
-            return format.unknownScenario(error, for: request)
+            return HTTPReply(format.unknownScenario(error, for: request))
         }
+        let note = ScenarioNote(scenario: scenario, operation: operation, decision: decision)
         if let delay = decision.delay {
             // The connection waits in a task; the wait ends early only if the server gives up on the
-            // request (handler timeout, stop). The operation runs after the delay, as on a slow server.
+            // request (handler timeout, stop). The operation runs after the delay, as on a slow server; a
+            // later answer of its own (a business decision's delay) is awaited by the same task.
             let format = self.format
-            return .later {
+            return .later(note: note) {
                 try? await Task.sleep(for: delay)
-                let response = Self.answer(operation, request, scenario: scenario, decision: decision, format: format, perform: perform)
-                // The operation may hand its answer over too (a business decision's own delay): one task waits for both.
-                if let deferred = response.deferred { return await deferred() }
-                return response
+                return Self.answer(decision.outcome, request, note: note, format: format, perform: perform)
             }
         }
-        return Self.answer(operation, request, scenario: scenario, decision: decision, format: format, perform: perform)
+        return Self.answer(decision.outcome, request, note: note, format: format, perform: perform)
     }
 
     private static func answer(
-        _ operation: ScenarioOperation, _ request: HTTPRequest, scenario: String?, decision: ScenarioDecision, format: Format,
-        perform: (ScenarioOutcome) throws -> HTTPResponse
-    ) -> HTTPResponse {
-        var response: HTTPResponse
-        switch decision.outcome {
+        _ outcome: ScenarioOutcome, _ request: HTTPRequest, note: ScenarioNote, format: Format,
+        perform: (ScenarioOutcome) throws -> HTTPReply
+    ) -> HTTPReply {
+        var reply: HTTPReply
+        switch outcome {
         case let .httpError(status, body, headers):
-            response = body.map { .json(Data($0.jsonText.bytes), status: HTTPStatus(code: status)) } ?? format.error(status: status, for: request)
+            var response = body.map { .json(Data($0.jsonText.bytes), status: HTTPStatus(code: status)) } ?? format.error(status: status, for: request)
             for field in headers { response.headers.set(name: field.name, value: field.value) }
+            reply = HTTPReply(response)
         case .dropConnection:
-            response = .dropConnection
+            reply = .dropConnection()
         default:
             do {
-                response = try perform(decision.outcome)
+                reply = try perform(outcome)
+            } catch let error as any HTTPReplyError {
+                reply = error.reply(for: request)
             } catch let error as any HTTPResponseError {
-                response = error.response(for: request)
+                reply = HTTPReply(error.response(for: request))
             } catch {
-                response = format.internalError(for: request)
+                reply = HTTPReply(format.internalError(for: request))
             }
         }
-        let note = ScenarioNote(scenario: scenario, operation: operation, decision: decision)
-        response.diagnostic = note
-        if let deferred = response.deferred {
-            // The journal reads the note from the answer the task produces.
-            response.deferred = {
-                var answer = await deferred()
-                if answer.diagnostic == nil { answer.diagnostic = note }
-                return answer
-            }
-        }
-        return response
+        // The scenario's note, unless the operation gave one of its own (read from the answer a task produces too).
+        if reply.note == nil { reply.note = note }
+        return reply
     }
 }
 

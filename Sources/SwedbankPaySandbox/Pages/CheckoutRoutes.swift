@@ -33,13 +33,13 @@ struct SwedbankPayCheckoutRoutes: Sendable {
 
         /// A page action: problems become HTML pages with the problem's status (an unknown token: the not-found page).
         /// A business decision's `delay_ms` delays the answer (``DecisionDelay``).
-        @Sendable func page(_ request: HTTPRequest, _ body: (String) throws -> HTTPResponse) throws -> HTTPResponse {
+        @Sendable func page(_ request: HTTPRequest, _ body: (String) throws -> HTTPResponse) throws -> HTTPReply {
             let token = try request.parameters.require("token")
             do {
                 return try DecisionDelay.applying { try body(token) }
             } catch let problem as SwedbankPayProblem {
-                if problem == .paymentSessionNotFound { return Self.html(CheckoutPage.unavailable(.notFound), status: .notFound) }
-                return Self.html(CheckoutPage.error(problem), status: problem.status)
+                if problem == .paymentSessionNotFound { return HTTPReply(Self.html(CheckoutPage.unavailable(.notFound), status: .notFound)) }
+                return HTTPReply(Self.html(CheckoutPage.error(problem), status: problem.status))
             }
         }
 
@@ -57,7 +57,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
             }
             guard let context = try? sessions.context(token) else {
                 // 200 with a script that reports the error, so the merchant's page does not break (inferred).
-                return answer(CheckoutPage.script(menuURL: nil, orderID: nil, completeURL: nil, cancelURL: nil))
+                return HTTPReply(answer(CheckoutPage.script(menuURL: nil, orderID: nil, completeURL: nil, cancelURL: nil)))
             }
             let culture = request.queryValue("culture").map { "&culture=\(Self.formEncode($0))" } ?? ""
             let script = CheckoutPage.script(menuURL: "\(base(request))/checkout/\(token)?embed=1\(culture)", orderID: context.orderID,
@@ -68,11 +68,11 @@ struct SwedbankPayCheckoutRoutes: Sendable {
 
         router.addImmediate("GET /checkout/:token") { request in
             let token = try request.parameters.require("token")
-            guard let context = try? sessions.context(token) else { return Self.html(CheckoutPage.unavailable(.notFound), status: .notFound) }
+            guard let context = try? sessions.context(token) else { return HTTPReply(Self.html(CheckoutPage.unavailable(.notFound), status: .notFound)) }
             return playPage(.swedbankPayCheckoutPage, request, context.namespace, subject: .some(nil), object: token,
                             sticky: context.view.scenario) { _ in try checkoutPage(request) }
         }
-        @Sendable func checkoutPage(_ request: HTTPRequest) throws -> HTTPResponse {
+        @Sendable func checkoutPage(_ request: HTTPRequest) throws -> HTTPReply {
             try page(request) { token in
                 let mode = mode(request)
                 let document = try sessions.loadCheckout(token, mode: mode, base: base(request), request: request)

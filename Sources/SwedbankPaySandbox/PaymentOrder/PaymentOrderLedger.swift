@@ -1,23 +1,23 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// Payment orders of some namespaces. A plain value; ``SwedbankPayOrderStore`` owns several, each behind a lock.
-struct SwedbankPayOrderLedger: Sendable {
+/// The payment orders of one namespace and the rules that change them: a plain value that ``SwedbankPayOrderStore``
+/// keeps in a ``NamespacedStore``, which runs every operation under a lock.
+struct SwedbankPayOrderLedger: NamespaceStateValue {
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: SwedbankPayConfiguration
-    var books: [Namespace: Book] = [:]
 
-    struct Book {
-        var orders: [String: Order] = [:]
-        /// Attempt and transaction numbers: 11 digits, increasing per namespace (swedbankpay-api.md §1.4 shows
-        /// `40129782830`; the generation is inferred).
-        var lastNumber = 40_129_782_829
-        var createsSinceSweep = 0
-        var nextSweep = Date.distantPast
-        /// Stored-card tokens by value; a deleted one stays, refused as inactive (developer portal `_includes/problems/problems.md`).
-        var tokens: [String: StoredToken] = [:]
-    }
+    var orders: [String: Order] = [:]
+    /// Attempt and transaction numbers: 11 digits, increasing per namespace (swedbankpay-api.md §1.4 shows
+    /// `40129782830`; the generation is inferred).
+    var lastNumber = 40_129_782_829
+    /// Orders are dropped by their last change, not by an expiry kept here: no expiry bound.
+    var sweep = SweepSchedule(tracksExpiry: false)
+    /// Stored-card tokens by value; a deleted one stays, refused as inactive (developer portal `_includes/problems/problems.md`).
+    var tokens: [String: StoredToken] = [:]
+
+    var isEmpty: Bool { orders.isEmpty && tokens.isEmpty }
 
     /// A token a paid card attempt generated (swedbankpay-api.md §1.2 `generate…Token`), as `paid.tokens[]` lists it.
     struct StoredToken: Sendable {
@@ -84,7 +84,7 @@ struct SwedbankPayOrderLedger: Sendable {
     }
 
     /// A class, changed in place under the store's lock and never handed out (reads copy it into a view or JSON).
-    final class Order: @unchecked Sendable {
+    final class Order {
         let id: String
         let token: String
         let version: SwedbankPayAPIVersion
@@ -174,7 +174,7 @@ struct SwedbankPayOrderLedger: Sendable {
                           availableInstruments: Self.availableInstruments(configuration.instruments, request))
         order.history.append(HistoryEntry(created: now, name: "PaymentCreated", initiatedBy: "Merchant"))
         let dropped = sweepOccasionally(namespace, now: now)
-        books[namespace, default: Book()].orders[orderID] = order
+        orders[orderID] = order
         return dropped
     }
 
@@ -189,13 +189,13 @@ struct SwedbankPayOrderLedger: Sendable {
     }
 
     func order(_ namespace: Namespace, _ orderID: String) throws(SwedbankPayProblem) -> Order {
-        guard let order = books[namespace]?.orders[orderID] else { throw .orderNotFound(orderID) }
+        guard let order = orders[orderID] else { throw .orderNotFound(orderID) }
         return order
     }
 
     private mutating func nextNumber(_ namespace: Namespace) -> Int {
-        books[namespace, default: Book()].lastNumber += 1
-        return books[namespace]!.lastNumber
+        lastNumber += 1
+        return lastNumber
     }
 
     // MARK: Attempts (the session API)
@@ -252,7 +252,7 @@ struct SwedbankPayOrderLedger: Sendable {
             let token = StoredToken(token: ids.uuid(), kind: kind, instrument: instrument, name: fields["maskedPan"] ?? "492500******0004",
                                     cardBrand: fields["cardBrand"] ?? "Visa", expiryDate: fields["expiryDate"] ?? "12/2033",
                                     payerReference: order.request.payer?.payerReference)
-            books[namespace, default: Book()].tokens[token.token] = token
+            tokens[token.token] = token
             order.generatedTokens.append(token)
         }
     }
@@ -260,7 +260,7 @@ struct SwedbankPayOrderLedger: Sendable {
     /// The active token a Recur, UnscheduledPurchase or one-click Purchase names: 404 `inputerror` when there is none of
     /// that kind, 422 `paymenttokeninactive` once deleted (developer portal `_includes/problems/problems.md`, "Token Problems").
     func activeToken(_ namespace: Namespace, _ kind: SwedbankPayTokenKind, _ value: String) throws(SwedbankPayProblem) -> StoredToken {
-        guard let token = books[namespace]?.tokens[value], token.kind == kind else { throw .tokenNotFound(kind) }
+        guard let token = tokens[value], token.kind == kind else { throw .tokenNotFound(kind) }
         guard !token.deleted else { throw .tokenInactive(kind) }
         return token
     }
@@ -268,9 +268,9 @@ struct SwedbankPayOrderLedger: Sendable {
     /// `PATCH /psp/paymentorders/<kind>Tokens/<token>` `{"state": "Deleted"}` (developer portal
     /// `_includes/delete-payment-order-token.md`); deleting again changes nothing (inferred).
     mutating func deleteToken(_ namespace: Namespace, _ kind: SwedbankPayTokenKind, _ value: String) throws(SwedbankPayProblem) -> StoredToken {
-        guard var token = books[namespace]?.tokens[value], token.kind == kind else { throw .tokenNotFound(kind) }
+        guard var token = tokens[value], token.kind == kind else { throw .tokenNotFound(kind) }
         token.deleted = true
-        books[namespace, default: Book()].tokens[value] = token
+        tokens[value] = token
         return token
     }
 
@@ -491,34 +491,22 @@ struct SwedbankPayOrderLedger: Sendable {
     /// Orders `retentionAfterLastChange` past their last change are dropped, so memory stays bounded. Runs on
     /// create, every 1024 creates in the namespace or when its clock has moved a minute past the last sweep.
     private mutating func sweepOccasionally(_ namespace: Namespace, now: Date) -> [String] {
-        guard var book = books[namespace] else { return [] }
-        book.createsSinceSweep += 1
-        guard book.createsSinceSweep >= 1024 || now >= book.nextSweep else {
-            books[namespace] = book
-            return []
-        }
-        book.createsSinceSweep = 0
-        book.nextSweep = now + 60
+        guard !isEmpty, sweep.creationIsDue(now: now) else { return [] }
         let retention = configuration.retentionAfterLastChange
         var dropped: [String] = []
-        for (id, order) in book.orders where order.updated + retention <= now {
+        for (id, order) in orders where order.updated + retention <= now {
             dropped.append(order.token)
-            book.orders[id] = nil
+            orders[id] = nil
         }
-        books[namespace] = book
         if dropped.count >= 4096 { FreedMemory.returnToSystem() }
         return dropped
     }
 
-    /// Forgets the namespace; returns its tokens.
-    mutating func reset(_ namespace: Namespace) -> [String] {
-        let tokens = books[namespace]?.orders.values.map(\.token) ?? []
-        books[namespace] = nil
-        return tokens
-    }
+    /// The session tokens of its orders (to forget them when the namespace is reset).
+    var sessionTokens: [String] { orders.values.map(\.token) }
 
     func snapshot(_ namespace: Namespace) -> JSONText {
-        let orders = (books[namespace]?.orders.values).map(Array.init) ?? []
+        let orders = Array(self.orders.values)
         return .object([
             ("payment_orders", .array(orders.sorted { ($0.created, $0.id) < ($1.created, $1.id) }.map { order in
                 .object([("id", .string(order.resourceID)), ("status", .string(order.status.rawValue)),

@@ -28,7 +28,7 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: SwedbankPayConfiguration
-    private let shards: [Locked<SwedbankPayOrderLedger>]
+    private let ledgers: NamespacedStore<SwedbankPayOrderLedger>
     /// Session token → where its order lives: the session API and the pages carry no namespace.
     private let tokens = Locked<[String: (namespace: Namespace, orderID: String)]>([:])
     /// Bumped by reset: callbacks waiting to retry for the namespace then stop.
@@ -41,7 +41,7 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
         self.registry = registry
         self.ids = ids
         self.configuration = configuration
-        shards = (0..<16).map { _ in Locked(SwedbankPayOrderLedger(registry: registry, ids: ids, configuration: configuration)) }
+        ledgers = NamespacedStore { SwedbankPayOrderLedger(registry: registry, ids: ids, configuration: configuration) }
         let generations = Locked<[Namespace: Int]>([:])
         self.generations = generations
         callbacks = SwedbankPayCallbacks(registry: registry, configuration: configuration, journal: journal) { namespace in
@@ -49,15 +49,11 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
         }
     }
 
-    private func ledger(_ namespace: Namespace) -> Locked<SwedbankPayOrderLedger> {
-        shards[Int(UInt(bitPattern: namespace.hashValue) % UInt(shards.count))]
-    }
-
     /// Runs `change` on the order under its namespace's lock, then sends the callback it asks for.
-    private func change<T>(_ namespace: Namespace, _ orderID: String,
+    private func change<T: Sendable>(_ namespace: Namespace, _ orderID: String,
                            _ change: (inout SwedbankPayOrderLedger, SwedbankPayOrderLedger.Order, Date) throws(SwedbankPayProblem) -> (T, SwedbankPayCallbackEvent?))
     throws(SwedbankPayProblem) -> T {
-        let (result, event) = try ledger(namespace).withLock { (ledger) throws(SwedbankPayProblem) in
+        let (result, event) = try ledgers.withState(namespace) { (ledger) throws(SwedbankPayProblem) in
             let order = try ledger.order(namespace, orderID)
             let now = registry.now(namespace)
             let outcome = try change(&ledger, order, now)
@@ -73,7 +69,7 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
     public func lookup(token: String) -> (namespace: Namespace, orderID: String)? { tokens.withLock { $0[token] } }
 
     public func snapshot(_ namespace: Namespace, orderID: String) -> SwedbankPayOrderView? {
-        ledger(namespace).withLock { try? $0.order(namespace, orderID).view(namespace) }
+        ledgers.withState(namespace) { try? $0.order(namespace, orderID).view(namespace) }
     }
 
     public func beginAttempt(_ namespace: Namespace, orderID: String, instrument: String, prefill: Bool)
@@ -140,7 +136,7 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
                 initiatingSystemUserAgent: String) -> String {
         let orderID = ids.uuid()
         let token = (ids.uuid() + ids.uuid()).replacingOccurrences(of: "-", with: "")
-        ledger(namespace).withLock { ledger in
+        ledgers.withState(namespace) { ledger in
             let dropped = ledger.create(namespace, orderID: orderID, token: token, request, version: version, scenario: scenario,
                                         initiatingSystemUserAgent: initiatingSystemUserAgent)
             tokens.withLock { index in
@@ -155,7 +151,7 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
     func createPaid(_ namespace: Namespace, _ request: SwedbankPayCreateOrderRequest, version: SwedbankPayAPIVersion, scenario: String?,
                     initiatingSystemUserAgent: String, token: SwedbankPayOrderLedger.StoredToken, declined: SwedbankPayProblem?) -> String {
         let orderID = create(namespace, request, version: version, scenario: scenario, initiatingSystemUserAgent: initiatingSystemUserAgent)
-        ledger(namespace).withLock { ledger in
+        ledgers.withState(namespace) { ledger in
             guard let order = try? ledger.order(namespace, orderID) else { return }
             ledger.payWithToken(order, token, declined: declined, now: registry.now(namespace), namespace: namespace)
         }
@@ -165,33 +161,33 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
     /// The active token of that kind, else 404 `inputerror` / 422 `paymenttokeninactive`.
     func activeToken(_ namespace: Namespace, _ kind: SwedbankPayTokenKind, _ value: String) throws(SwedbankPayProblem)
     -> SwedbankPayOrderLedger.StoredToken {
-        try ledger(namespace).withLock { (ledger) throws(SwedbankPayProblem) in try ledger.activeToken(namespace, kind, value) }
+        try ledgers.withState(namespace) { (ledger) throws(SwedbankPayProblem) in try ledger.activeToken(namespace, kind, value) }
     }
 
     /// Marks the token deleted; later orders naming it get 422 (developer portal `_includes/delete-payment-order-token.md`).
     func deleteToken(_ namespace: Namespace, _ kind: SwedbankPayTokenKind, _ value: String) throws(SwedbankPayProblem)
     -> SwedbankPayOrderLedger.StoredToken {
-        try ledger(namespace).withLock { (ledger) throws(SwedbankPayProblem) in try ledger.deleteToken(namespace, kind, value) }
+        try ledgers.withState(namespace) { (ledger) throws(SwedbankPayProblem) in try ledger.deleteToken(namespace, kind, value) }
     }
 
     func scenarioOf(_ namespace: Namespace, orderID: String) -> String? {
-        ledger(namespace).withLock { try? $0.order(namespace, orderID).scenario }
+        ledgers.withState(namespace) { try? $0.order(namespace, orderID).scenario }
     }
 
     func versionOf(_ namespace: Namespace, orderID: String) -> SwedbankPayAPIVersion? {
-        ledger(namespace).withLock { try? $0.order(namespace, orderID).version }
+        ledgers.withState(namespace) { try? $0.order(namespace, orderID).version }
     }
 
     /// The payment order document (swedbankpay-api.md §1.3) with `expand`ed nodes and operations on `base`.
     func document(_ namespace: Namespace, orderID: String, base: String, expand: Set<String>) throws(SwedbankPayProblem) -> JSONText {
-        try ledger(namespace).withLock { (ledger) throws(SwedbankPayProblem) in
+        try ledgers.withState(namespace) { (ledger) throws(SwedbankPayProblem) in
             try ledger.order(namespace, orderID).document(base: base, expand: expand)
         }
     }
 
     /// `GET …/:node`: `{"paymentOrder": "/psp/paymentorders/<id>", "<nodeKey>": {…}}` (swedbankpay-api.md §1.4; the wrapper inferred).
     func node(_ namespace: Namespace, orderID: String, segment: String) throws(SwedbankPayProblem) -> JSONText {
-        try ledger(namespace).withLock { (ledger) throws(SwedbankPayProblem) in
+        try ledgers.withState(namespace) { (ledger) throws(SwedbankPayProblem) in
             let order = try ledger.order(namespace, orderID)
             guard let node = SwedbankPayOrderLedger.Order.nodes.first(where: { $0.segment == segment }) else {
                 throw SwedbankPayProblem.notFound(path: "/psp/paymentorders/\(orderID)/\(segment)")
@@ -219,7 +215,7 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
     /// The v3.0 answer to a post-purchase call (swedbankpay-api.md §1.7).
     func transactionAnswer(_ namespace: Namespace, orderID: String, _ kind: SwedbankPayPostPurchase,
                            _ transaction: SwedbankPayOrderLedger.Transaction) -> JSONText {
-        ledger(namespace).withLock { ledger in
+        ledgers.withState(namespace) { ledger in
             (try? ledger.order(namespace, orderID).transactionAnswer(kind, transaction)) ?? .object([])
         }
     }
@@ -228,11 +224,11 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
 
     public func reset(_ namespace: Namespace) {
         generations.withLock { $0[namespace, default: 0] += 1 }
-        let dropped = ledger(namespace).withLock { $0.reset(namespace) }
+        let dropped = ledgers.reset(namespace) { $0.sessionTokens } ?? []
         tokens.withLock { index in for token in dropped { index[token] = nil } }
     }
 
-    public func snapshot(_ namespace: Namespace) -> JSONText { ledger(namespace).withLock { $0.snapshot(namespace) } }
+    public func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
 }
 
 /// One of the three post-purchase operations (swedbankpay-api.md §1.7).

@@ -178,8 +178,8 @@ extension SwedbankPayProblem {
 }
 
 /// A scenario's `drop_connection` on a business operation: the call gets no answer.
-struct DroppedConnection: Error, HTTPResponseError {
-    func response(for request: HTTPRequest) -> HTTPResponse { .dropConnection }
+struct DroppedConnection: Error, HTTPReplyError {
+    func reply(for request: HTTPRequest) -> HTTPReply { .dropConnection() }
 }
 
 /// `application/x-www-form-urlencoded` fields of a page's form POST.

@@ -11,12 +11,12 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
     /// The session state machine; a ``NamespacedState`` for `/__sandbox/reset` and `/__sandbox/state`.
     public let sessions: SwedbankPayPaymentSessionStore
 
-    public init(orders: SwedbankPayOrderStore, scenarios: ScenarioEngine, journal: Journal,
-                settings: SwedbankPayPaymentSessionSettings = SwedbankPayPaymentSessionSettings()) {
+    /// `sessions`: made over `orders` (the sandbox owns both).
+    public init(orders: SwedbankPayOrderStore, sessions: SwedbankPayPaymentSessionStore, scenarios: ScenarioEngine, journal: Journal) {
         self.orders = orders
+        self.sessions = sessions
         self.scenarios = scenarios
         self.journal = journal
-        sessions = SwedbankPayPaymentSessionStore(orders: orders, engine: scenarios, settings: settings, journal: journal)
     }
 
     static let prefix = "/psp/paymentsessions/"
@@ -37,13 +37,13 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
         /// `answer` turns the document into the response (the document itself, except for acknowledge-failed-attempt).
         @Sendable func session(_ operation: ScenarioOperation, rel: String, _ request: HTTPRequest,
                                answer: @escaping @Sendable (JSONText) -> HTTPResponse = Self.document,
-                               _ body: @escaping @Sendable (String, String) throws -> JSONText) throws -> HTTPResponse {
+                               _ body: @escaping @Sendable (String, String) throws -> JSONText) throws -> HTTPReply {
             let token = try request.parameters.require("token")
             let context = try sessions.context(token)
             return play(operation, request, context.namespace, object: token, sticky: context.view.scenario) { outcome in
                 try Self.requireJSONObjectBody(request)
                 switch outcome {
-                case .sessionEndReached: return Self.document(try sessions.endSession(token, base: base(request), request: request))
+                case .sessionEndReached: return HTTPReply(Self.document(try sessions.endSession(token, base: base(request), request: request)))
                 case .notAllowed: throw SwedbankPayProblem.operationNotAllowed(rel)
                 default: return try DecisionDelay.applying { answer(try body(token, base(request))) }
                 }

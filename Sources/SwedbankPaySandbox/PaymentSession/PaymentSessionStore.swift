@@ -1,27 +1,30 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// The payment sessions, per token: the state machine of swedbankpay-api.md §3.6 over the order store. Each call takes
-/// the lock, applies a Swish outcome that has come due, runs its transition (calling the order store, whose
-/// lock is always taken after this one) and renders the document from the order as it is afterwards.
+/// The payment sessions, per namespace and token: the state machine of swedbankpay-api.md §3.6 over the order store.
+/// Each call takes the lock of its order's namespace, applies a Swish outcome that has come due, runs its transition
+/// (calling the order store, whose lock is always taken after this one) and renders the document from the order as
+/// it is afterwards.
 public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     public let stateName = "swedbankpay_paymentsessions"
     let orders: any PaymentSessionOrders
     let engine: ScenarioEngine
     let settings: SwedbankPayPaymentSessionSettings
 
-    struct SavedCardOwner: Hashable { var namespace: Namespace; var payerReference: String }
-
-    struct State {
+    /// The payment sessions of one namespace, by token.
+    struct Ledger: NamespaceStateValue {
         var sessions: [String: PaymentSessionRecord] = [:]
-        var savedCards: [SavedCardOwner: [SavedCard]] = [:]
+        /// By payer reference.
+        var savedCards: [String: [SavedCard]] = [:]
         /// acsTransID → token, for the ACS pages (swedbankpay-api.md §3.6 C5).
         var challenges: [String: String] = [:]
         /// Sessions whose order the order store has forgotten are dropped when the count reaches this.
         var pruneAt = 1024
+
+        var isEmpty: Bool { sessions.isEmpty && savedCards.isEmpty && challenges.isEmpty }
     }
 
-    private let state = Locked(State())
+    private let ledgers = NamespacedStore { Ledger() }
 
     /// Where the business decisions (swish.sale, card.*, web.pay) are written as `DECISION` entries: the request's
     /// own entry names only the API call's scenario decision.
@@ -35,16 +38,18 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         self.journal = journal
     }
 
+    /// The payment sessions over `orders`; `journal` gets the business decisions.
+    public convenience init(orders: SwedbankPayOrderStore, scenarios: ScenarioEngine, journal: Journal,
+                            settings: SwedbankPayPaymentSessionSettings = SwedbankPayPaymentSessionSettings()) {
+        self.init(orders: orders as any PaymentSessionOrders, engine: scenarios, settings: settings, journal: journal)
+    }
+
     public func reset(_ namespace: Namespace) {
-        state.withLock { state in
-            state.sessions = state.sessions.filter { $0.value.namespace != namespace }
-            state.savedCards = state.savedCards.filter { $0.key.namespace != namespace }
-            state.challenges = state.challenges.filter { state.sessions[$0.value] != nil }
-        }
+        ledgers.reset(namespace)
     }
 
     public func snapshot(_ namespace: Namespace) -> JSONText {
-        let records = state.withLock { $0.sessions.values.filter { $0.namespace == namespace } }.sorted { $0.token < $1.token }
+        let records = ledgers.withState(namespace) { Array($0.sessions.values) }.sorted { $0.token < $1.token }
         return .object([("payment_sessions", .array(records.map { record in
             .object([("token", .string(record.token)), ("order_id", .string(record.orderID)), ("prepared", .bool(record.prepared)),
                      ("phase", .string(Self.phaseName(record.phase))), ("failed_attempts", .int(record.failedAttempts))])
@@ -78,11 +83,11 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     }
 
     /// The token behind a challenge's acsTransID (the ACS pages, swedbankpay-api.md §3.6 C5).
-    func token(ofChallenge acsTransID: String) -> String? { state.withLock { $0.challenges[acsTransID] } }
+    func token(ofChallenge acsTransID: String) -> String? { ledgers.first { $1.challenges[acsTransID] } }
 
     /// The challenge an ACS page shows: its session and card attempt, while the session still waits for it.
     func challenge(_ acsTransID: String) -> (token: String, attempt: CardAttempt)? {
-        state.withLock { state in
+        ledgers.first { _, state in
             guard let token = state.challenges[acsTransID], case .threeDSChallenge(let card)? = state.sessions[token]?.phase,
                   card.acsTransID == acsTransID else { return nil }
             return (token, card)
@@ -109,10 +114,10 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
 
     /// ``transition(_:base:rel:request:onTerminalOrder:_:)`` for the pages: `render` sees the document's parts
     /// (order, session, saved cards) as they are afterwards.
-    func transition<Rendered>(_ token: String, base: String, rel: String, request: HTTPRequest, onTerminalOrder: TerminalRule = .answerDocument,
+    func transition<Rendered: Sendable>(_ token: String, base: String, rel: String, request: HTTPRequest, onTerminalOrder: TerminalRule = .answerDocument,
                               _ change: (inout Step) throws -> Void, render: (PaymentSessionDocument) -> Rendered) throws -> Rendered {
         let context = try context(token)
-        return try state.withLock { state throws -> Rendered in
+        return try ledgers.withState(context.namespace) { state throws -> Rendered in
             var record = state.sessions[token] ?? PaymentSessionRecord(
                 token: token, namespace: context.namespace, orderID: context.orderID,
                 id: String(orders.ids.uuid().replacingOccurrences(of: "-", with: "").prefix(32)), instrument: context.view.instrument)
@@ -137,20 +142,19 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     enum TerminalRule { case answerDocument, notAllowed }
 
     /// Keeps memory bounded: the order store forgets old orders (and reset ones), so their sessions go too.
-    private func prune(_ state: inout State) {
+    private func prune(_ state: inout Ledger) {
         state.sessions = state.sessions.filter { orders.lookup(token: $0.key) != nil }
         state.challenges = state.challenges.filter { state.sessions[$0.value] != nil }
         state.pruneAt = max(1024, state.sessions.count * 2)
     }
 
     /// The payer's saved cards, seeded on first use (inferred): only payer-aware orders (swedbankpay-api.md §1.2) that allow stored details.
-    private func cards(_ view: SwedbankPayOrderView, _ record: PaymentSessionRecord, _ state: inout State) -> [SavedCard] {
+    private func cards(_ view: SwedbankPayOrderView, _ record: PaymentSessionRecord, _ state: inout Ledger) -> [SavedCard] {
         guard let reference = view.payerReference, !reference.isEmpty, !view.disableStoredPaymentDetails,
               !record.hideStoredPaymentOptions else { return [] }
-        let owner = SavedCardOwner(namespace: view.namespace, payerReference: reference)
-        if let cards = state.savedCards[owner] { return cards }
+        if let cards = state.savedCards[reference] { return cards }
         let cards = SavedCard.seed(orders.ids)
-        state.savedCards[owner] = cards
+        state.savedCards[reference] = cards
         return cards
     }
 
@@ -289,10 +293,10 @@ final class DecisionDelay: Sendable {
         total.withLock { $0 = ($0 ?? .zero) + delay }
     }
 
-    static func applying(_ answer: () throws -> HTTPResponse) rethrows -> HTTPResponse {
+    static func applying(_ answer: () throws -> HTTPResponse) rethrows -> HTTPReply {
         let collector = DecisionDelay()
         let response = try $current.withValue(collector) { try answer() }
-        guard let delay = collector.total.withLock({ $0 }) else { return response }
-        return response.delayed(by: delay)
+        guard let delay = collector.total.withLock({ $0 }) else { return HTTPReply(response) }
+        return HTTPReply(response).delayed(by: delay)
     }
 }

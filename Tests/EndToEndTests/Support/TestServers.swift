@@ -177,12 +177,12 @@ enum TestRoutes {
     static func router(onSlowStart: (@Sendable () -> Void)? = nil) -> Router {
         var router = Router()
         router.addImmediate("GET /fast") { request in .text("fast \(request.target)") }
-        // Decides on the event loop, answers from a task after ?ms= milliseconds (HTTPResponse.later).
+        // Decides on the event loop, answers from a task after ?ms= milliseconds (HTTPReply.later).
         router.addImmediate("GET /later") { request in
             let ms = Int(request.query.first { $0.name == "ms" }?.value ?? "0") ?? 0
             return .later {
                 try? await Task.sleep(for: .milliseconds(ms))
-                return .text("later \(ms)")
+                return HTTPReply(.text("later \(ms)"))
             }
         }
         router.add("GET /slow") { request in
