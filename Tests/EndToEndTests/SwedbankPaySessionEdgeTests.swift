@@ -5,6 +5,9 @@
 // every answer decoded with the strict mirrors (swedbankpay-api.md §3.2, §3.5, §3.6, §3.9).
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
 import SwedbankPaySandbox
 import Testing
 
