@@ -2,15 +2,16 @@
 // SPDX-License-Identifier: MIT
 import PackageDescription
 
-// No package dependencies: Foundation, Dispatch, Synchronization and the platform C library only.
+// No package dependencies: Foundation, Dispatch and the platform C library only.
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 let package = Package(
     name: "payment-sandbox",
-    // Synchronization.Mutex / Atomic need these on Apple platforms; everything but the CLI builds for iOS.
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    // Duration, Clock and Task.sleep(for:) need these on Apple platforms; everything but the CLI builds for iOS.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "PaymentSandbox", targets: ["PaymentSandbox"]),
+        .library(name: "PaymentSandboxTesting", targets: ["PaymentSandboxTesting"]),
         .executable(name: "payment-sandbox", targets: ["payment-sandbox"]),
     ],
     targets: [
@@ -23,15 +24,26 @@ let package = Package(
         // Swedbank Pay: Payment Order v3 and the payment-session API of the Mobile SDKs.
         .target(name: "SwedbankPaySandbox", dependencies: ["SandboxHTTP", "SandboxScenarios"], swiftSettings: strict),
         // The sandbox itself: wires the providers and the control API onto the HTTP core.
-        .target(name: "PaymentSandbox", dependencies: ["SandboxHTTP", "SandboxScenarios", "KlarnaSandbox", "SwedbankPaySandbox"],
+        .target(name: "PaymentSandbox",
+                dependencies: ["SandboxHTTP", "SandboxScenarios", "KlarnaSandbox", "SwedbankPaySandbox", "BundledScenarios"],
                 swiftSettings: strict),
+        // The bundled scenarios/ folder as a resource bundle (nothing to compile), so in-process users play them
+        // with no path given. The folder stays at the top: the CLI, the image and CI read it there.
+        .target(name: "BundledScenarios", path: "scenarios", exclude: ["README.md", "scenario.schema.json"],
+                resources: [.copy("klarna"), .copy("swedbankpay")]),
+        // For users' tests: one client for an in-process or a live sandbox, and typed control calls.
+        .target(name: "PaymentSandboxTesting", dependencies: ["PaymentSandbox", "SandboxHTTP"], swiftSettings: strict),
         // The command line: flags, environment, signals. Process-only code lives here.
-        .executableTarget(name: "payment-sandbox", dependencies: ["PaymentSandbox"], swiftSettings: strict),
+        .executableTarget(name: "payment-sandbox",
+                          dependencies: ["PaymentSandbox", "SandboxHTTP", "SandboxScenarios", "KlarnaSandbox", "SwedbankPaySandbox"], swiftSettings: strict),
         .testTarget(name: "SandboxHTTPTests", dependencies: ["SandboxHTTP"], exclude: ["FuzzCorpus"], swiftSettings: strict),
-        .testTarget(name: "SandboxScenariosTests", dependencies: ["SandboxScenarios", "PaymentSandbox"], swiftSettings: strict),
+        .testTarget(name: "SandboxScenariosTests", dependencies: ["SandboxScenarios", "PaymentSandbox", "KlarnaSandbox", "SwedbankPaySandbox"], swiftSettings: strict),
         .testTarget(name: "KlarnaSandboxTests", dependencies: ["KlarnaSandbox"], swiftSettings: strict),
         .testTarget(name: "SwedbankPaySandboxTests", dependencies: ["SwedbankPaySandbox"], swiftSettings: strict),
-        .testTarget(name: "EndToEndTests", dependencies: ["PaymentSandbox", "SandboxHTTP"], swiftSettings: strict),
+        .testTarget(name: "PaymentSandboxTestingTests", dependencies: ["PaymentSandboxTesting", "PaymentSandbox"],
+                    swiftSettings: strict),
+        .testTarget(name: "EndToEndTests",
+                    dependencies: ["PaymentSandbox", "SandboxHTTP", "SandboxScenarios", "KlarnaSandbox", "SwedbankPaySandbox"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,6 +10,10 @@
 #                      create session -> authorize -> create order over KP_NAMESPACES namespaces;
 #                      flows/s and requests/s (vs nginx), then RSS as sessions pile up and after
 #                      every namespace's clock moved 31 days ahead and the stores' sweeps ran
+#   in-process         scripts/bench/inprocess (a package that depends on this one, as a user's tests do):
+#                      PaymentSandbox + SandboxClient with the bundled scenarios and one health call, no socket,
+#                      then released; median of INPROC_RUNS, in microseconds (and the same sandbox start()ed on
+#                      a socket and stopped, for comparison). Alone: scripts/bench.sh --inprocess-only
 #
 # nginx serves a canned JSON body of exactly the sandbox health body's length, so
 # both servers move the same number of body bytes per request.
@@ -29,6 +33,7 @@
 #   KP_RSS_REQUESTS=1000000  requests' worth of flows (3 each) before "RSS after N sessions" ...
 #   KP_RSS_SECONDS=60        ... or as many as fit in this many seconds
 #   KP_SWEEP_FLOWS=2048  flows after the clock jump (the store sweeps every 1024 session creations)
+#   INPROC_RUNS=500      in-process start + stop samples (a fifth as many with a socket)
 #
 # Installs wrk, nginx-light and python3 with apt-get when missing (Debian).
 set -euo pipefail
@@ -45,6 +50,7 @@ KP_THREADS=${KP_THREADS:-1}
 KP_RSS_REQUESTS=${KP_RSS_REQUESTS:-1000000}
 KP_RSS_SECONDS=${KP_RSS_SECONDS:-60}
 KP_SWEEP_FLOWS=${KP_SWEEP_FLOWS:-2048}
+INPROC_RUNS=${INPROC_RUNS:-500}
 WRK_THREADS=2
 WRK_CONNS=32
 HEALTH_PATH=/__sandbox/health
@@ -56,6 +62,26 @@ KPFLOW=$ROOT/.build/kpflow
 
 log() { printf '[bench %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "error: $*"; exit 2; }
+
+# ---------------------------------------------------------------- in-process start + stop
+# Built in release against this checkout by scripts/bench/inprocess (its own .build); sets INPROC_<key>.
+inprocess_bench() {
+    log "swift build -c release --package-path scripts/bench/inprocess"
+    swift build -c release --package-path "$ROOT/scripts/bench/inprocess" 2>&1 | tail -n 3 \
+        || die "scripts/bench/inprocess build failed"
+    local line key value
+    line=$("$ROOT/scripts/bench/inprocess/.build/release/inprocess-startstop" --runs "$INPROC_RUNS") \
+        || die "inprocess-startstop failed"
+    echo "in-process start + stop (bundled scenarios): $line"
+    for pair in $line; do
+        key=${pair%%=*} value=${pair#*=}
+        printf -v "INPROC_$key" '%s' "$value"
+    done
+}
+if [[ ${1:-} == --inprocess-only ]]; then
+    inprocess_bench
+    exit 0
+fi
 
 # ---------------------------------------------------------------- cleanup
 # Every process we start goes into PIDS; the EXIT trap stops them all.
@@ -503,6 +529,8 @@ KP_HWM=$(py rss "$SANDBOX_PID" VmHWM)
 echo "klarna memory: after a 31-day clock jump and $KPS_flows more flows (sweep): RSS $KP_RSS_SWEEP MiB (peak $KP_HWM)"
 stop_pid "$SANDBOX_PID" sandbox
 
+inprocess_bench
+
 # ---------------------------------------------------------------- summary
 MISSES=0
 judge() { # name python-boolean-expression: sets RESULT_<name> to PASS/MISS
@@ -520,6 +548,7 @@ judge after "$SB_RSS_AFTER < $SB_RSS_IDLE + 10"
 judge kpok "$KP_ERRORS + $KP_NON2XX == 0"
 judge kpratio "$KPT_requests_per_s/$NG_RPS_MED >= 0.25"
 judge kpsweep "$KP_RSS_SWEEP < $KP_RSS_PILE"
+judge inproc "$INPROC_inprocess_median_us < 1000"
 row() { printf '%-34s %11s %11s %8s  %-16s %s\n' "$@"; }
 
 echo
@@ -541,6 +570,8 @@ row "KP requests/s ratio to nginx" "$KPT_requests_per_s" "$NG_RPS_MED" "$(py cal
     "ratio >= 0.25" "$RESULT_kpratio"
 row "RSS after $((KP_SESSIONS / 1000))k KP sessions MiB" "$KP_RSS_PILE" "-" "-" "(idle $KP_RSS_IDLE)" "info"
 row "RSS after expiry sweep MiB" "$KP_RSS_SWEEP" "-" "-" "< after sessions" "$RESULT_kpsweep"
+row "in-process start+stop us (median)" "$INPROC_inprocess_median_us" "-" "-" "< 1000 us" "$RESULT_inproc"
+row "socket start+stop us (median)" "$INPROC_socket_median_us" "-" "-" "(for comparison)" "info"
 echo "(nginx RSS = master + workers; nginx 'after' = after its $((NG_REQS / 1000))k benchmark requests;" \
     "sandbox peak VmHWM $SB_HWM MiB; first sandbox instance idle $SB_RSS_START MiB)"
 echo "per round: sandbox $(py range "${SB_RPS[@]}") req/s, p99 $(py range "${SB_P99[@]}") ms;" \

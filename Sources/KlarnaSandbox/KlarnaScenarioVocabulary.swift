@@ -132,9 +132,9 @@ extension ScenarioVocabulary {
 enum KlarnaScenarioVocabulary {
     static let operations: [ScenarioVocabulary.Operation] = [
         .init(.klarnaPaymentsCreateSession, "POST /payments/v1/sessions: create a Klarna Payments session.", request: KlarnaScenarioVocabulary.session),
-        .init(.klarnaPaymentsReadSession, "GET /payments/v1/sessions/{session_id}: read a session."),
+        .init(.klarnaPaymentsReadSession, "GET /payments/v1/sessions/{session_id}: read a session.", request: KlarnaScenarioVocabulary.noBody),
         .init(.klarnaPaymentsUpdateSession, "POST /payments/v1/sessions/{session_id}: update a session (204).", request: KlarnaScenarioVocabulary.session),
-        .init(.klarnaPaymentsCancelSession, "DELETE /payments/v1/sessions/{session_id}: cancel a session."),
+        .init(.klarnaPaymentsCancelSession, "DELETE /payments/v1/sessions/{session_id}: cancel a session.", request: KlarnaScenarioVocabulary.noBody),
         .init(.klarnaPaymentsLoad, outcomes: ["reject", "show_form_false", "invalid_client_token"],
               "The SDK's load(), played by POST /__sandbox/klarna/payments/sessions/{session_id}/load.", request: KlarnaScenarioVocabulary.session),
         .init(.klarnaPaymentsAuthorize, outcomes: ["reject", "cancel", "finalize_required", "show_form_false", "invalid_client_token"],
@@ -144,44 +144,44 @@ enum KlarnaScenarioVocabulary {
         .init(.klarnaPaymentsCreateOrder, outcomes: ["expire_token", "mismatched_fields", "cart_changed", "rejected", "fraud_pending", "fraud_rejected"],
               "POST /payments/v1/authorizations/{authorizationToken}/order: create an order from an authorization.", request: KlarnaScenarioVocabulary.order),
         .init(.klarnaPaymentsCancelAuthorization, outcomes: ["expire_token"],
-              "DELETE /payments/v1/authorizations/{authorizationToken}: release an authorization."),
+              "DELETE /payments/v1/authorizations/{authorizationToken}: release an authorization.", request: KlarnaScenarioVocabulary.noBody),
         .init(.klarnaPaymentsCreateCustomerToken, outcomes: ["expire_token", "mismatched_fields"],
-              "POST /payments/v1/authorizations/{authorizationToken}/customer-token: create a customer token."),
-        .init(.klarnaHPPCreateSession, "POST /hpp/v1/sessions: create a Hosted Payment Page session."),
-        .init(.klarnaHPPReadSession, "GET /hpp/v1/sessions/{session_id}: read an HPP session."),
-        .init(.klarnaHPPDistributeSession, "POST /hpp/v1/sessions/{session_id}/distribution: send the link by SMS or e-mail (recorded, not sent)."),
-        .init(.klarnaHPPDisableSession, "DELETE /hpp/v1/sessions/{session_id}: disable an HPP session."),
-        .init(.klarnaOMReadOrder, "GET /ordermanagement/v1/orders/{order_id}: read an order."),
+              "POST /payments/v1/authorizations/{authorizationToken}/customer-token: create a customer token.", request: KlarnaScenarioVocabulary.customerTokenCreation),
+        .init(.klarnaHPPCreateSession, "POST /hpp/v1/sessions: create a Hosted Payment Page session.", request: KlarnaScenarioVocabulary.hppSession),
+        .init(.klarnaHPPReadSession, "GET /hpp/v1/sessions/{session_id}: read an HPP session.", request: KlarnaScenarioVocabulary.noBody),
+        .init(.klarnaHPPDistributeSession, "POST /hpp/v1/sessions/{session_id}/distribution: send the link by SMS or e-mail (recorded, not sent).", request: KlarnaScenarioVocabulary.hppDistribution),
+        .init(.klarnaHPPDisableSession, "DELETE /hpp/v1/sessions/{session_id}: disable an HPP session.", request: KlarnaScenarioVocabulary.noBody),
+        .init(.klarnaOMReadOrder, "GET /ordermanagement/v1/orders/{order_id}: read an order.", request: KlarnaScenarioVocabulary.noBody),
         .init(.klarnaOMCapture, outcomes: ["refused"],
-              "POST /ordermanagement/v1/orders/{order_id}/captures: capture an amount."),
+              "POST /ordermanagement/v1/orders/{order_id}/captures: capture an amount.", request: KlarnaScenarioVocabulary.capture),
         .init(.klarnaOMRefund, outcomes: ["refused"],
-              "POST /ordermanagement/v1/orders/{order_id}/refunds: refund an amount."),
+              "POST /ordermanagement/v1/orders/{order_id}/refunds: refund an amount.", request: KlarnaScenarioVocabulary.refund),
         .init(.klarnaOMCancelOrder, outcomes: ["refused"],
-              "POST /ordermanagement/v1/orders/{order_id}/cancel: cancel an order."),
+              "POST /ordermanagement/v1/orders/{order_id}/cancel: cancel an order.", request: KlarnaScenarioVocabulary.noBody),
         .init(.klarnaOMAcknowledgeOrder, outcomes: ["refused"],
-              "POST /ordermanagement/v1/orders/{order_id}/acknowledge: acknowledge an order."),
+              "POST /ordermanagement/v1/orders/{order_id}/acknowledge: acknowledge an order.", request: KlarnaScenarioVocabulary.noBody),
         .init(.klarnaOMReleaseRemainingAuthorization, outcomes: ["refused"],
-              "POST /ordermanagement/v1/orders/{order_id}/release-remaining-authorization."),
+              "POST /ordermanagement/v1/orders/{order_id}/release-remaining-authorization.", request: KlarnaScenarioVocabulary.noBody),
         .init(.klarnaOMExtendAuthorizationTime, outcomes: ["refused"],
-              "POST /ordermanagement/v1/orders/{order_id}/extend-authorization-time."),
+              "POST /ordermanagement/v1/orders/{order_id}/extend-authorization-time.", request: KlarnaScenarioVocabulary.noBody),
         .init(.klarnaOMUpdateAuthorization, outcomes: ["refused"],
-              "PATCH /ordermanagement/v1/orders/{order_id}/authorization: a new order amount and order lines."),
+              "PATCH /ordermanagement/v1/orders/{order_id}/authorization: a new order amount and order lines.", request: KlarnaScenarioVocabulary.updateAuthorization),
         .init(.klarnaOMUpdateMerchantReferences, outcomes: ["refused"],
-              "PATCH /ordermanagement/v1/orders/{order_id}/merchant-references."),
+              "PATCH /ordermanagement/v1/orders/{order_id}/merchant-references.", request: KlarnaScenarioVocabulary.merchantReferences),
         .init(.klarnaOMUpdateCustomerDetails, outcomes: ["refused"],
-              "PATCH /ordermanagement/v1/orders/{order_id}/customer-details: billing and shipping address."),
+              "PATCH /ordermanagement/v1/orders/{order_id}/customer-details: billing and shipping address.", request: KlarnaScenarioVocabulary.customerDetails),
         .init(.klarnaOMAddShippingInfo, outcomes: ["refused"],
-              "POST /ordermanagement/v1/orders/{order_id}/shipping-info and …/captures/{capture_id}/shipping-info: add shipping info."),
+              "POST /ordermanagement/v1/orders/{order_id}/shipping-info and …/captures/{capture_id}/shipping-info: add shipping info.", request: KlarnaScenarioVocabulary.addShippingInfo),
         .init(.klarnaOMUpdateCaptureCustomerDetails, outcomes: ["refused"],
-              "PATCH /ordermanagement/v1/orders/{order_id}/captures/{capture_id}/customer-details: a capture's billing address."),
+              "PATCH /ordermanagement/v1/orders/{order_id}/captures/{capture_id}/customer-details: a capture's billing address.", request: KlarnaScenarioVocabulary.customerDetails),
         .init(.klarnaOMTriggerSendOut, outcomes: ["refused"],
-              "POST /ordermanagement/v1/orders/{order_id}/captures/{capture_id}/trigger-send-out: send the capture's communication again."),
+              "POST /ordermanagement/v1/orders/{order_id}/captures/{capture_id}/trigger-send-out: send the capture's communication again.", request: KlarnaScenarioVocabulary.noBody),
         .init(.klarnaOMExtendDueDate, outcomes: ["refused"],
-              "PATCH /ordermanagement/v1/orders/{order_id}/captures/{capture_id}/extend-due-date (the options are read under read_order)."),
-        .init(.klarnaCustomerTokenReadToken, "GET /customer-token/v1/tokens/{customerToken}: read a customer token."),
+              "PATCH /ordermanagement/v1/orders/{order_id}/captures/{capture_id}/extend-due-date (the options are read under read_order).", request: KlarnaScenarioVocabulary.extendDueDate),
+        .init(.klarnaCustomerTokenReadToken, "GET /customer-token/v1/tokens/{customerToken}: read a customer token.", request: KlarnaScenarioVocabulary.noBody),
         .init(.klarnaCustomerTokenCreateOrder, outcomes: ["rejected", "refused", "fraud_pending", "fraud_rejected"],
-              "POST /customer-token/v1/tokens/{customerToken}/order: place a recurring order with a customer token."),
-        .init(.klarnaCustomerTokenUpdateStatus, "PATCH /customer-token/v1/tokens/{customerToken}/status: cancel a customer token."),
+              "POST /customer-token/v1/tokens/{customerToken}/order: place a recurring order with a customer token.", request: KlarnaScenarioVocabulary.order),
+        .init(.klarnaCustomerTokenUpdateStatus, "PATCH /customer-token/v1/tokens/{customerToken}/status: cancel a customer token.", request: KlarnaScenarioVocabulary.customerTokenStatus),
     ]
 
     static let outcomes: [ScenarioVocabulary.Outcome] = [
@@ -225,33 +225,4 @@ enum KlarnaScenarioVocabulary {
         .init(KlarnaOutcome.fraudRejected, "create_order. The order is created with fraud_status REJECTED."),
         .init(KlarnaOutcome.refused, "Klarna Order Management capture, refund, cancel_order, acknowledge_order, release_remaining_authorization, extend_authorization_time. 403 with the operation's code: CAPTURE_NOT_ALLOWED, REFUND_NOT_ALLOWED, CANCEL_NOT_ALLOWED or NOT_ALLOWED."),
     ]
-
-    // MARK: Request shapes (klarna-api.md §2; the fields of KlarnaSessionFields and KlarnaCreateOrderRequest)
-
-    static func object(_ keys: [String], _ nested: [String: ScenarioRequestShape] = [:]) -> ScenarioRequestShape {
-        .object(Dictionary(uniqueKeysWithValues: keys.map { ($0, ScenarioRequestShape.value) }).merging(nested) { $1 })
-    }
-
-    static let address = object(["attention", "city", "country", "email", "family_name", "given_name", "organization_name", "phone",
-                                 "postal_code", "region", "street_address", "street_address2", "title"])
-    static let customer = object(["date_of_birth", "gender", "last_four_ssn", "national_identification_number", "organization_entity_type",
-                                  "organization_registration_id", "title", "type", "vat_id"])
-    static let orderLine = object(
-        ["type", "reference", "name", "quantity", "quantity_unit", "unit_price", "tax_rate", "total_amount", "total_discount_amount",
-         "total_tax_amount", "merchant_data", "product_url", "image_url"],
-        ["product_identifiers": object(["brand", "category_path", "global_trade_item_number", "manufacturer_part_number", "color", "size"]),
-         "subscription": object(["name", "interval", "interval_count"])])
-    static let orderFields: [String: ScenarioRequestShape] = [
-        "order_lines": .array(orderLine), "billing_address": address, "shipping_address": address, "customer": customer,
-        "merchant_urls": object(["confirmation", "notification", "push", "authorization", "app_return_url"]),
-        "custom_payment_method_ids": .array(.value),
-    ]
-    static let orderValues = ["purchase_country", "purchase_currency", "locale", "order_amount", "order_tax_amount", "merchant_reference1",
-                              "merchant_reference2", "merchant_data"]
-
-    /// A payment session as it is created, updated and authorized (what load, authorize and finalize look at).
-    static let session = object(orderValues + ["acquiring_channel", "intent", "design"],
-                                orderFields.merging(["attachment": object(["body", "content_type"]), "options": .any]) { $1 })
-    /// The create-order request.
-    static let order = object(orderValues + ["auto_capture"], orderFields)
 }

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: MIT
+import BundledScenarios
 import Foundation
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 
 /// The sandbox, in-process: start it on port 0, read ``baseURL``, send requests, stop it.
 ///
@@ -17,6 +22,8 @@ import Foundation
 public final class PaymentSandbox: Sendable {
     public let configuration: SandboxConfiguration
     private let server: HTTPServer
+    /// The routes the server dispatches to; ``respond(to:)`` dispatches to them without a socket.
+    private let router: Router
     private let started = Locked<URL?>(nil)
     /// Problems found loading the scenario files: ``start()`` refuses to start with them.
     private let loadFailure: ScenarioLoadFailure?
@@ -47,15 +54,7 @@ public final class PaymentSandbox: Sendable {
         self.configuration = configuration
         registry = NamespaceRegistry(clock: configuration.clock)
         journal = Journal(capacity: configuration.journalCapacity, registry: registry)
-        do {
-            scenarios = try ScenarioEngine.load(directories: configuration.scenarioDirectories, vocabulary: .sandbox,
-                                                contentRuleScenarios: PaymentSandbox.contentRuleScenarios)
-            loadFailure = nil
-        } catch {
-            scenarios = ScenarioEngine(library: ScenarioLibrary(scenarios: []), directories: configuration.scenarioDirectories,
-                                       vocabulary: .sandbox)
-            loadFailure = error
-        }
+        (scenarios, loadFailure) = PaymentSandbox.loadScenarios(configuration)
         let context = SandboxProviderContext(registry: registry, ids: configuration.ids, journal: journal, scenarios: scenarios)
         klarna = KlarnaProvider(payments: configuration.klarnaPayments, hpp: configuration.klarnaHPP,
                                 orderManagement: configuration.klarnaOrderManagement, context: context)
@@ -69,6 +68,7 @@ public final class PaymentSandbox: Sendable {
             router.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, ControlToken(token).check)
         }
         for provider in providers { PaymentSandbox.register(provider, on: &router, journal: journal) }
+        self.router = router
         self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger, observer: journal)
     }
 
@@ -120,6 +120,46 @@ public final class PaymentSandbox: Sendable {
         } catch {
             await sandbox.stop()
             throw error
+        }
+    }
+
+    /// Problems found loading the scenario files (what ``start()`` throws), for users that never start a server.
+    package func checkScenariosLoaded() throws(ScenarioLoadFailure) {
+        if let loadFailure { throw loadFailure }
+    }
+
+    /// One request answered in-process, without a socket, as the server answers it (``Router/respond(to:timeout:)``
+    /// with the server's handler timeout) and journaled as the server journals it. A dropped connection is thrown
+    /// as `URLError(.networkConnectionLost)`, as a URLSession client sees it.
+    package func respond(to request: HTTPRequest) async throws -> HTTPResponse {
+        let started = ContinuousClock.now
+        var request = request
+        request.trustedForwardedHeaders = configuration.http.trustedForwardedHeaders
+        let exchange = await router.respond(to: request, timeout: configuration.http.handlerTimeout)
+        let elapsed = ContinuousClock.now - started
+        journal.exchangeCompleted(exchange, durationSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        switch exchange.outcome {
+        case .response(let response): return response
+        case .connectionDropped: throw URLError(.networkConnectionLost)
+        }
+    }
+
+    /// The bundled scenarios (served from the parsed set of ``BundledScenarioSet``) and then the configuration's
+    /// directories, which are read now and watched as before.
+    private static func loadScenarios(_ configuration: SandboxConfiguration) -> (ScenarioEngine, ScenarioLoadFailure?) {
+        var directories = configuration.scenarioDirectories
+        let rules = PaymentSandbox.contentRuleScenarios
+        if configuration.includesBundledScenarios, let bundled = BundledScenarioSet.folder,
+           !directories.contains(where: BundledScenarioFolder.isBundled) {
+            if directories.isEmpty, case .success(let library) = BundledScenarioSet.parsed {
+                return (ScenarioEngine(library: library, directories: [bundled], vocabulary: .sandbox, contentRuleScenarios: rules), nil)
+            }
+            directories.insert(bundled, at: 0)
+        }
+        do {
+            return (try ScenarioEngine.load(directories: directories, vocabulary: .sandbox, contentRuleScenarios: rules), nil)
+        } catch {
+            return (ScenarioEngine(library: ScenarioLibrary(scenarios: []), directories: directories, vocabulary: .sandbox), error)
         }
     }
 

@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 
 /// How a sandbox instance listens and what it loads. Each instance owns its state: run as many as you like.
 ///
 /// ```swift
-/// var configuration = SandboxConfiguration(port: 0)   // any free port
+/// var configuration = SandboxConfiguration()   // port 0: any free port
 /// configuration.http.limits.maxBodyBytes = 1 << 20
 /// ```
 public struct SandboxConfiguration: Sendable {
     /// Address, port, limits and timeouts of the HTTP server.
     public var http: HTTPServerConfiguration
-    /// Scenario directories in load order: the bundled one first, then each `--scenarios DIR`.
+    /// Whether the scenarios that ship with the package (`reject`, `expire-token`, ...; its `scenarios/` folder)
+    /// are played, loaded before ``scenarioDirectories``. They are parsed once per process. The CLI turns this
+    /// off and names its own copy in ``scenarioDirectories``.
+    public var includesBundledScenarios = true
+    /// Your own scenario directories, in load order, after the bundled scenarios; each name must be new.
     public var scenarioDirectories: [URL]
     /// How often the scenario files are checked for changes (picked up without a restart); nil: never.
     public var scenarioWatchInterval: Duration? = .seconds(1)
@@ -39,7 +47,7 @@ public struct SandboxConfiguration: Sendable {
     }
 
     public init(
-        host: String = "127.0.0.1", port: Int = 8080, scenarioDirectories: [URL] = [],
+        host: String = "127.0.0.1", port: Int = 0, scenarioDirectories: [URL] = [],
         logger: (any HTTPServerLogger)? = nil
     ) {
         self.http = HTTPServerConfiguration(host: host, port: port)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import SandboxHTTP
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import SandboxHTTP
+import SandboxScenarios
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: MIT
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -22,7 +21,7 @@ final class EventLoop: @unchecked Sendable {
 
     // Cross-thread.
     private let inbox = Locked(Inbox())
-    private let wakePending = Atomic<Bool>(false)
+    private let wakePending = Locked<Bool>(false)
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
@@ -116,7 +115,7 @@ final class EventLoop: @unchecked Sendable {
         }
         if !accepted {
             _ = Platform.close(fd)
-            shared.openConnections.subtract(1, ordering: .relaxed)
+            shared.openConnections.withLock { $0 -= 1 }
         }
     }
 
@@ -131,7 +130,7 @@ final class EventLoop: @unchecked Sendable {
     /// Called with the inbox lock held, so the pipe cannot be closed (and its number reused) under the write.
     private func wakeLocked() {
         // One byte in the pipe is enough until the loop has drained it.
-        if !wakePending.exchange(true, ordering: .acquiringAndReleasing) {
+        if !wakePending.withLock({ pending in defer { pending = true }; return pending }) {
             var byte: UInt8 = 1
             _ = Platform.write(wakeWrite, &byte, 1)
         }
@@ -166,7 +165,7 @@ final class EventLoop: @unchecked Sendable {
         }
         for fd in leftover {
             _ = Platform.close(fd)
-            shared.openConnections.subtract(1, ordering: .relaxed)
+            shared.openConnections.withLock { $0 -= 1 }
         }
         readBuffer.deallocate()
         exits.loopExited()
@@ -231,7 +230,7 @@ final class EventLoop: @unchecked Sendable {
     private func drainWakePipe() {
         var scratch = [UInt8](repeating: 0, count: 64)
         while Platform.read(wakeRead, &scratch, scratch.count) > 0 {}
-        wakePending.store(false, ordering: .sequentiallyConsistent)
+        wakePending.withLock { $0 = false }
         drainInbox()
     }
 
@@ -275,11 +274,11 @@ final class EventLoop: @unchecked Sendable {
         for _ in 0..<count {
             switch Socket.accept(listener) {
             case .accepted(let fd):
-                if shared.openConnections.load(ordering: .relaxed) >= configuration.maxConnections {
+                if shared.openConnections.withLock({ $0 }) >= configuration.maxConnections {
                     refuseOverCapacity(fd)
                     continue
                 }
-                shared.openConnections.add(1, ordering: .relaxed)
+                shared.openConnections.withLock { $0 += 1 }
                 let target = siblings[nextSibling % siblings.count]
                 nextSibling &+= 1
                 if target === self { adopt(fd) } else { target.submitConnection(fd) }
@@ -297,7 +296,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func adopt(_ fd: Int32) {
-        let id = shared.nextConnectionID.add(1, ordering: .relaxed).newValue
+        let id = shared.nextConnectionID.withLock { $0 += 1; return $0 }
         let connection = HTTPConnection(fd: fd, id: id, loop: self)
         connections[fd] = connection
         // Bytes may already be waiting; read them now rather than after the next poll. A connection taken from
@@ -308,7 +307,7 @@ final class EventLoop: @unchecked Sendable {
     func connectionClosed(_ connection: HTTPConnection) {
         if connections[connection.fd] === connection {
             connections.removeValue(forKey: connection.fd)
-            shared.openConnections.subtract(1, ordering: .relaxed)
+            shared.openConnections.withLock { $0 -= 1 }
         }
     }
 

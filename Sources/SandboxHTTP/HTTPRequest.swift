@@ -157,7 +157,7 @@ enum RequestTarget {
             default: bytes.append(byte)
             }
         }
-        return String(validating: bytes, as: UTF8.self)
+        return String(validUTF8: bytes)
     }
 
     static func hexValue(_ byte: UInt8) -> UInt8? {

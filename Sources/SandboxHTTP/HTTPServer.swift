@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-import Synchronization
 
 /// Everything about the server that a user may want to tune. Defaults follow nginx and SwiftNIO practice.
 public struct HTTPServerConfiguration: Sendable {
@@ -160,8 +159,8 @@ final class ServerShared: Sendable {
     let router: Router
     let logger: (any HTTPServerLogger)?
     let observer: (any HTTPExchangeObserver)?
-    let openConnections = Atomic<Int>(0)
-    let nextConnectionID = Atomic<UInt64>(1)
+    let openConnections = Locked<Int>(0)
+    let nextConnectionID = Locked<UInt64>(1)
 
     init(configuration: HTTPServerConfiguration, router: Router, logger: (any HTTPServerLogger)?,
          observer: (any HTTPExchangeObserver)?) {

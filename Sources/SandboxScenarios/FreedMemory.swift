@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Dispatch
-import Synchronization
+import SandboxHTTP
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,27 +18,27 @@ public enum FreedMemory {
     public static let minimumInterval: Duration = .seconds(2)
 
     /// Whether a trim is scheduled and has not started yet.
-    private static let scheduled = Atomic<Bool>(false)
+    private static let scheduled = Locked<Bool>(false)
     /// Uptime nanoseconds at which the last trim finished; 0 before the first.
-    private static let lastTrim = Atomic<UInt64>(0)
+    private static let lastTrim = Locked<UInt64>(0)
     /// Serial: a trim never overlaps another.
     private static let queue = DispatchQueue(label: "payment-sandbox.freed-memory", qos: .utility)
 
     public static func returnToSystem() {
         #if canImport(Glibc)
-        guard scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        guard scheduled.withLock({ scheduled in defer { scheduled = true }; return !scheduled }) else { return }
         let interval = UInt64(minimumInterval.components.seconds) * 1_000_000_000
-        let last = lastTrim.load(ordering: .acquiring)
+        let last = lastTrim.withLock { $0 }
         let earliest = last == 0 ? 0 : last &+ interval
         let now = DispatchTime.now().uptimeNanoseconds
         let start = earliest > now ? DispatchTime(uptimeNanoseconds: earliest) : DispatchTime.now()
         queue.asyncAfter(deadline: start) {
-            scheduled.store(false, ordering: .releasing)  // later requests schedule the next trim
+            scheduled.withLock { $0 = false }  // later requests schedule the next trim
             typealias Trim = @convention(c) (Int) -> Int32
             if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
                 _ = unsafeBitCast(symbol, to: Trim.self)(0)
             }
-            lastTrim.store(DispatchTime.now().uptimeNanoseconds, ordering: .releasing)
+            lastTrim.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
         }
         #endif
     }

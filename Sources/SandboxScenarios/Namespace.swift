@@ -79,8 +79,8 @@ public struct BasicCredentials: Sendable, Equatable {
               utf8.dropFirst(5).first == UInt8(ascii: " ") else { return nil }
         let token = utf8.dropFirst(6).drop { $0 == UInt8(ascii: " ") }
         guard let decoded = BasicCredentials.base64Decode(token), let colon = decoded.firstIndex(of: UInt8(ascii: ":")),
-              let user = String(validating: decoded[..<colon], as: UTF8.self),
-              let password = String(validating: decoded[(colon + 1)...], as: UTF8.self) else { return nil }
+              let user = String(validUTF8: decoded[..<colon]),
+              let password = String(validUTF8: decoded[(colon + 1)...]) else { return nil }
         self.init(user: user, password: password)
     }
 

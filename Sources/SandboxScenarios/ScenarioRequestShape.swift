@@ -12,11 +12,15 @@ public indirect enum ScenarioRequestShape: Sendable {
     case value
     /// Anything (a free-form object such as `merchant_data` or `attachment`).
     case any
+    /// No JSON at all: the operation has no request body (a GET, a DELETE, a POST without one), or its
+    /// conditions see none. Every `field` leaves it.
+    case nothing
 }
 
 extension ScenarioRequestShape {
     /// Why `path` cannot occur in JSON of this shape, naming the nearest known keys; nil when it can.
     public func whyNot(_ path: ScenarioFieldPath) -> String? {
+        if case .nothing = self { return "its conditions see no request body, so no field can occur (a header can)" }
         var shape = self
         var walked = ""
         for component in path.components {

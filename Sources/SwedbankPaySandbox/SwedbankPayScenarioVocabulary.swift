@@ -185,41 +185,41 @@ extension ScenarioVocabulary {
 
 enum SwedbankPayScenarioVocabulary {
     static let operations: [ScenarioVocabulary.Operation] = [
-        .init(.swedbankPayCreatePaymentOrder, "POST /psp/paymentorders: create a Swedbank Pay payment order."),
-        .init(.swedbankPayReadPaymentOrder, "GET /psp/paymentorders/{id} (and its sub-resources)."),
-        .init(.swedbankPayUpdatePaymentOrder, "PATCH /psp/paymentorders/{id} with operation UpdateOrder."),
-        .init(.swedbankPayAbortPaymentOrder, "PATCH /psp/paymentorders/{id} with operation Abort."),
-        .init(.swedbankPayAbortPaymentAttempt, "PATCH /psp/paymentorders/{id} with operation AbortPaymentAttempt."),
+        .init(.swedbankPayCreatePaymentOrder, "POST /psp/paymentorders: create a Swedbank Pay payment order.", request: SwedbankPayScenarioVocabulary.createPaymentOrder),
+        .init(.swedbankPayReadPaymentOrder, "GET /psp/paymentorders/{id} (and its sub-resources).", request: SwedbankPayScenarioVocabulary.noBody),
+        .init(.swedbankPayUpdatePaymentOrder, "PATCH /psp/paymentorders/{id} with operation UpdateOrder.", request: SwedbankPayScenarioVocabulary.updateOrder),
+        .init(.swedbankPayAbortPaymentOrder, "PATCH /psp/paymentorders/{id} with operation Abort.", request: SwedbankPayScenarioVocabulary.abort),
+        .init(.swedbankPayAbortPaymentAttempt, "PATCH /psp/paymentorders/{id} with operation AbortPaymentAttempt.", request: SwedbankPayScenarioVocabulary.abort),
         .init(.swedbankPayCapture, outcomes: ["refused"],
-              "POST /psp/paymentorders/{id}/captures."),
+              "POST /psp/paymentorders/{id}/captures.", request: SwedbankPayScenarioVocabulary.transaction),
         .init(.swedbankPayCancel, outcomes: ["refused"],
-              "POST /psp/paymentorders/{id}/cancellations."),
+              "POST /psp/paymentorders/{id}/cancellations.", request: SwedbankPayScenarioVocabulary.transaction),
         .init(.swedbankPayReversal, outcomes: ["refused"],
-              "POST /psp/paymentorders/{id}/reversals."),
-        .init(.swedbankPayDeleteToken, "PATCH /psp/paymentorders/{recurrenceTokens|unscheduledTokens|paymentTokens}/{token} {\"state\": \"Deleted\"}: delete a stored-card token."),
+              "POST /psp/paymentorders/{id}/reversals.", request: SwedbankPayScenarioVocabulary.transaction),
+        .init(.swedbankPayDeleteToken, "PATCH /psp/paymentorders/{recurrenceTokens|unscheduledTokens|paymentTokens}/{token} {\"state\": \"Deleted\"}: delete a stored-card token.", request: SwedbankPayScenarioVocabulary.deleteToken),
         .init(.swedbankPaySessionRead, outcomes: ["session_end_reached"],
-              "GET of the payment session (the view-paymentsession href, get-payment, the SDK's recovery GET)."),
+              "GET of the payment session (the view-paymentsession href, get-payment, the SDK's recovery GET).", request: SwedbankPayScenarioVocabulary.noBody),
         .init(.swedbankPaySessionPreparePayment, outcomes: ["session_end_reached"],
-              "POST prepare-payment of the payment session."),
+              "POST prepare-payment of the payment session.", request: SwedbankPayScenarioVocabulary.preparePayment),
         .init(.swedbankPaySessionCustomizePayment, outcomes: ["session_end_reached"],
-              "POST customize-payment (instrument mode, restricted menu) of the payment session."),
+              "POST customize-payment (instrument mode, restricted menu) of the payment session.", request: SwedbankPayScenarioVocabulary.customizePayment),
         .init(.swedbankPaySessionExpandMethod, outcomes: ["session_end_reached"],
-              "POST expand-method of the payment session."),
+              "POST expand-method of the payment session.", request: SwedbankPayScenarioVocabulary.expandMethod),
         .init(.swedbankPaySessionStartPaymentAttempt, outcomes: ["session_end_reached"],
-              "POST start-payment-attempt (Swish, saved card, Apple Pay, Google Pay) of the payment session."),
+              "POST start-payment-attempt (Swish, saved card, Apple Pay, Google Pay) of the payment session.", request: SwedbankPayScenarioVocabulary.startPaymentAttempt),
         .init(.swedbankPaySessionCreateAuthentication, outcomes: ["session_end_reached"],
-              "POST create-authentication (3-D Secure method step) of the payment session."),
+              "POST create-authentication (3-D Secure method step) of the payment session.", request: SwedbankPayScenarioVocabulary.createAuthentication),
         .init(.swedbankPaySessionCompleteAuthentication, outcomes: ["session_end_reached"],
-              "POST complete-authentication (3-D Secure challenge result) of the payment session."),
+              "POST complete-authentication (3-D Secure challenge result) of the payment session.", request: SwedbankPayScenarioVocabulary.completeAuthentication),
         .init(.swedbankPaySessionAttemptPayload, outcomes: ["session_end_reached"],
-              "POST attempt-payload (Apple Pay, Google Pay) of the payment session."),
+              "POST attempt-payload (Apple Pay, Google Pay) of the payment session.", request: SwedbankPayScenarioVocabulary.attemptPayload),
         .init(.swedbankPaySessionFailPaymentAttempt, outcomes: ["session_end_reached"],
-              "POST fail-payment-attempt (the SDK reports UserCancelled, TechnicalError, ClientAppLaunchFailed)."),
+              "POST fail-payment-attempt (the SDK reports UserCancelled, TechnicalError, ClientAppLaunchFailed).", request: SwedbankPayScenarioVocabulary.failPaymentAttempt),
         .init(.swedbankPaySessionAcknowledgeFailedAttempt, outcomes: ["session_end_reached"],
-              "POST acknowledge-failed-attempt of the payment session."),
+              "POST acknowledge-failed-attempt of the payment session.", request: SwedbankPayScenarioVocabulary.noBody),
         .init(.swedbankPaySessionAbortPayment, outcomes: ["session_end_reached", "not_allowed"],
-              "POST abort-payment of the payment session: the payer aborts."),
-        .init(.swedbankPaySessionEventLogging, "POST event-logging of the payment session (204)."),
+              "POST abort-payment of the payment session: the payer aborts.", request: SwedbankPayScenarioVocabulary.noBody),
+        .init(.swedbankPaySessionEventLogging, "POST event-logging of the payment session (204).", request: SwedbankPayScenarioVocabulary.noBody),
         .init(.swedbankPaySwishSale, outcomes: ["swish_declined", "swish_timeout", "bankid_cancelled", "client_app_launch_failed", "payer_aborts", "fail_attempt"],
               "The outcome of a Swish payment: decided at start-payment-attempt, shown when the payer would have answered in the Swish app.", request: SwedbankPayScenarioVocabulary.decision),
         .init(.swedbankPayCardAuthenticate, outcomes: ["frictionless", "challenge", "three_ds_declined", "payer_aborts", "fail_attempt"],
@@ -228,8 +228,8 @@ enum SwedbankPayScenarioVocabulary {
               "The acquirer's answer for a card, Apple Pay or Google Pay payment (field paymentorder.amount for magic amounts).", request: SwedbankPayScenarioVocabulary.decision),
         .init(.swedbankPayWebPay, outcomes: ["payer_aborts", "fail_attempt"],
               "Pay with a web-based instrument (invoice, Trustly, ...) on the payment menu page.", request: SwedbankPayScenarioVocabulary.decision),
-        .init(.swedbankPayCheckoutPage, "The payment order's redirect-checkout page: the payment menu at /checkout/<token>."),
-        .init(.swedbankPayCheckoutScript, "The payment order's view-checkout script, also the SDKs' view-payment: /checkout/client/<token>."),
+        .init(.swedbankPayCheckoutPage, "The payment order's redirect-checkout page: the payment menu at /checkout/<token>.", request: SwedbankPayScenarioVocabulary.noBody),
+        .init(.swedbankPayCheckoutScript, "The payment order's view-checkout script, also the SDKs' view-payment: /checkout/client/<token>.", request: SwedbankPayScenarioVocabulary.noBody),
     ]
 
     static let outcomes: [ScenarioVocabulary.Outcome] = [
@@ -259,13 +259,4 @@ enum SwedbankPayScenarioVocabulary {
             SwedbankPayAttemptFailure.read(&reader).map(SwedbankPayOutcome.failAttempt)
         },
     ]
-
-    /// What the business decisions' field conditions look at (swish.sale, card.*, web.pay): the order's create
-    /// request, the instrument, the card (`number` from the payer, `maskedPan` for a stored one), the MSISDN
-    /// and the call's own body.
-    static let decision = ScenarioRequestShape.object([
-        "paymentorder": .any, "paymentMethod": .value,
-        "card": .object(["number": .value, "brand": .value, "maskedPan": .value]),
-        "msisdn": .value, "body": .any,
-    ])
 }

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 
 /// What the command line asked for, after flags and `PAYMENT_SANDBOX_*` variables (flags win).
 struct CommandLineOptions: Equatable {

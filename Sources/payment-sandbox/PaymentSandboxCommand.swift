@@ -2,6 +2,10 @@
 import Dispatch
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -84,6 +88,7 @@ enum PaymentSandboxCommand {
 
         raiseOpenFileLimit()
         var configuration = SandboxConfiguration(host: options.host, port: options.port, scenarioDirectories: directories)
+        configuration.includesBundledScenarios = false  // `directories` starts with this binary's own copy
         configuration.http.limits.maxBodyBytes = options.maxBodyBytes
         configuration.http.limits.maxHeadBytes = options.maxHeadBytes
         configuration.http.maxConnections = options.maxConnections

@@ -2,6 +2,10 @@
 // The payment-sandbox executable: startup line, SIGTERM, exit codes, healthcheck, environment.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Command line")

@@ -2,6 +2,10 @@
 // /__sandbox/health and /__sandbox/echo over raw sockets and URLSession.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -2,6 +2,10 @@
 // The optional control token (--control-token, SandboxConfiguration.controlToken) over real sockets.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Control token")

@@ -2,6 +2,10 @@
 // Hrefs follow Forwarded / X-Forwarded-* only behind a trusted proxy (--trust-proxy); --public-url wins over all.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Forwarded headers")

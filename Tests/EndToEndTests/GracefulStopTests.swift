@@ -4,6 +4,9 @@
 // Connection: close; idle and partial connections are closed without an answer.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxScenarios
+import SwedbankPaySandbox
 import SandboxHTTP
 import Testing
 

@@ -3,6 +3,10 @@
 // server's memory. Measured on the CLI process itself (its resident size in /proc/PID/statm, Linux only).
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -5,6 +5,10 @@
 // (a cancelled token refuses orders), and Klarna's envelope for every error, including unknown paths.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 /// A monthly subscription cart (GB), as a recurring order carries it.

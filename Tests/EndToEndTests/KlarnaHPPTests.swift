@@ -6,6 +6,9 @@
 import Foundation
 import SandboxHTTP
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Klarna HPP")

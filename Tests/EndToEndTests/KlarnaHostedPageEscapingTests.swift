@@ -5,6 +5,9 @@
 import Foundation
 import SandboxHTTP
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Klarna hosted page: escaping by code point")

@@ -6,6 +6,10 @@
 // A manual clock and sequential ids make every body exact: session 1, token 2, order 3, then captures/refunds.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 extension KlarnaClient {

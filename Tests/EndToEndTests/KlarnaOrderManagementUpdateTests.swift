@@ -6,6 +6,10 @@
 // §3.2, §5). A manual clock and sequential ids: session 1, token 2, order 3, then captures.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 extension KlarnaClient {

@@ -4,6 +4,10 @@
 // where the sandbox can produce them today (no scenario engine yet: no REJECTED, MERCHANT_INACTIVE or 500).
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Klarna Payments: errors")

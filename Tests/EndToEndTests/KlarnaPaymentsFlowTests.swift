@@ -5,6 +5,10 @@
 // Most tests use a manual clock and sequential ids so that every body can be compared exactly.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -3,6 +3,10 @@
 // without it, by their HTTP Basic user. Sessions, tokens, clock offsets and resets stay apart.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Klarna Payments: namespaces")

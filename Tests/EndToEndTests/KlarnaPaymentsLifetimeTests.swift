@@ -3,6 +3,10 @@
 // 60 minutes (klarna-api.md §2.4, §2.8), sessions 48 hours after their last update (§2.2, §2.3, §2.8).
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Klarna Payments: lifetimes")

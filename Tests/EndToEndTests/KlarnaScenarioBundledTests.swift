@@ -5,6 +5,10 @@
 // token. Exact status codes and bodies; the journal's notes show which scenario and rule decided each call.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Klarna scenarios: bundled")

@@ -4,6 +4,10 @@
 // authorize()/load() (jsonData) and from the create-order body.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Klarna scenarios: playground data")

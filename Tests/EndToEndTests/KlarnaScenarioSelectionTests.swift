@@ -4,6 +4,10 @@
 // (PUT /__sandbox/scenario); approve. Plus the errors: an unknown default (422) and an unknown header (400).
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Klarna scenarios: selection order")

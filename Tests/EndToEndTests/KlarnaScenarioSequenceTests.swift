@@ -4,6 +4,10 @@
 // drop_connection, and conditions on request headers.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Klarna scenarios: sequences, faults and header conditions")

@@ -2,6 +2,9 @@
 // Graceful stop, several servers at once, ports in use.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxScenarios
+import SwedbankPaySandbox
 import SandboxHTTP
 import Testing
 

@@ -4,6 +4,9 @@
 // https, app schemes (where a consumer is sent) and Klarna's placeholders still pass.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxScenarios
+import SwedbankPaySandbox
 import SandboxHTTP
 import Testing
 

@@ -2,6 +2,10 @@
 // Date and Content-Length on every response, none on 204/1xx, and HEAD.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Response framing")

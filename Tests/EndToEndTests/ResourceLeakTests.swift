@@ -4,6 +4,10 @@
 // end-to-end test runs while they measure.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Resource leaks", .serialized)

@@ -3,6 +3,10 @@
 // bound) and POST /__sandbox/reset (the namespace's journal, default scenario and sequence counters).
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Scenario control: journal and reset")

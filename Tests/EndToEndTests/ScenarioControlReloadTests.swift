@@ -4,6 +4,10 @@
 // problem as "file:line:column: JSON path: what is wrong", and the previous set keeps playing.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Scenario control: reload and watch")

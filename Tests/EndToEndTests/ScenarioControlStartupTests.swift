@@ -4,6 +4,10 @@
 // and files (exit 1 with every problem, or exit 0 and "N scenario files valid").
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Scenario control: invalid files at start and validate")

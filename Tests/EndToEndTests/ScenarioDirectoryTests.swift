@@ -5,6 +5,10 @@
 // docker/compose.yaml runs it, with the paths read from docker/Dockerfile and docker/compose.yaml.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 @Suite("Scenario directories: links, repeats, bundled names, the image's layout")

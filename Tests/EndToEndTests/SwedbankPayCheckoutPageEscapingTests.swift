@@ -10,6 +10,9 @@
 // (CR LF, `"`, U+0600, `javascript:`) never reach a page: MerchantURLValidationTests.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
 import SwedbankPaySandbox
 import Testing
 

@@ -5,6 +5,9 @@
 // same pages in .ci/run (scripts/browser/test_swedbankpay_pages.py).
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
 import SwedbankPaySandbox
 import Testing
 

@@ -6,6 +6,10 @@
 // interface). Manual clock and sequential ids.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 /// A Bearer-authenticated Swedbank Pay merchant client; the namespace is the token unless given.

@@ -3,6 +3,9 @@
 // (swedbankpay-api.md §3.5): every answer decoded with the strict mirrors. Each bundled swedbankpay-* scenario has a test.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
 import SwedbankPaySandbox
 import Testing
 

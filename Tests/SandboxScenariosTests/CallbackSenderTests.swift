@@ -9,9 +9,10 @@ import Testing
 struct CallbackSenderTests {
     let registry = NamespaceRegistry(clock: ManualClock())
 
-    /// The notes of the namespace's CALLBACK entries once there are `count` of them (5 s at most).
+    /// The notes of the namespace's CALLBACK entries once there are `count` of them (30 s at most: a busy CI machine under
+    /// ThreadSanitizer can take seconds to start the first send task).
     func notes(_ journal: Journal, _ namespace: Namespace, count: Int) async throws -> [String] {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             let entries = journal.entries(namespace, .init()).filter { $0.method == "CALLBACK" }
             if entries.count >= count { return entries.map(\.note) }

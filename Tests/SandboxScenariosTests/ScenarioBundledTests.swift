@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import Testing
+import KlarnaSandbox
 import PaymentSandbox
+import SwedbankPaySandbox
 @testable import SandboxScenarios
 
 /// The scenarios shipped in the repository's `scenarios/` directory, and the schema beside them.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
+import KlarnaSandbox
 import PaymentSandbox
+import SwedbankPaySandbox
 import SandboxScenarios
 
 // The providers' outcomes as these tests spell them: each is the provider's typed value inside the engine's outcome.

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import Testing
+import KlarnaSandbox
 import PaymentSandbox
+import SwedbankPaySandbox
 @testable import SandboxScenarios
 
 @Suite struct ScenarioValidationTests {

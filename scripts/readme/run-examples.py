@@ -333,11 +333,12 @@ import PackageDescription
 
 let package = Package(
     name: "readme-examples",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    platforms: [.macOS(.v13), .iOS(.v16)],
     dependencies: [.package(path: {repo})],
     targets: [
         .testTarget(name: "ReadmeExampleTests",
-                    dependencies: [.product(name: "PaymentSandbox", package: "{package}")],
+                    dependencies: [.product(name: "PaymentSandbox", package: "{package}"),
+                                   .product(name: "PaymentSandboxTesting", package: "{package}")],
                     path: "Tests/ReadmeExampleTests"),
     ],
     swiftLanguageModes: [.v6]

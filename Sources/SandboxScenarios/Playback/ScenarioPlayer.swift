@@ -14,6 +14,25 @@ public protocol ProviderErrorFormat: HTTPErrorRenderer {
     func internalError(for request: HTTPRequest) -> HTTPResponse
 }
 
+extension ProviderErrorFormat {
+    /// The answer to an outcome every operation allows, which no operation answers itself: `http_error` (the
+    /// scenario's `body` and `headers`, else ``error(status:for:)``) and `drop_connection`; nil for any other.
+    /// The player answers its decisions with it, and so does an operation for the decisions it takes inside
+    /// (a provider's business decisions within one call).
+    public func reply(to outcome: ScenarioOutcome, for request: HTTPRequest) -> HTTPReply? {
+        switch outcome {
+        case let .httpError(status, body, headers):
+            var response = body.map { .json(Data($0.jsonText.bytes), status: HTTPStatus(code: status)) } ?? error(status: status, for: request)
+            for field in headers { response.headers.set(name: field.name, value: field.value) }
+            return HTTPReply(response)
+        case .dropConnection:
+            return .dropConnection()
+        default:
+            return nil
+        }
+    }
+}
+
 /// An answer that ends a call before its operation runs (thrown by ``ScenarioPlayer/scenarioForNewObject(_:_:)``).
 public struct ScenarioAnswer: Error, HTTPResponseError {
     public let response: HTTPResponse
@@ -87,14 +106,9 @@ public struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
         perform: (ScenarioOutcome) throws -> HTTPReply
     ) -> HTTPReply {
         var reply: HTTPReply
-        switch outcome {
-        case let .httpError(status, body, headers):
-            var response = body.map { .json(Data($0.jsonText.bytes), status: HTTPStatus(code: status)) } ?? format.error(status: status, for: request)
-            for field in headers { response.headers.set(name: field.name, value: field.value) }
-            reply = HTTPReply(response)
-        case .dropConnection:
-            reply = .dropConnection()
-        default:
+        if let universal = format.reply(to: outcome, for: request) {
+            reply = universal
+        } else {
             do {
                 reply = try perform(outcome)
             } catch let error as any HTTPReplyError {

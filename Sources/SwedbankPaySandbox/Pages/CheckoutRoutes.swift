@@ -17,11 +17,15 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         @Sendable func mode(_ request: HTTPRequest) -> CheckoutPageMode { request.queryValue("embed") == "1" ? .embedded : .redirect }
 
         /// A page action: problems become HTML pages with the problem's status (an unknown token: the not-found page).
-        /// A business decision's `delay_ms` delays the answer (``DecisionDelay``).
-        @Sendable func page(_ request: HTTPRequest, _ body: (String) throws -> HTTPResponse) throws -> HTTPReply {
+        /// The business decisions' `delay_ms` delays the answer; their `http_error` and `drop_connection` are answered
+        /// as the page's scenario player answers its own.
+        let pageAnswers = SwedbankPayPageErrorFormat(ids: orders.ids)
+        @Sendable func page(_ request: HTTPRequest, _ body: (String) throws -> SessionResult<HTTPResponse>) throws -> HTTPReply {
             let token = try request.parameters.require("token")
             do {
-                return try DecisionDelay.applying { try body(token) }
+                return try body(token).reply { $0 }
+            } catch let decided as DecidedAnswer {
+                return decided.reply(pageAnswers, for: request)
             } catch let problem as SwedbankPayProblem {
                 if problem == .paymentSessionNotFound { return HTTPReply(Self.html(CheckoutPage.unavailable(.notFound), status: .notFound)) }
                 return HTTPReply(Self.html(CheckoutPage.error(problem), status: problem.status))
@@ -31,7 +35,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         // The payment order's own operations (view-checkout, redirect-checkout) play their scenario rules: errors and
         // slow answers as on the API. The script's errors are problems; the page's are HTML pages with the status.
         let playScript = SwedbankPayScenarioPlayer(engine: sessions.engine, ids: orders.ids)
-        let playPage = ScenarioPlayer(engine: sessions.engine, format: SwedbankPayPageErrorFormat(ids: orders.ids))
+        let playPage = ScenarioPlayer(engine: sessions.engine, format: pageAnswers)
 
         router.addImmediate("GET /checkout/client/:token") { request in
             let token = try request.parameters.require("token")
@@ -63,11 +67,11 @@ struct SwedbankPayCheckoutRoutes: Sendable {
                 let document = try sessions.loadCheckout(token, mode: mode, base: base(request), request: request)
                 switch document.view.status {
                 case .initialized:
-                    if case .swish = document.record.phase { return Self.html(CheckoutPage.swishWaiting(document, mode: mode)) }
-                    return Self.html(CheckoutPage.menu(document, mode: mode))
-                case .paid, .cancelled, .reversed: return Self.html(CheckoutPage.unavailable(.paid))
-                case .aborted: return Self.html(CheckoutPage.unavailable(.aborted))
-                case .failed: return Self.html(CheckoutPage.unavailable(.failed))
+                    if case .swish = document.record.phase { return SessionResult(Self.html(CheckoutPage.swishWaiting(document, mode: mode))) }
+                    return SessionResult(Self.html(CheckoutPage.menu(document, mode: mode)))
+                case .paid, .cancelled, .reversed: return SessionResult(Self.html(CheckoutPage.unavailable(.paid)))
+                case .aborted: return SessionResult(Self.html(CheckoutPage.unavailable(.aborted)))
+                case .failed: return SessionResult(Self.html(CheckoutPage.unavailable(.failed)))
                 }
             }
         }
@@ -76,18 +80,18 @@ struct SwedbankPayCheckoutRoutes: Sendable {
             try page(request) { token in
                 let mode = mode(request), fields = FormFields.parse(request.body)
                 if let paymentToken = fields["payment_token"], !paymentToken.isEmpty {
-                    return Self.outcome(try sessions.payByCard(token, paymentToken: paymentToken, typed: nil, mode: mode, base: base(request),
-                                                               request: request), mode: mode, base: base(request))
+                    return try sessions.payByCard(token, paymentToken: paymentToken, typed: nil, mode: mode, base: base(request), request: request)
+                        .map { Self.outcome($0, mode: mode, base: base(request)) }
                 }
                 let context = try sessions.context(token)
                 switch CardInput.check(fields, now: orders.registry.now(context.namespace)) {
                 case .success(let card):
-                    return Self.outcome(try sessions.payByCard(token, paymentToken: nil, typed: card, mode: mode, base: base(request),
-                                                               request: request), mode: mode, base: base(request))
+                    return try sessions.payByCard(token, paymentToken: nil, typed: card, mode: mode, base: base(request), request: request)
+                        .map { Self.outcome($0, mode: mode, base: base(request)) }
                 case .failure(let error):
                     let document = try sessions.checkoutStatus(token, base: base(request), request: request)
-                    guard document.view.status == .initialized else { return Self.outcome(document, mode: mode, base: base(request)) }
-                    return Self.html(CheckoutPage.menu(document, mode: mode, cardError: error.message), status: .badRequest)
+                    guard document.view.status == .initialized else { return SessionResult(Self.outcome(document, mode: mode, base: base(request))) }
+                    return SessionResult(Self.html(CheckoutPage.menu(document, mode: mode, cardError: error.message), status: .badRequest))
                 }
             }
         }
@@ -96,35 +100,37 @@ struct SwedbankPayCheckoutRoutes: Sendable {
             try page(request) { token in
                 let cres = FormFields.parse(request.body)["cres"]
                 let (document, pageMode) = try sessions.finishPageChallenge(token, cres: cres, base: base(request), request: request)
-                return Self.outcome(document, mode: pageMode ?? mode(request), base: base(request))
+                return document.map { Self.outcome($0, mode: pageMode ?? mode(request), base: base(request)) }
             }
         }
 
         router.addImmediate("POST /checkout/:token/swish") { request in
             try page(request) { token in
                 let msisdn = (FormFields.parse(request.body)["msisdn"] ?? "").filter { !$0.isWhitespace }
-                return Self.outcome(try sessions.payBySwish(token, msisdn: msisdn, base: base(request), request: request),
-                                    mode: mode(request), base: base(request))
+                return SessionResult(Self.outcome(try sessions.payBySwish(token, msisdn: msisdn, base: base(request), request: request),
+                                                  mode: mode(request), base: base(request)))
             }
         }
 
         router.addImmediate("GET /checkout/:token/swish/status") { request in
             try page(request) { token in
-                Self.outcome(try sessions.checkoutStatus(token, base: base(request), request: request), mode: mode(request), base: base(request))
+                SessionResult(Self.outcome(try sessions.checkoutStatus(token, base: base(request), request: request), mode: mode(request),
+                                           base: base(request)))
             }
         }
 
         router.addImmediate("POST /checkout/:token/web/:method") { request in
             try page(request) { token in
                 let method = try request.parameters.require("method")
-                return Self.outcome(try sessions.payOnWeb(token, method: method, base: base(request), request: request),
-                                    mode: mode(request), base: base(request))
+                return try sessions.payOnWeb(token, method: method, base: base(request), request: request)
+                    .map { Self.outcome($0, mode: mode(request), base: base(request)) }
             }
         }
 
         router.addImmediate("POST /checkout/:token/abort") { request in
             try page(request) { token in
-                Self.outcome(try sessions.abortOnPage(token, base: base(request), request: request), mode: mode(request), base: base(request))
+                SessionResult(Self.outcome(try sessions.abortOnPage(token, base: base(request), request: request), mode: mode(request),
+                                           base: base(request)))
             }
         }
 

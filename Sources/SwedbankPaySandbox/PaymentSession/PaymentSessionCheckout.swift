@@ -22,13 +22,13 @@ extension SwedbankPayPaymentSessionStore {
                 step.record.paymentLoaded = true
                 orders.addHistory(step.record.namespace, orderID: step.record.orderID, name: "PaymentLoaded", instrument: nil)
             }
-        }, render: { $0 })
+        }, render: { $0 }).value
     }
 
     /// A card from the page (saved one by `paymentToken`, or typed): card.authenticate decides a frictionless
     /// payment or the ACS challenge page (swedbankpay-api.md §3.6 C without the 3DS method step the SDK runs).
     func payByCard(_ token: String, paymentToken: String?, typed: TypedCard?, mode: CheckoutPageMode, base: String,
-                   request: HTTPRequest) throws -> PaymentSessionDocument {
+                   request: HTTPRequest) throws -> SessionResult<PaymentSessionDocument> {
         try transition(token, base: base, rel: "start-payment-attempt", request: request, { step in
             try requirePageMethod(step, SessionMethod.creditCard.rawValue)
             let saved = paymentToken.flatMap { paymentToken in step.cards.first { $0.paymentToken == paymentToken } }
@@ -43,7 +43,7 @@ extension SwedbankPayPaymentSessionStore {
     /// The ACS page's answer for a card paid on the page (`/checkout/<token>/card/cres`). Also answers the mode
     /// the page was in, for the outcome's delivery.
     func finishPageChallenge(_ token: String, cres: String?, base: String, request: HTTPRequest)
-    throws -> (document: PaymentSessionDocument, mode: CheckoutPageMode?) {
+    throws -> (document: SessionResult<PaymentSessionDocument>, mode: CheckoutPageMode?) {
         var mode: CheckoutPageMode?
         let document = try transition(token, base: base, rel: "complete-authentication", request: request, { step in
             guard case .threeDSChallenge(let card) = step.record.phase, let page = card.page else {
@@ -62,21 +62,21 @@ extension SwedbankPayPaymentSessionStore {
             if case .swish = step.record.phase { return }
             try requirePageMethod(step, SessionMethod.swish.rawValue)
             try startSwish(&step, body: JSONNode(.object([("msisdn", .string(msisdn))])))
-        }, render: { $0 })
+        }, render: { $0 }).value
     }
 
     /// The session as it is now (a Swish outcome that came due is applied): the waiting page's refresh.
     func checkoutStatus(_ token: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
-        try transition(token, base: base, rel: "get-payment", request: request, { _ in }, render: { $0 })
+        try transition(token, base: base, rel: "get-payment", request: request, { _ in }, render: { $0 }).value
     }
 
     /// A web-based instrument (invoice, Trustly, …): swedbankpay.web.pay decides. Invoice-like instruments are
     /// authorized, Trustly is a sale (swedbankpay-api.md §1.3).
-    func payOnWeb(_ token: String, method: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
+    func payOnWeb(_ token: String, method: String, base: String, request: HTTPRequest) throws -> SessionResult<PaymentSessionDocument> {
         try transition(token, base: base, rel: "start-payment-attempt", request: request, { step in
             guard SessionMethod(rawValue: method) == nil else { throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt") }
             try requirePageMethod(step, method)
-            let outcome = try decide(.swedbankPayWebPay, step, methodName: method)
+            let outcome = try decide(.swedbankPayWebPay, &step, methodName: method)
             step.record.problem = nil
             let attempt = try orders.beginAttempt(step.record.namespace, orderID: step.record.orderID, instrument: method, prefill: false)
             step.record.phase = .idle
@@ -98,7 +98,7 @@ extension SwedbankPayPaymentSessionStore {
             if case .swish = step.record.phase { throw SwedbankPayProblem.operationNotAllowed("abort-payment") }
             try payerAborts(&step)
             step.record.problem = nil
-        }, render: { $0 })
+        }, render: { $0 }).value
     }
 
     /// The page offers `method` and no Swish payment is waiting for the payer.

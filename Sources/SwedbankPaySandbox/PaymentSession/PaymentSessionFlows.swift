@@ -4,12 +4,12 @@ import Foundation
 /// The operations of the session API (swedbankpay-api.md §3.4) and the per-instrument flows (§3.6).
 extension SwedbankPayPaymentSessionStore {
     /// GET of the session URL, get-payment and the SDK's recovery GET: the current document (swedbankpay-api.md §3.2, §3.4).
-    func read(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+    func read(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
         try transition(token, base: base, rel: "get-payment", request: request) { _ in }
     }
 
     /// prepare-payment: `initial` → `idle`; again in idle: unchanged (inferred).
-    func prepare(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+    func prepare(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
         let body = ScenarioEngine.subject(request.body)
         return try transition(token, base: base, rel: "prepare-payment", request: request) { step in
             if !step.record.prepared {
@@ -27,7 +27,7 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// customize-payment: instrument mode, a restricted menu, or a reset (swedbankpay-api.md §3.4).
-    func customize(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+    func customize(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
         let body = ScenarioEngine.subject(request.body)
         return try transition(token, base: base, rel: "customize-payment", request: request) { step in
             guard case .idle = step.record.phase else { throw SwedbankPayProblem.operationNotAllowed("customize-payment") }
@@ -58,14 +58,14 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// expand-method: never offered; the idle document unchanged (inferred).
-    func expandMethod(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+    func expandMethod(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
         try transition(token, base: base, rel: "expand-method", request: request) { step in
             guard step.record.prepared, case .idle = step.record.phase else { throw SwedbankPayProblem.operationNotAllowed("expand-method") }
         }
     }
 
     /// start-payment-attempt on one method (swedbankpay-api.md §3.6 A, B, C, E, F). An unacknowledged problem is dropped (inferred).
-    func startAttempt(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> JSONText {
+    func startAttempt(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
         let body = ScenarioEngine.subject(request.body)
         return try transition(token, base: base, rel: "start-payment-attempt", request: request) { step in
             let document = PaymentSessionDocument(view: step.view, record: step.record, base: base, savedCards: step.cards)
@@ -128,7 +128,7 @@ extension SwedbankPayPaymentSessionStore {
     /// payment, 3-D Secure (the SDK runs the 3DS method step first; the page goes straight to the ACS challenge),
     /// the payer's abort or a failure. A nil card is a saved-card token that is not this payer's.
     func startCardAttempt(_ step: inout Step, card: SavedCard?, saved: Bool, page: CheckoutPageMode?) throws {
-        let outcome = try card.map { try decide(.swedbankPayCardAuthenticate, step, method: .creditCard, card: ($0.pan, $0.cardBrand)) }
+        let outcome = try card.map { try decide(.swedbankPayCardAuthenticate, &step, method: .creditCard, card: ($0.pan, $0.cardBrand)) }
         step.record.problem = nil
         let attempt = try orders.beginAttempt(step.record.namespace, orderID: step.record.orderID,
                                               instrument: SessionMethod.creditCard.rawValue, prefill: saved)
@@ -167,7 +167,7 @@ extension SwedbankPayPaymentSessionStore {
     /// card.authorize, then Paid (Authorization) or the acquirer's problem (swedbankpay-api.md §3.6 C, E).
     func authorize(_ step: inout Step, _ attempt: SwedbankPayAttemptID, card: (number: String, brand: String), maskedPan: String?,
                            method: SessionMethod, acquirerTransactionType: String) throws {
-        let outcome = try decide(.swedbankPayCardAuthorize, step, method: method, card: card)
+        let outcome = try decide(.swedbankPayCardAuthorize, &step, method: method, card: card)
         if let failure = Self.attemptFailure(outcome) {
             fail(&step.record, attempt, failure)
             return
@@ -180,7 +180,7 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// create-authentication: the 3DS method step is done; the challenge follows (swedbankpay-api.md §3.6 C3, C4).
-    func createAuthentication(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+    func createAuthentication(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
         try transition(token, base: base, rel: "create-authentication", request: request) { step in
             guard case .threeDSMethod(let card) = step.record.phase else { throw SwedbankPayProblem.operationNotAllowed("create-authentication") }
             step.record.phase = .threeDSChallenge(card)
@@ -188,7 +188,7 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// complete-authentication `{cRes}`: Y → card.authorize; N → 3dsecuredeclined; anything else → 3dsecureerror (swedbankpay-api.md §3.6 C6).
-    func completeAuthentication(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+    func completeAuthentication(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
         let body = ScenarioEngine.subject(request.body)
         return try transition(token, base: base, rel: "complete-authentication", request: request) { step in
             guard case .threeDSChallenge(let card) = step.record.phase, card.page == nil else {
@@ -220,7 +220,7 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// attempt-payload: the wallet sheet's token; card.authorize decides (swedbankpay-api.md §3.6 E4). Never repeats the wallet-sdk task.
-    func attemptPayload(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> JSONText {
+    func attemptPayload(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
         let body = ScenarioEngine.subject(request.body)
         return try transition(token, base: base, rel: "attempt-payload", request: request) { step in
             guard case .wallet(let wallet) = step.record.phase, wallet.method == method else {
@@ -240,7 +240,7 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// fail-payment-attempt: the SDK reports UserCancelled, TechnicalError or ClientAppLaunchFailed (swedbankpay-api.md §3.4, §3.6 H).
-    func failAttempt(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> JSONText {
+    func failAttempt(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
         let body = ScenarioEngine.subject(request.body)
         let problemType = body?["problemType"]?.stringValue
         let errorCode = body?["errorCode"]?.stringValue
@@ -270,7 +270,7 @@ extension SwedbankPayPaymentSessionStore {
 
     /// acknowledge-failed-attempt: the problem goes and never comes back; repeats are idempotent, unknown numbers 409
     /// (swedbankpay-api.md §3.6 H3, inferred). The route answers 204 without this document (PaymentSessionRoutes).
-    func acknowledge(_ token: String, number: Int, base: String, request: HTTPRequest) throws -> JSONText {
+    func acknowledge(_ token: String, number: Int, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
         try transition(token, base: base, rel: "acknowledge-failed-attempt", request: request) { step in
             if step.record.problem?.number == number {
                 step.record.problem = nil
@@ -282,7 +282,7 @@ extension SwedbankPayPaymentSessionStore {
 
     /// abort-payment: the order becomes Aborted and the cancelled document redirects to cancelUrl (swedbankpay-api.md §3.6 G).
     /// 409 while Swish waits for the payer or once the order has ended (§3.8 sample 13).
-    func abort(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+    func abort(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
         try transition(token, base: base, rel: "abort-payment", request: request, onTerminalOrder: .notAllowed) { step in
             if case .swish = step.record.phase { throw SwedbankPayProblem.operationNotAllowed("abort-payment") }
             try payerAborts(&step)
@@ -292,7 +292,7 @@ extension SwedbankPayPaymentSessionStore {
 
     /// A scenario's `session_end_reached`: the order fails, and the ended document makes the SDKs report
     /// PaymentSessionEndReached (inferred problem).
-    func endSession(_ token: String, base: String, request: HTTPRequest) throws -> JSONText {
+    func endSession(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
         try transition(token, base: base, rel: "get-payment", request: request) { step in
             if case .swish = step.record.phase { orders.setSwishPending(step.record.namespace, orderID: step.record.orderID, false) }
             step.record.phase = .idle

@@ -177,9 +177,40 @@ extension SwedbankPayProblem {
     }
 }
 
-/// A scenario's `drop_connection` on a business operation: the call gets no answer.
-struct DroppedConnection: Error, HTTPReplyError {
-    func reply(for request: HTTPRequest) -> HTTPReply { .dropConnection() }
+/// What a session call answers (the document, or its parts for a page) and how long the answer waits: the sum of
+/// the `delay_ms` of the business decisions the call took (a slow ACS or acquirer; scenarios/README.md).
+struct SessionResult<Value> {
+    var value: Value
+    var delay: Duration?
+
+    init(_ value: Value, delay: Duration? = nil) {
+        self.value = value
+        self.delay = delay
+    }
+
+    func map<Other>(_ transform: (Value) throws -> Other) rethrows -> SessionResult<Other> {
+        SessionResult<Other>(try transform(value), delay: delay)
+    }
+
+    /// The reply with `response(value)`, after the delay.
+    func reply(_ response: (Value) -> HTTPResponse) -> HTTPReply {
+        let reply = HTTPReply(response(value))
+        return delay.map(reply.delayed(by:)) ?? reply
+    }
+}
+
+extension SessionResult: Sendable where Value: Sendable {}
+
+/// A business decision's `http_error` or `drop_connection`: it ends the session call, which answers it as the
+/// scenario player answers its own (``ProviderErrorFormat/reply(to:for:)``), after the `delay_ms` of the call's decisions.
+struct DecidedAnswer: Error {
+    let outcome: ScenarioOutcome
+    let delay: Duration?
+
+    func reply(_ format: some ProviderErrorFormat, for request: HTTPRequest) -> HTTPReply {
+        let reply = format.reply(to: outcome, for: request) ?? HTTPReply(format.internalError(for: request))
+        return delay.map(reply.delayed(by:)) ?? reply
+    }
 }
 
 /// `application/x-www-form-urlencoded` fields of a page's form POST.

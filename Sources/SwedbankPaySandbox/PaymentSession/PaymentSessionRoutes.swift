@@ -27,20 +27,26 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
 
         @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: orders.configuration.publicBaseURL) }
 
-        /// Plays `operation` for the token's order, then answers the document `body` builds (200, swedbankpay-api.md §3.2).
-        /// `session_end_reached` ends the session; `not_allowed` is the 409 of sample 13.
+        /// Plays `operation` for the token's order, then answers the document `body` builds (200, swedbankpay-api.md §3.2),
+        /// after the delay of the business decisions it took; a decision's `http_error` or `drop_connection` is answered
+        /// as the player answers its own. `session_end_reached` ends the session; `not_allowed` is the 409 of sample 13.
         /// `answer` turns the document into the response (the document itself, except for acknowledge-failed-attempt).
         @Sendable func session(_ operation: ScenarioOperation, rel: String, _ request: HTTPRequest,
                                answer: @escaping @Sendable (JSONText) -> HTTPResponse = Self.document,
-                               _ body: @escaping @Sendable (String, String) throws -> JSONText) throws -> HTTPReply {
+                               _ body: @escaping @Sendable (String, String) throws -> SessionResult<JSONText>) throws -> HTTPReply {
             let token = try request.parameters.require("token")
             let context = try sessions.context(token)
             return play(operation, request, context.namespace, object: token, sticky: context.view.scenario) { outcome in
                 try Self.requireJSONObjectBody(request)
                 switch outcome.swedbankPay {
-                case .sessionEndReached?: return HTTPReply(Self.document(try sessions.endSession(token, base: base(request), request: request)))
+                case .sessionEndReached?: return try sessions.endSession(token, base: base(request), request: request).reply(Self.document)
                 case .notAllowed?: throw SwedbankPayProblem.operationNotAllowed(rel)
-                default: return try DecisionDelay.applying { answer(try body(token, base(request))) }
+                default:
+                    do {
+                        return try body(token, base(request)).reply(answer)
+                    } catch let decided as DecidedAnswer {
+                        return decided.reply(play.format, for: request)
+                    }
                 }
             }
         }

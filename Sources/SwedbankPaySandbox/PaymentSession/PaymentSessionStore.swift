@@ -96,46 +96,52 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
 
     // MARK: The transition driver
 
-    /// What one call sees: its record (to change), the order as it is, the namespace's time, and the request.
+    /// What one call sees: its record (to change), the order as it is, the namespace's time, and the request; and
+    /// how long its answer waits (the `delay_ms` of the business decisions it took, ``decide(_:_:methodName:card:msisdn:)``).
     struct Step {
         var record: PaymentSessionRecord
         let view: SwedbankPayOrderView
         let now: Date
         let request: HTTPRequest
         let cards: [SavedCard]
+        var delay: Duration?
     }
 
-    /// Runs `change` on the session and answers the document. A terminal order answers its terminal document
-    /// without running it (inferred: the order state wins), except for `abort-payment`, which is 409 then (§3.6 G).
+    /// Runs `change` on the session and answers the document, with the delay of the decisions `change` took. A
+    /// terminal order answers its terminal document without running it (inferred: the order state wins), except for
+    /// `abort-payment`, which is 409 then (§3.6 G).
     func transition(_ token: String, base: String, rel: String, request: HTTPRequest, onTerminalOrder: TerminalRule = .answerDocument,
-                    _ change: (inout Step) throws -> Void) throws -> JSONText {
+                    _ change: (inout Step) throws -> Void) throws -> SessionResult<JSONText> {
         try transition(token, base: base, rel: rel, request: request, onTerminalOrder: onTerminalOrder, change) { $0.json }
     }
 
     /// ``transition(_:base:rel:request:onTerminalOrder:_:)`` for the pages: `render` sees the document's parts
     /// (order, session, saved cards) as they are afterwards.
     func transition<Rendered: Sendable>(_ token: String, base: String, rel: String, request: HTTPRequest, onTerminalOrder: TerminalRule = .answerDocument,
-                              _ change: (inout Step) throws -> Void, render: (PaymentSessionDocument) -> Rendered) throws -> Rendered {
+                              _ change: (inout Step) throws -> Void, render: (PaymentSessionDocument) -> Rendered) throws -> SessionResult<Rendered> {
         let context = try context(token)
-        return try ledgers.withState(context.namespace) { state throws -> Rendered in
+        return try ledgers.withState(context.namespace) { state throws -> SessionResult<Rendered> in
             var record = state.sessions[token] ?? PaymentSessionRecord(
                 token: token, namespace: context.namespace, orderID: context.orderID,
                 id: String(orders.ids.uuid().replacingOccurrences(of: "-", with: "").prefix(32)), instrument: context.view.instrument)
             var view = context.view
             let now = orders.registry.now(context.namespace)
             if settleSwish(&record, view: view, now: now) { view = orders.snapshot(context.namespace, orderID: context.orderID) ?? view }
+            var delay: Duration?
             if view.status != .initialized {
                 if onTerminalOrder == .notAllowed { throw SwedbankPayProblem.operationNotAllowed(rel) }
             } else {
                 var step = Step(record: record, view: view, now: now, request: request, cards: cards(view, record, &state))
                 try change(&step)
                 record = step.record
+                delay = step.delay
                 if case .threeDSChallenge(let card) = record.phase { state.challenges[card.acsTransID] = token }
                 view = orders.snapshot(context.namespace, orderID: context.orderID) ?? view
             }
             state.sessions[token] = record
             if state.sessions.count >= state.pruneAt { prune(&state) }
-            return render(PaymentSessionDocument(view: view, record: record, base: base, savedCards: cards(view, record, &state)))
+            return SessionResult(render(PaymentSessionDocument(view: view, record: record, base: base, savedCards: cards(view, record, &state))),
+                                 delay: delay)
         }
     }
 
@@ -243,20 +249,21 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
 
     /// The business decision (card.authenticate, card.authorize, web.pay) for this session's call; the subject
     /// is `{paymentorder, paymentMethod, card, msisdn, body}`. `http_error` and `drop_connection` answer
-    /// the session call itself; `delay_ms` delays its answer (``DecisionDelay``: a slow ACS or acquirer).
-    func decide(_ operation: ScenarioOperation, _ step: Step, method: SessionMethod, card: (number: String, brand: String)? = nil,
+    /// the session call itself (``DecidedAnswer``); `delay_ms` delays its answer (``Step/delay``: a slow ACS or acquirer).
+    func decide(_ operation: ScenarioOperation, _ step: inout Step, method: SessionMethod, card: (number: String, brand: String)? = nil,
                 msisdn: String? = nil) throws -> SwedbankPayOutcome {
-        try decide(operation, step, methodName: method.rawValue, card: card, msisdn: msisdn)
+        try decide(operation, &step, methodName: method.rawValue, card: card, msisdn: msisdn)
     }
 
-    func decide(_ operation: ScenarioOperation, _ step: Step, methodName: String, card: (number: String, brand: String)? = nil,
+    func decide(_ operation: ScenarioOperation, _ step: inout Step, methodName: String, card: (number: String, brand: String)? = nil,
                 msisdn: String? = nil) throws -> SwedbankPayOutcome {
         let (outcome, delay) = try decision(operation, step, methodName: methodName, card: card, msisdn: msisdn)
-        DecisionDelay.current?.add(delay)
+        step.delay = Self.total(step.delay, delay)
         return outcome
     }
 
     /// The decision and its `delay_ms`, which the caller applies (swish.sale: the payer's time in the Swish app).
+    /// `http_error` and `drop_connection` are thrown as ``DecidedAnswer``, delayed by the call's decisions and their own.
     func decision(_ operation: ScenarioOperation, _ step: Step, methodName: String, card: (number: String, brand: String)? = nil,
                   msisdn: String? = nil) throws -> (outcome: SwedbankPayOutcome, delay: Duration?) {
         var subject: [(String, JSONText)] = [("paymentorder", step.view.request.jsonText), ("paymentMethod", .string(methodName))]
@@ -273,30 +280,14 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         journal?.record(step.record.namespace, method: "DECISION", path: step.request.path, status: 0,
                         note: ScenarioNote(scenario: scenario, operation: operation, decision: decision).description)
         switch decision.outcome {
-        case .httpError(let status, _, _): throw SwedbankPayProblem.forStatus(status)
-        case .dropConnection: throw DroppedConnection()
+        case .httpError, .dropConnection: throw DecidedAnswer(outcome: decision.outcome, delay: Self.total(step.delay, decision.delay))
         default: return (decision.outcome.swedbankPay ?? .approve, decision.delay)
         }
     }
-}
 
-/// The `delay_ms` of the business decisions taken while one call is answered; the answer waits for their sum.
-/// Collected through a task-local, so the store's transitions need not carry it: ``applying(_:)`` sets one up
-/// around a route's work and hands the answer to a task when a decision asked for a delay.
-final class DecisionDelay: Sendable {
-    @TaskLocal static var current: DecisionDelay?
-
-    private let total = Locked(Duration?.none)
-
-    func add(_ delay: Duration?) {
-        guard let delay else { return }
-        total.withLock { $0 = ($0 ?? .zero) + delay }
-    }
-
-    static func applying(_ answer: () throws -> HTTPResponse) rethrows -> HTTPReply {
-        let collector = DecisionDelay()
-        let response = try $current.withValue(collector) { try answer() }
-        guard let delay = collector.total.withLock({ $0 }) else { return HTTPReply(response) }
-        return HTTPReply(response).delayed(by: delay)
+    /// Two decisions' delays, one after the other; nil when neither has one.
+    static func total(_ first: Duration?, _ second: Duration?) -> Duration? {
+        guard first != nil || second != nil else { return nil }
+        return (first ?? .zero) + (second ?? .zero)
     }
 }

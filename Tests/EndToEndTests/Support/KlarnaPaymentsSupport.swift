@@ -4,6 +4,10 @@
 // assertions, and a deterministic sandbox configuration (manual clock, sequential ids).
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 // MARK: Example bodies (klarna-api.md §2.1, §2.5)

@@ -4,6 +4,10 @@
 // (default scenario, reload, journal) and running the CLI with a chosen working directory.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
+import SwedbankPaySandbox
 import Testing
 
 // MARK: Where things are
@@ -93,6 +97,7 @@ func withScenarioSandbox<T>(
 ) async throws -> T {
     try await withSandboxInstance({ configuration in
         deterministic(&configuration)
+        configuration.includesBundledScenarios = false
         configuration.scenarioDirectories = (bundled ? [ScenarioPaths.bundled] : []) + extra
         configuration.scenarioWatchInterval = watch
     }, body)

@@ -3,6 +3,9 @@
 // mirrors and checked against the invariants of swedbankpay-api.md §3.5, §3.6, §3.9.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxHTTP
+import SandboxScenarios
 import SwedbankPaySandbox
 import Testing
 

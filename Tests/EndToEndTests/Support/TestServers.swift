@@ -2,6 +2,9 @@
 // Starting and always stopping servers, and the gate that keeps process-wide measurements honest.
 import Foundation
 import PaymentSandbox
+import KlarnaSandbox
+import SandboxScenarios
+import SwedbankPaySandbox
 import SandboxHTTP
 import Testing
 #if canImport(FoundationNetworking)
