@@ -60,6 +60,8 @@ public final class PaymentSandbox: Sendable {
                                 orderManagement: configuration.klarnaOrderManagement, context: context)
         swedbankPay = SwedbankPayProvider(configuration: configuration.swedbankPay, context: context)
         let providers: [any SandboxProvider] = [klarna, swedbankPay]
+        assert(providers.map { ObjectIdentifier(type(of: $0)) } == PaymentSandbox.providerKinds.map { ObjectIdentifier($0) },
+               "providerKinds (whose vocabularies the engine loaded) are the providers made here, in order")
 
         var router = Router()
         ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: providers.flatMap(\.states))
