@@ -36,11 +36,11 @@ struct KlarnaScenarioSequenceTests {
         ])),
     ]
 
-    /// A sandbox with the bundled scenarios and ``files``.
-    func withSequenceSandbox<T>(_ body: (RunningServer) async throws -> T) async throws -> T {
+    /// A sandbox with the bundled scenarios and ``files``; in-process unless a test reads the connection itself.
+    func withSequenceSandbox<T>(transport: RequestTransport = .inProcess, _ body: (RunningServer) async throws -> T) async throws -> T {
         try await withScenarioDirectory { directory in
             for (name, text) in Self.files { try directory.write(name, text) }
-            return try await withScenarioSandbox(extra: [directory.url]) { _, server in try await body(server) }
+            return try await withScenarioSandbox(extra: [directory.url], transport: transport) { _, server in try await body(server) }
         }
     }
 
@@ -105,7 +105,7 @@ struct KlarnaScenarioSequenceTests {
 
     @Test("drop_connection: the client sees the connection closed without a byte; the journal records 499")
     func dropConnection() async throws {
-        try await withSequenceSandbox { server in
+        try await withSequenceSandbox(transport: .socket) { server in
             let namespace = uniqueNamespace("drop")
             let client = KlarnaClient(server, namespace: namespace)
             let (_, token) = try await client.authorizedSession()
@@ -126,7 +126,7 @@ struct KlarnaScenarioSequenceTests {
 
     @Test("drop_connection on a keep-alive connection: earlier answers arrive, then the close")
     func dropAfterKeepAlive() async throws {
-        try await withSequenceSandbox { server in
+        try await withSequenceSandbox(transport: .socket) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("drop-keepalive"))
             let (session, token) = try await client.authorizedSession()
             let raw = try await RawClient.connect(port: server.port)

@@ -41,7 +41,7 @@ struct ScenarioControlReloadTests {
     func reload() async throws {
         try await withScenarioDirectory { directory in
             try directory.write("flip.json", Self.rejecting)
-            try await withScenarioSandbox(bundled: false, extra: [directory.url]) { _, server in
+            try await withScenarioSandbox(bundled: false, extra: [directory.url], transport: .inProcess) { _, server in
                 let namespace = uniqueNamespace("reload")
                 let client = KlarnaClient(server, namespace: namespace)
                 let listing = { (scenarios: String, problems: [String]) in
@@ -104,7 +104,7 @@ struct ScenarioControlReloadTests {
                 #"{"operation": "klarna.payments.create_session", "sequence": [{"outcome": "http_error", "status": 503}, {"outcome": "approve"}]}"#,
             ])
             try directory.write("retry.json", retry)
-            try await withScenarioSandbox(bundled: false, extra: [directory.url]) { _, server in
+            try await withScenarioSandbox(bundled: false, extra: [directory.url], transport: .inProcess) { _, server in
                 let client = KlarnaClient(server, namespace: uniqueNamespace("reload-sequence"))
                 #expect(try await client.setDefaultScenario("e2e-retry").status == 200)
                 #expect(try await client.createSession().status == 503)
