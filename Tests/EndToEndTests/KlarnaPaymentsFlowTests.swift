@@ -628,5 +628,4 @@ struct KlarnaPaymentsFlowTests {
             }
         }
     }
-
 }
