@@ -16,7 +16,7 @@ struct SwedbankPayMerchantInitiatedDecisionTests {
         ])
         try await withScenarioDirectory { directory in
             try directory.write("recur.json", file)
-            try await withSandboxInstance({ deterministic(&$0); $0.scenarioDirectories = [directory.url] }) { sandbox, server in
+            try await withSandboxInstance(transport: .inProcess, { deterministic(&$0); $0.scenarioDirectories = [directory.url] }) { sandbox, server in
                 let client = SwedbankPayClient(server)
                 let recurrence = try #require(try await SwedbankPayTokenOrderTests.paidWithTokens(sandbox, client)["recurrence"])
                 let namespace = Namespace(client.namespaceName)
