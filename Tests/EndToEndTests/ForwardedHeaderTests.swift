@@ -33,7 +33,7 @@ struct ForwardedHeaderTests {
 
     @Test("the PHP SDK's Forwarded: proto=https on a plain sandbox: every href stays http:// on the Host")
     func phpSDKForwarded_PlainSandbox_HTTPHrefs() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let origin = "http://127.0.0.1:\(server.port)/"
             for headers in [[Self.phpSDKForwarded], [("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "evil.test")]] {
                 let hrefs = try await Self.swedbankPayHrefs(server, headers)
@@ -45,7 +45,7 @@ struct ForwardedHeaderTests {
 
     @Test("behind a trusted proxy its values count: the last Forwarded element, else the last X-Forwarded-* value")
     func trustedProxy_ItsValuesCount() async throws {
-        try await withSandbox({ $0.trustedForwardedHeaders = .all }) { server in
+        try await withSandbox(transport: .inProcess, { $0.trustedForwardedHeaders = .all }) { server in
             // nginx (docker/nginx.conf) replaces the client's headers with its own single values.
             let proxied = [("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "localhost:8443")]
             let proxiedHrefs = try await Self.swedbankPayHrefs(server, proxied)
@@ -64,42 +64,11 @@ struct ForwardedHeaderTests {
     @Test("--public-url wins over Host and every forwarded header, trusted or not")
     func publicURL_WinsOverEverything() async throws {
         for trusted: TrustedForwardedHeaders in [[], .all] {
-            try await withSandbox({ $0.trustedForwardedHeaders = trusted; $0.swedbankPay.publicBaseURL = "https://pay.example.test:8443" }) { server in
+            try await withSandbox(transport: .inProcess, { $0.trustedForwardedHeaders = trusted; $0.swedbankPay.publicBaseURL = "https://pay.example.test:8443" }) { server in
                 let headers = [Self.phpSDKForwarded, ("X-Forwarded-Proto", "http"), ("X-Forwarded-Host", "proxy.test")]
                 let hrefs = try await Self.swedbankPayHrefs(server, headers)
                 #expect(hrefs.allSatisfy { $0.hasPrefix("https://pay.example.test:8443/") }, "trusted \(trusted): \(hrefs)")
             }
         }
-    }
-
-    @Test("CLI: --trust-proxy / PAYMENT_SANDBOX_TRUST_PROXY turn trust on, for Forwarded unless only x-forwarded is named")
-    func commandLine() async throws {
-        let binary = try #require(CLIBinary.locate(), "\(CLIBinary.notFoundMessage)")
-        for (arguments, environment, expected) in [([String](), [String: String?](), "http"), (["--trust-proxy"], [:], "https"),
-                                                   (["--trust-proxy=forwarded"], [:], "https"),
-                                                   (["--trust-proxy=x-forwarded"], [:], "http"),
-                                                   ([], ["PAYMENT_SANDBOX_TRUST_PROXY": "1"], "https"),
-                                                   ([], ["PAYMENT_SANDBOX_TRUST_PROXY": "x-forwarded"], "http")] {
-            try await alone {
-                let child = try ChildProcess(binary, ["--port", "0", "--quiet"] + arguments, environment: environment)
-                defer { child.kill() }
-                let line = try #require(try await child.firstStdoutLine(timeout: .seconds(5)), "no startup line; stderr: \(child.stderr)")
-                let server = RunningServer(port: try #require(CLITests.listeningPort(line), "\(line)"))
-                let hrefs = try await Self.swedbankPayHrefs(server, [Self.phpSDKForwarded])
-                #expect(hrefs.allSatisfy { $0.hasPrefix("\(expected)://127.0.0.1:\(server.port)/") }, "\(arguments) \(environment): \(hrefs)")
-                child.terminate()
-                try await CLITests.expectStopsCleanly(child)
-            }
-        }
-    }
-
-    @Test("CLI: an unknown --trust-proxy value is a usage error", arguments: [
-        (["--trust-proxy=maybe"], [String: String]()), ([], ["PAYMENT_SANDBOX_TRUST_PROXY": "x-forwarded-for"]),
-    ])
-    func commandLine_BadTrust(arguments: [String], environment: [String: String]) async throws {
-        let result = try await runCLI(arguments, workingDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
-                                      environment: environment)
-        #expect(result.status == 2, "stderr: \(result.stderr)")
-        #expect(result.stderr.split(separator: "\n").first?.contains("must be all, x-forwarded, forwarded or 0") == true, "\(result.stderr)")
     }
 }

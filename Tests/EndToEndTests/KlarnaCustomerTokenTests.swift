@@ -45,7 +45,7 @@ private extension KlarnaClient {
 struct KlarnaCustomerTokenTests {
     @Test("GET token: ACTIVE, INVOICE; POST order: 200 with the order, an AUTHORIZED Order Management order with the token's address")
     func readTokenAndCreateOrder() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("ct-order"))
             let tokenID = try await client.newCustomerToken()
             expectJSON(try await client.get("/customer-token/v1/tokens/\(tokenID)"), #"{"status": "ACTIVE", "payment_method_type": "INVOICE"}"#)
@@ -69,7 +69,7 @@ struct KlarnaCustomerTokenTests {
 
     @Test("POST order with auto_capture: CAPTURED at once; the same Klarna-Idempotency-Key answers the same order and places one")
     func createOrder_AutoCaptureAndIdempotency() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("ct-idempotent"))
             let tokenID = try await client.newCustomerToken()
             let body = KlarnaExamples.edit(subscriptionCart) { $0["auto_capture"] = true }
@@ -88,7 +88,7 @@ struct KlarnaCustomerTokenTests {
 
     @Test("PATCH status CANCELLED: 202 without a body; the token reads CANCELLED and refuses new orders with 403 TOKEN_CANCELLED")
     func cancelToken_RefusesOrders() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("ct-cancel"))
             let tokenID = try await client.newCustomerToken()
             expectKlarnaError(try await client.tokenStatus(tokenID, #"{"status": "ACTIVE"}"#), 400, "BAD_VALUE", ["Bad value: status"])
@@ -104,7 +104,7 @@ struct KlarnaCustomerTokenTests {
 
     @Test("unknown token (or another namespace's): 404 per operation; bad order body 400; another currency 403; unknown path, wrong method, no credentials")
     func errors() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("ct-errors"))
             let tokenID = try await client.newCustomerToken()
             for id in [sequentialID(99), tokenID] {
@@ -135,7 +135,7 @@ struct KlarnaCustomerTokenTests {
             try directory.write("ct-charges.json", scenarioFile("ct-charges", rules: [
                 #"{"operation": "klarna.customertoken.create_order", "sequence": [{"outcome": "rejected"}, {"outcome": "refused"}, {"outcome": "fraud_pending"}]}"#,
             ]))
-            try await withScenarioSandbox(bundled: false, extra: [directory.url]) { _, server in
+            try await withScenarioSandbox(bundled: false, extra: [directory.url], transport: .inProcess) { _, server in
                 let client = KlarnaClient(server, namespace: uniqueNamespace("ct-scenario"))
                 let tokenID = try await client.newCustomerToken(scenario: "ct-charges")
                 expectKlarnaError(try await client.tokenOrder(tokenID), 403, "PAYMENT_METHOD_FAILED", ["Payment method failed"])

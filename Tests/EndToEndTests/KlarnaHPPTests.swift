@@ -50,12 +50,12 @@ struct KlarnaHPPTests {
     static func browser(_ server: RunningServer, _ method: String, _ path: String, form: String? = nil) async throws -> RawResponse {
         var headers = [("Accept", "text/html")]
         if form != nil { headers.append(("Content-Type", "application/x-www-form-urlencoded")) }
-        return try await RawClient.exchange(port: server.port, klarnaRequest(method, path, port: server.port, headers: headers, body: form))
+        return try await server.exchange(klarnaRequest(method, path, port: server.port, headers: headers, body: form))
     }
 
     /// A backend test's consumer action: no credentials, JSON answer.
     static func act(_ server: RunningServer, _ id: String, _ action: String) async throws -> RawResponse {
-        try await RawClient.exchange(port: server.port, klarnaRequest("POST", "/__sandbox/klarna/hpp/sessions/\(id)/\(action)", port: server.port))
+        try await server.exchange(klarnaRequest("POST", "/__sandbox/klarna/hpp/sessions/\(id)/\(action)", port: server.port))
     }
 
     static func expect303(_ response: RawResponse, to location: String, status: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -75,7 +75,7 @@ struct KlarnaHPPTests {
 
     @Test("NONE: create (exact 201), WAITING, page opens IN_PROGRESS, pay 303s to success with the token, which places a KP order")
     func none_PayRedirectsToSuccessWithToken() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-none"))
             let kp = try await client.newSession()
             let created = try await client.post("/hpp/v1/sessions", Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
@@ -127,7 +127,7 @@ struct KlarnaHPPTests {
 
     @Test("PLACE_ORDER: pay places the order; order_id and klarna_reference, no authorization_token; KP session complete")
     func placeOrder_CompletesWithOrderID() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-place"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs,
@@ -147,7 +147,7 @@ struct KlarnaHPPTests {
 
     @Test("CAPTURE_ORDER: pay places the order with auto capture; order_id in the success URL")
     func captureOrder_CompletesWithOrderID() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-capture"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: #"{"success": "https://m.example/ok/{{order_id}}"}"#,
@@ -163,7 +163,7 @@ struct KlarnaHPPTests {
 
     @Test("PLACE_ORDER / CAPTURE_ORDER: the order is in Order Management, AUTHORIZED or CAPTURED, with HPP's klarna_reference")
     func placedOrders_AreInOrderManagement() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-om"))
             for (mode, expected) in [("PLACE_ORDER", "AUTHORIZED"), ("CAPTURE_ORDER", "CAPTURED")] {
                 let kp = try await client.newSession()
@@ -183,7 +183,7 @@ struct KlarnaHPPTests {
 
     @Test("cancel in eCommerce is back (§4.1): BACK, to the cancel URL; after distribution it is CANCELLED (final)")
     func cancel_IsBackUnlessDistributed() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-cancel"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
@@ -204,7 +204,7 @@ struct KlarnaHPPTests {
 
     @Test("back: BACK to the back URL; the page reopens IN_PROGRESS and pay still works")
     func back_ThenPay() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-back"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
@@ -221,7 +221,7 @@ struct KlarnaHPPTests {
 
     @Test("reject (sandbox control): FAILED, to the failure URL; FAILED is not final")
     func reject_Fails() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-reject"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
@@ -235,7 +235,7 @@ struct KlarnaHPPTests {
 
     @Test("The KP session's reject scenario makes pay fail: FAILED, failure URL, journal names the scenario")
     func rejectScenario_PayFails() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-scenario"))
             #expect(try await client.createSession(scenario: "reject").status == 200)
             let kp = sequentialID(1)
@@ -255,7 +255,7 @@ struct KlarnaHPPTests {
 
     @Test("Both payment_method_category and payment_method_categories: 400; case-insensitive; unoffered: 400; no URL: 400; unknown KP session: 404")
     func create_Validation() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-validation"))
             let kp = try await client.newSession()
             let refused = "We were unable to create a session with the provided data. Some field constraint was violated."
@@ -281,7 +281,7 @@ struct KlarnaHPPTests {
 
     @Test("Custom scheme success URL: myapp://klarna-redirect?sid={{session_id}} is the Location as is")
     func customScheme_Redirect() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-scheme"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: #"{"success": "myapp://klarna-redirect?sid={{session_id}}"}"#))
@@ -292,7 +292,7 @@ struct KlarnaHPPTests {
 
     @Test("No merchant URLs: 200 result page for the browser, {status} for API clients")
     func noMerchantURLs_ResultPage() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-nourls"))
             let kp = try await client.newSession()
             let first = try await Self.newHPPSession(client, Self.createBody(kp))
@@ -305,7 +305,7 @@ struct KlarnaHPPTests {
 
     @Test("Hostile merchant text is escaped in the page: order line names, page title, currency")
     func page_EscapesMerchantText() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-escape"))
             let hostile = KlarnaExamples.edit(KlarnaExamples.gbSession) { session in
                 var lines = session["order_lines"] as? [[String: Any]] ?? []
@@ -330,7 +330,7 @@ struct KlarnaHPPTests {
 
     @Test("DELETE: 204 DISABLED; page 410 without buttons; actions 409; DELETE again 204; distribution 400; COMPLETED: 400")
     func disable() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-disable"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp))
@@ -352,7 +352,7 @@ struct KlarnaHPPTests {
 
     @Test("Distribution: 201 empty, nothing sent, recorded in /__sandbox/state and the journal; contact checks 400; unknown 404")
     func distribution_Recorded() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-distribution"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp))
@@ -381,7 +381,7 @@ struct KlarnaHPPTests {
 
     @Test("Distribution: contact fields and template longer than 99 characters are 400 BAD_VALUE, not recorded; 99 are accepted")
     func distribution_LongFields_400() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-distribution-long"))
             let id = try await Self.newHPPSession(client, Self.createBody(try await client.newSession()))
             let problem = "We were unable to distribute the link with the provided data. Some field constraint was violated. Or session is disabled by merchant."
@@ -409,7 +409,7 @@ struct KlarnaHPPTests {
 
     @Test("Expiry: 1 h before the KP session (sandbox clock): API 404, page 410 expired; create for such a KP session 404")
     func expiry_OnSandboxClock() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-expiry"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp))
@@ -429,7 +429,7 @@ struct KlarnaHPPTests {
 
     @Test("Auth and errors: 401 without credentials; unknown session 404; 405 and unknown paths in Klarna's envelope; unknown page 404")
     func auth_AndErrors() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             var anonymous = KlarnaClient(server, namespace: nil)
             anonymous.authorization = ""
             expectKlarnaError(try await anonymous.post("/hpp/v1/sessions", Self.createBody("x")), 401, "UNAUTHORIZED", [])
@@ -454,7 +454,7 @@ struct KlarnaHPPTests {
     func callbacks_RetriedOnSandboxClock() async throws {
         let listener = CallbackListener(failuresFirst: 2)
         try await withServer(listener.router) { _, hooks in
-            try await withSandbox({ configuration in
+            try await withSandbox(transport: .inProcess, { configuration in
                 deterministic(&configuration)
                 configuration.klarnaHPP.callbackRetryDelay = 30
             }) { server in
@@ -510,7 +510,7 @@ struct KlarnaHPPTests {
 
     @Test("Callbacks: an unreachable listener gets 4 attempts in all, then the journal says it gave up")
     func callbacks_GiveUpAfterFourAttempts() async throws {
-        try await withSandbox({ configuration in
+        try await withSandbox(transport: .inProcess, { configuration in
             deterministic(&configuration)
             configuration.klarnaHPP.callbackRetryDelay = 5
         }) { server in

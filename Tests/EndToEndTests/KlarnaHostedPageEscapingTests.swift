@@ -13,7 +13,7 @@ import Testing
 @Suite("Klarna hosted page: escaping by code point")
 struct KlarnaHostedPageEscapingTests {
     @Test func paymentPage_ClusterPayloadsInLineNamesAndTitle_AreTextOnly() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-clusters"))
             let (first, second, title) = (EscapingPayloads.clusters("line0"), EscapingPayloads.clusters("line1"), EscapingPayloads.clusters("title"))
             let unit = "\u{0600}<b\u{200D}'x"  // quantity_unit: 1...8 characters
@@ -43,7 +43,7 @@ struct KlarnaHostedPageEscapingTests {
 
     /// The unavailable page puts the session id from the path in an attribute value.
     @Test func unavailablePage_ClusterPayloadInThePath_IsEscapedInTheAttribute() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let payload = EscapingPayloads.clusters("path")
             let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz0123456789-_.~")
             let encoded = try #require(payload.addingPercentEncoding(withAllowedCharacters: allowed))

@@ -75,7 +75,7 @@ private let gbLines = KlarnaExamples.jsonText(KlarnaExamples.object(KlarnaExampl
 struct KlarnaOrderManagementTests {
     @Test("GET order after KP create order (§5): the placed order, AUTHORIZED, 28 days to capture")
     func readOrder_AfterCreateOrder() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-read"))
             let orderID = try await client.placedOrder()
             #expect(orderID == sequentialID(3))
@@ -95,7 +95,7 @@ struct KlarnaOrderManagementTests {
 
     @Test("US order: billing address and customer date of birth come through; the customer's other fields do not")
     func readOrder_WithAddressAndCustomer() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-us"))
             let session = try await client.newSession(KlarnaExamples.usSession)
             let token = try await client.newAuthorization(session, #"{"jsonData": {"billing_address": \#(KlarnaExamples.usBillingAddress)}}"#)
@@ -110,7 +110,7 @@ struct KlarnaOrderManagementTests {
 
     @Test("partial capture → PART_CAPTURED, the rest → CAPTURED, beyond → 403; refunds; cancel after capture → 403")
     func captureAndRefund_Lifecycle() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-capture"))
             let orderID = try await client.placedOrder()
             let reference = try #require(try await client.omOrderObject(orderID)["klarna_reference"] as? String)
@@ -180,7 +180,7 @@ struct KlarnaOrderManagementTests {
 
     @Test("cancel an AUTHORIZED order → CANCELLED, nothing remaining; then capture, refund, cancel, extend are refused")
     func cancel_AuthorizedOrder() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-cancel"))
             let orderID = try await client.placedOrder()
             expectNoContent(try await client.omChange(orderID, "cancel"))
@@ -200,7 +200,7 @@ struct KlarnaOrderManagementTests {
 
     @Test("release the remaining authorization of a PART_CAPTURED order → CAPTURED, nothing more can be captured")
     func release_PartCapturedOrder() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-release"))
             let orderID = try await client.placedOrder()
             expectKlarnaError(try await client.omChange(orderID, "release-remaining-authorization"), 403, "NOT_ALLOWED",
@@ -216,7 +216,7 @@ struct KlarnaOrderManagementTests {
 
     @Test("extend-authorization-time: expires_at = the day of the extension + 28 days; acknowledge changes nothing")
     func extendAndAcknowledge() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-extend"))
             let orderID = try await client.placedOrder()
             try await client.advanceClock(seconds: 10 * 86_400)  // 2027-01-25T08:00Z
@@ -237,7 +237,7 @@ struct KlarnaOrderManagementTests {
 
     @Test("expiry on the namespace clock: AUTHORIZED until expires_at, then EXPIRED; capture, cancel and extend refused")
     func expiry_ReadsExpired() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-expiry"))
             let orderID = try await client.placedOrder()
             try await client.advanceClock(seconds: 28 * 86_400 - 1)
@@ -258,7 +258,7 @@ struct KlarnaOrderManagementTests {
 
     @Test("Klarna-Idempotency-Key: the same key answers the first answer and captures once, whatever the body")
     func idempotencyKey_ReplaysFirstAnswer() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-idempotency"))
             let orderID = try await client.placedOrder()
             let key = "6f0e9f4a-2b7c-4f7e-9d55-3c1c2a9b8e11"
@@ -293,7 +293,7 @@ struct KlarnaOrderManagementTests {
 
     @Test("auto_capture: the order starts CAPTURED with one capture of the whole amount")
     func autoCapture_IsCaptured() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-auto"))
             let orderID = try await client.placedOrder(KlarnaExamples.edit(KlarnaExamples.gbOrder) { $0["auto_capture"] = true })
             let order = try await client.omOrderObject(orderID)
@@ -310,7 +310,7 @@ struct KlarnaOrderManagementTests {
 
     @Test("404s in Klarna's envelope: unknown order, capture, refund; another namespace's order; 401 without credentials")
     func notFoundAndUnauthorized() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-404"))
             let orderID = try await client.placedOrder()
             let unknown = "7849fd84-47dc-4919-a7ce-47b9f46156f0"
@@ -347,7 +347,7 @@ struct KlarnaOrderManagementTests {
 
     @Test("invalid bodies: 400 BAD_REQUEST / BAD_VALUE naming the field, 422 for sizes, 403 for a 0 capture")
     func invalidBodies() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-invalid"))
             let orderID = try await client.placedOrder()
             let badRequest = try await client.omCapture(orderID, "{not json")
@@ -367,7 +367,7 @@ struct KlarnaOrderManagementTests {
 
     @Test("20 concurrent captures of 5000 on a 62400 order: exactly 12 succeed, never more than authorized")
     func concurrentCaptures_NeverOverCapture() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-race"))
             let orderID = try await client.placedOrder()
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -383,7 +383,7 @@ struct KlarnaOrderManagementTests {
 
     @Test("state and reset: /__sandbox/state lists the namespace's orders with status and amounts; reset forgets them")
     func stateAndReset() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-state"))
             let orderID = try await client.placedOrder()
             #expect(try await client.omCapture(orderID, #"{"captured_amount": 400}"#).status == 201)
@@ -399,7 +399,7 @@ struct KlarnaOrderManagementTests {
 
     @Test("capture-refused (bundled): the order is AUTHORIZED, every capture answers 403 and captures nothing; cancel works")
     func captureRefusedScenario() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-capture-refused"))
             let orderID = try await client.placedOrder(scenario: "capture-refused")
             #expect(try await client.omOrderObject(orderID)["status"] as? String == "AUTHORIZED")
@@ -423,7 +423,7 @@ struct KlarnaOrderManagementTests {
                 #"{"operation": "klarna.ordermanagement.capture", "sequence": [{"outcome": "http_error", "status": 503}, {"outcome": "approve"}]}"#,
                 #"{"operation": "klarna.ordermanagement.read_order", "sequence": [{"outcome": "approve"}]}"#,
             ]))
-            try await withScenarioSandbox(bundled: false, extra: [directory.url]) { _, server in
+            try await withScenarioSandbox(bundled: false, extra: [directory.url], transport: .inProcess) { _, server in
                 let client = KlarnaClient(server, namespace: uniqueNamespace("om-flaky"))
                 let orderID = try await client.placedOrder(scenario: "om-flaky")
                 let key = "retry-key"

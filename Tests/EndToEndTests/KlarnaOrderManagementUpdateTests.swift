@@ -46,7 +46,7 @@ private let newLines = #"[{"type": "physical", "reference": "19-402", "name": "B
 struct KlarnaOrderManagementUpdateTests {
     @Test("PATCH authorization: a lower amount with new lines shows on the next read; without lines the lines go; unknown order 404")
     func updateAuthorization_Decrease() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-update-auth"))
             let orderID = try await client.placedOrder()
             expectNoContent(try await client.omWrite("PATCH", orderID, "authorization",
@@ -70,7 +70,7 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("PATCH authorization: an increase is granted up to 1.5 × the original amount; beyond it 403 NOT_ALLOWED, nothing changes")
     func updateAuthorization_Increase() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-increase"))
             let orderID = try await client.placedOrder()
             expectNoContent(try await client.omWrite("PATCH", orderID, "authorization", #"{"order_amount": 93600}"#))
@@ -83,7 +83,7 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("PATCH authorization refused: below the captured amount, fully captured, cancelled, expired")
     func updateAuthorization_Refusals() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-auth-refused"))
             let orderID = try await client.placedOrder()
             _ = try await client.omNewCapture(orderID, #"{"captured_amount": 30000}"#)
@@ -109,7 +109,7 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("PATCH merchant-references: a present reference overwrites, an absent one stays; 422 past 255; cancelled order 403")
     func updateMerchantReferences() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-references"))
             let orderID = try await client.placedOrder()
             let before = try await client.omOrderObject(orderID)
@@ -129,7 +129,7 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("PATCH customer-details: the order's addresses change, an earlier capture keeps its own; cancelled order 403")
     func updateCustomerDetails() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-customer"))
             let orderID = try await client.placedOrder()
             let captureID = try await client.omNewCapture(orderID, #"{"captured_amount": 1000}"#)
@@ -151,7 +151,7 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("POST capture shipping-info: appended to the capture; a repeated idempotency key appends once; 404 / 403 / 400 refusals")
     func captureShippingInfo() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-shipping"))
             let orderID = try await client.placedOrder()
             expectKlarnaError(try await client.omWrite("POST", orderID, "captures/\(sequentialID(50))/shipping-info",
@@ -177,7 +177,7 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("POST order shipping-info: the order reads it back in `shipping_info`; unknown order 404")
     func orderShippingInfo() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-order-shipping"))
             let orderID = try await client.placedOrder()
             #expect(try await client.omOrderObject(orderID)["shipping_info"] == nil)
@@ -193,7 +193,7 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("PATCH capture customer-details: the billing address members sent replace the capture's; a shipping address is refused")
     func captureCustomerDetails() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-capture-customer"))
             let session = try await client.newSession()
             let token = try await client.newAuthorization(session, #"{"jsonData": {"billing_address": {"given_name": "Test", "country": "GB"}}}"#)
@@ -218,7 +218,7 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("POST trigger-send-out: 204 without a body, counted in the control API's state; unknown capture 404")
     func triggerSendOut() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-send-out"))
             let orderID = try await client.placedOrder()
             let captureID = try await client.omNewCapture(orderID, #"{"captured_amount": 1000}"#)
@@ -233,7 +233,7 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("extend-due-date: the options in the order's currency, one extension per capture, then no options; 403 / 400 refusals")
     func extendDueDate() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-due-date"))
             let orderID = try await client.placedOrder()
             let captureID = try await client.omNewCapture(orderID, #"{"captured_amount": 1000}"#)
@@ -259,7 +259,7 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("a capture line with a subscription lacking interval_count (or interval) is 400, and nothing is captured")
     func captureSubscriptionLine_Validated() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("om-subscription"))
             let orderID = try await client.placedOrder()
             func capture(_ subscription: String) -> String {
@@ -285,7 +285,7 @@ struct KlarnaOrderManagementUpdateTests {
                 #"{"operation": "klarna.ordermanagement.update_authorization", "outcome": "refused"}"#,
                 #"{"operation": "klarna.ordermanagement.trigger_send_out", "outcome": "refused"}"#,
             ]))
-            try await withScenarioSandbox(bundled: false, extra: [directory.url]) { _, server in
+            try await withScenarioSandbox(bundled: false, extra: [directory.url], transport: .inProcess) { _, server in
                 let client = KlarnaClient(server, namespace: uniqueNamespace("om-updates-refused"))
                 let orderID = try await client.placedOrder(scenario: "om-updates-refused")
                 expectKlarnaError(try await client.omWrite("PATCH", orderID, "authorization", #"{"order_amount": 100}"#), 403, "NOT_ALLOWED",

@@ -29,7 +29,7 @@ struct KlarnaPaymentsErrorTests {
           arguments: refusedAuthorizations.map(\.0))
     func unauthorized(variant: String) async throws {
         let authorization = Self.refusedAuthorizations.first { $0.0 == variant }?.1
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             var client = KlarnaClient(server, namespace: uniqueNamespace("401"))
             client.authorization = authorization ?? ""
             // Every KP operation, before the body is even looked at (malformed JSON stays 401).
@@ -50,7 +50,7 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("a refused request creates nothing")
     func unauthorizedCreatesNothing() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             var client = KlarnaClient(server, namespace: uniqueNamespace("401-nothing"))
             client.authorization = "Basic " + Data("PK12345_0123456789ab:".utf8).base64EncodedString()
             expectKlarnaError(try await client.createSession(), 401, "UNAUTHORIZED", [])
@@ -61,7 +61,7 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("a raw klarna_test_api_ key after Basic is accepted (§1.2, §9.12)")
     func rawAPIKey() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             var client = KlarnaClient(server, namespace: uniqueNamespace("api-key"))
             client.authorization = "Basic klarna_test_api_OGQ1ZTY3NjAtNmRkMi00YjM4LWE2OWMtYmU0ZWJmMTU3ZTk2"
             let created = try await client.createSession()
@@ -71,7 +71,7 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("credentials .only: the listed user with its password is accepted, nothing else")
     func restrictedCredentials() async throws {
-        try await withSandbox({ $0.klarnaPayments.credentials = .only(["PK12345_0123456789ab": "right-secret"]) }) { server in
+        try await withSandbox(transport: .inProcess, { $0.klarnaPayments.credentials = .only(["PK12345_0123456789ab": "right-secret"]) }) { server in
             let namespace = uniqueNamespace("only")
             let good = KlarnaClient(server, namespace: namespace, user: "PK12345_0123456789ab", password: "right-secret")
             let sessionID = try await good.newSession()
@@ -98,7 +98,7 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("unknown path under /payments/: 404 NOT_FOUND envelope")
     func unknownPath() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("404"))
             expectKlarnaError(try await client.get("/payments/v1/nope"), 404, "NOT_FOUND", ["No route for /payments/v1/nope"])
             expectKlarnaError(try await client.post("/payments/v2/sessions", KlarnaExamples.gbSession), 404, "NOT_FOUND",
@@ -112,7 +112,7 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("wrong method: 405 METHOD_NOT_ALLOWED envelope with Allow")
     func wrongMethod() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("405"))
             let onSession = try await client.send("PUT", "/payments/v1/sessions/8fa7944f-5004-1366-a66f-90e39818534f", body: "{}")
             expectKlarnaError(onSession, 405, "METHOD_NOT_ALLOWED", ["Method PUT is not allowed here"])
@@ -136,7 +136,7 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("malformed JSON and a missing body: 400 BAD_REQUEST on every operation that takes a body")
     func malformedBodies() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("400-json"))
             let (sessionID, token) = try await client.authorizedSession()
             let paths = ["/payments/v1/sessions", "/payments/v1/sessions/\(sessionID)",
@@ -160,7 +160,7 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("JSON with a trailing comma is malformed (RFC 8259): 400 BAD_REQUEST")
     func trailingComma() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("400-comma"))
             let sessionID = try await client.newSession()
             let object = try await client.updateSession(sessionID, #"{"merchant_reference2": "x",}"#)
@@ -178,7 +178,7 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("a number with a fraction where an integer belongs is a wrong value, not malformed JSON")
     func fractionalInteger() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("400-fraction"))
             let response = try await client.createSession(#"{"order_lines": [{"quantity": 1.5}]}"#)
             #expect(response.status == 400, "\(response)")
@@ -189,7 +189,7 @@ struct KlarnaPaymentsErrorTests {
     @Test("a body that is not a JSON object is 400 in the envelope, and the message names something",
           arguments: ["[]", #""GB""#, "null", "42"])
     func notAnObject(body: String) async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("400-not-object"))
             let response = try await client.createSession(body)
             #expect(response.status == 400, "\(response)")
@@ -218,7 +218,7 @@ struct KlarnaPaymentsErrorTests {
     @Test("a value of the wrong type: 400 BAD_VALUE naming its path", arguments: wrongTypes.map(\.0))
     func wrongType(body: String) async throws {
         let path = try #require(Self.wrongTypes.first { $0.0 == body }?.1)
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("400-type"))
             expectKlarnaError(try await client.createSession(body), 400, "BAD_VALUE", ["Bad value: \(path)"])
         }
@@ -250,7 +250,7 @@ struct KlarnaPaymentsErrorTests {
     @Test("validation errors of §3.1: 400 BAD_VALUE \"Bad value: <path>\"", arguments: badValues.map(\.0))
     func badValue(path: String) async throws {
         let change = try #require(Self.badValues.first { $0.0 == path }?.1)
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("400-value"))
             expectKlarnaError(try await client.createSession(KlarnaExamples.edit(KlarnaExamples.gbSession, change)), 400, "BAD_VALUE",
                               ["Bad value: \(path)"])
@@ -261,7 +261,7 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("correlation ids are UUIDs and differ between requests")
     func correlationIDs() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("correlation"))
             var seen: Set<String> = []
             for _ in 0..<5 {

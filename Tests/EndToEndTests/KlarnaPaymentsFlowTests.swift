@@ -30,7 +30,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("GB example (§2.1): create, read, authorize, read, create order, read, redirect, state")
     func gbHappyFlow() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let namespace = uniqueNamespace("gb-flow")
             let client = KlarnaClient(server, namespace: namespace)
 
@@ -103,7 +103,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("US example (§2.5): address given at authorize(), the docs' create-order body verbatim")
     func usHappyFlow() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("us-flow"))
             let created = try await client.createSession(KlarnaExamples.usSession)
             #expect(created.status == 200, "\(created)")
@@ -140,7 +140,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("authorize() data may come as a JSON string (the mobile SDK's jsonData) and is compared at create-order")
     func authorizeWithJSONDataString() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("jsondata-string"))
             let sessionID = try await client.newSession(KlarnaExamples.usSession)
             let data = KlarnaExamples.jsonText(["billing_address": KlarnaExamples.object(KlarnaExamples.usBillingAddress)])
@@ -158,7 +158,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("finalize and load stand-ins answer like the SDK")
     func finalizeAndLoad() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("finalize-load"))
             let created = try await client.createSession()
             let clientToken = try #require(try created.jsonObject()["client_token"] as? String)
@@ -196,7 +196,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("update answers 204 and a read shows the merged fields and the extended lifetime")
     func updateMerges() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("update"))
             let created = try await client.createSession()
             let clientToken = try #require(try created.jsonObject()["client_token"] as? String)
@@ -244,7 +244,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("an update that breaks the session is 400 BAD_VALUE and changes nothing")
     func invalidUpdateChangesNothing() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("update-invalid"))
             let sessionID = try await client.newSession()
             let before = try await client.readSession(sessionID)
@@ -260,7 +260,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("once the order is placed: update, delete and another token's order are 404 SESSION_COMPLETED; authorize() fails")
     func completedSessionRefusesPrePurchaseCalls() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("completed"))
             let sessionID = try await client.newSession()
             let first = try await client.newAuthorization(sessionID)
@@ -283,7 +283,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("create order is idempotent for the same body; another body is 409")
     func idempotentCreateOrder() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("idempotent"))
             let (_, token) = try await client.authorizedSession()
             let first = try await client.createOrder(token)
@@ -307,7 +307,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("20 concurrent create-order calls on one token make exactly one order")
     func concurrentCreateOrder() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("race"))
             let (sessionID, token) = try await client.authorizedSession()
             let responses = try await withThrowingTaskGroup(of: RawResponse.self) { group in
@@ -333,7 +333,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("Not matching fields: a billing address that differs from the authorized one (§2.9 rule 8)")
     func notMatchingPostalCode() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("mismatch-postal"))
             let address = #"{"given_name": "Test", "family_name": "Person-uk", "street_address": "10 New Burlington Street", "postal_code": "W1S 3BE", "city": "London", "country": "GB"}"#
             let (_, token) = try await client.authorizedSession(authorizeBody: #"{"jsonData": {"billing_address": \#(address)}}"#)
@@ -352,7 +352,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("Not matching fields: shipping_address.organization_name (krokedil #132)")
     func notMatchingShippingOrganization() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("mismatch-org"))
             let shipping = #"{"organization_name": "Testcompany-uk", "street_address": "34 Global Avenue", "postal_code": "X9 9LG", "city": "Test Town", "country": "GB"}"#
             let (_, token) = try await client.authorizedSession(authorizeBody: #"{"jsonData": {"shipping_address": \#(shipping)}}"#)
@@ -368,7 +368,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("Not matching fields: a cart with a different number of lines (krokedil #169)")
     func notMatchingCartCount() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("mismatch-count"))
             let (_, token) = try await client.authorizedSession()
             // A valid three-line cart with the same total (shipping split in two; arithmetic and tax hold),
@@ -391,7 +391,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("Not matching fields: an added line is reported as the cart count alone, as in the issue table")
     func notMatchingAddedLine() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("mismatch-added"))
             let (_, token) = try await client.authorizedSession()
             // An item added after authorize(): one more line and a larger (consistent) total.
@@ -413,7 +413,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("an address sent only at create-order matches an authorization that had none")
     func emptyAuthorizedAddressMatches() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("empty-matches"))
             let (_, token) = try await client.authorizedSession(KlarnaExamples.usSession)
             #expect(try await client.createOrder(token, KlarnaExamples.usOrder).status == 200)
@@ -422,7 +422,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("create order validates its body: 400 BAD_VALUE")
     func createOrderValidates() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("order-validation"))
             let (_, token) = try await client.authorizedSession()
             let wrongSum = KlarnaExamples.edit(KlarnaExamples.gbOrder) { $0["order_amount"] = 62401 }
@@ -438,7 +438,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("a cancelled authorization cannot place an order: 404 Invalid authorization token")
     func cancelledAuthorization() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("cancel"))
             let (sessionID, token) = try await client.authorizedSession()
             expectNoContent(try await client.cancelAuthorization(token))
@@ -458,7 +458,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("a token still within its 60 minutes answers the same whether or not its expired session was read first")
     func tokenOnExpiredSessionIsConsistent() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("expired-session-token"))
             let first = try await client.newSession()
             let second = try await client.newSession()
@@ -478,7 +478,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("a deleted session is gone, and so are its tokens")
     func deletedSession() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("delete-session"))
             let (sessionID, token) = try await client.authorizedSession()
             expectNoContent(try await client.delete("/payments/v1/sessions/\(sessionID)"))
@@ -489,7 +489,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("unknown ids: 404 NOT_FOUND with Klarna's messages")
     func unknownIDs() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("unknown"))
             let missing = "8fa7944f-5004-1366-a66f-90e39818534f"
             let session = ["Invalid session id"], token = ["Invalid authorization token"]
@@ -507,7 +507,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("customer token: intent buy is 403 INVALID_OPERATION")
     func customerTokenForBuy() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("ctoken-buy"))
             let (_, implicitBuy) = try await client.authorizedSession()
             let forbidden = ["Not allowed to create customer token for intent buy"]
@@ -521,7 +521,7 @@ struct KlarnaPaymentsFlowTests {
     @Test("customer token: intent tokenize and buy_and_tokenize answer customer_token_creation_response",
           arguments: ["tokenize", "buy_and_tokenize"])
     func customerTokenForTokenize(intent: String) async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("ctoken-\(intent)"))
             let session = KlarnaExamples.edit(KlarnaExamples.gbSession) { $0["intent"] = intent }
             let (_, token) = try await client.authorizedSession(session)  // ids 1 and 2
@@ -538,7 +538,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("customer token: the request is validated (400 BAD_VALUE in ErrorV2)")
     func customerTokenValidation() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("ctoken-invalid"))
             let session = KlarnaExamples.edit(KlarnaExamples.gbSession) { $0["intent"] = "tokenize" }
             let (_, token) = try await client.authorizedSession(session)
@@ -556,7 +556,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("no confirmation URL: no redirect_url, and the redirect route is 404")
     func noConfirmationNoRedirect() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("no-redirect"))
             let (_, token) = try await client.authorizedSession()
             let order = try await client.createOrder(token, KlarnaExamples.gbSession)
@@ -571,7 +571,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("redirect_url works for a browser, which sends neither credentials nor Sandbox-Namespace")
     func redirectFromABrowser() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("browser"))
             let (sessionID, token) = try await client.authorizedSession()
             let orderID = try await client.newOrder(token)
@@ -589,7 +589,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("redirect_url follows X-Forwarded-Proto and X-Forwarded-Host behind a trusted proxy")
     func redirectBehindProxy() async throws {
-        try await withSandbox({ deterministic(&$0); $0.trustedForwardedHeaders = .all }) { server in
+        try await withSandbox(transport: .inProcess, { deterministic(&$0); $0.trustedForwardedHeaders = .all }) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("proxy"))
             let (_, token) = try await client.authorizedSession()
             let order = try await client.send("POST", "/payments/v1/authorizations/\(token)/order", body: KlarnaExamples.gbOrder,
@@ -602,7 +602,7 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("the client_token is a three-part JWT whose payload names the session")
     func clientTokenIsJWT() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("jwt"))
             for (body, country, region) in [(KlarnaExamples.gbSession, "GB", "eu"), (KlarnaExamples.usSession, "US", "na")] {
                 let created = try await client.createSession(body)
@@ -625,31 +625,6 @@ struct KlarnaPaymentsFlowTests {
                 #expect(payload["session_type"] as? String == "PAYMENTS")
                 // The read shows the same token.
                 #expect(try await client.readSession(sessionID).jsonObject()["client_token"] as? String == token)
-            }
-        }
-    }
-
-    @Test("URLSession: create and read a session with Basic credentials")
-    func urlSessionClient() async throws {
-        try await withSandbox { server in
-            try await withURLSession { session in
-                let namespace = uniqueNamespace("urlsession")
-                var create = URLRequest(url: server.url("/payments/v1/sessions"))
-                create.httpMethod = "POST"
-                create.httpBody = Data(KlarnaExamples.gbSession.utf8)
-                create.setValue("application/json", forHTTPHeaderField: "Content-Type")
-                create.setValue("Basic " + Data("PK12345_0123456789ab:secret".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
-                create.setValue(namespace, forHTTPHeaderField: "Sandbox-Namespace")
-                let (data, response) = try await session.data(for: create)
-                #expect(response.httpStatus == 200)
-                let sessionID = try #require(try jsonObject(data)["session_id"] as? String)
-
-                var read = URLRequest(url: server.url("/payments/v1/sessions/\(sessionID)"))
-                read.setValue(create.value(forHTTPHeaderField: "Authorization"), forHTTPHeaderField: "Authorization")
-                read.setValue(namespace, forHTTPHeaderField: "Sandbox-Namespace")
-                let (readData, readResponse) = try await session.data(for: read)
-                #expect(readResponse.httpStatus == 200)
-                #expect(try jsonObject(readData)["status"] as? String == "incomplete")
             }
         }
     }

@@ -29,7 +29,7 @@ struct KlarnaPaymentsIsolationTests {
 
     @Test("sessions and tokens of one namespace are unknown in another", arguments: Separation.allCases)
     func sessionsAreSeparate(separation: Separation) async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let (a, b, nameA, nameB) = pair(server, separation)
             let (sessionID, token) = try await a.authorizedSession()
 
@@ -59,7 +59,7 @@ struct KlarnaPaymentsIsolationTests {
 
     @Test("clock offsets are per namespace", arguments: Separation.allCases)
     func clocksAreSeparate(separation: Separation) async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let (a, b, nameA, nameB) = pair(server, separation)
             let (_, tokenA) = try await a.authorizedSession()
             let (_, tokenB) = try await b.authorizedSession()
@@ -80,7 +80,7 @@ struct KlarnaPaymentsIsolationTests {
 
     @Test("reset clears one namespace's objects and clock only", arguments: Separation.allCases)
     func resetIsSeparate(separation: Separation) async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let (a, b, nameA, _) = pair(server, separation)
             let sessionA = try await a.newSession()
             let sessionB = try await b.newSession()
@@ -99,7 +99,7 @@ struct KlarnaPaymentsIsolationTests {
 
     @Test("the Sandbox-Namespace header wins over the Basic user")
     func headerWinsOverUser() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let shared = uniqueNamespace("shared")
             let one = KlarnaClient(server, namespace: shared, user: "PK2001_aaaaaaaaaaaa")
             let two = KlarnaClient(server, namespace: shared, user: "PK2002_bbbbbbbbbbbb")

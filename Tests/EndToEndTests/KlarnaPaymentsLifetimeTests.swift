@@ -15,7 +15,7 @@ struct KlarnaPaymentsLifetimeTests {
     /// real time keeps running between requests (seconds under the thread sanitizer on a busy machine), so the
     /// "still valid" case leaves a margin of a minute.
     private func sandbox(manualClock: Bool, _ body: (RunningServer) async throws -> Void) async throws {
-        try await withSandbox(manualClock ? deterministic : { _ in }) { server in try await body(server) }
+        try await withSandbox(transport: .inProcess, manualClock ? deterministic : { _ in }) { server in try await body(server) }
     }
 
     @Test("an authorization token still places an order just before its 60 minutes are up", arguments: [true, false])
@@ -47,7 +47,7 @@ struct KlarnaPaymentsLifetimeTests {
 
     @Test("the clock can also be set: {\"now\": ...} 61 minutes ahead expires the token")
     func tokenExpiredBySettingTheClock() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("token-set-now"))
             let (_, token) = try await client.authorizedSession()
             let set = try await client.post("/__sandbox/clock", #"{"now": "2027-01-15T09:01:00Z"}"#)
@@ -59,7 +59,7 @@ struct KlarnaPaymentsLifetimeTests {
 
     @Test("a session expires 48 h after creation: 404 Invalid session id")
     func sessionExpires() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("session-48h"))
             let sessionID = try await client.newSession()
             try await client.advanceClock(seconds: 48 * 3600 - 1)
@@ -77,7 +77,7 @@ struct KlarnaPaymentsLifetimeTests {
 
     @Test("an update extends the session to 48 h after the update")
     func updateExtendsSession() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("session-extend"))
             let sessionID = try await client.newSession()
             try await client.advanceClock(seconds: 47 * 3600)
@@ -97,7 +97,7 @@ struct KlarnaPaymentsLifetimeTests {
 
     @Test("an update extends the session on the system clock too")
     func updateExtendsSessionOnSystemClock() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("session-extend-system"))
             let sessionID = try await client.newSession()
             try await client.advanceClock(seconds: 47 * 3600)
@@ -111,7 +111,7 @@ struct KlarnaPaymentsLifetimeTests {
 
     @Test("a placed order outlives its token: the same body answers the same order two hours later")
     func orderReplayAfterTokenLifetime() async throws {
-        try await withSandbox { server in
+        try await withSandbox(transport: .inProcess) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("replay-late"))
             let (_, token) = try await client.authorizedSession()
             let first = try await client.createOrder(token)

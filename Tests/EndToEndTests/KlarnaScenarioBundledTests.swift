@@ -25,7 +25,7 @@ struct KlarnaScenarioBundledTests {
 
     @Test("approve: session, authorize approved with a token, order ACCEPTED")
     func approve() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-approve"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "approve"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
@@ -42,7 +42,7 @@ struct KlarnaScenarioBundledTests {
 
     @Test("reject: authorize answers approved false, show_form false, no token, every time")
     func reject() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-reject"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "reject"), id: sequentialID(1))
             ScenarioExpect.rejected(try await client.authorize(sequentialID(1), scenario: nil))
@@ -60,7 +60,7 @@ struct KlarnaScenarioBundledTests {
 
     @Test("cancel: authorize answers approved false, show_form true; the session stays usable")
     func cancel() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-cancel"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "cancel"), id: sequentialID(1))
             expectJSON(try await client.authorize(sequentialID(1), scenario: nil), #"{"approved": false, "show_form": true}"#)
@@ -77,7 +77,7 @@ struct KlarnaScenarioBundledTests {
 
     @Test("expire-token: authorize succeeds; create order and customer token answer 404 Invalid authorization token, cancel 404 Authorization cannot be deleted")
     func expireToken() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-expire"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "expire-token"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
@@ -100,7 +100,7 @@ struct KlarnaScenarioBundledTests {
 
     @Test("mismatched-fields: create order answers 409 BAD_VALUE Not matching fields: [billing_address.postal_code]")
     func mismatchedFields() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-mismatch"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "mismatched-fields"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
@@ -114,7 +114,7 @@ struct KlarnaScenarioBundledTests {
 
     @Test("cart-changed: create order answers 409 with the authorized and the sent number of order lines")
     func cartChanged() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-cart"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "cart-changed"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
@@ -132,7 +132,7 @@ struct KlarnaScenarioBundledTests {
 
     @Test("rejected-at-order: authorize succeeds, create order answers 403 REJECTED and creates no order")
     func rejectedAtOrder() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-rejected"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "rejected-at-order"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
@@ -146,7 +146,7 @@ struct KlarnaScenarioBundledTests {
 
     @Test("fraud-pending: create order answers 200 with fraud_status PENDING")
     func fraudPending() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-pending"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "fraud-pending"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
@@ -162,7 +162,7 @@ struct KlarnaScenarioBundledTests {
 
     @Test("invalid-client-token: load, authorize and finalize answer InvalidClientTokenError")
     func invalidClientToken() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-invalid-token"))
             let clientToken = ScenarioExpect.sessionCreated(try await client.createSession(scenario: "invalid-client-token"),
                                                             id: sequentialID(1))
@@ -184,7 +184,7 @@ struct KlarnaScenarioBundledTests {
 
     @Test("finalize-required: authorize answers finalize_required without a token; finalize approves; the order is created")
     func finalizeRequired() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-finalize"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "finalize-required"), id: sequentialID(1))
             expectJSON(try await client.authorize(sequentialID(1), #"{"autoFinalize": false}"#, scenario: nil),
@@ -200,7 +200,7 @@ struct KlarnaScenarioBundledTests {
 
     @Test("server-error: create order answers 500 in Klarna's envelope, a fresh correlation id each time")
     func serverError() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-500"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "server-error"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
@@ -222,7 +222,7 @@ struct KlarnaScenarioBundledTests {
     func slow() async throws {
         // Only lower bounds: a busy machine may add to the delay, never take from it.
         let delay = Duration.milliseconds(2000)
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-slow"))
             let patience = Duration.seconds(30)
             let (created, createTime) = try await measure {

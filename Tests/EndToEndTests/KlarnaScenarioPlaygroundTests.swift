@@ -21,7 +21,7 @@ struct KlarnaScenarioPlaygroundTests {
               ("customer@email.us", "+13106354386", "reject"),
           ])
     func rejects(email: String, phone: String, decision: String) async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("playground-reject"))
             let session = try await client.newSession(KlarnaExamples.usSession)
             ScenarioExpect.rejected(try await client.authorize(session, PlaygroundData.jsonData(email: email, phone: phone), scenario: nil))
@@ -37,7 +37,7 @@ struct KlarnaScenarioPlaygroundTests {
 
     @Test("+red: load and authorize answer ShowFormFalseError")
     func red() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("playground-red"))
             let session = try await client.newSession(KlarnaExamples.usSession)
             let data = PlaygroundData.jsonData(email: "customer+red@email.us")
@@ -52,7 +52,7 @@ struct KlarnaScenarioPlaygroundTests {
 
     @Test("+pend-accept: authorize approves, create order answers fraud_status PENDING")
     func pendAccept() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("playground-pending"))
             let email = "customer+pend-accept-05@email.us"
             let session = try await client.newSession(KlarnaExamples.usSession)
@@ -70,7 +70,7 @@ struct KlarnaScenarioPlaygroundTests {
 
     @Test("an ordinary customer@email.us is approved and the order ACCEPTED")
     func ordinaryCustomer() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("playground-approved"))
             let email = "customer@email.us"
             let session = try await client.newSession(KlarnaExamples.usSession)
@@ -89,7 +89,7 @@ struct KlarnaScenarioPlaygroundTests {
 
     @Test("the playground email in the session itself (not in jsonData) triggers too")
     func emailInSession() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("playground-in-session"))
             let body = KlarnaExamples.edit(KlarnaExamples.usSession) {
                 $0["billing_address"] = KlarnaExamples.object(PlaygroundData.usAddress(email: "customer+denied@email.us"))

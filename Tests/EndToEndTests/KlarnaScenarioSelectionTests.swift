@@ -18,7 +18,7 @@ struct KlarnaScenarioSelectionTests {
 
     @Test("the header beats the session's scenario, for that call only")
     func headerBeatsSticky() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("select-header"))
             _ = try await client.createSession(scenario: "reject")
             let session = sequentialID(1)
@@ -37,7 +37,7 @@ struct KlarnaScenarioSelectionTests {
 
     @Test("the session's scenario beats the namespace default set later")
     func stickyBeatsDefault() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("select-sticky"))
             _ = try await client.createSession(scenario: "cancel")
             expectJSON(try await client.setDefaultScenario("reject"), "{\"namespace\": \"\(client.namespace!)\", \"default_scenario\": \"reject\"}")
@@ -50,7 +50,7 @@ struct KlarnaScenarioSelectionTests {
 
     @Test("the session's scenario beats the playground's content rules")
     func stickyBeatsPlayground() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("select-sticky-playground"))
             _ = try await client.createSession(KlarnaExamples.usSession, scenario: "approve")
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), Self.deniedData, scenario: nil), token: sequentialID(2))
@@ -59,7 +59,7 @@ struct KlarnaScenarioSelectionTests {
 
     @Test("content rules apply to a session without a scenario, before the namespace default; the default when none matches")
     func playgroundBeatsDefault() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("select-playground"))
             // Created with no header and no default: the session sticks to nothing.
             let session = try await client.newSession(KlarnaExamples.usSession)
@@ -76,7 +76,7 @@ struct KlarnaScenarioSelectionTests {
 
     @Test("the namespace default applies when nothing else does and sticks to sessions created after it was set")
     func namespaceDefault() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let namespace = uniqueNamespace("select-default")
             let client = KlarnaClient(server, namespace: namespace)
             let other = KlarnaClient(server, namespace: uniqueNamespace("select-default-other"))
@@ -110,7 +110,7 @@ struct KlarnaScenarioSelectionTests {
 
     @Test("PUT /__sandbox/scenario with an unknown name answers 422 and keeps the default; a bad body 400")
     func unknownDefault() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("select-unknown-default"))
             #expect(try await client.setDefaultScenario("reject").status == 200)
             let known = try await client.scenarioNames()
@@ -128,7 +128,7 @@ struct KlarnaScenarioSelectionTests {
 
     @Test("an unknown Sandbox-Scenario header answers 400 in Klarna's envelope naming the known scenarios")
     func unknownHeader() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("select-unknown-header"))
             let known = try await client.scenarioNames()
             #expect(known.count >= 13 && known.first == "approve", "\(known)")

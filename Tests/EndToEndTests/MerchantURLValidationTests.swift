@@ -34,7 +34,7 @@ struct MerchantURLValidationTests {
     }
 
     @Test func klarnaPayments_BadMerchantURLs_Are400BadValue_OnSessionOrderAndUpdate() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("kp-urls"))
             for url in Self.refused {
                 for field in ["confirmation", "notification", "push", "authorization", "app_return_url"] {
@@ -68,7 +68,7 @@ struct MerchantURLValidationTests {
     }
 
     @Test func klarnaPayments_MalformedAuthoritiesAndBraces_Are400BadValue() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("kp-authority"))
             for url in Self.malformedAuthorities + Self.badPlaceholders {
                 for field in ["confirmation", "notification", "push", "authorization", "app_return_url"] {
@@ -90,7 +90,7 @@ struct MerchantURLValidationTests {
     // MARK: Klarna HPP
 
     @Test func klarnaHPP_BadMerchantURLs_Are400BadValue() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-urls"))
             let kp = try await client.newSession()
             func create(_ urls: [String: String]) async throws -> RawResponse {
@@ -114,7 +114,7 @@ struct MerchantURLValidationTests {
 
     /// The reviewer's case: a success URL with a broken authority and stray braces reached the pay action's `Location`.
     @Test func klarnaHPP_MalformedAuthoritiesAndBraces_Are400_AndNeverReachALocation() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-authority"))
             let kp = try await client.newSession()
             func create(_ urls: [String: String]) async throws -> RawResponse {
@@ -166,7 +166,7 @@ struct MerchantURLValidationTests {
     }
 
     @Test func swedbankPay_BadUrls_AreInputErrorProblems() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = SwedbankPayClient(server)
             for url in Self.refused + ["myapp://complete"] {
                 for (key, _) in Self.swedbankURLs {
@@ -189,7 +189,7 @@ struct MerchantURLValidationTests {
     }
 
     @Test func swedbankPay_MalformedAuthorities_AreInputErrorProblems() async throws {
-        try await withSandbox(deterministic) { server in
+        try await withSandbox(transport: .inProcess, deterministic) { server in
             let client = SwedbankPayClient(server)
             for url in Self.malformedAuthorities + ["https://a.com/{x}"] {
                 for (key, _) in Self.swedbankURLs {
@@ -207,7 +207,7 @@ struct MerchantURLValidationTests {
 
     /// The page's redirect to a completeUrl that would split the response never happens: the order is refused.
     @Test func swedbankPay_CRLFInCompleteUrl_NeverReachesALocationHeader() async throws {
-        try await withSwedbankPaySandbox { _, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
             let client = SwedbankPayClient(server)
             let response = try await client.create(Self.swedbankOrder(replacing: "completeUrl", with: Self.refused[1]))
             Self.expectInputError(response, "PaymentOrder.Urls.CompleteUrl")

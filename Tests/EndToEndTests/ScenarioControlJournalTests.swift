@@ -17,7 +17,7 @@ struct ScenarioControlJournalTests {
 
     @Test("each entry has the request's fields and a note naming scenario, operation, outcome, rule and step")
     func entriesAndNotes() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let namespace = uniqueNamespace("journal-notes")
             let client = KlarnaClient(server, namespace: namespace)
             _ = try await client.createSession(scenario: nil)                                              // no scenario at all
@@ -58,12 +58,12 @@ struct ScenarioControlJournalTests {
 
     @Test("a 60 KB path and a 3 KB query are journaled as their first 2 KiB, flagged; path_prefix still finds normal paths")
     func longTargets_AreCut() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let namespace = uniqueNamespace("journal-long-target")
             let path = "/payments/v1/sessions/" + String(repeating: "p", count: 60_000)
             let query = "q=" + String(repeating: "q", count: 3000)
             // No credentials: 401, journaled like any call.
-            let refused = try await RawClient.exchange(port: server.port, rawRequest("GET", path + "?" + query, headers: [("Sandbox-Namespace", namespace)]))
+            let refused = try await server.exchange(rawRequest("GET", path + "?" + query, headers: [("Sandbox-Namespace", namespace)]))
             #expect(refused.status == 401, "\(refused.status)")
             let client = KlarnaClient(server, namespace: namespace)
             _ = try await client.send("GET", "/payments/v1/sessions/abc?expand=all")
@@ -80,7 +80,7 @@ struct ScenarioControlJournalTests {
 
     @Test("filters: method (any case), path_prefix, status, limit (the newest), combined; bad filters answer 400")
     func filters() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("journal-filters"))
             let (session, token) = try await client.authorizedSession()                 // POST 200, POST 200
             _ = try await client.readSession(session)                                    // GET 200
@@ -122,38 +122,9 @@ struct ScenarioControlJournalTests {
         }
     }
 
-    @Test("without limit the newest 100 are listed; the journal is bounded, counting what it dropped")
-    func defaultLimitAndCapacity() async throws {
-        try await withSandboxInstance({ configuration in
-            deterministic(&configuration)
-            configuration.scenarioDirectories = [ScenarioPaths.bundled]
-            configuration.scenarioWatchInterval = nil
-            configuration.journalCapacity = 150
-        }) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("journal-bound"))
-            // 160 reads of unknown sessions on one keep-alive connection.
-            let raw = try await RawClient.connect(port: server.port)
-            defer { raw.close() }
-            for index in 0..<160 {
-                try await raw.send(klarnaRequest("GET", "/payments/v1/sessions/missing-\(index)", port: server.port, headers: client.headers()))
-                #expect(try await raw.readResponse().status == 404)
-            }
-            let response = try await client.get("/__sandbox/journal")
-            let object = try response.jsonObject()
-            let entries = try #require(object["entries"] as? [[String: Any]])
-            #expect(entries.count == 100)
-            #expect(entries.first?["path"] as? String == "/payments/v1/sessions/missing-60")
-            #expect(entries.last?["path"] as? String == "/payments/v1/sessions/missing-159")
-            #expect(object["capacity"] as? Int == 150)
-            #expect(object["dropped"] as? Int == 10, "\(object["dropped"] ?? "nil")")
-            let all = try await client.journal("limit=1000")
-            #expect(all.count == 150 && all.first?["path"] as? String == "/payments/v1/sessions/missing-10")
-        }
-    }
-
     @Test("each namespace sees only its own entries")
     func perNamespace() async throws {
-        try await withScenarioSandbox { _, server in
+        try await withScenarioSandbox(transport: .inProcess) { _, server in
             let a = KlarnaClient(server, namespace: uniqueNamespace("journal-a"))
             let b = KlarnaClient(server, namespace: uniqueNamespace("journal-b"))
             _ = try await a.createSession(scenario: "reject")
@@ -171,7 +142,7 @@ struct ScenarioControlJournalTests {
     func reset() async throws {
         try await withScenarioDirectory { directory in
             try directory.write("e2e-session-retry.json", Self.sessionRetry)
-            try await withScenarioSandbox(extra: [directory.url]) { _, server in
+            try await withScenarioSandbox(extra: [directory.url], transport: .inProcess) { _, server in
                 let namespace = uniqueNamespace("reset")
                 let client = KlarnaClient(server, namespace: namespace)
                 let other = KlarnaClient(server, namespace: uniqueNamespace("reset-other"))

@@ -90,7 +90,7 @@ struct SwedbankPayCheckoutPageEscapingTests {
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if method == "POST" { text += "Content-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n" }
-        return try await RawClient.exchange(port: server.port, text + "Connection: close\r\n\r\n" + body)
+        return try await server.exchange(text + "Connection: close\r\n\r\n" + body)
     }
 
     static func form(_ fields: [(String, String)]) -> String {
@@ -140,7 +140,7 @@ struct SwedbankPayCheckoutPageEscapingTests {
     // MARK: The menu and the new-card form
 
     @Test func menuAndCardForm_ShowEveryMerchantAndPayerTextEscaped() async throws {
-        try await withSwedbankPaySandbox { _, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
             let client = CheckoutPageClient(server: server)
             let texts = Texts()
             let (_, _, page) = try await Self.order(server, "menu", texts)
@@ -166,7 +166,7 @@ struct SwedbankPayCheckoutPageEscapingTests {
     /// U+200D around every special character, on the menu (redirect-checkout), the embedded menu, and the 3-D Secure page
     /// (whose CSP allows inline script): text only.
     @Test func menuEmbeddedMenuAndACS_EscapeByCodePoint_NotByGraphemeCluster() async throws {
-        try await withSwedbankPaySandbox { _, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
             let client = CheckoutPageClient(server: server)
             var texts = Texts()
             texts.payeeName = EscapingPayloads.clusters("payee")
@@ -195,7 +195,7 @@ struct SwedbankPayCheckoutPageEscapingTests {
 
     /// #acs-merchant shows the payee name; the forms post to an address built from X-Forwarded-Host.
     @Test func acsChallenge_EscapesThePayeeName_AndAForwardedHost() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let client = CheckoutPageClient(server: server)
             let texts = Texts()
             for embed in ["", "?embed=1"] {
@@ -249,7 +249,7 @@ struct SwedbankPayCheckoutPageEscapingTests {
     /// #swish-number shows the number Swish waits for: the merchant's payer.msisdn when the app started Swish without one
     /// (the only way a number that is not +<digits> gets there: the page and the SDK's typed numbers are checked).
     @Test func swishWaitingPage_EscapesTheMerchantsPayerMsisdn() async throws {
-        try await withSwedbankPaySandbox { _, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
             let client = CheckoutPageClient(server: server)
             let texts = Texts()
             let (_, token, page) = try await Self.order(server, "swish", texts)
@@ -268,7 +268,7 @@ struct SwedbankPayCheckoutPageEscapingTests {
 
     /// A number typed on the page is Swish's inputerror unless it is +<digits>: it is never shown back.
     @Test func swishForm_HostileTypedNumber_IsRejectedAndNotReflected() async throws {
-        try await withSwedbankPaySandbox { _, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
             let client = CheckoutPageClient(server: server)
             var texts = Texts()
             texts.msisdn = "+46739000001"
@@ -291,7 +291,7 @@ struct SwedbankPayCheckoutPageEscapingTests {
     /// The SDK's fail-payment-attempt TechnicalError carries the device's errorCode into the problem detail (payer-side
     /// input, PaymentSessionFlows.swift); the page shows that problem in #attempt-error.
     @Test func attemptError_EscapesTheDevicesErrorCode() async throws {
-        try await withSwedbankPaySandbox { _, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
             let client = CheckoutPageClient(server: server)
             let texts = Texts()
             let (_, token, page) = try await Self.order(server, "errorcode", texts)
@@ -328,7 +328,7 @@ struct SwedbankPayCheckoutPageEscapingTests {
             ])])),
         ])
         try scenario.data.write(to: directory.appendingPathComponent("pages-escaping-problem.json"))
-        try await withSandboxInstance({ configuration in
+        try await withSandboxInstance(transport: .inProcess, { configuration in
             configuration.clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
             configuration.scenarioDirectories = [swedbankPayScenariosDirectory, directory]
         }) { _, server in
@@ -350,7 +350,7 @@ struct SwedbankPayCheckoutPageEscapingTests {
     /// Inside the view-checkout iframe the end is the result page: completeUrl / cancelUrl in #continue's href and in the
     /// postMessage's JSON. In the page's own window it is a 303 to that URL.
     @Test func resultPage_KeepsTheRedirectUrlInTheLinkAndInsideTheScriptsJSON() async throws {
-        try await withSwedbankPaySandbox { _, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
             let client = CheckoutPageClient(server: server)
             let texts = Texts()
             for (action, status, url) in [("web/Trustly", "Paid", texts.completeUrl), ("abort", "Aborted", texts.cancelUrl)] {
@@ -382,7 +382,7 @@ struct SwedbankPayCheckoutPageEscapingTests {
     /// object: nothing may end a script element (`</script`, `<!--`) and every value must read back exactly.
     /// U+2028 / U+2029 are escaped too: web views older than ES2019 would end a string literal at them.
     @Test func viewCheckoutScript_KeepsEveryValueInsideItsJSONStrings() async throws {
-        try await withSwedbankPaySandbox { _, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
             let texts = Texts()
             let (_, token, _) = try await Self.order(server, "script", texts)
             let host = #"evil.example"</script><script>alert('host')</script>"#
@@ -414,7 +414,7 @@ struct SwedbankPayCheckoutPageEscapingTests {
     /// The pages' answers to what a request names: an unknown token, an unknown web method, an unknown Sandbox-Scenario,
     /// a path no route knows.
     @Test func errorPages_ShowNothingTheRequestNamedAsMarkup() async throws {
-        try await withSwedbankPaySandbox { _, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
             let client = CheckoutPageClient(server: server)
             let texts = Texts()
             let (_, _, page) = try await Self.order(server, "errors", texts)

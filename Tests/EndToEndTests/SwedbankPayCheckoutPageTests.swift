@@ -16,14 +16,14 @@ struct CheckoutPageClient {
     let server: RunningServer
 
     func get(_ target: String) async throws -> RawResponse {
-        try await RawClient.exchange(port: server.port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n")
+        try await server.exchange("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n")
     }
 
     func post(_ target: String, _ fields: [(String, String)]) async throws -> RawResponse {
         let body = fields.map { "\(SwedbankPaySessionDriver.formEncode($0.0))=\(SwedbankPaySessionDriver.formEncode($0.1))" }.joined(separator: "&")
         var text = "POST \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/x-www-form-urlencoded\r\n"
         text += "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-        return try await RawClient.exchange(port: server.port, text)
+        return try await server.exchange(text)
     }
 
     /// The path of an absolute sandbox URL (the ACS page's form actions are absolute).
@@ -84,12 +84,12 @@ struct SwedbankPayCheckoutPageTests {
     /// `GET /psp/paymentorders/<id>?$expand=<node>` as the merchant reads it.
     static func expanded(_ server: RunningServer, _ sandbox: PaymentSandbox, token: String, _ node: String) async throws -> String {
         let (namespace, orderID) = try #require(sandbox.swedbankPayOrders.lookup(token: token))
-        return try await RawClient.exchange(port: server.port, "GET /psp/paymentorders/\(orderID)?$expand=\(node) HTTP/1.1\r\nHost: x\r\n"
+        return try await server.exchange("GET /psp/paymentorders/\(orderID)?$expand=\(node) HTTP/1.1\r\nHost: x\r\n"
             + "Authorization: Bearer \(namespace.name)\r\nSandbox-Namespace: \(namespace.name)\r\nConnection: close\r\n\r\n").bodyText
     }
 
     @Test func menu_ShowsTheOrderEscaped_AndEveryPageMethod() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let client = CheckoutPageClient(server: server)
             let (_, token, page) = try await Self.order(server, "menu", description: #"<script>alert("x")</script> & co"#)
             let response = try await client.get(page)
@@ -122,7 +122,7 @@ struct SwedbankPayCheckoutPageTests {
     }
 
     @Test func newCard_Frictionless_RedirectsToCompleteUrl_AndThePageIsThenUnavailable() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let client = CheckoutPageClient(server: server)
             let (_, token, page) = try await Self.order(server, "frictionless", payerReference: nil)
             let paid = try await client.post("\(page)/card", [("pan", "4925 0000 0000 0004"), ("expiry", "12/33"), ("cvc", "123")])
@@ -140,7 +140,7 @@ struct SwedbankPayCheckoutPageTests {
     }
 
     @Test func newCard_ThreeDSecure_ChallengeApproved_Pays() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let client = CheckoutPageClient(server: server)
             let (_, token, page) = try await Self.order(server, "3ds")
             let submitted = try await client.post("\(page)/card", [("pan", "4761739001010416"), ("expiry", "12/33"), ("cvc", "123")])
@@ -166,7 +166,7 @@ struct SwedbankPayCheckoutPageTests {
     }
 
     @Test func savedCard_ChallengeCancelled_ShowsTheProblem_ThenAnotherCardPays() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let client = CheckoutPageClient(server: server)
             let (_, token, page) = try await Self.order(server, "saved")
             let menu = try await client.get(page).bodyText
@@ -191,7 +191,7 @@ struct SwedbankPayCheckoutPageTests {
     }
 
     @Test func cardInput_IsChecked_400WithTheMenuAgain() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let client = CheckoutPageClient(server: server)
             let (_, token, page) = try await Self.order(server, "input")
             let cases: [([(String, String)], String)] = [
@@ -212,7 +212,7 @@ struct SwedbankPayCheckoutPageTests {
     }
 
     @Test func cardDeclinedScenario_ShowsTheAcquirersProblem() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let client = CheckoutPageClient(server: server)
             let (_, token, page) = try await Self.order(server, "declined", scenario: "swedbankpay-card-declined")
             let response = try await client.post("\(page)/card", [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])
@@ -224,7 +224,7 @@ struct SwedbankPayCheckoutPageTests {
     }
 
     @Test func swish_WaitsForThePayer_ThenRedirects_OrShowsTheDecline() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let client = CheckoutPageClient(server: server)
             let (namespace, token, page) = try await Self.order(server, "swish")
             let waiting = try await client.post("\(page)/swish", [("msisdn", "+46 739 000 001")])
@@ -258,7 +258,7 @@ struct SwedbankPayCheckoutPageTests {
     }
 
     @Test func webBasedInstruments_InvoiceAuthorizes_TrustlyIsASale() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let client = CheckoutPageClient(server: server)
             for (method, type) in [("Invoice-PayExFinancingSe", SwedbankPayTransactionType.authorization), ("Trustly", .sale)] {
                 let (_, token, page) = try await Self.order(server, "web")
@@ -276,7 +276,7 @@ struct SwedbankPayCheckoutPageTests {
     }
 
     @Test func cancel_RedirectsToCancelUrl_AndUnknownTokensAreNotFound() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let client = CheckoutPageClient(server: server)
             let (_, token, page) = try await Self.order(server, "cancel")
             let cancelled = try await client.post("\(page)/abort", [])
@@ -300,7 +300,7 @@ struct SwedbankPayCheckoutPageTests {
     /// The SDK's web-view fallback (swedbankpay-api.md §3.6 D, §3.7): customize-payment, then view-payment is a script
     /// that embeds the menu; paying there ends the session, which the app's next GET shows.
     @Test func viewCheckoutScript_EmbedsTheMenu_AndTheSessionSeesThePayment() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let client = CheckoutPageClient(server: server)
             var (end, driver, token) = try await SwedbankPaySessionFlowTests.pay(.iOS, .webBased("Trustly"), scenario: nil, sandbox: sandbox,
                                                                                 server: server)
@@ -334,14 +334,14 @@ struct SwedbankPayCheckoutPageTests {
 
     /// The bundled `swedbankpay-capture-refused`: paid on the page, the merchant's capture is refused, a cancellation is not.
     @Test func captureRefusedScenario_RefusesTheCapture_NotTheCancellation() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let client = CheckoutPageClient(server: server)
             let (namespace, token, page) = try await Self.order(server, "capture-refused", scenario: "swedbankpay-capture-refused")
             let paid = try await client.post("\(page)/card", [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])
             #expect(paid.status == 303 && SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
             let (_, orderID) = try #require(sandbox.swedbankPayOrders.lookup(token: token))
             func send(_ path: String, _ body: String) async throws -> RawResponse {
-                try await RawClient.exchange(port: server.port, "POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(namespace)\r\n"
+                try await server.exchange("POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(namespace)\r\n"
                     + "Content-Type: application/json;version=3.1\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
             }
             let capture = try await send("/psp/paymentorders/\(orderID)/captures",
@@ -356,12 +356,12 @@ struct SwedbankPayCheckoutPageTests {
     }
 
     @Test func journal_NamesTheOrdersNamespaceForPageRequests_AndTheBusinessDecisions() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let client = CheckoutPageClient(server: server)
             let (namespace, _, page) = try await Self.order(server, "journal", scenario: "swedbankpay-card-declined")
             _ = try await client.get(page)
             _ = try await client.post("\(page)/card", [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])
-            let journal = try await RawClient.exchange(port: server.port,
+            let journal = try await server.exchange(
                 "GET /__sandbox/journal HTTP/1.1\r\nHost: x\r\nSandbox-Namespace: \(namespace)\r\nConnection: close\r\n\r\n")
             let entries = try #require(try journal.jsonObject()["entries"] as? [[String: Any]])
             #expect(entries.contains { $0["method"] as? String == "GET" && $0["path"] as? String == page }, "\(journal.bodyText)")

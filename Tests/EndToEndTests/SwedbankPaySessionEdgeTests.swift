@@ -37,7 +37,7 @@ struct SwedbankPaySessionEdgeTests {
     // MARK: customize-payment
 
     @Test func restrictedMenu_ShowsOnlyThoseMethods_KeepsEnabledPaymentMethods_ResetRestoresThem() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             var (driver, _, idle) = try await Self.prepared(sandbox, server, "restrict")
             let everything = try #require(idle.paymentSession.settings?.enabledPaymentMethods)
             let customize = try #require(idle.topLevel(.customizePayment)?.href)
@@ -56,7 +56,7 @@ struct SwedbankPaySessionEdgeTests {
     /// customize-payment (§3.5 step 4). The reset must leave instrument mode, or the SDK sends it for ever.
     @Test(arguments: SwedbankPayPlatform.allCases)
     func instrumentModeOrder_AppChoosesAnotherInstrument_ResetOnce_ThenPays(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let namespace = Self.namespace("instrument")
             let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, instrument: "Swish", scenario: "swedbankpay-approve")
             var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform,
@@ -71,7 +71,7 @@ struct SwedbankPaySessionEdgeTests {
 
     /// A 409 would make the SDKs GET the session and send the same customize-payment again, in a loop.
     @Test func customize_MethodNotAvailable_Is400InputError_Not409() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let (driver, _, idle) = try await Self.prepared(sandbox, server, "unavailable", platform: .android)
             let customize = try #require(idle.topLevel(.customizePayment)?.href)
             let response = try await driver.exchange("POST", customize, body: #"{"paymentMethod":"ApplePay","restrictToPaymentMethods":null}"#)
@@ -83,7 +83,7 @@ struct SwedbankPaySessionEdgeTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func newCard_CustomizeToCreditCardWithoutSavedCards_WebView_PaidOnThePage_NextGetCompletes(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let namespace = Self.namespace("newcard")
             let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
             var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: .newCard)
@@ -108,7 +108,7 @@ struct SwedbankPaySessionEdgeTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func wallet_PayerCancelsTheSheet_FailPaymentAttemptUserCancelled_AbortedAttempt(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             var (driver, token, idle) = try await Self.prepared(sandbox, server, "wallet-cancel", platform: platform)
             let wallet = platform == .iOS ? "ApplePay" : "GooglePay"
             let start = try #require(idle.method(wallet)?.operations.first { $0.rel == .startPaymentAttempt }?.href)
@@ -125,7 +125,7 @@ struct SwedbankPaySessionEdgeTests {
 
     /// Apple Pay on the iOS Simulator hands the SDK an empty paymentData.
     @Test func applePay_EmptyPayload_IsAccepted_NotBase64IsBadRequest() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             for (payload, paid) in [("", true), ("not base64!", false)] {
                 var (driver, token, idle) = try await Self.prepared(sandbox, server, "wallet-empty")
                 let start = try #require(idle.method("ApplePay")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
@@ -146,7 +146,7 @@ struct SwedbankPaySessionEdgeTests {
         let file = scenarioFile("swedbankpay-e2e-start-conflict", rules: [
             #"{"operation": "swedbankpay.paymentsession.start_payment_attempt", "sequence": [{"outcome": "http_error", "status": 409}, {"outcome": "approve"}]}"#,
         ])
-        try await withSwedbankPaySandbox(extraScenarios: ["conflict.json": file]) { sandbox, server in
+        try await withSwedbankPaySandbox(extraScenarios: ["conflict.json": file], transport: .inProcess) { sandbox, server in
             let namespace = Self.namespace("conflict")
             let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-e2e-start-conflict")
             var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform,
@@ -163,7 +163,7 @@ struct SwedbankPaySessionEdgeTests {
     }
 
     @Test func threeDSecure_InProgress_NoMethodOffersANewAttempt() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             var (driver, _, idle) = try await Self.prepared(sandbox, server, "3ds-phase", scenario: "swedbankpay-3ds-approved")
             let start = try #require(idle.method("CreditCard")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
             let token = try #require(idle.method("CreditCard")?.prefills?.compactMap { prefill -> String? in
@@ -181,7 +181,7 @@ struct SwedbankPaySessionEdgeTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func payerAbortsScenario_SwishAndSavedCard_SDKReportsCanceled_OrderAborted(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             for choice in [SwedbankPayInstrument.swish(msisdn: "+46739000001"), .swish(msisdn: nil), .savedCard(rank: 3)] {
                 let namespace = Self.namespace("payer-aborts")
                 let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-payer-aborts")
@@ -196,7 +196,7 @@ struct SwedbankPaySessionEdgeTests {
     }
 
     @Test func payerAbortsScenario_WebInstrumentOnThePage_303ToCancelUrl() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let token = try await SwedbankPayTestOrder.create(server, namespace: Self.namespace("payer-aborts-web"), scenario: "swedbankpay-payer-aborts")
             let response = try await CheckoutPageClient(server: server).post("/checkout/\(token)/web/Invoice-PayExFinancingSe",
                                                                              [("ssn", "600307-1161")])
@@ -211,7 +211,7 @@ struct SwedbankPaySessionEdgeTests {
         let file = scenarioFile("swedbankpay-e2e-slow-payer", rules: [
             #"{"operation": "swedbankpay.swish.sale", "outcome": "approve", "delay_ms": 30000}"#,
         ])
-        try await withSwedbankPaySandbox(extraScenarios: ["slow-payer.json": file]) { sandbox, server in
+        try await withSwedbankPaySandbox(extraScenarios: ["slow-payer.json": file], transport: .inProcess) { sandbox, server in
             var (driver, token, idle) = try await Self.prepared(sandbox, server, "slow-payer", scenario: "swedbankpay-e2e-slow-payer")
             let start = try #require(idle.method("Swish")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
             let clock = ContinuousClock(), started = clock.now
@@ -231,7 +231,7 @@ struct SwedbankPaySessionEdgeTests {
         let file = scenarioFile("swedbankpay-e2e-slow-acquirer", rules: [
             #"{"operation": "swedbankpay.card.authorize", "outcome": "approve", "delay_ms": 1500}"#,
         ])
-        try await withSwedbankPaySandbox(extraScenarios: ["slow-acquirer.json": file]) { sandbox, server in
+        try await withSwedbankPaySandbox(extraScenarios: ["slow-acquirer.json": file], transport: .inProcess) { sandbox, server in
             let namespace = Self.namespace("slow-acquirer")
             let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-e2e-slow-acquirer")
             var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .android,
@@ -312,7 +312,7 @@ struct SwedbankPaySessionEdgeTests {
 
     /// Android configures itself from the first answer only and needs view-payment there (§3.5).
     @Test func sessionFirstReadAfterItsOrderWasPaid_StillCarriesViewPayment() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let namespace = Self.namespace("late")
             let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
             let paid = try await CheckoutPageClient(server: server).post("/checkout/\(token)/card",
@@ -328,7 +328,7 @@ struct SwedbankPaySessionEdgeTests {
 
     /// The scenario fails the local Swish start; the SDK's own fail-payment-attempt comes after it and adds nothing.
     @Test func appLaunchFailedScenario_ThenTheSDKsFailPaymentAttempt_OneFailedAttemptOneProblem() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             var (driver, token, idle) = try await Self.prepared(sandbox, server, "launch", scenario: "swedbankpay-swish-app-launch-failed")
             let start = try #require(idle.method("Swish")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
             let launch = try await driver.call("POST", start, body: #"{"culture":"sv-SE","msisdn":null,"client":{}}"#)
@@ -351,7 +351,7 @@ struct SwedbankPaySessionEdgeTests {
             #"{"operation": "swedbankpay.card.authorize", "sequence": [{"outcome": "card_declined"}, {"outcome": "approve"}]}"#,
             #"{"operation": "swedbankpay.swish.sale", "sequence": [{"outcome": "swish_declined"}, {"outcome": "approve"}]}"#,
         ])
-        try await withSwedbankPaySandbox(extraScenarios: ["decline-then-approve.json": file]) { sandbox, server in
+        try await withSwedbankPaySandbox(extraScenarios: ["decline-then-approve.json": file], transport: .inProcess) { sandbox, server in
             let namespace = Self.namespace("retry")
             let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-e2e-decline-then-approve")
             var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: instrument)
@@ -368,7 +368,7 @@ struct SwedbankPaySessionEdgeTests {
 
     /// The walker's model of iOS itself: an idle document as the ack's answer is a second pass that ends the session.
     @Test func walker_IdleDocumentInANewPass_IsAnEndStateOnIOS_IdleAfterProblemInThePassThatShowedIt() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let (_, _, idle) = try await Self.prepared(sandbox, server, "walker")
             var walker = SwedbankPaySDKWalker(platform: .iOS, choice: nil)
             walker.instrumentsShown = true
@@ -384,7 +384,7 @@ struct SwedbankPaySessionEdgeTests {
     /// Bodies that are not JSON objects are refused with a 400 problem and start nothing (issue: `[[[[` started a Swish payment).
     @Test(arguments: ["[[[[", "not json", "[]", "\"Swish\"", "{\"culture\":"])
     func unparseableBody_IsAProblem_AndStartsNothing(body: String) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             var (driver, token, idle) = try await Self.prepared(sandbox, server, "garbage")
             let start = try #require(idle.method("Swish")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
             let response = try await driver.exchange("POST", start, body: body)
@@ -408,7 +408,7 @@ struct SwedbankPaySessionEdgeTests {
     /// Verification with the unscheduled token it asked for (`paid.tokens`).
     @Test(arguments: SwedbankPayPlatform.allCases)
     func verify_SavedCardCompletes_PaidAsVerificationWithItsToken(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let namespace = Self.namespace("verify")
             let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-approve", operation: "Verify",
                                                               extra: [("generateUnscheduledToken", .bool(true))])

@@ -30,7 +30,7 @@ struct SwedbankPaySessionFlowTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func initialDocument_OffersPrepareOnly_ThenIdleHasNoNextAndNoGetPayment(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let namespace = Self.namespace("initial")
             let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
             var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: nil)
@@ -62,7 +62,7 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func unknownToken_Is404Problem_AndUnofferedOperation_Is409OperationNotAllowed() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let namespace = Self.namespace("errors")
             let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
             let driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .iOS, choice: nil)
@@ -85,7 +85,7 @@ struct SwedbankPaySessionFlowTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func payerAborts_RedirectsToCancelUrl_OrderAborted_ThenAbortAgainIs409(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let namespace = Self.namespace("abort")
             // The app's abortPaymentSession(), no scenario needed (the payer-aborts scenario: SwedbankPaySessionEdgeTests).
             let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
@@ -105,7 +105,7 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func abortNotAllowed_Is409_SDKReportsAbortPaymentNotAllowed() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let namespace = Self.namespace("abort409")
             let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-abort-not-allowed")
             var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .iOS, choice: nil)
@@ -122,7 +122,7 @@ struct SwedbankPaySessionFlowTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases, [nil, "+46739000001"])
     func swish_LocalStartAndByMsisdn_CompleteWithOrderPaid(platform: SwedbankPayPlatform, msisdn: String?) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let (end, driver, token) = try await Self.pay(platform, .swish(msisdn: msisdn), scenario: "swedbankpay-approve",
                                                           sandbox: sandbox, server: server)
             #expect(end == .complete)
@@ -140,7 +140,7 @@ struct SwedbankPaySessionFlowTests {
                       ("swedbankpay-bankid-cancelled", "bankidcancelled", "BANKIDCL"),
                       ("swedbankpay-swish-app-launch-failed", "paymentorders/clientapplaunchfailed", "")])
     func swishOutcomes_ShowTheProblem_AckRemovesIt(scenario: String, type: String, original: String) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             // The app can only fail to launch when it is started on this device (msisdn null).
             let msisdn: String? = scenario == "swedbankpay-swish-app-launch-failed" ? nil : "+46739000001"
             for platform in SwedbankPayPlatform.allCases {
@@ -161,7 +161,7 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func swishTestdata_DescriptionRF07_IsDeclined_WithoutAnyHeader() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let (end, driver, _) = try await Self.pay(.iOS, .swish(msisdn: nil), scenario: "swedbankpay-testdata", description: "RF07",
                                                       sandbox: sandbox, server: server)
             #expect(end == .idleAfterProblem)
@@ -170,7 +170,7 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func swish_InvalidMsisdn_IsInputErrorProblem() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let (end, driver, _) = try await Self.pay(.android, .swish(msisdn: "0739000001"), scenario: nil, sandbox: sandbox, server: server)
             #expect(end == .idleAfterProblem)
             let problem = try #require(driver.documents.compactMap(\.problem).first)
@@ -179,7 +179,7 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func swishPending_AbortIs409_AndFailPaymentAttemptClientAppLaunchFailed_ShowsTheProblem() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let namespace = Self.namespace("swish-pending")
             let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
             var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .iOS, choice: nil)
@@ -208,7 +208,7 @@ struct SwedbankPaySessionFlowTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func savedCard_Frictionless_Completes(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             // Rank 1 is an enrolled test card: without a scenario the test data gives it a challenge; approve's rule is frictionless.
             let (end, driver, token) = try await Self.pay(platform, .savedCard(rank: 1), scenario: "swedbankpay-approve",
                                                           sandbox: sandbox, server: server)
@@ -220,7 +220,7 @@ struct SwedbankPaySessionFlowTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func savedCard_3DSChallengeApproved_Completes(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let (end, driver, token) = try await Self.pay(platform, .savedCard(rank: 1), scenario: "swedbankpay-3ds-approved",
                                                           sandbox: sandbox, server: server)
             #expect(end == .complete)
@@ -230,7 +230,7 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func savedCard_TestdataEnrolledCard_Challenge_CancelIs3DSecureDeclined() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let (end, driver, _) = try await Self.pay(.android, .savedCard(rank: 1), scenario: "swedbankpay-testdata", button: "acs-cancel",
                                                       sandbox: sandbox, server: server)
             #expect(end == .idleAfterProblem)
@@ -242,7 +242,7 @@ struct SwedbankPaySessionFlowTests {
                       ("swedbankpay-insufficient-funds", 3, "creditcard/acquirerinsufficientfunds"),
                       ("swedbankpay-card-expired", 3, "creditcard/acquirercardexpired")])
     func cardOutcomes_ShowTheirProblem(scenario: String, rank: Int, type: String) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             for platform in SwedbankPayPlatform.allCases {
                 let (end, driver, token) = try await Self.pay(platform, .savedCard(rank: rank), scenario: scenario, sandbox: sandbox, server: server)
                 #expect(end == .idleAfterProblem, "\(scenario) \(platform)")
@@ -253,7 +253,7 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func testdata_MagicAmount900361_IsInsufficientFunds() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let (end, driver, _) = try await Self.pay(.iOS, .savedCard(rank: 3), scenario: "swedbankpay-testdata", amount: 900361,
                                                       sandbox: sandbox, server: server)
             #expect(end == .idleAfterProblem)
@@ -263,7 +263,7 @@ struct SwedbankPaySessionFlowTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func retryOtherInstrument_SwishDeclined_ThenSavedCardPays(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             var (end, driver, token) = try await Self.pay(platform, .swish(msisdn: "+46739000001"), scenario: "swedbankpay-retry-other-instrument",
                                                           sandbox: sandbox, server: server)
             #expect(end == .idleAfterProblem)
@@ -281,7 +281,7 @@ struct SwedbankPaySessionFlowTests {
     // MARK: Priority 4: wallets, web-based, session end
 
     @Test func applePay_iOS_And_GooglePay_Android_Complete() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             for (platform, wallet) in [(SwedbankPayPlatform.iOS, SwedbankPayInstrument.applePay), (.android, .googlePay)] {
                 let (end, driver, token) = try await Self.pay(platform, wallet, scenario: "swedbankpay-approve", sandbox: sandbox, server: server)
                 #expect(end == .complete, "\(wallet)")
@@ -299,7 +299,7 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func webBased_CustomizeToInstrumentMode_ThenWebView() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             for platform in SwedbankPayPlatform.allCases {
                 let (end, driver, _) = try await Self.pay(platform, .webBased("Trustly"), scenario: nil, sandbox: sandbox, server: server)
                 guard case .webView(let href) = end else { Issue.record("\(end)"); continue }
@@ -312,7 +312,7 @@ struct SwedbankPaySessionFlowTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func sessionEndReached_OrderFailed_SDKReportsEndState(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let (end, _, token) = try await Self.pay(platform, .swish(msisdn: nil), scenario: "swedbankpay-session-end-reached",
                                                      sandbox: sandbox, server: server)
             #expect(end == .endStateReached)
@@ -323,7 +323,7 @@ struct SwedbankPaySessionFlowTests {
     // MARK: Transport scenarios
 
     @Test func serverError_StartPaymentAttemptIs500SystemErrorProblem_NothingStarted() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let namespace = Self.namespace("server-error")
             let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-server-error")
             var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .iOS, choice: nil)
@@ -339,7 +339,7 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func flaky_FirstPrepareIs503_RetrySucceeds() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let namespace = Self.namespace("flaky")
             let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-flaky")
             var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .android, choice: nil)
@@ -354,7 +354,7 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func slow_PrepareAndStartAnswerAfterTwoSeconds() async throws {
-        try await withSwedbankPaySandbox { sandbox, server in
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
             let clock = ContinuousClock()
             let started = clock.now
             let (end, _, _) = try await Self.pay(.iOS, .savedCard(rank: 3), scenario: "swedbankpay-slow", sandbox: sandbox, server: server)

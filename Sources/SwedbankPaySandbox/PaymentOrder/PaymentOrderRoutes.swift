@@ -38,18 +38,25 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
         router.addImmediate("POST \(orders)") { request in
             let namespace = try SwedbankPayAuth.authenticate(request, configuration)
             let sticky = try play.scenarioForNewObject(request, namespace)
-            return play(.swedbankPayCreatePaymentOrder, request, namespace, object: "new", sticky: sticky) { _ throws(SwedbankPayProblem) in
+            return play(.swedbankPayCreatePaymentOrder, request, namespace, object: "new", sticky: sticky) { _ -> HTTPReply in
                 let document = try SwedbankPayOrderValidation.parse(request.body)
                 let object = try SwedbankPayOrderValidation.paymentOrderObject(document)
                 let version = try SwedbankPayAuth.createVersion(request, object)
                 let parsed = try SwedbankPayOrderValidation.createOrderRequest(object, version: version, configuration: configuration)
                 let userAgent = request.headers["User-Agent"] ?? parsed.userAgent
                 let orderID: String
+                var decisionDelay: Duration?
                 if let used = parsed.useToken {
                     // The token first: 404 when unknown, 422 once deleted, and no order (developer portal `_includes/problems/problems.md`).
                     let token = try store.activeToken(namespace, used.kind, used.token)
                     if parsed.orderOperation.isMerchantInitiated {
-                        let declined = try merchantInitiatedDecline(request, namespace, parsed, token, sticky: sticky)
+                        let declined: SwedbankPayProblem?
+                        do {
+                            (declined, decisionDelay) = try merchantInitiatedDecline(request, namespace, parsed, token, sticky: sticky)
+                        } catch let decided as DecidedAnswer {
+                            // The decision's http_error (with its body and headers) or drop_connection: no order is made.
+                            return decided.reply(play.format, for: request)
+                        }
                         orderID = store.createPaid(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent,
                                                    token: token, declined: declined)
                     } else {
@@ -59,7 +66,8 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
                     orderID = store.create(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent)
                 }
                 // 200 OK, not 201 (swedbankpay-api.md §1.3).
-                return .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version)
+                let reply = HTTPReply(.swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version))
+                return decisionDelay.map(reply.delayed(by:)) ?? reply
             }
         }
 
@@ -148,10 +156,11 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
 
         /// card.authorize for the stored card of a Recur or UnscheduledPurchase: a scenario's card_declined,
         /// insufficient_funds, card_expired or fail_attempt fails the order (swedbankpay-api.md §1.5 `Failed`: "mainly
-        /// recur/unscheduled orders, where only one attempt is allowed"). Sequences count per token.
+        /// recur/unscheduled orders, where only one attempt is allowed"). Sequences count per token. Its `delay_ms` delays
+        /// the answer; its `http_error` or `drop_connection` is thrown as ``DecidedAnswer``, answered as the player answers.
         @Sendable func merchantInitiatedDecline(_ request: HTTPRequest, _ namespace: Namespace, _ parsed: SwedbankPayCreateOrderRequest,
-                                                _ token: SwedbankPayOrderLedger.StoredToken, sticky: String?) throws(SwedbankPayProblem)
-        -> SwedbankPayProblem? {
+                                                _ token: SwedbankPayOrderLedger.StoredToken, sticky: String?) throws
+        -> (declined: SwedbankPayProblem?, delay: Duration?) {
             let subject: JSONText = .object([
                 ("paymentorder", parsed.json.jsonText), ("paymentMethod", .string(token.instrument)),
                 ("card", .object([("maskedPan", .string(token.name)), ("brand", .string(token.cardBrand))])), ("msisdn", .null),
@@ -162,15 +171,20 @@ public struct SwedbankPayPaymentOrderRoutes: Sendable {
                 (scenario, decision) = try scenarios.decide(.swedbankPayCardAuthorize, request: request, namespace: namespace,
                                                             subject: JSONNode(subject), object: token.token, sticky: sticky)
             } catch {
-                throw .unknownScenario(error)
+                throw SwedbankPayProblem.unknownScenario(error)
             }
             journal.record(namespace, method: "DECISION", path: request.path, status: 0,
                            note: ScenarioNote(scenario: scenario, operation: .swedbankPayCardAuthorize, decision: decision).description)
-            if case .httpError(let status, _, _) = decision.outcome { throw .forStatus(status) }
-            guard let failure = decision.outcome.swedbankPay.flatMap(SwedbankPayPaymentSessionStore.attemptFailure) else { return nil }
+            switch decision.outcome {
+            case .httpError, .dropConnection: throw DecidedAnswer(outcome: decision.outcome, delay: decision.delay)
+            default: break
+            }
+            guard let failure = decision.outcome.swedbankPay.flatMap(SwedbankPayPaymentSessionStore.attemptFailure) else {
+                return (nil, decision.delay)
+            }
             var problem = failure.problem
             if let original = failure.originalDetail { problem.problems = [.init(name: "ExternalResponse", description: original)] }
-            return problem
+            return (problem, decision.delay)
         }
 
         @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: configuration.publicBaseURL) }

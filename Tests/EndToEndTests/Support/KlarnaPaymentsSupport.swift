@@ -153,7 +153,8 @@ func uniqueNamespace(_ label: String) -> String {
 /// Speaks to one sandbox as one merchant: every request carries HTTP Basic and, unless `namespace` is nil,
 /// the `Sandbox-Namespace` header. One connection per request, so requests are independent.
 struct KlarnaClient: Sendable {
-    var port: Int
+    var server: RunningServer
+    var port: Int { server.port }
     var namespace: String?
     var user: String = "PK12345_0123456789ab"
     var password: String = "sandbox-secret"
@@ -161,7 +162,7 @@ struct KlarnaClient: Sendable {
     var authorization: String?
 
     init(_ server: RunningServer, namespace: String?, user: String = "PK12345_0123456789ab", password: String = "sandbox-secret") {
-        self.port = server.port
+        self.server = server
         self.namespace = namespace
         self.user = user
         self.password = password
@@ -181,7 +182,7 @@ struct KlarnaClient: Sendable {
     func send(_ method: String, _ path: String, body: String? = nil, headers extra: [(String, String)] = []) async throws -> RawResponse {
         var all = headers(extra)
         if body != nil { all.append(("Content-Type", "application/json")) }
-        return try await RawClient.exchange(port: port, klarnaRequest(method, path, port: port, headers: all, body: body))
+        return try await server.exchange(klarnaRequest(method, path, port: port, headers: all, body: body))
     }
 
     func get(_ path: String) async throws -> RawResponse { try await send("GET", path) }

@@ -92,10 +92,10 @@ func position(of needle: String, in text: String) -> (line: Int, column: Int)? {
 /// A sandbox that loads the repository's scenarios/ (unless `bundled` is false) and then `extra`, with a manual
 /// clock and sequential ids, and no file watching unless `watch` is given.
 func withScenarioSandbox<T>(
-    bundled: Bool = true, extra: [URL] = [], watch: Duration? = nil,
+    bundled: Bool = true, extra: [URL] = [], watch: Duration? = nil, transport: RequestTransport = .socket,
     _ body: (PaymentSandbox, RunningServer) async throws -> T
 ) async throws -> T {
-    try await withSandboxInstance({ configuration in
+    try await withSandboxInstance(transport: transport, { configuration in
         deterministic(&configuration)
         configuration.includesBundledScenarios = false
         configuration.scenarioDirectories = (bundled ? [ScenarioPaths.bundled] : []) + extra
@@ -140,7 +140,7 @@ extension KlarnaClient {
               timeout: Duration) async throws -> RawResponse {
         var all = headers(extra)
         if body != nil { all.append(("Content-Type", "application/json")) }
-        return try await RawClient.exchange(port: port, klarnaRequest(method, path, port: port, headers: all, body: body), timeout: timeout)
+        return try await server.exchange(klarnaRequest(method, path, port: port, headers: all, body: body), timeout: timeout)
     }
 
     /// PUT /__sandbox/scenario {"name": ...} (nil sends null).

@@ -47,7 +47,7 @@ struct SwedbankPayTestOrder {
         text += "Sandbox-Namespace: \(namespace)\r\nContent-Type: application/json;version=3.1\r\nAccept: application/json;version=3.1\r\n"
         if let scenario { text += "Sandbox-Scenario: \(scenario)\r\n" }
         text += "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-        let response = try await RawClient.exchange(port: server.port, text)
+        let response = try await server.exchange(text)
         try #require(response.status == 200, "create order: \(response)", sourceLocation: sourceLocation)
         let operations = try #require(try response.jsonObject()["operations"] as? [[String: Any]], sourceLocation: sourceLocation)
         let href = try #require(operations.first { $0["rel"] as? String == "view-paymentsession" }?["href"] as? String,
@@ -104,7 +104,7 @@ struct SwedbankPaySessionDriver {
         let target = href.hasPrefix("http") ? try path(href) : href
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nAccept: application/json\r\nContent-Type: \(contentType)\r\n"
         text += "Content-Length: \((body ?? "").utf8.count)\r\nConnection: close\r\n\r\n" + (body ?? "")
-        let response = try await RawClient.exchange(port: server.port, text)
+        let response = try await server.exchange(text)
         if response.status >= 400, target.hasPrefix("/psp/") {
             let error = try? JSONDecoder().decode(SessionErrorObject.self, from: Data(response.body))
             #expect(error?.status == response.status && error?.type.hasPrefix("https://api.payex.com/psp/errordetail/") == true,
@@ -325,11 +325,12 @@ let swedbankPayScenariosDirectory = URL(fileURLWithPath: #filePath)
 
 /// A sandbox with a manual clock and the bundled scenarios, with `swedbankpay-testdata` as a content-rule scenario;
 /// `extraScenarios` (file name → text) are loaded after them.
-func withSwedbankPaySandbox<T>(extraScenarios: [String: String] = [:], _ body: (PaymentSandbox, RunningServer) async throws -> T)
+func withSwedbankPaySandbox<T>(extraScenarios: [String: String] = [:], transport: RequestTransport = .socket,
+                               _ body: (PaymentSandbox, RunningServer) async throws -> T)
 async throws -> T {
     try await withScenarioDirectory { directory in
         for (name, text) in extraScenarios { try directory.write(name, text) }
-        return try await withSandboxInstance({ configuration in
+        return try await withSandboxInstance(transport: transport, { configuration in
             configuration.clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
             configuration.scenarioDirectories = [swedbankPayScenariosDirectory] + (extraScenarios.isEmpty ? [] : [directory.url])
         }, body)

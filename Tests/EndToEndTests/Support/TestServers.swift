@@ -109,24 +109,29 @@ private func gated<T>(alone: Bool, _ body: () async throws -> T) async throws ->
 /// A running sandbox as a test sees it.
 struct RunningServer: Sendable {
     var port: Int
+    /// The sandbox that answers in-process (``RequestTransport/inProcess``); nil when requests go over a socket to `port`.
+    var inProcess: PaymentSandbox?
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
     func url(_ pathAndQuery: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")! }
 }
 
 /// Starts `PaymentSandbox` on 127.0.0.1 port 0 with `configure` applied, runs `body`, and stops it
-/// whether `body` succeeds or throws. `alone`: see ``alone(_:)``.
+/// whether `body` succeeds or throws. `alone`: see ``alone(_:)``. `transport` ``RequestTransport/inProcess``: nothing
+/// listens; ``RunningServer/exchange(_:toHEAD:timeout:)`` hands requests to the sandbox.
 func withSandbox<T>(
     alone: Bool = false,
+    transport: RequestTransport = .socket,
     _ configure: (inout SandboxConfiguration) -> Void = { _ in },
     _ body: (RunningServer) async throws -> T
 ) async throws -> T {
-    try await withSandboxInstance(alone: alone, configure) { _, server in try await body(server) }
+    try await withSandboxInstance(alone: alone, transport: transport, configure) { _, server in try await body(server) }
 }
 
 /// Like ``withSandbox(_:_:)``, also handing over the sandbox (for tests that stop it themselves;
 /// stopping again afterwards is harmless).
 func withSandboxInstance<T>(
     alone: Bool = false,
+    transport: RequestTransport = .socket,
     _ configure: (inout SandboxConfiguration) -> Void = { _ in },
     _ body: (PaymentSandbox, RunningServer) async throws -> T
 ) async throws -> T {
@@ -134,6 +139,11 @@ func withSandboxInstance<T>(
         var configuration = SandboxConfiguration(port: 0)
         configure(&configuration)
         let sandbox = PaymentSandbox(configuration: configuration)
+        if case .inProcess = transport {
+            // What start() checks before it listens.
+            try sandbox.checkScenariosLoaded()
+            return try await body(sandbox, RunningServer(port: inProcessPlaceholderPort, inProcess: sandbox))
+        }
         let url = try sandbox.start()
         do {
             let port = try #require(url.port, "sandbox base URL \(url) has no port")
