@@ -3,19 +3,19 @@ import Foundation
 
 /// An error in Klarna's envelope (KP and OM, klarna-api.md §1.4):
 /// `{"error_code":"BAD_VALUE","error_messages":["Bad value: order_amount"],"correlation_id":"<uuid>"}`.
-public struct KlarnaError: Error, ProviderError, Equatable, Sendable {
-    public var status: HTTPStatus
-    public var code: String
-    public var messages: [String]
+package struct KlarnaError: Error, ProviderError, Equatable, Sendable {
+    package var status: HTTPStatus
+    package var code: String
+    package var messages: [String]
 
-    public init(_ status: HTTPStatus, code: String, messages: [String] = []) {
+    package init(_ status: HTTPStatus, code: String, messages: [String] = []) {
         self.status = status
         self.code = code
         self.messages = messages
     }
 
     /// The answer with a correlation id from `ids`, the sandbox's injected generator.
-    public func response(for request: HTTPRequest, ids: any IDGenerator) -> HTTPResponse {
+    package func response(for request: HTTPRequest, ids: any IDGenerator) -> HTTPResponse {
         var response = KlarnaError.envelope(status: status, code: code, messages: messages, correlationID: ids.errorID())
         // RFC 9110 §11.6.1: a 401 names the scheme the client should use.
         if status == .unauthorized { response.headers.add(name: "WWW-Authenticate", value: "Basic realm=\"Klarna\"") }
@@ -31,17 +31,17 @@ public struct KlarnaError: Error, ProviderError, Equatable, Sendable {
     }
 
     // Klarna Payments' catalogue (klarna-api.md §3.1).
-    public static func badValue(_ path: String) -> KlarnaError { KlarnaError(.badRequest, code: "BAD_VALUE", messages: ["Bad value: \(path)"]) }
-    public static let invalidSessionID = KlarnaError(.notFound, code: "NOT_FOUND", messages: ["Invalid session id"])
-    public static let invalidAuthorizationToken = KlarnaError(.notFound, code: "NOT_FOUND", messages: ["Invalid authorization token"])
-    public static let sessionCompleted = KlarnaError(.notFound, code: "SESSION_COMPLETED", messages: ["Session has already been completed"])
-    public static let rejected = KlarnaError(.forbidden, code: "REJECTED", messages: ["Rejected"])
-    public static let differentRequestBody = KlarnaError(.conflict, code: "BAD_VALUE",
+    package static func badValue(_ path: String) -> KlarnaError { KlarnaError(.badRequest, code: "BAD_VALUE", messages: ["Bad value: \(path)"]) }
+    package static let invalidSessionID = KlarnaError(.notFound, code: "NOT_FOUND", messages: ["Invalid session id"])
+    package static let invalidAuthorizationToken = KlarnaError(.notFound, code: "NOT_FOUND", messages: ["Invalid authorization token"])
+    package static let sessionCompleted = KlarnaError(.notFound, code: "SESSION_COMPLETED", messages: ["Session has already been completed"])
+    package static let rejected = KlarnaError(.forbidden, code: "REJECTED", messages: ["Rejected"])
+    package static let differentRequestBody = KlarnaError(.conflict, code: "BAD_VALUE",
                                                          messages: ["The order has been already completed with different request body"])
-    public static func notMatching(_ fields: [String]) -> KlarnaError {
+    package static func notMatching(_ fields: [String]) -> KlarnaError {
         KlarnaError(.conflict, code: "BAD_VALUE", messages: ["Not matching fields: [\(fields.joined(separator: ", "))]"])
     }
-    public static let internalError = KlarnaError(.internalServerError, code: "INTERNAL_SERVER_ERROR", messages: ["Internal error"])
+    package static let internalError = KlarnaError(.internalServerError, code: "INTERNAL_SERVER_ERROR", messages: ["Internal error"])
 
     /// A `Sandbox-Scenario` header naming no loaded scenario.
     static func unknownScenario(_ error: ScenarioEngine.UnknownScenario) -> KlarnaError {
@@ -50,7 +50,7 @@ public struct KlarnaError: Error, ProviderError, Equatable, Sendable {
 
     /// The envelope a scenario's `http_error` without a body sends: Klarna's code for that status
     /// (KP and OM catalogues, klarna-api.md §3).
-    public static func forStatus(_ status: Int) -> KlarnaError {
+    package static func forStatus(_ status: Int) -> KlarnaError {
         let code: String, messages: [String]
         switch status {
         case 400: (code, messages) = ("BAD_REQUEST", [])
@@ -71,20 +71,20 @@ public struct KlarnaError: Error, ProviderError, Equatable, Sendable {
 /// Klarna's errors, all in Klarna's envelope: 404, 405, framing errors, timeouts and uncaught errors under a Klarna
 /// path, the errors its handlers throw, and the scenario player's own answers. Klarna documents no body for 404 on
 /// unknown paths or 405; the codes below are the sandbox's choice, in the format every Klarna client already parses.
-public struct KlarnaErrorFormat: ProviderErrorFormat {
+package struct KlarnaErrorFormat: ProviderErrorFormat {
     /// Where correlation ids come from: the sandbox's injected generator.
-    public let ids: any IDGenerator
-    public init(ids: any IDGenerator) { self.ids = ids }
+    package let ids: any IDGenerator
+    package init(ids: any IDGenerator) { self.ids = ids }
 
-    public func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
+    package func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
 
-    public func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
+    package func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
         KlarnaError.unknownScenario(error).response(for: request, ids: ids)
     }
-    public func error(status: Int, for request: HTTPRequest) -> HTTPResponse { KlarnaError.forStatus(status).response(for: request, ids: ids) }
-    public func internalError(for request: HTTPRequest) -> HTTPResponse { KlarnaError.internalError.response(for: request, ids: ids) }
+    package func error(status: Int, for request: HTTPRequest) -> HTTPResponse { KlarnaError.forStatus(status).response(for: request, ids: ids) }
+    package func internalError(for request: HTTPRequest) -> HTTPResponse { KlarnaError.internalError.response(for: request, ids: ids) }
 
-    public func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
+    package func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
         let code: String
         switch error.kind {
         case .notFound: code = "NOT_FOUND"

@@ -4,18 +4,18 @@ import Foundation
 /// Klarna as a ``SandboxProvider``: Klarna Payments (with the SDK stand-ins under `/__sandbox/klarna/payments/`),
 /// the Hosted Payment Page (its consumer actions under `/__sandbox/klarna/hpp/`), Order Management and customer
 /// tokens, all erring in Klarna's envelope (klarna-api.md §1.4).
-public final class KlarnaProvider: SandboxProvider {
-    public static let scenarioVocabulary = ScenarioVocabulary.klarna
+package final class KlarnaProvider: SandboxProvider {
+    package static let scenarioVocabulary = ScenarioVocabulary.klarna
     /// Klarna's playground customers (scenarios/klarna/playground.json).
-    public static let contentRuleScenarios = ["klarna-playground"]
+    package static let contentRuleScenarios = ["klarna-playground"]
 
-    public let payments: KlarnaPaymentsStore
-    public let hpp: KlarnaHPPStore
-    public let orderManagement: KlarnaOrderManagementStore
+    package let payments: KlarnaPaymentsStore
+    package let hpp: KlarnaHPPStore
+    package let orderManagement: KlarnaOrderManagementStore
     private let context: SandboxProviderContext
 
     /// Order Management accepts Klarna Payments' credentials (one merchant account for both).
-    public init(payments: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration(),
+    package init(payments: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration(),
                 hpp: KlarnaHPPConfiguration = KlarnaHPPConfiguration(),
                 orderManagement: KlarnaOrderManagementConfiguration = KlarnaOrderManagementConfiguration(),
                 context: SandboxProviderContext) {
@@ -27,18 +27,18 @@ public final class KlarnaProvider: SandboxProvider {
         self.hpp = KlarnaHPPStore(registry: context.registry, ids: context.ids, configuration: hpp)
     }
 
-    public var pathPrefixes: [SandboxPathPrefix] {
+    package var pathPrefixes: [SandboxPathPrefix] {
         let errors = KlarnaErrorFormat(ids: context.ids)
         return ["/payments/", "/hpp/", "/__sandbox/klarna/hpp/", "/ordermanagement/", "/customer-token/"]
             .map { SandboxPathPrefix($0, errors: errors) }
     }
 
-    public var states: [any NamespacedState] { [payments, hpp, orderManagement] }
+    package var states: [any NamespacedState] { [payments, hpp, orderManagement] }
 
-    public var journaledSandboxPrefixes: [String] { ["/__sandbox/klarna/"] }
+    package var journaledSandboxPrefixes: [String] { ["/__sandbox/klarna/"] }
 
     /// The consumer's browser sends no credentials: its calls are journaled in the HPP session's namespace.
-    public var namespaceResolvers: [JournalNamespaceResolver] {
+    package var namespaceResolvers: [JournalNamespaceResolver] {
         let hpp = self.hpp
         return ["/hpp/payments/", "/__sandbox/klarna/hpp/sessions/"].map { prefix in
             JournalNamespaceResolver(underPathPrefix: prefix) { request in
@@ -48,7 +48,7 @@ public final class KlarnaProvider: SandboxProvider {
         }
     }
 
-    public func addRoutes(to router: inout Router) {
+    package func addRoutes(to router: inout Router) {
         let scenarios = context.scenarios
         KlarnaPaymentsRoutes(store: payments, scenarios: scenarios).add(to: &router)
         KlarnaHPPRoutes(store: hpp, payments: payments, orders: orderManagement, scenarios: scenarios, journal: context.journal)

@@ -5,45 +5,45 @@ import Foundation
 // (approve, http_error, drop_connection) that Klarna's fakes answer with.
 
 extension ScenarioOperation {
-    public static let klarnaPaymentsCreateSession = ScenarioOperation("klarna.payments.create_session")
-    public static let klarnaPaymentsReadSession = ScenarioOperation("klarna.payments.read_session")
-    public static let klarnaPaymentsUpdateSession = ScenarioOperation("klarna.payments.update_session")
-    public static let klarnaPaymentsCancelSession = ScenarioOperation("klarna.payments.cancel_session")
+    package static let klarnaPaymentsCreateSession = ScenarioOperation("klarna.payments.create_session")
+    package static let klarnaPaymentsReadSession = ScenarioOperation("klarna.payments.read_session")
+    package static let klarnaPaymentsUpdateSession = ScenarioOperation("klarna.payments.update_session")
+    package static let klarnaPaymentsCancelSession = ScenarioOperation("klarna.payments.cancel_session")
     /// The SDK's `load` (the sandbox's `.../load` stand-in).
-    public static let klarnaPaymentsLoad = ScenarioOperation("klarna.payments.load")
+    package static let klarnaPaymentsLoad = ScenarioOperation("klarna.payments.load")
     /// The SDK's `authorize` (the sandbox's `.../authorize` stand-in).
-    public static let klarnaPaymentsAuthorize = ScenarioOperation("klarna.payments.authorize")
+    package static let klarnaPaymentsAuthorize = ScenarioOperation("klarna.payments.authorize")
     /// The SDK's `finalize` (the sandbox's `.../finalize` stand-in).
-    public static let klarnaPaymentsFinalize = ScenarioOperation("klarna.payments.finalize")
-    public static let klarnaPaymentsCreateOrder = ScenarioOperation("klarna.payments.create_order")
-    public static let klarnaPaymentsCancelAuthorization = ScenarioOperation("klarna.payments.cancel_authorization")
-    public static let klarnaPaymentsCreateCustomerToken = ScenarioOperation("klarna.payments.create_customer_token")
-    public static let klarnaHPPCreateSession = ScenarioOperation("klarna.hpp.create_session")
-    public static let klarnaHPPReadSession = ScenarioOperation("klarna.hpp.read_session")
-    public static let klarnaHPPDistributeSession = ScenarioOperation("klarna.hpp.distribute_session")
-    public static let klarnaHPPDisableSession = ScenarioOperation("klarna.hpp.disable_session")
-    public static let klarnaOMReadOrder = ScenarioOperation("klarna.ordermanagement.read_order")
-    public static let klarnaOMCapture = ScenarioOperation("klarna.ordermanagement.capture")
-    public static let klarnaOMRefund = ScenarioOperation("klarna.ordermanagement.refund")
-    public static let klarnaOMCancelOrder = ScenarioOperation("klarna.ordermanagement.cancel_order")
-    public static let klarnaOMAcknowledgeOrder = ScenarioOperation("klarna.ordermanagement.acknowledge_order")
-    public static let klarnaOMReleaseRemainingAuthorization = ScenarioOperation("klarna.ordermanagement.release_remaining_authorization")
-    public static let klarnaOMExtendAuthorizationTime = ScenarioOperation("klarna.ordermanagement.extend_authorization_time")
-    public static let klarnaOMUpdateAuthorization = ScenarioOperation("klarna.ordermanagement.update_authorization")
-    public static let klarnaOMUpdateMerchantReferences = ScenarioOperation("klarna.ordermanagement.update_merchant_references")
-    public static let klarnaOMUpdateCustomerDetails = ScenarioOperation("klarna.ordermanagement.update_customer_details")
-    public static let klarnaOMAddShippingInfo = ScenarioOperation("klarna.ordermanagement.add_shipping_info")
-    public static let klarnaOMUpdateCaptureCustomerDetails = ScenarioOperation("klarna.ordermanagement.update_capture_customer_details")
-    public static let klarnaOMTriggerSendOut = ScenarioOperation("klarna.ordermanagement.trigger_send_out")
-    public static let klarnaOMExtendDueDate = ScenarioOperation("klarna.ordermanagement.extend_due_date")
+    package static let klarnaPaymentsFinalize = ScenarioOperation("klarna.payments.finalize")
+    package static let klarnaPaymentsCreateOrder = ScenarioOperation("klarna.payments.create_order")
+    package static let klarnaPaymentsCancelAuthorization = ScenarioOperation("klarna.payments.cancel_authorization")
+    package static let klarnaPaymentsCreateCustomerToken = ScenarioOperation("klarna.payments.create_customer_token")
+    package static let klarnaHPPCreateSession = ScenarioOperation("klarna.hpp.create_session")
+    package static let klarnaHPPReadSession = ScenarioOperation("klarna.hpp.read_session")
+    package static let klarnaHPPDistributeSession = ScenarioOperation("klarna.hpp.distribute_session")
+    package static let klarnaHPPDisableSession = ScenarioOperation("klarna.hpp.disable_session")
+    package static let klarnaOMReadOrder = ScenarioOperation("klarna.ordermanagement.read_order")
+    package static let klarnaOMCapture = ScenarioOperation("klarna.ordermanagement.capture")
+    package static let klarnaOMRefund = ScenarioOperation("klarna.ordermanagement.refund")
+    package static let klarnaOMCancelOrder = ScenarioOperation("klarna.ordermanagement.cancel_order")
+    package static let klarnaOMAcknowledgeOrder = ScenarioOperation("klarna.ordermanagement.acknowledge_order")
+    package static let klarnaOMReleaseRemainingAuthorization = ScenarioOperation("klarna.ordermanagement.release_remaining_authorization")
+    package static let klarnaOMExtendAuthorizationTime = ScenarioOperation("klarna.ordermanagement.extend_authorization_time")
+    package static let klarnaOMUpdateAuthorization = ScenarioOperation("klarna.ordermanagement.update_authorization")
+    package static let klarnaOMUpdateMerchantReferences = ScenarioOperation("klarna.ordermanagement.update_merchant_references")
+    package static let klarnaOMUpdateCustomerDetails = ScenarioOperation("klarna.ordermanagement.update_customer_details")
+    package static let klarnaOMAddShippingInfo = ScenarioOperation("klarna.ordermanagement.add_shipping_info")
+    package static let klarnaOMUpdateCaptureCustomerDetails = ScenarioOperation("klarna.ordermanagement.update_capture_customer_details")
+    package static let klarnaOMTriggerSendOut = ScenarioOperation("klarna.ordermanagement.trigger_send_out")
+    package static let klarnaOMExtendDueDate = ScenarioOperation("klarna.ordermanagement.extend_due_date")
     // The Customer Token API (klarna-api.md §5b).
-    public static let klarnaCustomerTokenReadToken = ScenarioOperation("klarna.customertoken.read_token")
-    public static let klarnaCustomerTokenCreateOrder = ScenarioOperation("klarna.customertoken.create_order")
-    public static let klarnaCustomerTokenUpdateStatus = ScenarioOperation("klarna.customertoken.update_status")
+    package static let klarnaCustomerTokenReadToken = ScenarioOperation("klarna.customertoken.read_token")
+    package static let klarnaCustomerTokenCreateOrder = ScenarioOperation("klarna.customertoken.create_order")
+    package static let klarnaCustomerTokenUpdateStatus = ScenarioOperation("klarna.customertoken.update_status")
 }
 
 /// What a Klarna operation does instead of (or as) its normal answer: a step's outcome as Klarna reads it.
-public enum KlarnaOutcome: ScenarioOutcomeValue, Equatable {
+package enum KlarnaOutcome: ScenarioOutcomeValue, Equatable {
     /// The normal, successful answer.
     case approve
     /// SDK: `approved: false, show_form: false` (optionally with one of Klarna's playground reject reasons).
@@ -73,7 +73,7 @@ public enum KlarnaOutcome: ScenarioOutcomeValue, Equatable {
     /// `REFUND_NOT_ALLOWED`, `CANCEL_NOT_ALLOWED`, `NOT_ALLOWED`).
     case refused
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .approve: "approve"
         case .reject: "reject"
@@ -92,7 +92,7 @@ public enum KlarnaOutcome: ScenarioOutcomeValue, Equatable {
     }
 
     /// The name, with the parameters for the ones that have them: `reject high_risk`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .reject(let reason?): "reject \(reason)"
         case .mismatchedFields(let fields): "mismatched_fields [\(fields.joined(separator: ", "))]"
@@ -103,7 +103,7 @@ public enum KlarnaOutcome: ScenarioOutcomeValue, Equatable {
     }
 
     /// Klarna's playground reject reasons (klarna-api.md §6), the values `reason` may take.
-    public static let rejectReasons = [
+    package static let rejectReasons = [
         "other", "could_not_establish_identity", "credit_limit_exceeded", "customer_not_fulfilling_previous_engagements",
         "external_hard_reject", "high_risk", "legal_restraints", "technical_error", "internal_block",
         "low_credit_rating", "under_age", "denied",
@@ -112,13 +112,13 @@ public enum KlarnaOutcome: ScenarioOutcomeValue, Equatable {
 
 extension ScenarioOutcome {
     /// A Klarna outcome as a scenario step carries it (`.approve` is the engine's own).
-    public static func klarna(_ outcome: KlarnaOutcome) -> ScenarioOutcome {
+    package static func klarna(_ outcome: KlarnaOutcome) -> ScenarioOutcome {
         outcome == .approve ? .approve : .provider(outcome)
     }
 
     /// The outcome as a Klarna operation reads it; nil for `http_error` and `drop_connection` (the scenario
     /// player answers those itself) and for another provider's outcome.
-    public var klarna: KlarnaOutcome? {
+    package var klarna: KlarnaOutcome? {
         if case .approve = self { return .approve }
         return value(as: KlarnaOutcome.self)
     }
@@ -126,7 +126,7 @@ extension ScenarioOutcome {
 
 extension ScenarioVocabulary {
     /// Every Klarna operation and outcome a scenario may name.
-    public static let klarna = ScenarioVocabulary(operations: KlarnaScenarioVocabulary.operations, outcomes: KlarnaScenarioVocabulary.outcomes)
+    package static let klarna = ScenarioVocabulary(operations: KlarnaScenarioVocabulary.operations, outcomes: KlarnaScenarioVocabulary.outcomes)
 }
 
 enum KlarnaScenarioVocabulary {

@@ -30,19 +30,19 @@ public final class PaymentSandbox: Sendable {
     private let watcher = Locked<Task<Void, Never>?>(nil)
 
     /// Per-namespace clock offsets; the providers' state is in their stores.
-    public let registry: NamespaceRegistry
+    package let registry: NamespaceRegistry
     /// The providers plugged in (``providerKinds``), each owning its stores.
     let klarna: KlarnaProvider
     let swedbankPay: SwedbankPayProvider
-    public var klarnaPayments: KlarnaPaymentsStore { klarna.payments }
-    public var klarnaHPP: KlarnaHPPStore { klarna.hpp }
-    public var klarnaOrderManagement: KlarnaOrderManagementStore { klarna.orderManagement }
-    public var swedbankPayOrders: SwedbankPayOrderStore { swedbankPay.orders }
-    public var swedbankPaySessions: SwedbankPayPaymentSessionStore { swedbankPay.sessions }
+    package var klarnaPayments: KlarnaPaymentsStore { klarna.payments }
+    package var klarnaHPP: KlarnaHPPStore { klarna.hpp }
+    package var klarnaOrderManagement: KlarnaOrderManagementStore { klarna.orderManagement }
+    package var swedbankPayOrders: SwedbankPayOrderStore { swedbankPay.orders }
+    package var swedbankPaySessions: SwedbankPayPaymentSessionStore { swedbankPay.sessions }
     /// Every call to a faked API, bounded (``SandboxConfiguration/journalCapacity``).
-    public let journal: Journal
+    package let journal: Journal
     /// The loaded scenarios and who uses which.
-    public let scenarios: ScenarioEngine
+    package let scenarios: ScenarioEngine
 
     /// The kinds of provider this sandbox plugs in: the scenario engine loads with their vocabularies.
     static let providerKinds: [any SandboxProvider.Type] = [KlarnaProvider.self, SwedbankPayProvider.self]
@@ -182,5 +182,5 @@ public final class PaymentSandbox: Sendable {
 
 extension ScenarioVocabulary {
     /// What scenario files may name in this sandbox: every provider's operations and outcomes.
-    public static let sandbox = ScenarioVocabulary(merging: PaymentSandbox.providerKinds.map { $0.scenarioVocabulary })
+    package static let sandbox = ScenarioVocabulary(merging: PaymentSandbox.providerKinds.map { $0.scenarioVocabulary })
 }

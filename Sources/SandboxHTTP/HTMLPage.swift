@@ -4,8 +4,8 @@
 /// `<html lang="en">`, a head with charset, a 390 px-friendly viewport, `noindex`, the escaped title, any extra head
 /// elements and the page's inline style, then the body. Only the title is escaped here (``HTMLText/escape(_:)``);
 /// `head` and `body` are markup the page built with its own escaping.
-public enum HTMLPage {
-    public static func document(title: String, head: String = "", style: String, body: String) -> String {
+package enum HTMLPage {
+    package static func document(title: String, head: String = "", style: String, body: String) -> String {
         """
         <!DOCTYPE html>
         <html lang="en">

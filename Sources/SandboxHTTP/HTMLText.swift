@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 
 /// Helpers for the providers' self-contained HTML pages (hosted payment pages, checkouts).
-public enum HTMLText {
+package enum HTMLText {
     /// Text and (double- or single-quoted) attribute values: `&`, `<`, `>`, `"` and `'` become character
     /// references. Compared by Unicode scalar, never by `Character`: a grapheme cluster can hold one of them
     /// (U+0600 followed by `<` is a single `Character`, as is `"` followed by U+0301), and the HTML tokenizer
     /// reads code points, so a cluster-wise comparison would let it through raw.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         guard text.utf8.contains(where: isSpecial) else { return text }
         var out = [UInt8]()
         out.reserveCapacity(text.utf8.count + 16)
@@ -33,7 +33,7 @@ public enum HTMLText {
     /// element (`</script`) or open a comment (`<!--`); script data has no character references, so nothing else
     /// needs it. U+2028 and U+2029 as `\u2028` `\u2029`, as web views older than ES2019 end a string literal at them.
     /// Byte-wise, like ``escape(_:)``.
-    public static func scriptJSON(_ json: JSONText) -> String {
+    package static func scriptJSON(_ json: JSONText) -> String {
         let bytes = json.bytes
         var out = [UInt8]()
         out.reserveCapacity(bytes.count + 16)
@@ -54,7 +54,7 @@ public enum HTMLText {
     }
 
     /// Minor units in the currency's decimals (ISO 4217): `62400`, `GBP` -> "624.00 GBP".
-    public static func money(_ minorUnits: Int?, _ currency: String?) -> String {
+    package static func money(_ minorUnits: Int?, _ currency: String?) -> String {
         guard let minorUnits else { return "" }
         let code = (currency ?? "").uppercased()
         let digits = ["JPY", "KRW", "ISK", "CLP", "VND", "UGX", "XAF", "XOF"].contains(code) ? 0

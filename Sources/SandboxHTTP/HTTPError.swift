@@ -2,15 +2,15 @@
 
 /// An error that knows how to answer the client. Provider errors (an error envelope, RFC 7807
 /// problems) conform to it, and the server renders whatever a handler throws through it.
-public protocol HTTPResponseError: Error {
+package protocol HTTPResponseError: Error {
     func response(for request: HTTPRequest) -> HTTPResponse
 }
 
 /// A protocol-level failure that is not tied to a provider: unknown route, wrong method, bad framing,
 /// limits, timeouts. The router's ``HTTPErrorRenderer`` for the request's path turns it into a response,
 /// so each faked API answers in its own error format.
-public struct HTTPError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
+package struct HTTPError: Error, Sendable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
         case notFound
         case methodNotAllowed(allowed: [HTTPMethod])
         /// Bad framing or syntax found by the parser (400, 413, 431, 408, 501, 505, 417).
@@ -21,27 +21,27 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         case other
     }
 
-    public var status: HTTPStatus
-    public var kind: Kind
-    public var message: String
+    package var status: HTTPStatus
+    package var kind: Kind
+    package var message: String
 
-    public init(_ status: HTTPStatus, _ message: String, kind: Kind = .other) {
+    package init(_ status: HTTPStatus, _ message: String, kind: Kind = .other) {
         self.status = status
         self.message = message
         self.kind = kind
     }
 
-    public static func notFound(_ path: String) -> HTTPError {
+    package static func notFound(_ path: String) -> HTTPError {
         HTTPError(.notFound, "No route for \(path)", kind: .notFound)
     }
-    public static func methodNotAllowed(_ method: HTTPMethod, allowed: [HTTPMethod]) -> HTTPError {
+    package static func methodNotAllowed(_ method: HTTPMethod, allowed: [HTTPMethod]) -> HTTPError {
         HTTPError(.methodNotAllowed, "Method \(method) is not allowed here", kind: .methodNotAllowed(allowed: allowed))
     }
-    public var description: String { "\(status.code) \(message)" }
+    package var description: String { "\(status.code) \(message)" }
 }
 
 /// Renders protocol-level errors in one API's own format. Registered on a ``Router`` per path prefix.
-public protocol HTTPErrorRenderer: Sendable {
+package protocol HTTPErrorRenderer: Sendable {
     func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse
     /// An error that answers for itself, thrown under this renderer's prefix: a provider's renderer gives it the
     /// sandbox's injected ids. The default is the error's own ``HTTPResponseError/response(for:)``.
@@ -49,13 +49,13 @@ public protocol HTTPErrorRenderer: Sendable {
 }
 
 extension HTTPErrorRenderer {
-    public func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { error.response(for: request) }
+    package func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { error.response(for: request) }
 }
 
 /// The renderer used where no provider claims the path: a small JSON body.
-public struct DefaultErrorRenderer: HTTPErrorRenderer {
-    public init() {}
-    public func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
+package struct DefaultErrorRenderer: HTTPErrorRenderer {
+    package init() {}
+    package func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
         var response = HTTPResponse.json(
             JSONText.object([
                 ("error", .string(error.status.reasonPhrase)),

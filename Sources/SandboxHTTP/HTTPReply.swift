@@ -10,8 +10,8 @@
 ///     HTTPReply(try .json(store.capture(request)), note: "capture: approve (rule 0)").delayed(by: .milliseconds(200))
 /// }
 /// ```
-public struct HTTPReply: Sendable {
-    public enum Answer: Sendable {
+package struct HTTPReply: Sendable {
+    package enum Answer: Sendable {
         /// This response, now.
         case response(HTTPResponse)
         /// The reply a task produces: an `immediate` handler decided on the event loop but must wait before
@@ -21,36 +21,36 @@ public struct HTTPReply: Sendable {
         case dropConnection
     }
 
-    public var answer: Answer
+    package var answer: Answer
     /// Never sent: what the handler decided, for ``HTTPExchangeObserver``s (the sandbox's journal shows it, e.g.
     /// which scenario rule applied). Any description, so a handler can hand over its values and the text is only
     /// made when someone reads it. A ``Answer/later(_:)`` reply's note stands unless the reply it produces has one.
-    public var note: (any CustomStringConvertible & Sendable)?
+    package var note: (any CustomStringConvertible & Sendable)?
 
-    public init(_ answer: Answer, note: (any CustomStringConvertible & Sendable)? = nil) {
+    package init(_ answer: Answer, note: (any CustomStringConvertible & Sendable)? = nil) {
         self.answer = answer
         self.note = note
     }
 
     /// `response`, now.
-    public init(_ response: HTTPResponse, note: (any CustomStringConvertible & Sendable)? = nil) {
+    package init(_ response: HTTPResponse, note: (any CustomStringConvertible & Sendable)? = nil) {
         self.init(.response(response), note: note)
     }
 
     /// The reply `body` produces in a task (see ``Answer/later(_:)``).
-    public static func later(note: (any CustomStringConvertible & Sendable)? = nil,
+    package static func later(note: (any CustomStringConvertible & Sendable)? = nil,
                              _ body: @escaping @Sendable () async -> HTTPReply) -> HTTPReply {
         HTTPReply(.later(body), note: note)
     }
 
     /// No answer: the connection is closed (see ``Answer/dropConnection``).
-    public static func dropConnection(note: (any CustomStringConvertible & Sendable)? = nil) -> HTTPReply {
+    package static func dropConnection(note: (any CustomStringConvertible & Sendable)? = nil) -> HTTPReply {
         HTTPReply(.dropConnection, note: note)
     }
 
     /// This reply, given `delay` later from a task; a reply that is already handed to a task is awaited after
     /// the delay. The wait ends early only if the server gives up on the request (handler timeout, stop).
-    public func delayed(by delay: Duration) -> HTTPReply {
+    package func delayed(by delay: Duration) -> HTTPReply {
         let reply = self
         return .later(note: note) {
             try? await Task.sleep(for: delay)
@@ -59,7 +59,7 @@ public struct HTTPReply: Sendable {
     }
 
     /// This reply with `note` (replacing any other).
-    public func noted(_ note: (any CustomStringConvertible & Sendable)?) -> HTTPReply {
+    package func noted(_ note: (any CustomStringConvertible & Sendable)?) -> HTTPReply {
         var reply = self
         reply.note = note
         return reply
@@ -68,29 +68,29 @@ public struct HTTPReply: Sendable {
 
 /// An error that answers with a reply of its own (``HTTPResponseError`` for one that answers with a response),
 /// e.g. a scenario's `drop_connection` thrown from deep inside an operation.
-public protocol HTTPReplyError: Error {
+package protocol HTTPReplyError: Error {
     func reply(for request: HTTPRequest) -> HTTPReply
 }
 
 /// What became of one request: the response the client got, or a dropped connection; and the handler's note.
 /// ``Router/respond(to:timeout:)`` gives it; ``HTTPExchangeObserver``s see it.
-public struct HTTPExchange: Sendable {
-    public enum Outcome: Sendable {
+package struct HTTPExchange: Sendable {
+    package enum Outcome: Sendable {
         case response(HTTPResponse)
         /// The connection was closed without an answer.
         case connectionDropped
     }
 
     /// The request as the handler saw it (path parameters bound).
-    public var request: HTTPRequest
-    public var outcome: Outcome
+    package var request: HTTPRequest
+    package var outcome: Outcome
     /// The handler's ``HTTPReply/note``.
-    public var note: (any CustomStringConvertible & Sendable)?
+    package var note: (any CustomStringConvertible & Sendable)?
     /// What a handler threw that was not an answer of its own (the client got a 500 naming the request id):
     /// for the server's log.
-    public var unexpectedError: (any Error)?
+    package var unexpectedError: (any Error)?
 
-    public init(request: HTTPRequest, outcome: Outcome, note: (any CustomStringConvertible & Sendable)? = nil,
+    package init(request: HTTPRequest, outcome: Outcome, note: (any CustomStringConvertible & Sendable)? = nil,
                 unexpectedError: (any Error)? = nil) {
         self.request = request
         self.outcome = outcome
@@ -98,20 +98,20 @@ public struct HTTPExchange: Sendable {
         self.unexpectedError = unexpectedError
     }
 
-    public init(request: HTTPRequest, response: HTTPResponse, note: (any CustomStringConvertible & Sendable)? = nil) {
+    package init(request: HTTPRequest, response: HTTPResponse, note: (any CustomStringConvertible & Sendable)? = nil) {
         self.init(request: request, outcome: .response(response), note: note)
     }
 
     /// What the client got; nil when the connection was dropped.
-    public var response: HTTPResponse? {
+    package var response: HTTPResponse? {
         if case .response(let response) = outcome { response } else { nil }
     }
 
     /// The status logs and journals record: the response's, or ``droppedStatus``.
-    public var status: Int {
+    package var status: Int {
         if case .response(let response) = outcome { response.status.code } else { Self.droppedStatus }
     }
 
     /// The pseudo-status logged for a dropped connection (the client sees no status at all).
-    public static let droppedStatus = 499
+    package static let droppedStatus = 499
 }

@@ -27,7 +27,7 @@ extension HTTPRequest {
     ///
     /// A scheme other than http/https or a host that is not a plain `host[:port]` is ignored, so a header cannot
     /// inject text into the hrefs built on it. nil when no valid host is known.
-    public var publicOrigin: String? {
+    package var publicOrigin: String? {
         var scheme: String?, host: String?
         if trustedForwardedHeaders.contains(.forwarded) {
             // Several field lines of one name are one comma-separated list (RFC 9110 §5.3).

@@ -2,36 +2,36 @@
 import Foundation
 
 /// A fully received HTTP request: head, body and any chunked trailers.
-public struct HTTPRequest: Sendable {
-    public var method: HTTPMethod
+package struct HTTPRequest: Sendable {
+    package var method: HTTPMethod
     /// The request-target exactly as it appeared on the request line.
-    public var target: String
+    package var target: String
     /// The percent-decoded path ("/payments/v1/sessions"); "*" for `OPTIONS *`.
-    public var path: String
+    package var path: String
     /// The path as sent, still percent-encoded; routing splits this on "/" before decoding each segment.
-    public var rawPath: String
+    package var rawPath: String
     /// Query parameters in order, percent-decoded, "+" read as a space (HTML form rules).
-    public var query: [QueryItem]
-    public var version: HTTPVersion
-    public var headers: HTTPHeaders
-    public var body: Data
+    package var query: [QueryItem]
+    package var version: HTTPVersion
+    package var headers: HTTPHeaders
+    package var body: Data
     /// Trailer fields of a chunked body (RFC 9112 §7.1.2).
-    public var trailers: HTTPHeaders
+    package var trailers: HTTPHeaders
     /// Values bound by the route pattern (":name" segments).
-    public var parameters: RouteParameters
+    package var parameters: RouteParameters
     /// A short id unique within this server, for logs and correlation ids.
-    public var id: String
+    package var id: String
     /// The forwarded headers a trusted proxy sets (``HTTPServerConfiguration/trustedForwardedHeaders``);
     /// ``publicOrigin`` reads only these.
-    public var trustedForwardedHeaders: TrustedForwardedHeaders = []
+    package var trustedForwardedHeaders: TrustedForwardedHeaders = []
 
-    public struct QueryItem: Sendable, Equatable {
-        public var name: String
-        public var value: String
-        public init(name: String, value: String) { self.name = name; self.value = value }
+    package struct QueryItem: Sendable, Equatable {
+        package var name: String
+        package var value: String
+        package init(name: String, value: String) { self.name = name; self.value = value }
     }
 
-    public init(
+    package init(
         method: HTTPMethod, target: String, version: HTTPVersion = .http1_1, headers: HTTPHeaders = [:],
         body: Data = Data(), trailers: HTTPHeaders = [:], id: String = "test"
     ) throws(HTTPRequestTargetError) {
@@ -50,10 +50,10 @@ public struct HTTPRequest: Sendable {
     }
 
     /// The first query value named `name`.
-    public func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
+    package func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
 
     /// Whether the connection stays open after this request (RFC 9112 §9.3).
-    public var wantsKeepAlive: Bool {
+    package var wantsKeepAlive: Bool {
         let connection = headers.tokens(for: "Connection")
         if version == .http1_0 { return connection.contains("keep-alive") }
         return !connection.contains("close")
@@ -61,10 +61,10 @@ public struct HTTPRequest: Sendable {
 }
 
 /// Values bound by a route's ":name" segments, percent-decoded.
-public struct RouteParameters: Sendable, Equatable {
-    public private(set) var values: [(name: String, value: String)] = []
-    public init() {}
-    public subscript(name: String) -> String? { values.first { $0.name == name }?.value }
+package struct RouteParameters: Sendable, Equatable {
+    package private(set) var values: [(name: String, value: String)] = []
+    package init() {}
+    package subscript(name: String) -> String? { values.first { $0.name == name }?.value }
     mutating func append(name: String, value: String) { values.append((name, value)) }
     func appending(name: String, value: String) -> RouteParameters {
         var copy = self
@@ -72,18 +72,18 @@ public struct RouteParameters: Sendable, Equatable {
         return copy
     }
     /// The value of `name`, or a 500 if the route has no such parameter (a programming error in a route).
-    public func require(_ name: String) throws -> String {
+    package func require(_ name: String) throws -> String {
         guard let value = self[name] else { throw HTTPError(.internalServerError, "route has no parameter \(name)") }
         return value
     }
-    public static func == (lhs: RouteParameters, rhs: RouteParameters) -> Bool {
+    package static func == (lhs: RouteParameters, rhs: RouteParameters) -> Bool {
         lhs.values.elementsEqual(rhs.values) { $0.name == $1.name && $0.value == $1.value }
     }
 }
 
-public struct HTTPRequestTargetError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var reason: String
-    public var description: String { reason }
+package struct HTTPRequestTargetError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var reason: String
+    package var description: String { reason }
 }
 
 /// Splits a request-target into path and query (RFC 9112 §3.2): origin-form, absolute-form,

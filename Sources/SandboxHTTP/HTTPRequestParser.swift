@@ -18,24 +18,24 @@ public struct HTTPParserLimits: Sendable, Equatable {
 }
 
 /// Why a request could not be read. The connection is closed after the error is answered.
-public struct HTTPParseError: Error, Sendable, CustomStringConvertible {
-    public var status: HTTPStatus
-    public var reason: String
+package struct HTTPParseError: Error, Sendable, CustomStringConvertible {
+    package var status: HTTPStatus
+    package var reason: String
     /// The request head when the error came after it (413 on a body, bad chunk framing), so the error
     /// can be rendered in the format of the API the request was for, and logged with its path.
-    public var head: HTTPRequest?
+    package var head: HTTPRequest?
     /// Without a head (431, a malformed header): the request line's path, when it had arrived; for the same purpose.
-    public var path: String?
+    package var path: String?
 
-    public init(_ status: HTTPStatus, _ reason: String, head: HTTPRequest? = nil) {
+    package init(_ status: HTTPStatus, _ reason: String, head: HTTPRequest? = nil) {
         self.status = status
         self.reason = reason
         self.head = head
     }
-    public var description: String { "\(status.code) \(reason)" }
+    package var description: String { "\(status.code) \(reason)" }
 }
 
-public enum HTTPParserEvent: Sendable {
+package enum HTTPParserEvent: Sendable {
     /// The head asked for `Expect: 100-continue` and the body has not arrived yet: send `100 Continue`.
     case continueExpected
     /// A whole request, body and trailers included.
@@ -51,8 +51,8 @@ public enum HTTPParserEvent: Sendable {
 /// After a request that ends the connection (`Connection: close`, HTTP/1.0 without keep-alive, CONNECT,
 /// Upgrade) it reads nothing more, as llhttp does. A method outside llhttp's list gets 501 (RFC 9110 §9.1),
 /// an expectation other than 100-continue 417 (RFC 9110 §10.1.1), both right after the head.
-public struct HTTPRequestParser: Sendable {
-    public let limits: HTTPParserLimits
+package struct HTTPRequestParser: Sendable {
+    package let limits: HTTPParserLimits
 
     private var buffer: [UInt8] = []
     /// Index of the first unconsumed byte.
@@ -87,19 +87,19 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// - Parameter idPrefix: request ids are `idPrefix` followed by a counter.
-    public init(limits: HTTPParserLimits = HTTPParserLimits(), idPrefix: String = "") {
+    package init(limits: HTTPParserLimits = HTTPParserLimits(), idPrefix: String = "") {
         self.limits = limits
         self.idPrefix = idPrefix
     }
 
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         switch state {
         case .closed, .failed: return
         default: buffer.append(contentsOf: bytes)
         }
     }
 
-    public mutating func append(contentsOf bytes: some Sequence<UInt8>) {
+    package mutating func append(contentsOf bytes: some Sequence<UInt8>) {
         switch state {
         case .closed, .failed: return
         default: buffer.append(contentsOf: bytes)
@@ -107,7 +107,7 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// True while part of a request has arrived but not all of it (a head or body in progress).
-    public var isMidRequest: Bool {
+    package var isMidRequest: Bool {
         switch state {
         case .body: return true
         case .head: return buffer.count > start
@@ -116,20 +116,20 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// True when a head has been read and its body is still arriving.
-    public var isAwaitingBody: Bool {
+    package var isAwaitingBody: Bool {
         if case .body = state { return true }
         return false
     }
 
     /// The head whose body is still arriving, if any.
-    public var pendingHead: HTTPRequest? {
+    package var pendingHead: HTTPRequest? {
         if case .body(let request, _, _) = state { return request }
         return nil
     }
 
     /// The path of the request line at the start of the unparsed bytes, once it has arrived, even when the rest of
     /// the head is malformed, too large or late: which API's error format a protocol error is answered in.
-    public var pathOfPartialHead: String? {
+    package var pathOfPartialHead: String? {
         guard start < buffer.count else { return nil }
         let line = buffer[start..<min(buffer.count, start + limits.maxHeadBytes)]
         guard let space = line.firstIndex(of: .space), space - start <= 20 else { return nil }
@@ -139,7 +139,7 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// True once a request has ended the connection or an error was thrown: no more events will come.
-    public var isFinished: Bool {
+    package var isFinished: Bool {
         switch state {
         case .closed, .failed: return true
         default: return false
@@ -147,7 +147,7 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// The next event, or nil when more bytes are needed. After a thrown error the parser is finished.
-    public mutating func next() throws(HTTPParseError) -> HTTPParserEvent? {
+    package mutating func next() throws(HTTPParseError) -> HTTPParserEvent? {
         do {
             return try step()
         } catch {

@@ -72,8 +72,8 @@ public struct HTTPServerConfiguration: Sendable {
 /// // ... send requests to 127.0.0.1:port ...
 /// await server.stop()
 /// ```
-public final class HTTPServer: Sendable {
-    public let configuration: HTTPServerConfiguration
+package final class HTTPServer: Sendable {
+    package let configuration: HTTPServerConfiguration
     private let router: Router
     private let logger: (any HTTPServerLogger)?
     private let observer: (any HTTPExchangeObserver)?
@@ -85,7 +85,7 @@ public final class HTTPServer: Sendable {
         case stopped
     }
 
-    public init(configuration: HTTPServerConfiguration, router: Router, logger: (any HTTPServerLogger)? = nil,
+    package init(configuration: HTTPServerConfiguration, router: Router, logger: (any HTTPServerLogger)? = nil,
                 observer: (any HTTPExchangeObserver)? = nil) {
         self.configuration = configuration
         self.router = router
@@ -95,7 +95,7 @@ public final class HTTPServer: Sendable {
 
     /// Binds, starts the event loops and returns the bound port.
     @discardableResult
-    public func start() throws(HTTPServerError) -> Int {
+    package func start() throws(HTTPServerError) -> Int {
         try state.withLock { (state: inout State) throws(HTTPServerError) -> Int in
             switch state {
             case .idle: break
@@ -126,7 +126,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// The bound port while running.
-    public var port: Int? {
+    package var port: Int? {
         state.withLock { state in
             if case let .running(_, _, port) = state { return port }
             return nil
@@ -139,7 +139,7 @@ public final class HTTPServer: Sendable {
     /// `Retry-After`; each connection's last answer says `Connection: close`. Partial requests get no answer.
     /// Returns once every event-loop thread has exited: at most the grace period plus
     /// ``HTTPServerConfiguration/shutdownLingerPeriod`` later.
-    public func stop() async {
+    package func stop() async {
         let running: ([EventLoop], LoopExitTracker)? = state.withLock { state in
             guard case let .running(loops, exits, _) = state else { return nil }
             state = .stopped

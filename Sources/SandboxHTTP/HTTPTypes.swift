@@ -2,71 +2,71 @@
 // Basic HTTP vocabulary: methods, versions, statuses, header fields (RFC 9110).
 
 /// An HTTP request method. Any RFC 9110 token is a valid method; the constants cover the common ones.
-public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { self.rawValue = value }
-    public var description: String { rawValue }
+package struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    package let rawValue: String
+    package init(rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
+    package init(stringLiteral value: String) { self.rawValue = value }
+    package var description: String { rawValue }
 
-    public static let get: HTTPMethod = "GET"
-    public static let head: HTTPMethod = "HEAD"
-    public static let post: HTTPMethod = "POST"
-    public static let put: HTTPMethod = "PUT"
-    public static let patch: HTTPMethod = "PATCH"
-    public static let delete: HTTPMethod = "DELETE"
-    public static let options: HTTPMethod = "OPTIONS"
-    public static let connect: HTTPMethod = "CONNECT"
-    public static let trace: HTTPMethod = "TRACE"
+    package static let get: HTTPMethod = "GET"
+    package static let head: HTTPMethod = "HEAD"
+    package static let post: HTTPMethod = "POST"
+    package static let put: HTTPMethod = "PUT"
+    package static let patch: HTTPMethod = "PATCH"
+    package static let delete: HTTPMethod = "DELETE"
+    package static let options: HTTPMethod = "OPTIONS"
+    package static let connect: HTTPMethod = "CONNECT"
+    package static let trace: HTTPMethod = "TRACE"
 }
 
 /// The protocol version of a request line. Only HTTP/1.0 and HTTP/1.1 are served (RFC 9112 §2.3).
-public struct HTTPVersion: Hashable, Sendable, CustomStringConvertible {
-    public var major: Int
-    public var minor: Int
-    public init(major: Int, minor: Int) { self.major = major; self.minor = minor }
-    public static let http1_0 = HTTPVersion(major: 1, minor: 0)
-    public static let http1_1 = HTTPVersion(major: 1, minor: 1)
-    public var description: String { "HTTP/\(major).\(minor)" }
+package struct HTTPVersion: Hashable, Sendable, CustomStringConvertible {
+    package var major: Int
+    package var minor: Int
+    package init(major: Int, minor: Int) { self.major = major; self.minor = minor }
+    package static let http1_0 = HTTPVersion(major: 1, minor: 0)
+    package static let http1_1 = HTTPVersion(major: 1, minor: 1)
+    package var description: String { "HTTP/\(major).\(minor)" }
 }
 
 /// A response status code with its reason phrase.
-public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
-    public var code: Int
-    public var reasonPhrase: String
-    public init(code: Int, reasonPhrase: String? = nil) {
+package struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
+    package var code: Int
+    package var reasonPhrase: String
+    package init(code: Int, reasonPhrase: String? = nil) {
         self.code = code
         self.reasonPhrase = reasonPhrase ?? HTTPStatus.standardReasonPhrase(code)
     }
-    public var description: String { "\(code) \(reasonPhrase)" }
+    package var description: String { "\(code) \(reasonPhrase)" }
 
-    public static let `continue` = HTTPStatus(code: 100)
-    public static let ok = HTTPStatus(code: 200)
-    public static let created = HTTPStatus(code: 201)
-    public static let accepted = HTTPStatus(code: 202)
-    public static let noContent = HTTPStatus(code: 204)
-    public static let seeOther = HTTPStatus(code: 303)
-    public static let badRequest = HTTPStatus(code: 400)
-    public static let unauthorized = HTTPStatus(code: 401)
-    public static let forbidden = HTTPStatus(code: 403)
-    public static let notFound = HTTPStatus(code: 404)
-    public static let methodNotAllowed = HTTPStatus(code: 405)
-    public static let requestTimeout = HTTPStatus(code: 408)
-    public static let conflict = HTTPStatus(code: 409)
-    public static let contentTooLarge = HTTPStatus(code: 413)
-    public static let unsupportedMediaType = HTTPStatus(code: 415)
-    public static let expectationFailed = HTTPStatus(code: 417)
-    public static let unprocessableContent = HTTPStatus(code: 422)
-    public static let requestHeaderFieldsTooLarge = HTTPStatus(code: 431)
-    public static let internalServerError = HTTPStatus(code: 500)
-    public static let notImplemented = HTTPStatus(code: 501)
-    public static let badGateway = HTTPStatus(code: 502)
-    public static let serviceUnavailable = HTTPStatus(code: 503)
-    public static let gatewayTimeout = HTTPStatus(code: 504)
-    public static let httpVersionNotSupported = HTTPStatus(code: 505)
+    package static let `continue` = HTTPStatus(code: 100)
+    package static let ok = HTTPStatus(code: 200)
+    package static let created = HTTPStatus(code: 201)
+    package static let accepted = HTTPStatus(code: 202)
+    package static let noContent = HTTPStatus(code: 204)
+    package static let seeOther = HTTPStatus(code: 303)
+    package static let badRequest = HTTPStatus(code: 400)
+    package static let unauthorized = HTTPStatus(code: 401)
+    package static let forbidden = HTTPStatus(code: 403)
+    package static let notFound = HTTPStatus(code: 404)
+    package static let methodNotAllowed = HTTPStatus(code: 405)
+    package static let requestTimeout = HTTPStatus(code: 408)
+    package static let conflict = HTTPStatus(code: 409)
+    package static let contentTooLarge = HTTPStatus(code: 413)
+    package static let unsupportedMediaType = HTTPStatus(code: 415)
+    package static let expectationFailed = HTTPStatus(code: 417)
+    package static let unprocessableContent = HTTPStatus(code: 422)
+    package static let requestHeaderFieldsTooLarge = HTTPStatus(code: 431)
+    package static let internalServerError = HTTPStatus(code: 500)
+    package static let notImplemented = HTTPStatus(code: 501)
+    package static let badGateway = HTTPStatus(code: 502)
+    package static let serviceUnavailable = HTTPStatus(code: 503)
+    package static let gatewayTimeout = HTTPStatus(code: 504)
+    package static let httpVersionNotSupported = HTTPStatus(code: 505)
 
     /// RFC 9110 §15 reason phrases.
-    public static func standardReasonPhrase(_ code: Int) -> String {
+    package static func standardReasonPhrase(_ code: Int) -> String {
         switch code {
         case 100: "Continue"
         case 101: "Switching Protocols"
@@ -114,49 +114,49 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
 
 /// Header fields in the order they arrived. Names compare case-insensitively (RFC 9110 §5.1);
 /// repeated fields are kept as separate entries.
-public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
-    public struct Field: Sendable, Equatable {
-        public var name: String
-        public var value: String
-        public init(name: String, value: String) { self.name = name; self.value = value }
+package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    package struct Field: Sendable, Equatable {
+        package var name: String
+        package var value: String
+        package init(name: String, value: String) { self.name = name; self.value = value }
     }
 
-    public private(set) var fields: [Field] = []
+    package private(set) var fields: [Field] = []
 
-    public init() {}
-    public init(_ pairs: [(String, String)]) { fields = pairs.map { Field(name: $0.0, value: $0.1) } }
-    public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
+    package init() {}
+    package init(_ pairs: [(String, String)]) { fields = pairs.map { Field(name: $0.0, value: $0.1) } }
+    package init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
 
-    public var count: Int { fields.count }
-    public var isEmpty: Bool { fields.isEmpty }
-    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+    package var count: Int { fields.count }
+    package var isEmpty: Bool { fields.isEmpty }
+    package func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
     /// The first value of `name`, or nil.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         for field in fields where field.name.equalsCaseInsensitiveASCII(name) { return field.value }
         return nil
     }
 
     /// Every value of `name`, in order.
-    public func values(for name: String) -> [String] {
+    package func values(for name: String) -> [String] {
         fields.filter { $0.name.equalsCaseInsensitiveASCII(name) }.map(\.value)
     }
 
-    public func contains(_ name: String) -> Bool { self[name] != nil }
+    package func contains(_ name: String) -> Bool { self[name] != nil }
 
     /// Appends a field, keeping any existing ones of the same name.
-    public mutating func add(name: String, value: String) { fields.append(Field(name: name, value: value)) }
+    package mutating func add(name: String, value: String) { fields.append(Field(name: name, value: value)) }
 
     /// Replaces every field of `name` with one field.
-    public mutating func set(name: String, value: String) {
+    package mutating func set(name: String, value: String) {
         remove(name: name)
         fields.append(Field(name: name, value: value))
     }
 
-    public mutating func remove(name: String) { fields.removeAll { $0.name.equalsCaseInsensitiveASCII(name) } }
+    package mutating func remove(name: String) { fields.removeAll { $0.name.equalsCaseInsensitiveASCII(name) } }
 
     /// The comma-separated list elements of every `name` field, trimmed and lower-cased (RFC 9110 §5.6.1).
-    public func tokens(for name: String) -> [String] {
+    package func tokens(for name: String) -> [String] {
         values(for: name).flatMap { $0.split(separator: ",") }
             .map { $0.trimmingOWS().lowercasedASCII() }
             .filter { !$0.isEmpty }
@@ -165,7 +165,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
 extension StringProtocol {
     /// ASCII case-insensitive comparison, the rule for header names and tokens.
-    public func equalsCaseInsensitiveASCII(_ other: some StringProtocol) -> Bool {
+    package func equalsCaseInsensitiveASCII(_ other: some StringProtocol) -> Bool {
         var lhs = utf8.makeIterator(), rhs = other.utf8.makeIterator()
         while true {
             switch (lhs.next(), rhs.next()) {

@@ -3,7 +3,7 @@ import Foundation
 
 /// A small typed JSON value with ordered object keys, written without JSONEncoder.
 /// For hot paths (health) and error bodies whose key order should read like the real API's.
-public indirect enum JSONText: Sendable, Equatable {
+package indirect enum JSONText: Sendable, Equatable {
     case null
     case bool(Bool)
     case int(Int)
@@ -12,16 +12,16 @@ public indirect enum JSONText: Sendable, Equatable {
     case array([JSONText])
     case object([(String, JSONText)])
 
-    public var data: Data { Data(bytes) }
+    package var data: Data { Data(bytes) }
 
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(512)
         write(into: &out)
         return out
     }
 
-    public func write(into out: inout [UInt8]) {
+    package func write(into out: inout [UInt8]) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
@@ -90,5 +90,5 @@ public indirect enum JSONText: Sendable, Equatable {
         out.append(UInt8(ascii: "\""))
     }
 
-    public static func == (lhs: JSONText, rhs: JSONText) -> Bool { lhs.bytes == rhs.bytes }
+    package static func == (lhs: JSONText, rhs: JSONText) -> Bool { lhs.bytes == rhs.bytes }
 }

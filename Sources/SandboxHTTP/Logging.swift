@@ -23,13 +23,13 @@ public protocol HTTPServerLogger: Sendable {
 /// Sees every answered request with its response (or dropped connection) and the handler's note, on the
 /// event-loop thread that answered it: keep it quick and non-blocking (the sandbox's request journal is one).
 /// An in-process caller of ``Router/respond(to:timeout:)`` hands it the exchange the same way.
-public protocol HTTPExchangeObserver: Sendable {
+package protocol HTTPExchangeObserver: Sendable {
     func exchangeCompleted(_ exchange: HTTPExchange, durationSeconds: Double)
 }
 
 extension HTTPExchangeObserver {
     /// Observes an answer that no router gave (a test's, an in-process caller's own).
-    public func exchangeCompleted(_ request: HTTPRequest, _ response: HTTPResponse,
+    package func exchangeCompleted(_ request: HTTPRequest, _ response: HTTPResponse,
                                   note: (any CustomStringConvertible & Sendable)? = nil, durationSeconds: Double) {
         exchangeCompleted(HTTPExchange(request: request, response: response, note: note), durationSeconds: durationSeconds)
     }

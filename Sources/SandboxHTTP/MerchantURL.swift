@@ -13,31 +13,31 @@
 /// MerchantURL.violation(in: "myapp://done?sid={{session_id}}", rules: .redirect)   // nil
 /// MerchantURL.violation(in: "javascript:alert(1)", rules: .redirect)               // .refusedScheme("javascript")
 /// ```
-public enum MerchantURL {
+package enum MerchantURL {
     /// What a field accepts.
-    public struct Rules: Sendable, Equatable {
+    package struct Rules: Sendable, Equatable {
         /// Lower-case schemes allowed; nil: any scheme but ``MerchantURL/refusedSchemes``.
-        public var schemes: Set<String>?
+        package var schemes: Set<String>?
         /// `{name}` and `{{name}}` allowed (name: letters, digits, `.`, `_`), outside the authority: placeholders such
         /// as `{session.id}` and `{{session_id}}` that a provider documents and fills before using the URL. Other names
         /// of that shape pass too, since a provider's list may be incomplete (inferred).
-        public var allowsPlaceholders: Bool
+        package var allowsPlaceholders: Bool
 
-        public init(schemes: Set<String>?, allowsPlaceholders: Bool) {
+        package init(schemes: Set<String>?, allowsPlaceholders: Bool) {
             self.schemes = schemes
             self.allowsPlaceholders = allowsPlaceholders
         }
 
         /// Where a browser or an app is sent: http, https or an app's own scheme (`myapp://`).
-        public static let redirect = Rules(schemes: nil, allowsPlaceholders: false)
+        package static let redirect = Rules(schemes: nil, allowsPlaceholders: false)
         /// A URL the sandbox or a browser fetches over the web (callbacks, host URLs, logos): http or https.
-        public static let web = Rules(schemes: ["http", "https"], allowsPlaceholders: false)
+        package static let web = Rules(schemes: ["http", "https"], allowsPlaceholders: false)
 
-        public func withPlaceholders() -> Rules { Rules(schemes: schemes, allowsPlaceholders: true) }
+        package func withPlaceholders() -> Rules { Rules(schemes: schemes, allowsPlaceholders: true) }
     }
 
     /// Why a URL was refused.
-    public enum Violation: Equatable, Sendable, CustomStringConvertible {
+    package enum Violation: Equatable, Sendable, CustomStringConvertible {
         case empty
         /// A character no URI holds raw (space, control, non-ASCII, or one of `"<>\^`|{}`).
         case character(Unicode.Scalar)
@@ -58,7 +58,7 @@ public enum MerchantURL {
         /// A port that is not all digits or is above 65535 (RFC 3986 §3.2.3).
         case port
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .empty: "it is empty"
             case .character(let scalar):
@@ -82,10 +82,10 @@ public enum MerchantURL {
     }
 
     /// Schemes no merchant URL may have: they run script or show local or inline content rather than lead anywhere.
-    public static let refusedSchemes: Set<String> = ["javascript", "vbscript", "data", "file", "blob", "about", "filesystem"]
+    package static let refusedSchemes: Set<String> = ["javascript", "vbscript", "data", "file", "blob", "about", "filesystem"]
 
     /// The first thing wrong with `url` under `rules`, or nil when it is fine.
-    public static func violation(in url: String, rules: Rules) -> Violation? {
+    package static func violation(in url: String, rules: Rules) -> Violation? {
         let bytes = Array(url.utf8)
         guard !bytes.isEmpty else { return .empty }
         // Characters (RFC 3986 §2: unreserved, reserved, `%`); the first non-ASCII scalar is named whole.
@@ -186,7 +186,7 @@ public enum MerchantURL {
         return index + braces
     }
 
-    public static func isValid(_ url: String, rules: Rules) -> Bool { violation(in: url, rules: rules) == nil }
+    package static func isValid(_ url: String, rules: Rules) -> Bool { violation(in: url, rules: rules) == nil }
 
     /// unreserved / gen-delims / sub-delims / `%` (RFC 3986 §2.2, §2.3).
     private static func isURIByte(_ byte: UInt8) -> Bool {

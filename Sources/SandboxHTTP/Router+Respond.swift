@@ -22,7 +22,7 @@ extension Router {
     /// case .connectionDropped: print("no answer")   // the journal records status 499
     /// }
     /// ```
-    public func respond(to request: HTTPRequest, timeout: Duration? = nil) async -> HTTPExchange {
+    package func respond(to request: HTTPRequest, timeout: Duration? = nil) async -> HTTPExchange {
         switch route(request) {
         case .answered(let exchange):
             return exchange
@@ -33,7 +33,7 @@ extension Router {
     }
 
     /// The 503 a request gets when its handler did not answer within `timeout`, in the path's format.
-    public func handlerTimeoutResponse(for request: HTTPRequest, after timeout: Duration) -> HTTPResponse {
+    package func handlerTimeoutResponse(for request: HTTPRequest, after timeout: Duration) -> HTTPResponse {
         let error = HTTPError(.serviceUnavailable, "handler did not answer within \(timeout)", kind: .handlerTimeout)
         return errorRenderer(forPath: request.path).render(error, for: request)
     }

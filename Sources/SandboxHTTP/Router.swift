@@ -14,17 +14,17 @@
 ///
 /// Patterns: literal segments, `:name` (one segment, percent-decoded) and a final `*` (the rest of the
 /// path, bound as `*`). The method `*` matches any method. HEAD falls back to the GET handler.
-public struct Router: Sendable {
+package struct Router: Sendable {
     /// A route's handler. `immediate` handlers run on the connection's event-loop thread without a task
     /// hop: use them only for work that never blocks and takes microseconds (health, the fakes' stores
     /// behind short locks). One that decides it must wait (a scenario's delay) returns
     /// ``HTTPReply/later(note:_:)`` and the wait happens in a task. Everything else is `async`.
-    public enum Handler: Sendable {
+    package enum Handler: Sendable {
         case immediate(@Sendable (HTTPRequest) throws -> HTTPReply)
         case async(@Sendable (HTTPRequest) async throws -> HTTPReply)
     }
 
-    public enum Resolution: Sendable {
+    package enum Resolution: Sendable {
         case handler(Handler)
         case error(HTTPError)
     }
@@ -34,7 +34,7 @@ public struct Router: Sendable {
     private var fallbackRenderer: any HTTPErrorRenderer = DefaultErrorRenderer()
     private var accessChecks: [(prefix: String, check: @Sendable (inout HTTPRequest) throws -> Void)] = []
 
-    public init() {}
+    package init() {}
 
     private struct Node: Sendable {
         var literals: [String: Node] = [:]
@@ -49,30 +49,30 @@ public struct Router: Sendable {
     }
 
     /// Adds an `async` route. `route` is "METHOD /path".
-    public mutating func add(_ route: String, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+    package mutating func add(_ route: String, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
         add(route, handler: .async { request in HTTPReply(try await handler(request)) })
     }
 
     /// Adds an `async` route whose handler decides more than a response (see ``HTTPReply``).
     /// Disfavoured, so a handler that only throws is a plain one.
     @_disfavoredOverload
-    public mutating func add(_ route: String, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPReply) {
+    package mutating func add(_ route: String, _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPReply) {
         add(route, handler: .async(handler))
     }
 
     /// Adds an `immediate` route (see ``Handler/immediate``).
-    public mutating func addImmediate(_ route: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) {
+    package mutating func addImmediate(_ route: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) {
         add(route, handler: .immediate { request in HTTPReply(try handler(request)) })
     }
 
     /// Adds an `immediate` route whose handler decides more than a response (see ``HTTPReply``).
     /// Disfavoured, so a handler that only throws is a plain one.
     @_disfavoredOverload
-    public mutating func addImmediate(_ route: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPReply) {
+    package mutating func addImmediate(_ route: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPReply) {
         add(route, handler: .immediate(handler))
     }
 
-    public mutating func add(_ route: String, handler: Handler) {
+    package mutating func add(_ route: String, handler: Handler) {
         let parts = route.split(separator: " ", maxSplits: 1)
         precondition(parts.count == 2 && parts[1].hasPrefix("/"), "route must be \"METHOD /path\": \(route)")
         let method = String(parts[0])
@@ -100,7 +100,7 @@ public struct Router: Sendable {
     }
 
     /// Errors for paths under `prefix` (e.g. "/payments/") are rendered by `renderer`; the longest prefix wins.
-    public mutating func setErrorRenderer(_ renderer: any HTTPErrorRenderer, forPathPrefix prefix: String) {
+    package mutating func setErrorRenderer(_ renderer: any HTTPErrorRenderer, forPathPrefix prefix: String) {
         renderers.removeAll { $0.prefix == prefix }
         renderers.append((prefix, renderer))
         renderers.sort { $0.prefix.count > $1.prefix.count }
@@ -109,7 +109,7 @@ public struct Router: Sendable {
     /// Runs `check` before the handler of any route under `prefix` (matched on the percent-decoded path); what it
     /// throws answers instead of the handler (e.g. the control token's 401). It may edit the request the handler
     /// sees (e.g. drop the credential it consumed). The longest prefix wins.
-    public mutating func setAccessCheck(forPathPrefix prefix: String, _ check: @escaping @Sendable (inout HTTPRequest) throws -> Void) {
+    package mutating func setAccessCheck(forPathPrefix prefix: String, _ check: @escaping @Sendable (inout HTTPRequest) throws -> Void) {
         accessChecks.removeAll { $0.prefix == prefix }
         accessChecks.append((prefix, check))
         accessChecks.sort { $0.prefix.count > $1.prefix.count }
@@ -135,14 +135,14 @@ public struct Router: Sendable {
     }
 
     /// The renderer used where no prefix matches.
-    public mutating func setFallbackErrorRenderer(_ renderer: any HTTPErrorRenderer) { fallbackRenderer = renderer }
+    package mutating func setFallbackErrorRenderer(_ renderer: any HTTPErrorRenderer) { fallbackRenderer = renderer }
 
-    public func errorRenderer(forPath path: String) -> any HTTPErrorRenderer {
+    package func errorRenderer(forPath path: String) -> any HTTPErrorRenderer {
         renderers.first { path.hasPrefix($0.prefix) }?.renderer ?? fallbackRenderer
     }
 
     /// Finds the handler for a request and binds its path parameters; 404 or 405 (with `Allow`) otherwise.
-    public func resolve(_ request: inout HTTPRequest) -> Resolution {
+    package func resolve(_ request: inout HTTPRequest) -> Resolution {
         guard request.rawPath.hasPrefix("/") else { return .error(.notFound(request.path)) }
         let rawSegments = request.rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
         var segments: [String] = []
@@ -194,7 +194,7 @@ public struct Router: Sendable {
     /// The response for anything a handler threw, through the path's renderer: an ``HTTPResponseError`` answers for
     /// itself (the renderer may give it the provider's ids), an ``HTTPError`` in the path's format, anything else is
     /// a 500 in the path's format.
-    public func response(for error: any Error, to request: HTTPRequest) -> HTTPResponse {
+    package func response(for error: any Error, to request: HTTPRequest) -> HTTPResponse {
         switch error {
         case let error as any HTTPResponseError: return errorRenderer(forPath: request.path).render(error, for: request)
         case let error as HTTPError: return errorRenderer(forPath: request.path).render(error, for: request)

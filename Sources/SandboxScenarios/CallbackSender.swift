@@ -5,16 +5,16 @@ import FoundationNetworking
 #endif
 
 /// One callback to a merchant: `POST <url>` with `body` as `Content-Type: application/json`, no auth.
-public struct Callback: Sendable {
-    public let namespace: Namespace
-    public let url: String
-    public let body: Data
+package struct Callback: Sendable {
+    package let namespace: Namespace
+    package let url: String
+    package let body: Data
     /// What the callback is, the start of each attempt's journal note.
-    public let note: String
+    package let note: String
     /// The journal's request id of each attempt ("" for none).
-    public let requestID: String
+    package let requestID: String
 
-    public init(namespace: Namespace, url: String, body: Data, note: String, requestID: String = "") {
+    package init(namespace: Namespace, url: String, body: Data, note: String, requestID: String = "") {
         self.namespace = namespace
         self.url = url
         self.body = body
@@ -24,7 +24,7 @@ public struct Callback: Sendable {
 }
 
 /// When a callback that got no 2xx is called again, on the namespace's sandbox clock.
-public enum CallbackRetrySchedule: Sendable {
+package enum CallbackRetrySchedule: Sendable {
     /// `delay` after each failed call, `calls` calls in all. Notes say "attempt n/m".
     case afterEachFailure(delay: TimeInterval, calls: Int)
     /// At each offset after the first call's start, one call per offset after the first. Notes say "call n/m".
@@ -44,7 +44,7 @@ public enum CallbackRetrySchedule: Sendable {
 /// `CALLBACK <url> <status or 0>` with the body and a note (the callback's, the call's number, what went wrong
 /// and when the retry is due). A namespace reset (a new `generation`) drops pending retries. The URL's scheme is
 /// not checked (local listeners use http).
-public final class CallbackSender: Sendable {
+package final class CallbackSender: Sendable {
     private let registry: NamespaceRegistry
     private let journal: Journal?
     private let timeout: TimeInterval
@@ -55,7 +55,7 @@ public final class CallbackSender: Sendable {
 
     /// `timeout`: how long a call waits for an answer; `clockPollInterval`: how often a waiting retry looks at the
     /// sandbox clock; `generation`: the namespace's reset count; `journal`: where calls are recorded (nil: not).
-    public init(registry: NamespaceRegistry, journal: Journal?, timeout: TimeInterval, clockPollInterval: Duration,
+    package init(registry: NamespaceRegistry, journal: Journal?, timeout: TimeInterval, clockPollInterval: Duration,
                 generation: @escaping @Sendable (Namespace) -> Int) {
         self.registry = registry
         self.journal = journal
@@ -80,7 +80,7 @@ public final class CallbackSender: Sendable {
     }
 
     /// Starts delivering `callback`; returns at once.
-    public func send(_ callback: Callback, retrying schedule: CallbackRetrySchedule) {
+    package func send(_ callback: Callback, retrying schedule: CallbackRetrySchedule) {
         let generation = self.generation(callback.namespace)
         // The task holds the sender only during a call and a clock check, never while it sleeps: a stopped,
         // released sandbox ends its pending retries.

@@ -14,8 +14,8 @@ import Glibc
 /// every ``minimumInterval``. A request while one is scheduled is covered by it; a request during the
 /// pause after a trim schedules one for the end of the pause. The heap is the process's, so the
 /// schedule is too.
-public enum FreedMemory {
-    public static let minimumInterval: Duration = .seconds(2)
+package enum FreedMemory {
+    package static let minimumInterval: Duration = .seconds(2)
 
     /// Whether a trim is scheduled and has not started yet.
     private static let scheduled = Locked<Bool>(false)
@@ -24,7 +24,7 @@ public enum FreedMemory {
     /// Serial: a trim never overlaps another.
     private static let queue = DispatchQueue(label: "payment-sandbox.freed-memory", qos: .utility)
 
-    public static func returnToSystem() {
+    package static func returnToSystem() {
         #if canImport(Glibc)
         guard scheduled.withLock({ scheduled in defer { scheduled = true }; return !scheduled }) else { return }
         let interval = UInt64(minimumInterval.components.seconds) * 1_000_000_000

@@ -6,12 +6,12 @@ import Foundation
 /// Columns count Unicode scalars (code points), not UTF-8 bytes and not UTF-16 units: in `{"é": x}` the `x`
 /// is in column 7, although it is the 8th byte. A tab counts as one column. For ASCII text, which scenario
 /// files almost always are, this is the column every editor shows.
-public struct JSONPosition: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
-    public init(line: Int, column: Int) { self.line = line; self.column = column }
-    public var description: String { "\(line):\(column)" }
-    public static func < (lhs: JSONPosition, rhs: JSONPosition) -> Bool {
+package struct JSONPosition: Hashable, Sendable, Comparable, CustomStringConvertible {
+    package var line: Int
+    package var column: Int
+    package init(line: Int, column: Int) { self.line = line; self.column = column }
+    package var description: String { "\(line):\(column)" }
+    package static func < (lhs: JSONPosition, rhs: JSONPosition) -> Bool {
         (lhs.line, lhs.column) < (rhs.line, rhs.column)
     }
 }
@@ -21,8 +21,8 @@ public struct JSONPosition: Hashable, Sendable, Comparable, CustomStringConverti
 /// Object members keep their order and duplicates (the scenario validator reports duplicate keys; lookups
 /// with `node["key"]` take the last one, as most JSON parsers do). Numbers keep their source
 /// text next to their `Double` value so integers and exact digits survive a round trip.
-public struct JSONNode: Sendable, Equatable, CustomStringConvertible {
-    public indirect enum Value: Sendable, Equatable {
+package struct JSONNode: Sendable, Equatable, CustomStringConvertible {
+    package indirect enum Value: Sendable, Equatable {
         case null
         case bool(Bool)
         case number(Double, text: String)
@@ -33,7 +33,7 @@ public struct JSONNode: Sendable, Equatable, CustomStringConvertible {
         /// JSON equality: numbers by value (`1`, `1.0` and `1e0` are equal), objects by key regardless of
         /// member order (with duplicates, the last member of a key counts), arrays element by element.
         /// Positions are never compared.
-        public static func == (lhs: Value, rhs: Value) -> Bool {
+        package static func == (lhs: Value, rhs: Value) -> Bool {
             switch (lhs, rhs) {
             case (.null, .null): return true
             case let (.bool(a), .bool(b)): return a == b
@@ -59,56 +59,56 @@ public struct JSONNode: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// One `"key": value` pair of an object.
-    public struct Member: Sendable, Equatable {
-        public var key: String
-        public var keyPosition: JSONPosition
-        public var value: JSONNode
-        public init(key: String, keyPosition: JSONPosition, value: JSONNode) {
+    package struct Member: Sendable, Equatable {
+        package var key: String
+        package var keyPosition: JSONPosition
+        package var value: JSONNode
+        package init(key: String, keyPosition: JSONPosition, value: JSONNode) {
             self.key = key
             self.keyPosition = keyPosition
             self.value = value
         }
-        public static func == (lhs: Member, rhs: Member) -> Bool { lhs.key == rhs.key && lhs.value == rhs.value }
+        package static func == (lhs: Member, rhs: Member) -> Bool { lhs.key == rhs.key && lhs.value == rhs.value }
     }
 
-    public var value: Value
-    public var line: Int
-    public var column: Int
+    package var value: Value
+    package var line: Int
+    package var column: Int
 
-    public init(_ value: Value, line: Int = 1, column: Int = 1) {
+    package init(_ value: Value, line: Int = 1, column: Int = 1) {
         self.value = value
         self.line = line
         self.column = column
     }
 
-    public var position: JSONPosition { JSONPosition(line: line, column: column) }
+    package var position: JSONPosition { JSONPosition(line: line, column: column) }
 
     /// Two nodes are equal when their values are (see ``Value/==(_:_:)``); positions are ignored.
-    public static func == (lhs: JSONNode, rhs: JSONNode) -> Bool { lhs.value == rhs.value }
+    package static func == (lhs: JSONNode, rhs: JSONNode) -> Bool { lhs.value == rhs.value }
 
     // MARK: Access
 
     /// The value of the last member named `key`, when this is an object.
-    public subscript(key: String) -> JSONNode? {
+    package subscript(key: String) -> JSONNode? {
         guard case .object(let members) = value else { return nil }
         return members.last { $0.key == key }?.value
     }
 
     /// The element at `index`, when this is an array and the index is in range.
-    public subscript(index: Int) -> JSONNode? {
+    package subscript(index: Int) -> JSONNode? {
         guard case .array(let elements) = value, elements.indices.contains(index) else { return nil }
         return elements[index]
     }
 
-    public var members: [Member]? { if case .object(let members) = value { members } else { nil } }
-    public var elements: [JSONNode]? { if case .array(let elements) = value { elements } else { nil } }
-    public var stringValue: String? { if case .string(let string) = value { string } else { nil } }
-    public var boolValue: Bool? { if case .bool(let bool) = value { bool } else { nil } }
-    public var doubleValue: Double? { if case .number(let number, _) = value { number } else { nil } }
-    public var isNull: Bool { if case .null = value { true } else { false } }
+    package var members: [Member]? { if case .object(let members) = value { members } else { nil } }
+    package var elements: [JSONNode]? { if case .array(let elements) = value { elements } else { nil } }
+    package var stringValue: String? { if case .string(let string) = value { string } else { nil } }
+    package var boolValue: Bool? { if case .bool(let bool) = value { bool } else { nil } }
+    package var doubleValue: Double? { if case .number(let number, _) = value { number } else { nil } }
+    package var isNull: Bool { if case .null = value { true } else { false } }
 
     /// The value as an `Int` when it is a number with no fractional part that fits (`3`, `3.0`, `3e0`).
-    public var intValue: Int? {
+    package var intValue: Int? {
         guard case .number(let number, _) = value, number.rounded() == number,
               number >= -9.007_199_254_740_992e15, number <= 9.007_199_254_740_992e15
         else { return nil }
@@ -116,7 +116,7 @@ public struct JSONNode: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// "object", "array", "string", "number", "boolean" or "null": for messages.
-    public var kindName: String {
+    package var kindName: String {
         switch value {
         case .null: "null"
         case .bool: "boolean"
@@ -129,7 +129,7 @@ public struct JSONNode: Sendable, Equatable, CustomStringConvertible {
 
     /// A tree built from ``JSONText`` (no source positions: every node is at 1:1), so values built in
     /// code can be matched like parsed ones without writing and parsing text.
-    public init(_ text: JSONText) {
+    package init(_ text: JSONText) {
         switch text {
         case .null: self.init(Value.null)
         case .bool(let bool): self.init(Value.bool(bool))
@@ -144,7 +144,7 @@ public struct JSONNode: Sendable, Equatable, CustomStringConvertible {
 
     /// The value as ``JSONText`` (for writing it out): numbers without a fraction or exponent become
     /// `.int`, others `.double`; duplicate keys are kept as they are.
-    public var jsonText: JSONText {
+    package var jsonText: JSONText {
         switch value {
         case .null: return .null
         case .bool(let bool): return .bool(bool)
@@ -158,7 +158,7 @@ public struct JSONNode: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Compact JSON text of the value (numbers as they were written).
-    public var description: String {
+    package var description: String {
         switch value {
         case .null: return "null"
         case .bool(let bool): return bool ? "true" : "false"
@@ -170,30 +170,30 @@ public struct JSONNode: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public static func quoted(_ string: String) -> String {
+    package static func quoted(_ string: String) -> String {
         String(decoding: JSONText.string(string).bytes, as: UTF8.self)
     }
 }
 
 /// A place in a JSON document, rendered JSONPath-style for messages: `$.rules[2].when[0].contains`.
 /// Keys that are not plain identifiers are bracketed and quoted: `$.headers["X-Request-Id"]`.
-public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
-    public enum Component: Hashable, Sendable {
+package struct JSONPath: Hashable, Sendable, CustomStringConvertible {
+    package enum Component: Hashable, Sendable {
         case key(String)
         case index(Int)
     }
 
-    public var components: [Component]
-    public init(_ components: [Component] = []) { self.components = components }
+    package var components: [Component]
+    package init(_ components: [Component] = []) { self.components = components }
 
-    public static let root = JSONPath()
+    package static let root = JSONPath()
 
-    public func appending(_ key: String) -> JSONPath { JSONPath(components + [.key(key)]) }
-    public func appending(_ index: Int) -> JSONPath { JSONPath(components + [.index(index)]) }
-    public static func / (path: JSONPath, key: String) -> JSONPath { path.appending(key) }
-    public static func / (path: JSONPath, index: Int) -> JSONPath { path.appending(index) }
+    package func appending(_ key: String) -> JSONPath { JSONPath(components + [.key(key)]) }
+    package func appending(_ index: Int) -> JSONPath { JSONPath(components + [.index(index)]) }
+    package static func / (path: JSONPath, key: String) -> JSONPath { path.appending(key) }
+    package static func / (path: JSONPath, index: Int) -> JSONPath { path.appending(index) }
 
-    public var description: String {
+    package var description: String {
         var text = "$"
         for component in components {
             switch component {
@@ -213,44 +213,44 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Why a text is not JSON, and where: `line` and `column` as in ``JSONPosition``.
-public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
-    public var message: String
-    public init(line: Int, column: Int, message: String) {
+package struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var line: Int
+    package var column: Int
+    package var message: String
+    package init(line: Int, column: Int, message: String) {
         self.line = line
         self.column = column
         self.message = message
     }
-    public var position: JSONPosition { JSONPosition(line: line, column: column) }
-    public var description: String { "\(line):\(column): \(message)" }
+    package var position: JSONPosition { JSONPosition(line: line, column: column) }
+    package var description: String { "\(line):\(column): \(message)" }
 }
 
 /// A strict RFC 8259 parser that keeps positions. No comments, no trailing commas, no single quotes, no
 /// NaN/Infinity; a UTF-8 byte order mark at the very start is skipped (RFC 8259 §8.1 allows that).
 /// Hostile input cannot crash it: nesting and size are limited, recursion depth is bounded by the nesting.
-public enum JSONDocument {
-    public struct Limits: Sendable, Equatable {
+package enum JSONDocument {
+    package struct Limits: Sendable, Equatable {
         /// Arrays and objects nested deeper than this are an error (the top-level value is depth 1).
-        public var maxDepth: Int
+        package var maxDepth: Int
         /// Texts longer than this many bytes are an error.
-        public var maxBytes: Int
-        public init(maxDepth: Int = 64, maxBytes: Int = 8 << 20) {
+        package var maxBytes: Int
+        package init(maxDepth: Int = 64, maxBytes: Int = 8 << 20) {
             self.maxDepth = maxDepth
             self.maxBytes = maxBytes
         }
-        public static let `default` = Limits()
+        package static let `default` = Limits()
     }
 
-    public static func parse(_ data: Data, limits: Limits = .default) throws(JSONSyntaxError) -> JSONNode {
+    package static func parse(_ data: Data, limits: Limits = .default) throws(JSONSyntaxError) -> JSONNode {
         try parse(bytes: [UInt8](data), limits: limits)
     }
 
-    public static func parse(_ text: String, limits: Limits = .default) throws(JSONSyntaxError) -> JSONNode {
+    package static func parse(_ text: String, limits: Limits = .default) throws(JSONSyntaxError) -> JSONNode {
         try parse(bytes: Array(text.utf8), limits: limits)
     }
 
-    public static func parse(bytes: [UInt8], limits: Limits = .default) throws(JSONSyntaxError) -> JSONNode {
+    package static func parse(bytes: [UInt8], limits: Limits = .default) throws(JSONSyntaxError) -> JSONNode {
         guard bytes.count <= limits.maxBytes else {
             throw JSONSyntaxError(line: 1, column: 1, message: "document is larger than \(limits.maxBytes) bytes")
         }

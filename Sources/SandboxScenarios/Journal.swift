@@ -4,42 +4,42 @@ import Foundation
 /// Every call to a faked API, newest last, in a ring of fixed size shared by all namespaces of a server:
 /// when it is full the oldest entry goes and ``dropped`` counts it (WireMock's unbounded journal is how
 /// mock servers run out of memory; mock-server-peers.md Part 2). Read per namespace through `/__sandbox/journal`.
-public final class Journal: Sendable, HTTPExchangeObserver {
-    public struct Entry: Sendable {
-        public var sequence: Int
-        public var namespace: Namespace
-        public var time: Date
-        public var requestID: String
-        public var method: String
+package final class Journal: Sendable, HTTPExchangeObserver {
+    package struct Entry: Sendable {
+        package var sequence: Int
+        package var namespace: Namespace
+        package var time: Date
+        package var requestID: String
+        package var method: String
         /// The request's path (decoded) and raw query, each cut to ``textLimit`` UTF-8 bytes in a copy of its own:
         /// a client may send 60 KB targets, and 10,000 entries of those would hold 600 MB.
-        public var path: String
-        public var pathTruncated: Bool
-        public var query: String?
-        public var queryTruncated: Bool
-        public var status: Int
-        public var durationSeconds: Double
+        package var path: String
+        package var pathTruncated: Bool
+        package var query: String?
+        package var queryTruncated: Bool
+        package var status: Int
+        package var durationSeconds: Double
         /// The first bytes of the request body (up to ``bodyLimit``), kept as received, decoded when read.
         /// A copy of its own: the entry never keeps the rest of the body alive.
-        public var requestBodyBytes: Data
-        public var requestBody: String { String(decoding: requestBodyBytes, as: UTF8.self) }
-        public var requestBodyTruncated: Bool
+        package var requestBodyBytes: Data
+        package var requestBody: String { String(decoding: requestBodyBytes, as: UTF8.self) }
+        package var requestBodyTruncated: Bool
         /// What the sandbox decided, e.g. `scenario=reject <provider>.<api>.authorize: reject (rule 0)`;
         /// empty for calls no scenario looked at. Described when read, cut to ``textLimit`` bytes and then marked
         /// with ``truncationMarker``. A note given as text is cut when journaled (see ``append(_:)``).
-        public var note: String {
+        package var note: String {
             guard let noteSource else { return "" }
             return noteSource as? String ?? Journal.cutNote(String(describing: noteSource))
         }
         var noteSource: (any CustomStringConvertible & Sendable)?
     }
 
-    public struct Filter: Sendable {
-        public var method: String?
-        public var pathPrefix: String?
-        public var status: Int?
-        public var limit: Int
-        public init(method: String? = nil, pathPrefix: String? = nil, status: Int? = nil, limit: Int = 100) {
+    package struct Filter: Sendable {
+        package var method: String?
+        package var pathPrefix: String?
+        package var status: Int?
+        package var limit: Int
+        package init(method: String? = nil, pathPrefix: String? = nil, status: Int? = nil, limit: Int = 100) {
             self.method = method
             self.pathPrefix = pathPrefix
             self.status = status
@@ -47,12 +47,12 @@ public final class Journal: Sendable, HTTPExchangeObserver {
         }
     }
 
-    public let capacity: Int
-    public let bodyLimit: Int
+    package let capacity: Int
+    package let bodyLimit: Int
     /// How many UTF-8 bytes an entry keeps of the path, of the query and of the note (each).
-    public static let textLimit = 2048
+    package static let textLimit = 2048
     /// Ends a note that was cut at ``textLimit`` bytes.
-    public static let truncationMarker = "…[truncated]"
+    package static let truncationMarker = "…[truncated]"
     private let registry: NamespaceRegistry
     private let state: Locked<Ring>
 
@@ -71,7 +71,7 @@ public final class Journal: Sendable, HTTPExchangeObserver {
     /// Prefixes under `/__sandbox/` that are providers' endpoints (see ``journal(sandboxPathPrefix:)``).
     private let journaledSandboxPrefixes = Locked<[String]>([])
 
-    public init(capacity: Int = 10_000, bodyLimit: Int = 4096, registry: NamespaceRegistry) {
+    package init(capacity: Int = 10_000, bodyLimit: Int = 4096, registry: NamespaceRegistry) {
         self.capacity = max(1, capacity)
         self.bodyLimit = bodyLimit
         self.registry = registry
@@ -86,14 +86,14 @@ public final class Journal: Sendable, HTTPExchangeObserver {
     }
 
     /// Calls under `prefix`, a provider's endpoints below `/__sandbox/`, are journaled.
-    public func journal(sandboxPathPrefix prefix: String) {
+    package func journal(sandboxPathPrefix prefix: String) {
         journaledSandboxPrefixes.withLock { $0.append(prefix) }
     }
 
     /// Calls under the resolver's prefix are journaled in the namespace it names (nil: the request's own). For
     /// requests a browser sends without credentials or namespace header, such as a hosted payment page, whose
     /// session belongs to the namespace that created it.
-    public func resolveNamespaces(_ resolver: JournalNamespaceResolver) {
+    package func resolveNamespaces(_ resolver: JournalNamespaceResolver) {
         namespaceResolvers.withLock { $0.append(resolver) }
     }
 
@@ -104,7 +104,7 @@ public final class Journal: Sendable, HTTPExchangeObserver {
 
     /// Journals one answered call with its note (the server calls it; so may an in-process caller of
     /// ``Router/respond(to:timeout:)``, see there). A dropped connection is journaled with status 499.
-    public func exchangeCompleted(_ exchange: HTTPExchange, durationSeconds: Double) {
+    package func exchangeCompleted(_ exchange: HTTPExchange, durationSeconds: Double) {
         let request = exchange.request
         guard isJournaled(request.path) else { return }
         let namespace = namespace(of: request)
@@ -124,7 +124,7 @@ public final class Journal: Sendable, HTTPExchangeObserver {
     /// (`method` "CALLBACK", `path` the target URL, `status` the answer's status or 0 when none came), a
     /// distribution it pretended to send ("DISTRIBUTION"). `note` says which attempt and what went wrong;
     /// `body` is what was sent.
-    public func record(_ namespace: Namespace, method: String, path: String, status: Int, note: String,
+    package func record(_ namespace: Namespace, method: String, path: String, status: Int, note: String,
                        body: Data = Data(), requestID: String = "", durationSeconds: Double = 0) {
         let path = Journal.ownedPrefix(path.utf8[...])
         append(Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: requestID,
@@ -169,7 +169,7 @@ public final class Journal: Sendable, HTTPExchangeObserver {
     }
 
     /// The namespace's entries that pass `filter`, oldest first, at most `filter.limit` (the newest ones).
-    public func entries(_ namespace: Namespace, _ filter: Filter) -> [Entry] {
+    package func entries(_ namespace: Namespace, _ filter: Filter) -> [Entry] {
         let all = state.withLock { ring -> [Entry] in
             var out: [Entry] = []
             out.reserveCapacity(ring.count)
@@ -188,10 +188,10 @@ public final class Journal: Sendable, HTTPExchangeObserver {
     }
 
     /// Entries that fell out of the ring since the server started (all namespaces).
-    public var dropped: Int { state.withLock { $0.dropped } }
+    package var dropped: Int { state.withLock { $0.dropped } }
 
     /// Forgets the namespace's entries.
-    public func reset(_ namespace: Namespace) {
+    package func reset(_ namespace: Namespace) {
         state.withLock { ring in
             let start = (ring.next - ring.count + capacity) % capacity
             var kept: [Entry] = []

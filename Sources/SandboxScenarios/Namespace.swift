@@ -6,16 +6,16 @@ import Foundation
 ///
 /// Taken from the `Sandbox-Namespace` header, else the HTTP Basic user name, else the Bearer token, else
 /// `default`.
-public struct Namespace: Hashable, Sendable, CustomStringConvertible {
-    public let name: String
-    public init(_ name: String) { self.name = name }
-    public var description: String { name }
+package struct Namespace: Hashable, Sendable, CustomStringConvertible {
+    package let name: String
+    package init(_ name: String) { self.name = name }
+    package var description: String { name }
 
-    public static let `default` = Namespace("default")
-    public static let headerName = "Sandbox-Namespace"
+    package static let `default` = Namespace("default")
+    package static let headerName = "Sandbox-Namespace"
 
     /// The namespace the `Sandbox-Namespace` header names, if it names one.
-    public init?(header request: HTTPRequest) {
+    package init?(header request: HTTPRequest) {
         guard var name = request.headers[Namespace.headerName] else { return nil }
         // The HTTP parser strips a value's surrounding spaces and tabs (RFC 9110 §5.5); requests built in
         // code may still carry them, so trim, but only when needed (this runs for every request).
@@ -27,7 +27,7 @@ public struct Namespace: Hashable, Sendable, CustomStringConvertible {
         self.init(name)
     }
 
-    public init(for request: HTTPRequest) {
+    package init(for request: HTTPRequest) {
         if let named = Namespace(header: request) {
             self = named
         } else if let user = BasicCredentials(request)?.user, !user.isEmpty {
@@ -43,12 +43,12 @@ public struct Namespace: Hashable, Sendable, CustomStringConvertible {
 extension Namespace {
     /// The token of `Authorization: Bearer <token>` (RFC 6750 §2.1; the scheme is case-insensitive), nil when
     /// missing, another scheme or empty. Runs for every request, so it compares bytes.
-    public static func bearerToken(_ request: HTTPRequest) -> String? {
+    package static func bearerToken(_ request: HTTPRequest) -> String? {
         request.headers["Authorization"].flatMap(bearerToken(fromHeader:))
     }
 
     /// The token of one `Authorization` field value `Bearer <token>`, as ``bearerToken(_:)`` reads it.
-    public static func bearerToken(fromHeader header: String) -> String? {
+    package static func bearerToken(fromHeader header: String) -> String? {
         let utf8 = header.utf8
         guard utf8.count > 7, utf8.prefix(6).lazy.map({ $0 | 0x20 }).elementsEqual("bearer".utf8),
               utf8.dropFirst(6).first == UInt8(ascii: " ") else { return nil }
@@ -60,18 +60,18 @@ extension Namespace {
 }
 
 /// `Authorization: Basic base64(user:password)` (RFC 7617).
-public struct BasicCredentials: Sendable, Equatable {
-    public var user: String
-    public var password: String
+package struct BasicCredentials: Sendable, Equatable {
+    package var user: String
+    package var password: String
 
-    public init(user: String, password: String) {
+    package init(user: String, password: String) {
         self.user = user
         self.password = password
     }
 
     /// nil when the header is missing, not Basic, not base64, or has no colon.
     /// Runs for every request (namespace, journal), so it avoids Foundation's string helpers.
-    public init?(_ request: HTTPRequest) {
+    package init?(_ request: HTTPRequest) {
         guard let header = request.headers["Authorization"] else { return nil }
         let utf8 = header.utf8
         // The scheme is case-insensitive (RFC 9110 §11.1); one or more spaces follow it.

@@ -3,26 +3,26 @@ import Foundation
 
 /// Per-namespace settings shared by every provider: the clock offset (set through `/__sandbox/clock`).
 /// Providers keep their own objects per namespace and reset them through ``NamespacedState``.
-public final class NamespaceRegistry: Sendable {
-    public let baseClock: any SandboxClock
+package final class NamespaceRegistry: Sendable {
+    package let baseClock: any SandboxClock
     private let offsets = Locked<[Namespace: TimeInterval]>([:])
 
-    public init(clock: any SandboxClock) { baseClock = clock }
+    package init(clock: any SandboxClock) { baseClock = clock }
 
     /// The namespace's time: the base clock plus whatever `/__sandbox/clock` moved it by.
-    public func now(_ namespace: Namespace) -> Date {
+    package func now(_ namespace: Namespace) -> Date {
         baseClock.now().addingTimeInterval(offsets.withLock { $0[namespace] ?? 0 })
     }
 
     /// Moves the namespace's clock forward (or back) by `seconds`.
-    public func advance(_ namespace: Namespace, by seconds: TimeInterval) {
+    package func advance(_ namespace: Namespace, by seconds: TimeInterval) {
         offsets.withLock { $0[namespace, default: 0] += seconds }
     }
 
     /// Moves the namespace's clock by `seconds` only when it then lies within ``SandboxClockRange``, checked and
     /// moved under one lock (two moves racing cannot both pass the check). Returns the time before the move and
     /// whether it moved.
-    public func advanceWithinRange(_ namespace: Namespace, by seconds: TimeInterval) -> (from: Date, moved: Bool) {
+    package func advanceWithinRange(_ namespace: Namespace, by seconds: TimeInterval) -> (from: Date, moved: Bool) {
         offsets.withLock { offsets in
             let from = baseClock.now().addingTimeInterval(offsets[namespace] ?? 0)
             guard seconds.isFinite, SandboxClockRange.contains(from.addingTimeInterval(seconds)) else { return (from, false) }
@@ -32,18 +32,18 @@ public final class NamespaceRegistry: Sendable {
     }
 
     /// Sets the namespace's clock to `date`; it keeps running from there.
-    public func set(_ namespace: Namespace, to date: Date) {
+    package func set(_ namespace: Namespace, to date: Date) {
         let offset = date.timeIntervalSince(baseClock.now())
         offsets.withLock { $0[namespace] = offset }
     }
 
-    public func offset(_ namespace: Namespace) -> TimeInterval { offsets.withLock { $0[namespace] ?? 0 } }
+    package func offset(_ namespace: Namespace) -> TimeInterval { offsets.withLock { $0[namespace] ?? 0 } }
 
-    public func reset(_ namespace: Namespace) { offsets.withLock { $0[namespace] = nil } }
+    package func reset(_ namespace: Namespace) { offsets.withLock { $0[namespace] = nil } }
 }
 
 /// A provider's state that lives per namespace: `/__sandbox/reset` clears it, `/__sandbox/state` shows it.
-public protocol NamespacedState: Sendable {
+package protocol NamespacedState: Sendable {
     /// The key under which ``snapshot(_:)`` appears in `/__sandbox/state` (e.g. "<provider>_payments").
     var stateName: String { get }
     func reset(_ namespace: Namespace) async

@@ -2,7 +2,7 @@
 import Foundation
 
 /// What a provider keeps per namespace (its sessions, tokens, orders), for ``NamespacedStore``.
-public protocol NamespaceStateValue {
+package protocol NamespaceStateValue {
     /// Nothing worth keeping: a namespace whose state is still empty after an access is not stored, so reads
     /// (and failed writes) of an unknown namespace cost no memory.
     var isEmpty: Bool { get }
@@ -22,7 +22,7 @@ public protocol NamespaceStateValue {
 /// by it. Snapshot/restore of all state to a file would go through ``forEach(_:)`` (every namespace, shard by
 /// shard) and a `restore` that fills the slots.
 ///
-public final class NamespacedStore<State: NamespaceStateValue>: Sendable {
+package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
     /// One namespace's state and when it was first written (see the type's comment: the eviction seam).
     struct Slot {
         var state: State
@@ -42,14 +42,14 @@ public final class NamespacedStore<State: NamespaceStateValue>: Sendable {
     /// Sixteen locks: with a namespace per test suite, a few event loops (one per core) serving parallel suites
     /// meet on one lock with a chance of about one in sixteen, and sixteen idle mutexes cost nothing. The stores
     /// had 16 (and one 8); more would only help a server with many more cores than this one targets.
-    public static var shardCount: Int { 16 }
+    package static var shardCount: Int { 16 }
 
     private let shards: [Locked<Shard>]
     private let sequence = Locked<UInt64>(0)
     private let makeState: @Sendable () -> State
 
     /// `makeState`: a namespace's empty state, made on its first access.
-    public init(_ makeState: @escaping @Sendable () -> State) {
+    package init(_ makeState: @escaping @Sendable () -> State) {
         self.makeState = makeState
         shards = (0..<Self.shardCount).map { _ in Locked(Shard()) }
     }
@@ -59,11 +59,11 @@ public final class NamespacedStore<State: NamespaceStateValue>: Sendable {
     }
 
     /// A number that grows with every call, across namespaces: the order of creation (the eviction seam).
-    public func nextSequence() -> UInt64 { sequence.withLock { $0 += 1; return $0 } }
+    package func nextSequence() -> UInt64 { sequence.withLock { $0 += 1; return $0 } }
 
     /// Runs `body` on the namespace's state under its shard's lock, reading or changing it in place. A namespace
     /// is created by the first access that leaves its state non-empty.
-    public func withState<Result: Sendable, Failure: Error>(
+    package func withState<Result: Sendable, Failure: Error>(
         _ namespace: Namespace, _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try shard(namespace).withLock { (shard) throws(Failure) -> Result in
@@ -75,12 +75,12 @@ public final class NamespacedStore<State: NamespaceStateValue>: Sendable {
     }
 
     /// Drops the namespace's state.
-    public func reset(_ namespace: Namespace) {
+    package func reset(_ namespace: Namespace) {
         shard(namespace).withLock { $0.slots[namespace] = nil }
     }
 
     /// Drops the namespace's state; `body` sees it last, under the same lock (nil: the namespace had none).
-    public func reset<Result: Sendable>(_ namespace: Namespace, _ body: (inout State) -> Result) -> Result? {
+    package func reset<Result: Sendable>(_ namespace: Namespace, _ body: (inout State) -> Result) -> Result? {
         shard(namespace).withLock { shard in
             guard var slot = shard.slots.removeValue(forKey: namespace) else { return nil }
             return body(&slot.state)
@@ -88,12 +88,12 @@ public final class NamespacedStore<State: NamespaceStateValue>: Sendable {
     }
 
     /// Drops every namespace's state.
-    public func resetAll() {
+    package func resetAll() {
         for shard in shards { shard.withLock { $0.slots.removeAll() } }
     }
 
     /// Runs `body` on every namespace's state, one shard's lock at a time; stops at the first non-nil answer.
-    public func first<Result: Sendable>(_ body: (Namespace, inout State) -> Result?) -> Result? {
+    package func first<Result: Sendable>(_ body: (Namespace, inout State) -> Result?) -> Result? {
         for shard in shards {
             let found = shard.withLock { (shard) -> Result? in
                 for namespace in shard.slots.keys {
@@ -107,7 +107,7 @@ public final class NamespacedStore<State: NamespaceStateValue>: Sendable {
     }
 
     /// Runs `body` on every namespace's state, one shard's lock at a time (snapshots of everything).
-    public func forEach(_ body: (Namespace, inout State) -> Void) {
+    package func forEach(_ body: (Namespace, inout State) -> Void) {
         _ = first { (namespace, state) -> Bool? in
             body(namespace, &state)
             return nil
@@ -115,34 +115,34 @@ public final class NamespacedStore<State: NamespaceStateValue>: Sendable {
     }
 
     /// The namespaces that have state now.
-    public var namespaces: [Namespace] { shards.flatMap { $0.withLock { Array($0.slots.keys) } } }
+    package var namespaces: [Namespace] { shards.flatMap { $0.withLock { Array($0.slots.keys) } } }
 }
 
 /// When a namespace's expired objects are swept: the shared cadence of the stores. A sweep runs on a creation,
 /// every `creationsPerSweep` creations in the namespace or when its clock has moved `interval` past the last
 /// sweep (a clock jump expires everything at once), and never before ``earliestExpiry``: until then it would
 /// find nothing (and it copies the namespace's dictionaries).
-public struct SweepSchedule: Sendable {
-    public let creationsPerSweep: Int
-    public let interval: TimeInterval
-    public var creationsSinceSweep = 0
-    public var nextSweep = Date.distantPast
+package struct SweepSchedule: Sendable {
+    package let creationsPerSweep: Int
+    package let interval: TimeInterval
+    package var creationsSinceSweep = 0
+    package var nextSweep = Date.distantPast
     /// No object of the namespace expires before this (a lower bound). `distantPast` for a store that does not
     /// keep it.
-    public var earliestExpiry: Date
+    package var earliestExpiry: Date
 
     /// `tracksExpiry`: whether the store lowers ``earliestExpiry`` as it creates objects (else it never holds a sweep back).
-    public init(creationsPerSweep: Int = 1024, interval: TimeInterval = 60, tracksExpiry: Bool = true) {
+    package init(creationsPerSweep: Int = 1024, interval: TimeInterval = 60, tracksExpiry: Bool = true) {
         self.creationsPerSweep = creationsPerSweep
         self.interval = interval
         earliestExpiry = tracksExpiry ? .distantFuture : .distantPast
     }
 
     /// An object that expires at `date` was created.
-    public mutating func noteExpiry(_ date: Date) { if date < earliestExpiry { earliestExpiry = date } }
+    package mutating func noteExpiry(_ date: Date) { if date < earliestExpiry { earliestExpiry = date } }
 
     /// Counts a creation at `now`; true when a sweep is due now (the schedule then starts again from `now`).
-    public mutating func creationIsDue(now: Date) -> Bool {
+    package mutating func creationIsDue(now: Date) -> Bool {
         guard creationsSinceSweep + 1 >= creationsPerSweep || now >= nextSweep, now >= earliestExpiry else {
             creationsSinceSweep += 1
             return false

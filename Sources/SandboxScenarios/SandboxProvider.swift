@@ -7,7 +7,7 @@ import Foundation
 /// A provider is made from its configuration and a ``SandboxProviderContext`` and owns its stores. Its vocabulary
 /// and content-rule scenarios belong to its type: the scenario engine loads with every provider's before any
 /// provider is made, and is then in the context its routes play through.
-public protocol SandboxProvider: Sendable {
+package protocol SandboxProvider: Sendable {
     /// The operations and outcomes its scenario files may name.
     static var scenarioVocabulary: ScenarioVocabulary { get }
     /// Its scenarios of content rules (rules on its own test data), consulted in this order (``ScenarioEngine``).
@@ -28,22 +28,22 @@ public protocol SandboxProvider: Sendable {
 }
 
 /// A path prefix a provider answers under and the format of its errors there.
-public struct SandboxPathPrefix: Sendable {
-    public let prefix: String
-    public let errors: any ProviderErrorFormat
+package struct SandboxPathPrefix: Sendable {
+    package let prefix: String
+    package let errors: any ProviderErrorFormat
 
-    public init(_ prefix: String, errors: any ProviderErrorFormat) {
+    package init(_ prefix: String, errors: any ProviderErrorFormat) {
         self.prefix = prefix
         self.errors = errors
     }
 }
 
 /// Calls under ``prefix`` are journaled in the namespace ``resolve`` names (nil: the request's own).
-public struct JournalNamespaceResolver: Sendable {
-    public let prefix: String
-    public let resolve: @Sendable (HTTPRequest) -> Namespace?
+package struct JournalNamespaceResolver: Sendable {
+    package let prefix: String
+    package let resolve: @Sendable (HTTPRequest) -> Namespace?
 
-    public init(underPathPrefix prefix: String, _ resolve: @escaping @Sendable (HTTPRequest) -> Namespace?) {
+    package init(underPathPrefix prefix: String, _ resolve: @escaping @Sendable (HTTPRequest) -> Namespace?) {
         self.prefix = prefix
         self.resolve = resolve
     }
@@ -51,13 +51,13 @@ public struct JournalNamespaceResolver: Sendable {
 
 /// What the sandbox gives a provider it makes: the shared namespaces and their clocks (``NamespaceRegistry``), the injected ids, the
 /// journal (for calls the provider makes itself, such as callbacks) and the loaded scenarios.
-public struct SandboxProviderContext: Sendable {
-    public let registry: NamespaceRegistry
-    public let ids: any IDGenerator
-    public let journal: Journal
-    public let scenarios: ScenarioEngine
+package struct SandboxProviderContext: Sendable {
+    package let registry: NamespaceRegistry
+    package let ids: any IDGenerator
+    package let journal: Journal
+    package let scenarios: ScenarioEngine
 
-    public init(registry: NamespaceRegistry, ids: any IDGenerator, journal: Journal, scenarios: ScenarioEngine) {
+    package init(registry: NamespaceRegistry, ids: any IDGenerator, journal: Journal, scenarios: ScenarioEngine) {
         self.registry = registry
         self.ids = ids
         self.journal = journal

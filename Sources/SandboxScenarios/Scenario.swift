@@ -23,18 +23,18 @@ import Foundation
 // ``ScenarioVocabulary``; `scenarios/scenario.schema.json` is generated from it for editors.
 
 /// A named, validated scenario: what the sandbox answers for each operation.
-public struct Scenario: Sendable {
-    public var name: String
-    public var description: String
-    public var rules: [ScenarioRule]
+package struct Scenario: Sendable {
+    package var name: String
+    package var description: String
+    package var rules: [ScenarioRule]
     /// The file it was read from, as shown in problems ("scenarios/shop/slow.json"); empty when built in code.
-    public var file: String
+    package var file: String
     /// Where `name` is in that file (for the duplicate-name problem).
-    public var namePosition: JSONPosition
+    package var namePosition: JSONPosition
     /// What loads but is likely a mistake (a condition on a field its operation's request cannot have).
-    public var warnings: [ScenarioProblem] = []
+    package var warnings: [ScenarioProblem] = []
 
-    public init(name: String, description: String, rules: [ScenarioRule], file: String = "",
+    package init(name: String, description: String, rules: [ScenarioRule], file: String = "",
                 namePosition: JSONPosition = JSONPosition(line: 1, column: 1)) {
         self.name = name
         self.description = description
@@ -44,7 +44,7 @@ public struct Scenario: Sendable {
     }
 
     /// Scenario names: `^[a-z0-9][a-z0-9._-]{0,63}$`.
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...64).contains(bytes.count) else { return false }
         for (offset, byte) in bytes.enumerated() {
@@ -60,17 +60,17 @@ public struct Scenario: Sendable {
 }
 
 /// One rule: for `operation`, when every condition holds, answer `steps[min(call, steps.count - 1)]`.
-public struct ScenarioRule: Sendable, Equatable {
-    public var operation: ScenarioOperation
-    public var conditions: [ScenarioCondition]
+package struct ScenarioRule: Sendable, Equatable {
+    package var operation: ScenarioOperation
+    package var conditions: [ScenarioCondition]
     /// One step for an inline outcome; the `sequence` elements otherwise (never empty).
-    public var steps: [ScenarioStep]
+    package var steps: [ScenarioStep]
     /// Whether the file wrote a `sequence` (even of one element) rather than an inline outcome.
-    public var isSequence: Bool
+    package var isSequence: Bool
     /// Where the rule object starts in its file.
-    public var position: JSONPosition
+    package var position: JSONPosition
 
-    public init(operation: ScenarioOperation, conditions: [ScenarioCondition] = [], steps: [ScenarioStep],
+    package init(operation: ScenarioOperation, conditions: [ScenarioCondition] = [], steps: [ScenarioStep],
                 isSequence: Bool? = nil, position: JSONPosition = JSONPosition(line: 1, column: 1)) {
         precondition(!steps.isEmpty, "a rule needs at least one step")
         self.operation = operation
@@ -80,18 +80,18 @@ public struct ScenarioRule: Sendable, Equatable {
         self.position = position
     }
 
-    public init(operation: ScenarioOperation, conditions: [ScenarioCondition] = [], outcome: ScenarioOutcome,
+    package init(operation: ScenarioOperation, conditions: [ScenarioCondition] = [], outcome: ScenarioOutcome,
                 delay: Duration? = nil) {
         self.init(operation: operation, conditions: conditions, steps: [ScenarioStep(outcome, delay: delay)], isSequence: false)
     }
 }
 
 /// What to answer, and how long to wait before answering.
-public struct ScenarioStep: Sendable, Equatable {
-    public var outcome: ScenarioOutcome
+package struct ScenarioStep: Sendable, Equatable {
+    package var outcome: ScenarioOutcome
     /// `delay_ms`; nil when the file gave none.
-    public var delay: Duration?
-    public init(_ outcome: ScenarioOutcome, delay: Duration? = nil) {
+    package var delay: Duration?
+    package init(_ outcome: ScenarioOutcome, delay: Duration? = nil) {
         self.outcome = outcome
         self.delay = delay
     }

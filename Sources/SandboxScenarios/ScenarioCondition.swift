@@ -4,15 +4,15 @@ import Foundation
 // MARK: - Conditions
 
 /// One test on the request; a rule applies when all of its conditions hold.
-public struct ScenarioCondition: Sendable, Equatable {
-    public enum Subject: Sendable, Equatable {
+package struct ScenarioCondition: Sendable, Equatable {
+    package enum Subject: Sendable, Equatable {
         /// A value in the request's JSON body.
         case field(ScenarioFieldPath)
         /// A request header (name compared case-insensitively; with several fields of that name, any may match).
         case header(String)
     }
 
-    public enum Test: Sendable, Equatable {
+    package enum Test: Sendable, Equatable {
         /// JSON equality (numbers by value, object keys in any order); headers: the exact string.
         case equals(JSONNode)
         /// A string: contains the substring (case-sensitive). An array: has an element equal to the string.
@@ -23,10 +23,10 @@ public struct ScenarioCondition: Sendable, Equatable {
         case exists(Bool)
     }
 
-    public var subject: Subject
-    public var test: Test
+    package var subject: Subject
+    package var test: Test
 
-    public init(_ subject: Subject, _ test: Test) {
+    package init(_ subject: Subject, _ test: Test) {
         self.subject = subject
         self.test = test
     }
@@ -35,11 +35,11 @@ public struct ScenarioCondition: Sendable, Equatable {
 /// A dot path into a JSON body with `[i]` for array elements: `billing_address.email`, `order_lines[0].name`.
 /// Grammar: `name("[" index "]")*` segments joined by ".", where a name is one or more characters other
 /// than `.`, `[` and `]`, and an index is a non-negative integer without leading zeros.
-public struct ScenarioFieldPath: Sendable, Hashable, CustomStringConvertible {
-    public let text: String
-    public let components: [JSONPath.Component]
+package struct ScenarioFieldPath: Sendable, Hashable, CustomStringConvertible {
+    package let text: String
+    package let components: [JSONPath.Component]
 
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         var components: [JSONPath.Component] = []
         for segment in text.split(separator: ".", omittingEmptySubsequences: false) {
             let bracket = segment.firstIndex(of: "[") ?? segment.endIndex
@@ -61,11 +61,11 @@ public struct ScenarioFieldPath: Sendable, Hashable, CustomStringConvertible {
         self.components = components
     }
 
-    public var description: String { text }
+    package var description: String { text }
 
     /// The value at this path, or nil when any step is missing (a key that is not there, an index out of
     /// range, or a step into something that is not an object or array).
-    public func resolve(in root: JSONNode?) -> JSONNode? {
+    package func resolve(in root: JSONNode?) -> JSONNode? {
         var node = root
         for component in components {
             switch component {
@@ -78,20 +78,20 @@ public struct ScenarioFieldPath: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A compiled `matches` regular expression (NSRegularExpression, ICU syntax). Equal when the patterns are.
-public struct ScenarioPattern: Sendable, Equatable, CustomStringConvertible {
-    public let pattern: String
-    public let regex: NSRegularExpression
+package struct ScenarioPattern: Sendable, Equatable, CustomStringConvertible {
+    package let pattern: String
+    package let regex: NSRegularExpression
 
-    public init(_ pattern: String) throws {
+    package init(_ pattern: String) throws {
         self.pattern = pattern
         regex = try NSRegularExpression(pattern: pattern)
     }
 
-    public func matches(_ string: String) -> Bool {
+    package func matches(_ string: String) -> Bool {
         regex.firstMatch(in: string, range: NSRange(string.startIndex..., in: string)) != nil
     }
 
-    public var description: String { pattern }
-    public static func == (lhs: ScenarioPattern, rhs: ScenarioPattern) -> Bool { lhs.pattern == rhs.pattern }
+    package var description: String { pattern }
+    package static func == (lhs: ScenarioPattern, rhs: ScenarioPattern) -> Bool { lhs.pattern == rhs.pattern }
 }
 

@@ -10,14 +10,14 @@ import Foundation
 ///    of their rules matches this call;
 /// 4. the namespace's default (`PUT /__sandbox/scenario`);
 /// 5. the server's default: approve everything.
-public final class ScenarioEngine: Sendable {
-    public static let headerName = "Sandbox-Scenario"
+package final class ScenarioEngine: Sendable {
+    package static let headerName = "Sandbox-Scenario"
 
-    public let directories: [URL]
+    package let directories: [URL]
     /// What the scenario files may name (the registered providers').
-    public let vocabulary: ScenarioVocabulary
+    package let vocabulary: ScenarioVocabulary
     /// Scenarios consulted at step 3, in order (a provider's playground scenario).
-    public let contentRuleScenarios: [String]
+    package let contentRuleScenarios: [String]
     private let state: Locked<State>
 
     private struct State {
@@ -35,7 +35,7 @@ public final class ScenarioEngine: Sendable {
         var rule: Int
     }
 
-    public init(library: ScenarioLibrary, directories: [URL] = [], vocabulary: ScenarioVocabulary = ScenarioVocabulary(merging: []),
+    package init(library: ScenarioLibrary, directories: [URL] = [], vocabulary: ScenarioVocabulary = ScenarioVocabulary(merging: []),
                 contentRuleScenarios: [String] = []) {
         self.directories = directories
         self.vocabulary = vocabulary
@@ -44,7 +44,7 @@ public final class ScenarioEngine: Sendable {
     }
 
     /// Loads every scenario in `directories`; any problem fails the whole load (the server does not start).
-    public static func load(directories: [URL], vocabulary: ScenarioVocabulary,
+    package static func load(directories: [URL], vocabulary: ScenarioVocabulary,
                             contentRuleScenarios: [String] = []) throws(ScenarioLoadFailure) -> ScenarioEngine {
         switch ScenarioLibrary.load(directories: directories, vocabulary: vocabulary) {
         case .success(let library):
@@ -54,17 +54,17 @@ public final class ScenarioEngine: Sendable {
         }
     }
 
-    public var scenarios: [Scenario] { state.withLock { $0.library.scenarios } }
+    package var scenarios: [Scenario] { state.withLock { $0.library.scenarios } }
 
     /// The loaded scenarios' warnings (see ``Scenario/warnings``).
-    public var warnings: [ScenarioProblem] { state.withLock { $0.library.warnings } }
+    package var warnings: [ScenarioProblem] { state.withLock { $0.library.warnings } }
 
-    public func scenario(named name: String) -> Scenario? { state.withLock { $0.library.scenario(named: name) } }
+    package func scenario(named name: String) -> Scenario? { state.withLock { $0.library.scenario(named: name) } }
 
     /// Reads the directories again. A set with problems leaves the last good one in place; the problems are
     /// returned and kept for `GET /__sandbox/scenarios`.
     @discardableResult
-    public func reload() -> Result<Int, ScenarioLoadFailure> {
+    package func reload() -> Result<Int, ScenarioLoadFailure> {
         switch ScenarioLibrary.load(directories: directories, vocabulary: vocabulary) {
         case .success(let library):
             state.withLock { state in
@@ -87,18 +87,18 @@ public final class ScenarioEngine: Sendable {
     }
 
     /// Problems of the last reload that failed (empty after a good one).
-    public var lastReloadProblems: [ScenarioProblem] { state.withLock { $0.lastReloadProblems } }
+    package var lastReloadProblems: [ScenarioProblem] { state.withLock { $0.lastReloadProblems } }
 
     // MARK: Namespace defaults
 
-    public struct UnknownScenario: Error, Sendable, CustomStringConvertible {
-        public var name: String
-        public var known: [String]
-        public var description: String { "unknown scenario \"\(name)\" (known: \(known.joined(separator: ", ")))" }
+    package struct UnknownScenario: Error, Sendable, CustomStringConvertible {
+        package var name: String
+        package var known: [String]
+        package var description: String { "unknown scenario \"\(name)\" (known: \(known.joined(separator: ", ")))" }
     }
 
     /// Sets (or with nil clears) the namespace's default scenario.
-    public func setDefault(_ name: String?, for namespace: Namespace) throws(UnknownScenario) {
+    package func setDefault(_ name: String?, for namespace: Namespace) throws(UnknownScenario) {
         try state.withLock { (state: inout State) throws(UnknownScenario) in
             if let name, state.library.scenario(named: name) == nil {
                 throw UnknownScenario(name: name, known: state.library.scenarios.map(\.name))
@@ -107,10 +107,10 @@ public final class ScenarioEngine: Sendable {
         }
     }
 
-    public func defaultScenario(for namespace: Namespace) -> String? { state.withLock { $0.defaults[namespace] } }
+    package func defaultScenario(for namespace: Namespace) -> String? { state.withLock { $0.defaults[namespace] } }
 
     /// Forgets the namespace's default scenario and sequence counters.
-    public func reset(_ namespace: Namespace) {
+    package func reset(_ namespace: Namespace) {
         state.withLock { state in
             state.defaults[namespace] = nil
             state.counters = state.counters.filter { $0.key.namespace != namespace }
@@ -121,7 +121,7 @@ public final class ScenarioEngine: Sendable {
 
     /// The scenario an object created by this request sticks to: the header's, else the namespace default.
     /// nil when neither names one (the object then follows content rules and later defaults).
-    public func scenarioForNewObject(_ request: HTTPRequest, namespace: Namespace) throws(UnknownScenario) -> String? {
+    package func scenarioForNewObject(_ request: HTTPRequest, namespace: Namespace) throws(UnknownScenario) -> String? {
         try headerScenario(request)?.name ?? defaultScenario(for: namespace)
     }
 
@@ -131,7 +131,7 @@ public final class ScenarioEngine: Sendable {
     ///     authorize, the session as the customer authorizes it).
     ///   - object: what sequences count per (a session id, a token); calls on different objects count apart.
     ///   - sticky: the scenario the object was created under, if any.
-    public func decide(
+    package func decide(
         _ operation: ScenarioOperation, request: HTTPRequest, namespace: Namespace, subject: JSONNode?, object: String,
         sticky: String?
     ) throws(UnknownScenario) -> (scenario: String?, decision: ScenarioDecision) {
@@ -167,7 +167,7 @@ public final class ScenarioEngine: Sendable {
     }
 
     /// The request body as JSON for field conditions; nil when empty or not JSON.
-    public static func subject(_ body: Data) -> JSONNode? {
+    package static func subject(_ body: Data) -> JSONNode? {
         body.isEmpty ? nil : try? JSONDocument.parse(body)
     }
 }

@@ -23,14 +23,14 @@ public struct ScenarioLoadFailure: Error, Sendable, Equatable, CustomStringConve
 /// order, directory by directory, in the order given; symbolic links are followed, each directory and
 /// file once (see ``scan(_:)``). Any problem in any file fails the whole load, so a
 /// server either runs the complete set it was given or refuses to start (or keeps its last good set).
-public struct ScenarioLibrary: Sendable {
-    public private(set) var scenarios: [Scenario]
+package struct ScenarioLibrary: Sendable {
+    package private(set) var scenarios: [Scenario]
     /// Every warning of every loaded scenario, sorted by file then line.
-    public var warnings: [ScenarioProblem] { scenarios.flatMap(\.warnings).sorted() }
+    package var warnings: [ScenarioProblem] { scenarios.flatMap(\.warnings).sorted() }
     private var byName: [String: Int]
 
     /// A library of the given scenarios; for a repeated name, the first one is kept.
-    public init(scenarios: [Scenario] = []) {
+    package init(scenarios: [Scenario] = []) {
         self.scenarios = []
         byName = [:]
         for scenario in scenarios where byName[scenario.name] == nil {
@@ -39,19 +39,19 @@ public struct ScenarioLibrary: Sendable {
         }
     }
 
-    public func scenario(named name: String) -> Scenario? { byName[name].map { scenarios[$0] } }
-    public var names: [String] { scenarios.map(\.name) }
-    public var isEmpty: Bool { scenarios.isEmpty }
+    package func scenario(named name: String) -> Scenario? { byName[name].map { scenarios[$0] } }
+    package var names: [String] { scenarios.map(\.name) }
+    package var isEmpty: Bool { scenarios.isEmpty }
 
     /// The file name every scenario directory may hold without it being read as a scenario.
-    public static let schemaFileName = "scenario.schema.json"
+    package static let schemaFileName = "scenario.schema.json"
     /// How deep directories are searched.
     static let maxDirectoryDepth = 16
 
     /// Loads every scenario under `directories` (a plain file URL is read as one scenario file).
     /// A missing directory, an unreadable or invalid file, a symbolic-link loop and a scenario name used
     /// twice are problems. A directory or file reached twice (given twice, or through a link) is read once.
-    public static func load(directories: [URL], vocabulary: ScenarioVocabulary) -> Result<ScenarioLibrary, ScenarioLoadFailure> {
+    package static func load(directories: [URL], vocabulary: ScenarioVocabulary) -> Result<ScenarioLibrary, ScenarioLoadFailure> {
         let (scenarios, problems) = read(directories, vocabulary: vocabulary)
         if problems.isEmpty { return .success(ScenarioLibrary(scenarios: scenarios)) }
         return .failure(ScenarioLoadFailure(problems))
@@ -59,7 +59,7 @@ public struct ScenarioLibrary: Sendable {
 
     /// Every problem in `files`, each a scenario file or a directory of them (read as ``load(directories:vocabulary:)``
     /// does, duplicate names across all of them included), sorted by file then line; empty when all is well.
-    public static func validate(files: [URL], vocabulary: ScenarioVocabulary) -> [ScenarioProblem] {
+    package static func validate(files: [URL], vocabulary: ScenarioVocabulary) -> [ScenarioProblem] {
         read(files, vocabulary: vocabulary).problems.sorted()
     }
 
@@ -67,7 +67,7 @@ public struct ScenarioLibrary: Sendable {
     /// server would load them, so a name the context already uses is a problem too; `fileCount` is how
     /// many distinct scenario files `files` hold.
     /// Warnings (the files still load) are those of `files` only.
-    public static func validate(files: [URL], after context: [URL], vocabulary: ScenarioVocabulary)
+    package static func validate(files: [URL], after context: [URL], vocabulary: ScenarioVocabulary)
         -> (problems: [ScenarioProblem], warnings: [ScenarioProblem], fileCount: Int) {
         let read = read(context + files, vocabulary: vocabulary)
         let given = Set(scan(files).files.map(\.shown))
@@ -75,7 +75,7 @@ public struct ScenarioLibrary: Sendable {
     }
 
     /// The scenario files in `directory`, in load order. Throws when it cannot be listed.
-    public static func scenarioFiles(in directory: URL) throws -> [URL] {
+    package static func scenarioFiles(in directory: URL) throws -> [URL] {
         let found = scan([directory])
         if let problem = found.problems.first(where: { $0.file == display(directory) }) { throw problem }
         return found.files.map(\.url)
@@ -84,9 +84,9 @@ public struct ScenarioLibrary: Sendable {
     // MARK: Finding files
 
     /// A scenario file found under a location, and how problems name it.
-    public struct FoundFile: Sendable, Equatable {
-        public var url: URL
-        public var shown: String
+    package struct FoundFile: Sendable, Equatable {
+        package var url: URL
+        package var shown: String
     }
 
     /// A file or directory as the system knows it, whatever path and links lead to it.
@@ -108,7 +108,7 @@ public struct ScenarioLibrary: Sendable {
     /// through another path or link is skipped, and a link back to a directory being walked (a loop)
     /// is a problem; a file reached twice is listed once. So the walk is linear in the tree's size,
     /// whatever links it holds. Missing locations and unreadable directories are problems.
-    public static func scan(_ locations: [URL]) -> (files: [FoundFile], problems: [ScenarioProblem]) {
+    package static func scan(_ locations: [URL]) -> (files: [FoundFile], problems: [ScenarioProblem]) {
         var files: [FoundFile] = []
         var problems: [ScenarioProblem] = []
         var enteredDirectories: Set<FileIdentity> = []

@@ -2,9 +2,9 @@
 import Foundation
 
 /// An API operation a scenario can steer, named `provider.api.operation`.
-public struct ScenarioOperation: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    public var description: String { rawValue }
+package struct ScenarioOperation: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: String
+    package init(rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
+    package var description: String { rawValue }
 }

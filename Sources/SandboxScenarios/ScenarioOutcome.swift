@@ -3,7 +3,7 @@ import Foundation
 
 /// What a call answers: the operation's normal answer, one of the universal outcomes the scenario player sends
 /// itself, or an outcome a provider's ``ScenarioVocabulary`` declares, carried as that provider's typed value.
-public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
+package enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
     /// The normal, successful answer.
     case approve
     /// Any status; `body` is sent as is (nil: the provider's own error envelope for that status), `headers` added.
@@ -14,7 +14,7 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
     case provider(any ScenarioOutcomeValue)
 
     /// The outcome's name in the file format (`approve`, `http_error`, a provider's name).
-    public var name: String {
+    package var name: String {
         switch self {
         case .approve: "approve"
         case .httpError: "http_error"
@@ -24,7 +24,7 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The outcome's name, with its parameters for the ones that have them: `http_error 503`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .httpError(let status, _, _): "http_error \(status)"
         case .provider(let value): value.description
@@ -33,11 +33,11 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The provider's typed value, when this is an outcome of type `Value`.
-    public func value<Value: ScenarioOutcomeValue>(as type: Value.Type) -> Value? {
+    package func value<Value: ScenarioOutcomeValue>(as type: Value.Type) -> Value? {
         if case .provider(let value) = self { value as? Value } else { nil }
     }
 
-    public static func == (lhs: ScenarioOutcome, rhs: ScenarioOutcome) -> Bool {
+    package static func == (lhs: ScenarioOutcome, rhs: ScenarioOutcome) -> Bool {
         switch (lhs, rhs) {
         case (.approve, .approve), (.dropConnection, .dropConnection): true
         case let (.httpError(a, b, c), .httpError(x, y, z)): a == x && b == y && c == z
@@ -47,26 +47,26 @@ public enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The outcomes every operation accepts, in the order messages list them around a provider's own.
-    public static let universalLeading = ["approve"]
-    public static let universalTrailing = ["http_error", "drop_connection"]
-    public static var universal: [String] { universalLeading + universalTrailing }
+    package static let universalLeading = ["approve"]
+    package static let universalTrailing = ["http_error", "drop_connection"]
+    package static var universal: [String] { universalLeading + universalTrailing }
 
     /// `delay_ms` range.
-    public static let delayRange = 0...60_000
+    package static let delayRange = 0...60_000
     /// `http_error` `status` range.
     /// A final answer: 1xx are interim responses a client would keep waiting after, so they are not allowed.
-    public static let statusRange = 200...599
+    package static let statusRange = 200...599
     /// Headers `http_error` may not set: the server frames the message itself.
-    public static let reservedHeaders: Set<String> = ["content-length", "transfer-encoding", "connection"]
+    package static let reservedHeaders: Set<String> = ["content-length", "transfer-encoding", "connection"]
 }
 
 /// A provider's typed outcome (an enum of its own), as a scenario step carries it.
-public protocol ScenarioOutcomeValue: Sendable, CustomStringConvertible {
+package protocol ScenarioOutcomeValue: Sendable, CustomStringConvertible {
     /// The outcome's name in the file format.
     var name: String { get }
     func isEqual(to other: any ScenarioOutcomeValue) -> Bool
 }
 
 extension ScenarioOutcomeValue where Self: Equatable {
-    public func isEqual(to other: any ScenarioOutcomeValue) -> Bool { (other as? Self) == self }
+    package func isEqual(to other: any ScenarioOutcomeValue) -> Bool { (other as? Self) == self }
 }

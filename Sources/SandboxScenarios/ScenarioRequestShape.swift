@@ -3,7 +3,7 @@ import Foundation
 
 /// The shape of the JSON an operation's field conditions look at: which keys can occur, which hold objects or
 /// arrays. `validate` warns about a `field` whose path leaves it (it could never match).
-public indirect enum ScenarioRequestShape: Sendable {
+package indirect enum ScenarioRequestShape: Sendable {
     /// An object with these keys.
     case object([String: ScenarioRequestShape])
     /// An array of elements of this shape.
@@ -19,7 +19,7 @@ public indirect enum ScenarioRequestShape: Sendable {
 
 extension ScenarioRequestShape {
     /// Why `path` cannot occur in JSON of this shape, naming the nearest known keys; nil when it can.
-    public func whyNot(_ path: ScenarioFieldPath) -> String? {
+    package func whyNot(_ path: ScenarioFieldPath) -> String? {
         if case .nothing = self { return "its conditions see no request body, so no field can occur (a header can)" }
         var shape = self
         var walked = ""

@@ -4,9 +4,9 @@ import Foundation
 /// The JSON Schema (2020-12) of scenario files for a vocabulary: `payment-sandbox schema` prints it and
 /// `scenarios/scenario.schema.json` is this text. It checks what editors can: the file's syntax, every
 /// operation and outcome name, which outcomes each operation accepts, and each outcome's parameters.
-public enum ScenarioSchema {
+package enum ScenarioSchema {
     /// The schema as pretty-printed JSON (two-space indent, one trailing newline).
-    public static func text(for vocabulary: ScenarioVocabulary) -> String {
+    package static func text(for vocabulary: ScenarioVocabulary) -> String {
         var out = ""
         schema(vocabulary).write(to: &out, indent: "")
         return out + "\n"

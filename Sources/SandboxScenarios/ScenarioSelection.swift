@@ -6,18 +6,18 @@ import Foundation
 // caller's business; this file only answers "given this scenario, what happens to this call?".
 
 /// What a scenario decided for one call, and why (for the journal).
-public struct ScenarioDecision: Sendable, Equatable, CustomStringConvertible {
-    public var outcome: ScenarioOutcome
+package struct ScenarioDecision: Sendable, Equatable, CustomStringConvertible {
+    package var outcome: ScenarioOutcome
     /// Wait this long before answering (or before dropping the connection); nil: answer at once.
-    public var delay: Duration?
+    package var delay: Duration?
     /// The index in ``Scenario/rules`` of the rule that matched; nil when none did (the default approve).
-    public var ruleIndex: Int?
+    package var ruleIndex: Int?
     /// Which element of the rule's steps was used (0 for an inline outcome); nil when no rule matched.
-    public var stepIndex: Int?
+    package var stepIndex: Int?
     /// The rule is a `sequence` (its step is worth showing).
-    public var fromSequence: Bool
+    package var fromSequence: Bool
 
-    public init(outcome: ScenarioOutcome, delay: Duration? = nil, ruleIndex: Int? = nil, stepIndex: Int? = nil,
+    package init(outcome: ScenarioOutcome, delay: Duration? = nil, ruleIndex: Int? = nil, stepIndex: Int? = nil,
                 fromSequence: Bool = false) {
         self.outcome = outcome
         self.delay = delay
@@ -27,12 +27,12 @@ public struct ScenarioDecision: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// No rule matched: the normal answer, without delay.
-    public static let approve = ScenarioDecision(outcome: .approve)
+    package static let approve = ScenarioDecision(outcome: .approve)
 
-    public var matchedRule: Bool { ruleIndex != nil }
+    package var matchedRule: Bool { ruleIndex != nil }
 
     /// `reject (rule 0)`, `http_error 503 (rule 1, step 0), delay 1.5 seconds`, `approve (no rule)`.
-    public var description: String {
+    package var description: String {
         var text = outcome.description
         switch (ruleIndex, stepIndex) {
         case let (rule?, step?) where fromSequence: text += " (rule \(rule), step \(step))"
@@ -55,33 +55,33 @@ extension Scenario {
     ///   - callIndex: 0 for the first call of this operation on this object (session, token, ...), 1 for
     ///     the second, ...; the caller keeps the counter. For per-rule counting, find the rule with
     ///     ``firstMatchingRule(for:body:headers:)`` first, then use ``ScenarioRule/decision(ruleIndex:callIndex:)``.
-    public func decide(_ operation: ScenarioOperation, body: JSONNode?, headers: HTTPHeaders, callIndex: Int) -> ScenarioDecision {
+    package func decide(_ operation: ScenarioOperation, body: JSONNode?, headers: HTTPHeaders, callIndex: Int) -> ScenarioDecision {
         guard let index = firstMatchingRule(for: operation, body: body, headers: headers) else { return .approve }
         return rules[index].decision(ruleIndex: index, callIndex: callIndex)
     }
 
     /// The index of the first rule for `operation` whose conditions all hold, or nil.
-    public func firstMatchingRule(for operation: ScenarioOperation, body: JSONNode?, headers: HTTPHeaders) -> Int? {
+    package func firstMatchingRule(for operation: ScenarioOperation, body: JSONNode?, headers: HTTPHeaders) -> Int? {
         rules.indices.first { rules[$0].operation == operation && rules[$0].matches(body: body, headers: headers) }
     }
 
     /// Whether any rule names `operation` (a scenario that never mentions an operation approves it).
-    public func hasRules(for operation: ScenarioOperation) -> Bool { rules.contains { $0.operation == operation } }
+    package func hasRules(for operation: ScenarioOperation) -> Bool { rules.contains { $0.operation == operation } }
 }
 
 extension ScenarioRule {
     /// Whether every condition holds (a rule without conditions always matches).
-    public func matches(body: JSONNode?, headers: HTTPHeaders) -> Bool {
+    package func matches(body: JSONNode?, headers: HTTPHeaders) -> Bool {
         conditions.allSatisfy { $0.holds(body: body, headers: headers) }
     }
 
     /// The step for the `callIndex`-th call (0-based); past the end, the last step.
-    public func step(forCall callIndex: Int) -> (index: Int, step: ScenarioStep) {
+    package func step(forCall callIndex: Int) -> (index: Int, step: ScenarioStep) {
         let index = min(max(callIndex, 0), steps.count - 1)
         return (index, steps[index])
     }
 
-    public func decision(ruleIndex: Int, callIndex: Int) -> ScenarioDecision {
+    package func decision(ruleIndex: Int, callIndex: Int) -> ScenarioDecision {
         let (index, step) = step(forCall: callIndex)
         return ScenarioDecision(outcome: step.outcome, delay: step.delay, ruleIndex: ruleIndex, stepIndex: index,
                                 fromSequence: isSequence)
@@ -90,7 +90,7 @@ extension ScenarioRule {
 
 extension ScenarioCondition {
     /// Whether the condition holds for a request with this JSON body and these headers.
-    public func holds(body: JSONNode?, headers: HTTPHeaders) -> Bool {
+    package func holds(body: JSONNode?, headers: HTTPHeaders) -> Bool {
         switch subject {
         case .field(let path):
             let value = path.resolve(in: body)

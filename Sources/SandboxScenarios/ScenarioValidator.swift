@@ -5,11 +5,11 @@ import Foundation
 
 extension Scenario {
     /// Largest scenario file read (the format needs far less).
-    public static let maxFileBytes = 1 << 20
+    package static let maxFileBytes = 1 << 20
 
     /// Parses and validates one scenario file's content. `file` is how problems name it. Every problem in
     /// the file is reported, not just the first; a syntax error is one problem with path `$`.
-    public static func parse(_ data: Data, file: String, vocabulary: ScenarioVocabulary) -> Result<Scenario, ScenarioLoadFailure> {
+    package static func parse(_ data: Data, file: String, vocabulary: ScenarioVocabulary) -> Result<Scenario, ScenarioLoadFailure> {
         let root: JSONNode
         do {
             root = try JSONDocument.parse(data, limits: JSONDocument.Limits(maxDepth: 64, maxBytes: maxFileBytes))
@@ -27,7 +27,7 @@ extension Scenario {
         return .failure(ScenarioLoadFailure(validator.problems))
     }
 
-    public static func parse(_ text: String, file: String, vocabulary: ScenarioVocabulary) -> Result<Scenario, ScenarioLoadFailure> {
+    package static func parse(_ text: String, file: String, vocabulary: ScenarioVocabulary) -> Result<Scenario, ScenarioLoadFailure> {
         parse(Data(text.utf8), file: file, vocabulary: vocabulary)
     }
 }

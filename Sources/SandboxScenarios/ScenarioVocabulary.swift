@@ -5,17 +5,17 @@ import Foundation
 /// accepts besides the universal ones (``ScenarioOutcome/universal``), and how each outcome is read from
 /// its outcome object into the provider's typed value. The validator checks files against it and the JSON
 /// Schema is generated from it (``ScenarioSchema``).
-public struct ScenarioVocabulary: Sendable {
+package struct ScenarioVocabulary: Sendable {
     /// One operation a scenario may steer.
-    public struct Operation: Sendable {
-        public var name: ScenarioOperation
+    package struct Operation: Sendable {
+        package var name: ScenarioOperation
         /// The provider outcomes it accepts, by name (each declared in the same vocabulary's `outcomes`).
-        public var outcomes: [String]
-        public var description: String
+        package var outcomes: [String]
+        package var description: String
         /// The shape of the JSON its field conditions look at; nil when undeclared (no field warnings).
-        public var request: ScenarioRequestShape?
+        package var request: ScenarioRequestShape?
 
-        public init(_ name: ScenarioOperation, outcomes: [String] = [], _ description: String, request: ScenarioRequestShape? = nil) {
+        package init(_ name: ScenarioOperation, outcomes: [String] = [], _ description: String, request: ScenarioRequestShape? = nil) {
             self.name = name
             self.outcomes = outcomes
             self.description = description
@@ -24,15 +24,15 @@ public struct ScenarioVocabulary: Sendable {
     }
 
     /// One provider outcome: its name, its parameters (for allowed keys and the schema), and how to read it.
-    public struct Outcome: Sendable {
-        public var name: String
-        public var description: String
-        public var parameters: [ScenarioParameter]
+    package struct Outcome: Sendable {
+        package var name: String
+        package var description: String
+        package var parameters: [ScenarioParameter]
         /// Reads the outcome object (its parameters already limited to `parameters`); reports problems through
         /// the reader and returns nil when the object is invalid.
-        public var read: @Sendable (inout ScenarioOutcomeReader) -> (any ScenarioOutcomeValue)?
+        package var read: @Sendable (inout ScenarioOutcomeReader) -> (any ScenarioOutcomeValue)?
 
-        public init(_ name: String, _ description: String, parameters: [ScenarioParameter] = [],
+        package init(_ name: String, _ description: String, parameters: [ScenarioParameter] = [],
                     read: @escaping @Sendable (inout ScenarioOutcomeReader) -> (any ScenarioOutcomeValue)?) {
             self.name = name
             self.description = description
@@ -41,19 +41,19 @@ public struct ScenarioVocabulary: Sendable {
         }
 
         /// An outcome without parameters, always `value`.
-        public init(_ value: some ScenarioOutcomeValue, _ description: String) {
+        package init(_ value: some ScenarioOutcomeValue, _ description: String) {
             self.init(value.name, description) { _ in value }
         }
     }
 
-    public private(set) var operations: [Operation]
+    package private(set) var operations: [Operation]
     /// Every provider outcome, first declaration of a name first (the order messages and the schema list them).
-    public private(set) var outcomes: [Outcome]
+    package private(set) var outcomes: [Outcome]
     /// Per operation: its accepted provider outcomes, from the vocabulary that declared it, in that
     /// vocabulary's declaration order.
     private var accepted: [ScenarioOperation: [Outcome]]
 
-    public init(operations: [Operation], outcomes: [Outcome]) {
+    package init(operations: [Operation], outcomes: [Outcome]) {
         self.operations = operations
         self.outcomes = outcomes
         accepted = [:]
@@ -68,7 +68,7 @@ public struct ScenarioVocabulary: Sendable {
     }
 
     /// Several providers' vocabularies as one, in the order given.
-    public init(merging vocabularies: [ScenarioVocabulary]) {
+    package init(merging vocabularies: [ScenarioVocabulary]) {
         self.init(operations: [], outcomes: [])
         for vocabulary in vocabularies {
             for operation in vocabulary.operations {
@@ -82,15 +82,15 @@ public struct ScenarioVocabulary: Sendable {
         }
     }
 
-    public func operation(_ name: ScenarioOperation) -> Operation? { operations.first { $0.name == name } }
+    package func operation(_ name: ScenarioOperation) -> Operation? { operations.first { $0.name == name } }
 
     /// Every outcome name, universal ones included, in the order messages list them.
-    public var outcomeNames: [String] {
+    package var outcomeNames: [String] {
         ScenarioOutcome.universalLeading + outcomes.map(\.name) + ScenarioOutcome.universalTrailing
     }
 
     /// Every outcome `operation` accepts (universal ones included); nil when the operation is unknown.
-    public func allowedOutcomes(_ operation: ScenarioOperation) -> [String]? {
+    package func allowedOutcomes(_ operation: ScenarioOperation) -> [String]? {
         accepted[operation].map { ScenarioOutcome.universalLeading + $0.map(\.name) + ScenarioOutcome.universalTrailing }
     }
 
@@ -115,7 +115,7 @@ public struct ScenarioVocabulary: Sendable {
     func anyOutcome(_ name: String) -> Outcome? { outcomes.first { $0.name == name } }
 
     /// The parameters of `http_error`, the one universal outcome with parameters.
-    public static let httpErrorParameters: [ScenarioParameter] = [
+    package static let httpErrorParameters: [ScenarioParameter] = [
         ScenarioParameter("status", .integer(ScenarioOutcome.statusRange), required: true, "The response status."),
         ScenarioParameter("body", .json, "The response body, sent as is; without it the provider's own error for that status."),
         ScenarioParameter("headers", .headers, "Response headers to add (not Content-Length, Transfer-Encoding or Connection)."),
@@ -138,8 +138,8 @@ public struct ScenarioVocabulary: Sendable {
 }
 
 /// One parameter of an outcome object, as the schema describes it.
-public struct ScenarioParameter: Sendable {
-    public enum Kind: Sendable {
+package struct ScenarioParameter: Sendable {
+    package enum Kind: Sendable {
         /// A string; `values`: the only ones allowed; `pattern`: an ECMA-262 regular expression it matches.
         case string(values: [String]? = nil, pattern: String? = nil, nonEmpty: Bool = false)
         case integer(ClosedRange<Int>)
@@ -151,12 +151,12 @@ public struct ScenarioParameter: Sendable {
         case headers
     }
 
-    public var name: String
-    public var kind: Kind
-    public var required: Bool
-    public var description: String
+    package var name: String
+    package var kind: Kind
+    package var required: Bool
+    package var description: String
 
-    public init(_ name: String, _ kind: Kind, required: Bool = false, _ description: String) {
+    package init(_ name: String, _ kind: Kind, required: Bool = false, _ description: String) {
         self.name = name
         self.kind = kind
         self.required = required
@@ -166,35 +166,35 @@ public struct ScenarioParameter: Sendable {
 
 /// What an ``ScenarioVocabulary/Outcome`` reads its outcome object with: the members, the checks that word
 /// problems the way every scenario problem is worded, and the place to report its own.
-public struct ScenarioOutcomeReader {
+package struct ScenarioOutcomeReader {
     var validator: ScenarioValidator
     let object: ScenarioValidator.Object
     /// The outcome's name.
-    public let outcome: String
+    package let outcome: String
 
     /// The outcome object's path (`$.rules[0]`, `$.rules[0].sequence[1]`).
-    public var path: JSONPath { object.path }
-    public subscript(key: String) -> JSONNode? { object[key] }
+    package var path: JSONPath { object.path }
+    package subscript(key: String) -> JSONNode? { object[key] }
 
     /// The member `key`, or nil with a "missing required key" problem.
-    public mutating func require(_ key: String) -> JSONNode? {
+    package mutating func require(_ key: String) -> JSONNode? {
         validator.require(object, key, context: " for outcome \(JSONNode.quoted(outcome))")
     }
 
-    public mutating func string(_ node: JSONNode, _ path: JSONPath, nonEmpty: Bool = false) -> String? {
+    package mutating func string(_ node: JSONNode, _ path: JSONPath, nonEmpty: Bool = false) -> String? {
         validator.string(node, path, nonEmpty: nonEmpty)
     }
 
-    public mutating func integer(_ node: JSONNode, _ path: JSONPath, in range: ClosedRange<Int>?) -> Int? {
+    package mutating func integer(_ node: JSONNode, _ path: JSONPath, in range: ClosedRange<Int>?) -> Int? {
         validator.integer(node, path, in: range)
     }
 
     /// An array of distinct non-empty strings, at least one (`what`: "field names"; `example` for the empty case).
-    public mutating func stringSet(_ node: JSONNode, _ path: JSONPath, what: String, example: String) -> [String]? {
+    package mutating func stringSet(_ node: JSONNode, _ path: JSONPath, what: String, example: String) -> [String]? {
         validator.stringSet(node, path, what: what, example: example)
     }
 
-    public mutating func report(_ path: JSONPath, at position: JSONPosition, _ message: String) {
+    package mutating func report(_ path: JSONPath, at position: JSONPosition, _ message: String) {
         validator.report(path, at: position, message)
     }
 }

@@ -5,26 +5,26 @@ import Foundation
 /// `{"type": "https://api.payex.com/psp/errordetail/paymentorders/inputerror", "title": "Error in input data",
 ///   "status": 400, "instance": "https://api.payex.com/psp/probleminstance/00-…-01", "detail": "…",
 ///   "problems": [{"name": "PaymentOrder.Amount", "description": "…"}]}`.
-public struct SwedbankPayProblem: Error, ProviderError, Equatable, Sendable {
-    public struct Detail: Equatable, Sendable {
-        public var name: String
-        public var description: String
-        public init(name: String, description: String) {
+package struct SwedbankPayProblem: Error, ProviderError, Equatable, Sendable {
+    package struct Detail: Equatable, Sendable {
+        package var name: String
+        package var description: String
+        package init(name: String, description: String) {
             self.name = name
             self.description = description
         }
     }
 
     /// The part after `https://api.payex.com/psp/errordetail/`, e.g. `paymentorders/inputerror`, `swishdeclined`.
-    public var typeName: String
-    public var title: String
-    public var status: HTTPStatus
-    public var detail: String
-    public var problems: [Detail]
+    package var typeName: String
+    package var title: String
+    package var status: HTTPStatus
+    package var detail: String
+    package var problems: [Detail]
     /// Members some problems carry besides the standard ones (`sessionId` for Swish, §2.1).
-    public var extras: [(String, JSONText)]
+    package var extras: [(String, JSONText)]
 
-    public init(_ typeName: String, status: HTTPStatus, title: String, detail: String, problems: [Detail] = [],
+    package init(_ typeName: String, status: HTTPStatus, title: String, detail: String, problems: [Detail] = [],
                 extras: [(String, JSONText)] = []) {
         self.typeName = typeName
         self.status = status
@@ -34,11 +34,11 @@ public struct SwedbankPayProblem: Error, ProviderError, Equatable, Sendable {
         self.extras = extras
     }
 
-    public static let typePrefix = "https://api.payex.com/psp/errordetail/"
-    public var type: String { Self.typePrefix + typeName }
+    package static let typePrefix = "https://api.payex.com/psp/errordetail/"
+    package var type: String { Self.typePrefix + typeName }
 
     /// The body; `instance` is fresh each time, as Swedbank Pay's trace ids are (§2.1), drawn from `ids`.
-    public func json(ids: any IDGenerator) -> JSONText {
+    package func json(ids: any IDGenerator) -> JSONText {
         var members: [(String, JSONText)] = [
             ("type", .string(type)), ("title", .string(title)), ("status", .int(status.code)),
             ("instance", .string(Self.newInstance(ids))), ("detail", .string(detail)),
@@ -51,7 +51,7 @@ public struct SwedbankPayProblem: Error, ProviderError, Equatable, Sendable {
     }
 
     /// The answer with an `instance` from `ids`, the sandbox's injected generator.
-    public func response(for request: HTTPRequest, ids: any IDGenerator) -> HTTPResponse {
+    package func response(for request: HTTPRequest, ids: any IDGenerator) -> HTTPResponse {
         // The docs show `application/json` for problems; `application/problem+json` appears only as the
         // content type of the `failed-paymentorder` rel (swedbankpay-api.md §2.1, uncertain which is live).
         var response = HTTPResponse.json(json(ids: ids).data, status: status, contentType: "application/json; charset=utf-8")
@@ -66,7 +66,7 @@ public struct SwedbankPayProblem: Error, ProviderError, Equatable, Sendable {
         return "https://api.payex.com/psp/probleminstance/00-\(a)-\(b)-01"
     }
 
-    public static func == (lhs: SwedbankPayProblem, rhs: SwedbankPayProblem) -> Bool {
+    package static func == (lhs: SwedbankPayProblem, rhs: SwedbankPayProblem) -> Bool {
         lhs.typeName == rhs.typeName && lhs.title == rhs.title && lhs.status == rhs.status && lhs.detail == rhs.detail
             && lhs.problems == rhs.problems
     }
@@ -74,20 +74,20 @@ public struct SwedbankPayProblem: Error, ProviderError, Equatable, Sendable {
 
 /// Swedbank Pay's errors, all as problems (§2): 404, 405, framing errors, timeouts and uncaught errors under a
 /// Swedbank Pay path, the errors its handlers throw, and the scenario player's own answers.
-public struct SwedbankPayErrorFormat: ProviderErrorFormat {
+package struct SwedbankPayErrorFormat: ProviderErrorFormat {
     /// Where problem instances come from: the sandbox's injected generator.
-    public let ids: any IDGenerator
-    public init(ids: any IDGenerator) { self.ids = ids }
+    package let ids: any IDGenerator
+    package init(ids: any IDGenerator) { self.ids = ids }
 
-    public func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
+    package func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
 
-    public func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
+    package func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
         SwedbankPayProblem.unknownScenario(error).response(for: request, ids: ids)
     }
-    public func error(status: Int, for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.forStatus(status).response(for: request, ids: ids) }
-    public func internalError(for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.systemError.response(for: request, ids: ids) }
+    package func error(status: Int, for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.forStatus(status).response(for: request, ids: ids) }
+    package func internalError(for request: HTTPRequest) -> HTTPResponse { SwedbankPayProblem.systemError.response(for: request, ids: ids) }
 
-    public func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
+    package func render(_ error: HTTPError, for request: HTTPRequest) -> HTTPResponse {
         var response = Self.problem(error).response(for: request, ids: ids)
         if case let .methodNotAllowed(allowed) = error.kind {
             response.headers.set(name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", "))

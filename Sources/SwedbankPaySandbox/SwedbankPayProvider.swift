@@ -4,33 +4,33 @@ import Foundation
 /// Swedbank Pay as a ``SandboxProvider``: payment orders (`/psp/paymentorders`), the Mobile SDKs' payment
 /// sessions (`/psp/paymentsessions/`), the checkout pages (`/checkout/`) and the ACS emulator (`/acs/`), all erring
 /// as problems (swedbankpay-api.md §2.1).
-public final class SwedbankPayProvider: SandboxProvider {
-    public static let scenarioVocabulary = ScenarioVocabulary.swedbankPay
+package final class SwedbankPayProvider: SandboxProvider {
+    package static let scenarioVocabulary = ScenarioVocabulary.swedbankPay
     /// Swedbank Pay's test data (scenarios/swedbankpay/testdata.json: Swish codes, magic amounts, 3-D Secure cards).
-    public static let contentRuleScenarios = ["swedbankpay-testdata"]
+    package static let contentRuleScenarios = ["swedbankpay-testdata"]
 
-    public let orders: SwedbankPayOrderStore
-    public let sessions: SwedbankPayPaymentSessionStore
+    package let orders: SwedbankPayOrderStore
+    package let sessions: SwedbankPayPaymentSessionStore
     private let context: SandboxProviderContext
 
-    public init(configuration: SwedbankPayConfiguration = SwedbankPayConfiguration(), context: SandboxProviderContext) {
+    package init(configuration: SwedbankPayConfiguration = SwedbankPayConfiguration(), context: SandboxProviderContext) {
         self.context = context
         orders = SwedbankPayOrderStore(registry: context.registry, ids: context.ids, configuration: configuration, journal: context.journal)
         sessions = SwedbankPayPaymentSessionStore(orders: orders, scenarios: context.scenarios, journal: context.journal)
     }
 
-    public var pathPrefixes: [SandboxPathPrefix] {
+    package var pathPrefixes: [SandboxPathPrefix] {
         let errors = SwedbankPayErrorFormat(ids: context.ids)
         return ["/psp/", SwedbankPayPaymentSessionRoutes.prefix, "/checkout/", "/acs/"].map { SandboxPathPrefix($0, errors: errors) }
     }
 
-    public var states: [any NamespacedState] { [orders, sessions] }
+    package var states: [any NamespacedState] { [orders, sessions] }
 
-    public var journaledSandboxPrefixes: [String] { ["/__sandbox/swedbankpay/"] }
+    package var journaledSandboxPrefixes: [String] { ["/__sandbox/swedbankpay/"] }
 
     /// The app and the browser send no credentials (swedbankpay-api.md §3.2): their calls are journaled in the
     /// namespace of the order their session token (or 3-D Secure challenge) belongs to.
-    public var namespaceResolvers: [JournalNamespaceResolver] {
+    package var namespaceResolvers: [JournalNamespaceResolver] {
         let orders = self.orders, sessions = self.sessions
         let sessionPrefix = SwedbankPayPaymentSessionRoutes.prefix
         return [
@@ -53,7 +53,7 @@ public final class SwedbankPayProvider: SandboxProvider {
         ]
     }
 
-    public func addRoutes(to router: inout Router) {
+    package func addRoutes(to router: inout Router) {
         SwedbankPayPaymentOrderRoutes(store: orders, scenarios: context.scenarios, journal: context.journal).add(to: &router)
         SwedbankPayPaymentSessionRoutes(orders: orders, sessions: sessions, scenarios: context.scenarios, journal: context.journal)
             .add(to: &router)

@@ -5,45 +5,45 @@ import Foundation
 // ones (approve, http_error, drop_connection) that Swedbank Pay's fakes answer with.
 
 extension ScenarioOperation {
-    public static let swedbankPayCreatePaymentOrder = ScenarioOperation("swedbankpay.paymentorders.create")
-    public static let swedbankPayReadPaymentOrder = ScenarioOperation("swedbankpay.paymentorders.read")
-    public static let swedbankPayUpdatePaymentOrder = ScenarioOperation("swedbankpay.paymentorders.update_order")
-    public static let swedbankPayAbortPaymentOrder = ScenarioOperation("swedbankpay.paymentorders.abort")
-    public static let swedbankPayAbortPaymentAttempt = ScenarioOperation("swedbankpay.paymentorders.abort_payment_attempt")
-    public static let swedbankPayCapture = ScenarioOperation("swedbankpay.paymentorders.capture")
-    public static let swedbankPayCancel = ScenarioOperation("swedbankpay.paymentorders.cancel")
-    public static let swedbankPayReversal = ScenarioOperation("swedbankpay.paymentorders.reversal")
+    package static let swedbankPayCreatePaymentOrder = ScenarioOperation("swedbankpay.paymentorders.create")
+    package static let swedbankPayReadPaymentOrder = ScenarioOperation("swedbankpay.paymentorders.read")
+    package static let swedbankPayUpdatePaymentOrder = ScenarioOperation("swedbankpay.paymentorders.update_order")
+    package static let swedbankPayAbortPaymentOrder = ScenarioOperation("swedbankpay.paymentorders.abort")
+    package static let swedbankPayAbortPaymentAttempt = ScenarioOperation("swedbankpay.paymentorders.abort_payment_attempt")
+    package static let swedbankPayCapture = ScenarioOperation("swedbankpay.paymentorders.capture")
+    package static let swedbankPayCancel = ScenarioOperation("swedbankpay.paymentorders.cancel")
+    package static let swedbankPayReversal = ScenarioOperation("swedbankpay.paymentorders.reversal")
     /// `PATCH /psp/paymentorders/{recurrenceTokens|unscheduledTokens|paymentTokens}/<token>` `{"state": "Deleted"}`.
-    public static let swedbankPayDeleteToken = ScenarioOperation("swedbankpay.paymentorders.delete_token")
+    package static let swedbankPayDeleteToken = ScenarioOperation("swedbankpay.paymentorders.delete_token")
     // The payment-session API the Mobile SDKs follow (swedbankpay-api.md §3), played per route.
-    public static let swedbankPaySessionRead = ScenarioOperation("swedbankpay.paymentsession.read")
-    public static let swedbankPaySessionPreparePayment = ScenarioOperation("swedbankpay.paymentsession.prepare_payment")
-    public static let swedbankPaySessionCustomizePayment = ScenarioOperation("swedbankpay.paymentsession.customize_payment")
-    public static let swedbankPaySessionExpandMethod = ScenarioOperation("swedbankpay.paymentsession.expand_method")
-    public static let swedbankPaySessionStartPaymentAttempt = ScenarioOperation("swedbankpay.paymentsession.start_payment_attempt")
-    public static let swedbankPaySessionCreateAuthentication = ScenarioOperation("swedbankpay.paymentsession.create_authentication")
-    public static let swedbankPaySessionCompleteAuthentication = ScenarioOperation("swedbankpay.paymentsession.complete_authentication")
-    public static let swedbankPaySessionAttemptPayload = ScenarioOperation("swedbankpay.paymentsession.attempt_payload")
-    public static let swedbankPaySessionFailPaymentAttempt = ScenarioOperation("swedbankpay.paymentsession.fail_payment_attempt")
-    public static let swedbankPaySessionAcknowledgeFailedAttempt = ScenarioOperation("swedbankpay.paymentsession.acknowledge_failed_attempt")
-    public static let swedbankPaySessionAbortPayment = ScenarioOperation("swedbankpay.paymentsession.abort_payment")
-    public static let swedbankPaySessionEventLogging = ScenarioOperation("swedbankpay.paymentsession.event_logging")
+    package static let swedbankPaySessionRead = ScenarioOperation("swedbankpay.paymentsession.read")
+    package static let swedbankPaySessionPreparePayment = ScenarioOperation("swedbankpay.paymentsession.prepare_payment")
+    package static let swedbankPaySessionCustomizePayment = ScenarioOperation("swedbankpay.paymentsession.customize_payment")
+    package static let swedbankPaySessionExpandMethod = ScenarioOperation("swedbankpay.paymentsession.expand_method")
+    package static let swedbankPaySessionStartPaymentAttempt = ScenarioOperation("swedbankpay.paymentsession.start_payment_attempt")
+    package static let swedbankPaySessionCreateAuthentication = ScenarioOperation("swedbankpay.paymentsession.create_authentication")
+    package static let swedbankPaySessionCompleteAuthentication = ScenarioOperation("swedbankpay.paymentsession.complete_authentication")
+    package static let swedbankPaySessionAttemptPayload = ScenarioOperation("swedbankpay.paymentsession.attempt_payload")
+    package static let swedbankPaySessionFailPaymentAttempt = ScenarioOperation("swedbankpay.paymentsession.fail_payment_attempt")
+    package static let swedbankPaySessionAcknowledgeFailedAttempt = ScenarioOperation("swedbankpay.paymentsession.acknowledge_failed_attempt")
+    package static let swedbankPaySessionAbortPayment = ScenarioOperation("swedbankpay.paymentsession.abort_payment")
+    package static let swedbankPaySessionEventLogging = ScenarioOperation("swedbankpay.paymentsession.event_logging")
     /// The business outcome of a Swish attempt: decided at start-payment-attempt, shown when the payer would have answered.
-    public static let swedbankPaySwishSale = ScenarioOperation("swedbankpay.swish.sale")
+    package static let swedbankPaySwishSale = ScenarioOperation("swedbankpay.swish.sale")
     /// 3-D Secure for a card: frictionless or a challenge (subject `card.number`).
-    public static let swedbankPayCardAuthenticate = ScenarioOperation("swedbankpay.card.authenticate")
+    package static let swedbankPayCardAuthenticate = ScenarioOperation("swedbankpay.card.authenticate")
     /// The acquirer's answer for a card, Apple Pay or Google Pay payment.
-    public static let swedbankPayCardAuthorize = ScenarioOperation("swedbankpay.card.authorize")
+    package static let swedbankPayCardAuthorize = ScenarioOperation("swedbankpay.card.authorize")
     /// Pay with a web-based instrument on the payment menu (invoice, Trustly, ...).
-    public static let swedbankPayWebPay = ScenarioOperation("swedbankpay.web.pay")
+    package static let swedbankPayWebPay = ScenarioOperation("swedbankpay.web.pay")
     /// The payment order's `redirect-checkout` page (the payment menu, `/checkout/<token>`).
-    public static let swedbankPayCheckoutPage = ScenarioOperation("swedbankpay.checkout.page")
+    package static let swedbankPayCheckoutPage = ScenarioOperation("swedbankpay.checkout.page")
     /// The payment order's `view-checkout` script, also the SDKs' `view-payment` (`/checkout/client/<token>`).
-    public static let swedbankPayCheckoutScript = ScenarioOperation("swedbankpay.checkout.script")
+    package static let swedbankPayCheckoutScript = ScenarioOperation("swedbankpay.checkout.script")
 }
 
 /// What a Swedbank Pay operation does instead of (or as) its normal answer: a step's outcome as Swedbank Pay reads it.
-public enum SwedbankPayOutcome: ScenarioOutcomeValue, Equatable {
+package enum SwedbankPayOutcome: ScenarioOutcomeValue, Equatable {
     /// The normal, successful answer.
     case approve
     /// Capture, cancel or reversal is refused: 403 forbidden.
@@ -78,7 +78,7 @@ public enum SwedbankPayOutcome: ScenarioOutcomeValue, Equatable {
     /// The attempt fails with this problem (`problem_type` is the part after `.../errordetail/`).
     case failAttempt(SwedbankPayAttemptFailure)
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .approve: "approve"
         case .refused: "refused"
@@ -100,22 +100,22 @@ public enum SwedbankPayOutcome: ScenarioOutcomeValue, Equatable {
     }
 
     /// The name, with the parameters for `fail_attempt`: `fail_attempt creditcard/acquirererror 403`.
-    public var description: String {
+    package var description: String {
         if case .failAttempt(let failure) = self { return "fail_attempt \(failure.problemType) \(failure.status)" }
         return name
     }
 }
 
 /// The parameters of `fail_attempt`: the problem an attempt fails with.
-public struct SwedbankPayAttemptFailure: Sendable, Equatable {
+package struct SwedbankPayAttemptFailure: Sendable, Equatable {
     /// The part after `https://api.payex.com/psp/errordetail/`, lower-cased: `creditcard/acquirererror`.
-    public var problemType: String
-    public var status: Int
-    public var title: String?
-    public var detail: String?
-    public var originalDetail: String?
+    package var problemType: String
+    package var status: Int
+    package var title: String?
+    package var detail: String?
+    package var originalDetail: String?
 
-    public init(problemType: String, status: Int = 403, title: String? = nil, detail: String? = nil, originalDetail: String? = nil) {
+    package init(problemType: String, status: Int = 403, title: String? = nil, detail: String? = nil, originalDetail: String? = nil) {
         self.problemType = problemType
         self.status = status
         self.title = title
@@ -124,7 +124,7 @@ public struct SwedbankPayAttemptFailure: Sendable, Equatable {
     }
 
     /// `^[a-z0-9_/]+$` after lower-casing (the reference's `3DSECUREERROR` casing is accepted).
-    public static func isValidProblemType(_ text: String) -> Bool {
+    package static func isValidProblemType(_ text: String) -> Bool {
         !text.isEmpty && text.lowercased().utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "/"): true
@@ -134,7 +134,7 @@ public struct SwedbankPayAttemptFailure: Sendable, Equatable {
     }
 
     /// `status` range (a problem may carry any error status).
-    public static let statusRange = 100...599
+    package static let statusRange = 100...599
 
     /// Reads `fail_attempt`'s parameters.
     static func read(_ reader: inout ScenarioOutcomeReader) -> SwedbankPayAttemptFailure? {
@@ -165,13 +165,13 @@ public struct SwedbankPayAttemptFailure: Sendable, Equatable {
 
 extension ScenarioOutcome {
     /// A Swedbank Pay outcome as a scenario step carries it (`.approve` is the engine's own).
-    public static func swedbankPay(_ outcome: SwedbankPayOutcome) -> ScenarioOutcome {
+    package static func swedbankPay(_ outcome: SwedbankPayOutcome) -> ScenarioOutcome {
         outcome == .approve ? .approve : .provider(outcome)
     }
 
     /// The outcome as a Swedbank Pay operation reads it; nil for `http_error` and `drop_connection` (the
     /// scenario player answers those itself) and for another provider's outcome.
-    public var swedbankPay: SwedbankPayOutcome? {
+    package var swedbankPay: SwedbankPayOutcome? {
         if case .approve = self { return .approve }
         return value(as: SwedbankPayOutcome.self)
     }
@@ -179,7 +179,7 @@ extension ScenarioOutcome {
 
 extension ScenarioVocabulary {
     /// Every Swedbank Pay operation and outcome a scenario may name.
-    public static let swedbankPay = ScenarioVocabulary(operations: SwedbankPayScenarioVocabulary.operations,
+    package static let swedbankPay = ScenarioVocabulary(operations: SwedbankPayScenarioVocabulary.operations,
                                                        outcomes: SwedbankPayScenarioVocabulary.outcomes)
 }
 

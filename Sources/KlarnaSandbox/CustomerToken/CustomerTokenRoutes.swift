@@ -4,16 +4,16 @@ import Foundation
 /// `/customer-token/v1/tokens/...` (klarna-api.md §5b), as klarna/kco_rest_php: src/Klarna/Rest/CustomerToken/Tokens.php
 /// calls it: read a token, place a recurring order with it, cancel it. HTTP Basic and namespaces as in Klarna Payments
 /// (§1.2); every route goes through the scenario engine, the token's sticky scenario being its KP session's.
-public struct KlarnaCustomerTokenRoutes: Sendable {
-    public let store: KlarnaPaymentsStore
-    public let scenarios: ScenarioEngine
+package struct KlarnaCustomerTokenRoutes: Sendable {
+    package let store: KlarnaPaymentsStore
+    package let scenarios: ScenarioEngine
 
-    public init(store: KlarnaPaymentsStore, scenarios: ScenarioEngine) {
+    package init(store: KlarnaPaymentsStore, scenarios: ScenarioEngine) {
         self.store = store
         self.scenarios = scenarios
     }
 
-    public func add(to router: inout Router) {
+    package func add(to router: inout Router) {
         let store = self.store
         let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
         let tokens = "/customer-token/v1/tokens/:token"

@@ -5,7 +5,7 @@ import Foundation
 // KlarnaJSONObject and written with KlarnaJSONWriter like Klarna Payments' models (PaymentsJSON.swift).
 
 /// `SessionResponseV1.status` (klarna-api.md §4.2). The docs' prose says COMPLETE; the enum value is COMPLETED.
-public enum KlarnaHPPStatus: String, Sendable, CaseIterable {
+package enum KlarnaHPPStatus: String, Sendable, CaseIterable {
     case waiting = "WAITING"
     case inProgress = "IN_PROGRESS"
     case completed = "COMPLETED"
@@ -18,11 +18,11 @@ public enum KlarnaHPPStatus: String, Sendable, CaseIterable {
     case manualIDCheck = "MANUAL_ID_CHECK"
 
     /// COMPLETED, CANCELLED and DISABLED never change (§4.2 table, "Final").
-    public var isFinal: Bool { self == .completed || self == .cancelled || self == .disabled }
+    package var isFinal: Bool { self == .completed || self == .cancelled || self == .disabled }
 }
 
 /// `options.place_order_mode` (klarna-api.md §4.1); NONE by default.
-public enum KlarnaHPPPlaceOrderMode: String, Sendable {
+package enum KlarnaHPPPlaceOrderMode: String, Sendable {
     case none = "NONE"
     case placeOrder = "PLACE_ORDER"
     case captureOrder = "CAPTURE_ORDER"

@@ -3,14 +3,14 @@ import Foundation
 
 /// `/hpp/v1/...` (klarna-api.md §4), the hosted page behind `redirect_url`, and the sandbox's consumer
 /// actions under `/__sandbox/klarna/hpp/...`.
-public struct KlarnaHPPRoutes: Sendable {
-    public let store: KlarnaHPPStore
-    public let payments: KlarnaPaymentsStore
-    public let orders: KlarnaOrderManagementStore
-    public let scenarios: ScenarioEngine
-    public let journal: Journal
+package struct KlarnaHPPRoutes: Sendable {
+    package let store: KlarnaHPPStore
+    package let payments: KlarnaPaymentsStore
+    package let orders: KlarnaOrderManagementStore
+    package let scenarios: ScenarioEngine
+    package let journal: Journal
 
-    public init(store: KlarnaHPPStore, payments: KlarnaPaymentsStore, orders: KlarnaOrderManagementStore,
+    package init(store: KlarnaHPPStore, payments: KlarnaPaymentsStore, orders: KlarnaOrderManagementStore,
                 scenarios: ScenarioEngine, journal: Journal) {
         self.store = store
         self.payments = payments
@@ -19,7 +19,7 @@ public struct KlarnaHPPRoutes: Sendable {
         self.journal = journal
     }
 
-    public func add(to router: inout Router) {
+    package func add(to router: inout Router) {
         let store = self.store, payments = self.payments, journal = self.journal
         let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
         let callbacks = HPPStatusCallbacks(store: store, journal: journal)

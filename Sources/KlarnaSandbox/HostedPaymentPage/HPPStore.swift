@@ -235,8 +235,8 @@ struct HPPLedger: NamespaceStateValue {
 
 /// Klarna HPP sessions, per namespace (klarna-api.md §4). Like ``KlarnaPaymentsStore``: short synchronous
 /// operations under a namespace's lock, namespaces spread over several locks.
-public final class KlarnaHPPStore: NamespacedState, Sendable {
-    public let stateName = "klarna_hpp"
+package final class KlarnaHPPStore: NamespacedState, Sendable {
+    package let stateName = "klarna_hpp"
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: KlarnaHPPConfiguration
@@ -244,7 +244,7 @@ public final class KlarnaHPPStore: NamespacedState, Sendable {
     /// Bumped by reset: status callbacks still waiting to retry for the namespace then stop.
     private let generations = Locked<[Namespace: Int]>([:])
 
-    public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaHPPConfiguration = KlarnaHPPConfiguration()) {
+    package init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaHPPConfiguration = KlarnaHPPConfiguration()) {
         self.registry = registry
         self.ids = ids
         self.configuration = configuration
@@ -301,12 +301,12 @@ public final class KlarnaHPPStore: NamespacedState, Sendable {
 
     func generation(_ namespace: Namespace) -> Int { generations.withLock { $0[namespace] ?? 0 } }
 
-    public func reset(_ namespace: Namespace) {
+    package func reset(_ namespace: Namespace) {
         generations.withLock { $0[namespace, default: 0] += 1 }
         ledgers.reset(namespace)
     }
 
-    public func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
+    package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
 }
 
 /// The merchant URL placeholders of HPP: double braces (klarna-api.md §4.1; KP's own use single braces).

@@ -8,11 +8,11 @@ import Foundation
 /// src/Klarna/Rest/OrderManagement/Order.php and Capture.php). HTTP Basic and namespaces as in Klarna Payments (§1.2); every route
 /// goes through the scenario engine, the order's sticky scenario being its KP session's, and sequences counting
 /// per order id.
-public struct KlarnaOrderManagementRoutes: Sendable {
-    public let store: KlarnaOrderManagementStore
-    public let scenarios: ScenarioEngine
+package struct KlarnaOrderManagementRoutes: Sendable {
+    package let store: KlarnaOrderManagementStore
+    package let scenarios: ScenarioEngine
 
-    public init(store: KlarnaOrderManagementStore, scenarios: ScenarioEngine) {
+    package init(store: KlarnaOrderManagementStore, scenarios: ScenarioEngine) {
         self.store = store
         self.scenarios = scenarios
     }
@@ -20,7 +20,7 @@ public struct KlarnaOrderManagementRoutes: Sendable {
     /// "Klarna-Idempotency-Key" on every write (§5).
     static let idempotencyKeyHeader = "Klarna-Idempotency-Key"
 
-    public func add(to router: inout Router) {
+    package func add(to router: inout Router) {
         let store = self.store
         let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
         // `authenticate` reads the credential policy from a KP configuration.

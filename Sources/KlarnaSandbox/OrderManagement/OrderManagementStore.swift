@@ -21,7 +21,7 @@ public struct KlarnaOrderManagementConfiguration: Sendable {
     /// What GET …/captures/{id}/extend-due-date-options offers while a capture's due date has not been extended
     /// (the days and fees are the sandbox's choice: Klarna's docs show `{"number_of_days": 2, "amount": 0}`
     /// and say the list may be empty).
-    public var dueDateExtensionOptions: [KlarnaDueDateOption] = [
+    package var dueDateExtensionOptions: [KlarnaDueDateOption] = [
         KlarnaDueDateOption(numberOfDays: 7, fee: 0), KlarnaDueDateOption(numberOfDays: 14, fee: 0),
         KlarnaDueDateOption(numberOfDays: 30, fee: 0),
     ]
@@ -35,11 +35,11 @@ public struct KlarnaOrderManagementConfiguration: Sendable {
 }
 
 /// One option of `ExtendDueDateOptions`: extend by `numberOfDays` for a fee of `fee` minor units.
-public struct KlarnaDueDateOption: Equatable, Sendable {
-    public var numberOfDays: Int
-    public var fee: Int
+package struct KlarnaDueDateOption: Equatable, Sendable {
+    package var numberOfDays: Int
+    package var fee: Int
 
-    public init(numberOfDays: Int, fee: Int) {
+    package init(numberOfDays: Int, fee: Int) {
         self.numberOfDays = numberOfDays
         self.fee = fee
     }
@@ -469,15 +469,15 @@ struct OrderManagementLedger: NamespaceStateValue {
 /// with their captures and refunds (klarna-api.md §5). Every operation (check, then change) runs under its
 /// namespace's lock, so two captures racing on one order never capture more than was authorized. Sharded
 /// like ``KlarnaPaymentsStore``.
-public final class KlarnaOrderManagementStore: NamespacedState, Sendable {
-    public let stateName = "klarna_ordermanagement"
+package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
+    package let stateName = "klarna_ordermanagement"
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: KlarnaOrderManagementConfiguration
     private let ledgers: NamespacedStore<OrderManagementLedger>
 
     /// `credentials`: Klarna's API credentials, the same as for Klarna Payments.
-    public init(registry: NamespaceRegistry, ids: any IDGenerator,
+    package init(registry: NamespaceRegistry, ids: any IDGenerator,
                 configuration: KlarnaOrderManagementConfiguration = KlarnaOrderManagementConfiguration(),
                 credentials: KlarnaCredentialPolicy = .anyNonEmpty) {
         self.registry = registry
@@ -572,7 +572,7 @@ public final class KlarnaOrderManagementStore: NamespacedState, Sendable {
         try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in try ledger.dueDateOptions(namespace, orderID, captureID: captureID) }
     }
 
-    public func reset(_ namespace: Namespace) { ledgers.reset(namespace) }
+    package func reset(_ namespace: Namespace) { ledgers.reset(namespace) }
 
-    public func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
+    package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
 }

@@ -6,13 +6,13 @@ import Foundation
 // Every field is optional here so that a missing required field is reported by the validator with
 // Klarna's own message (`Bad value: <path>`) instead of a generic decoding error.
 
-public struct KlarnaAddress: Equatable, Sendable {
-    public var attention, city, country, email, familyName, givenName, organizationName, phone, postalCode, region,
+package struct KlarnaAddress: Equatable, Sendable {
+    package var attention, city, country, email, familyName, givenName, organizationName, phone, postalCode, region,
         streetAddress, streetAddress2, title: String?
 }
 
-public struct KlarnaCustomer: Equatable, Sendable {
-    public var dateOfBirth, gender, lastFourSsn, nationalIdentificationNumber, organizationEntityType,
+package struct KlarnaCustomer: Equatable, Sendable {
+    package var dateOfBirth, gender, lastFourSsn, nationalIdentificationNumber, organizationEntityType,
         organizationRegistrationId, title, type, vatId: String?
 
     /// `customer_read`: what a read shows (no `last_four_ssn`, no `national_identification_number`).
@@ -24,53 +24,53 @@ public struct KlarnaCustomer: Equatable, Sendable {
     }
 }
 
-public struct KlarnaMerchantURLs: Equatable, Sendable {
-    public var confirmation, notification, push, authorization, appReturnUrl: String?
+package struct KlarnaMerchantURLs: Equatable, Sendable {
+    package var confirmation, notification, push, authorization, appReturnUrl: String?
 }
 
-public struct KlarnaOptions: Equatable, Sendable {
-    public var colorBorder, colorBorderSelected, colorDetails, colorText, radiusBorder: String?
+package struct KlarnaOptions: Equatable, Sendable {
+    package var colorBorder, colorBorderSelected, colorDetails, colorText, radiusBorder: String?
 }
 
-public struct KlarnaAttachment: Equatable, Sendable {
-    public var body, contentType: String?
+package struct KlarnaAttachment: Equatable, Sendable {
+    package var body, contentType: String?
 }
 
-public struct KlarnaProductIdentifiers: Equatable, Sendable {
-    public var brand, categoryPath, globalTradeItemNumber, manufacturerPartNumber, color, size: String?
+package struct KlarnaProductIdentifiers: Equatable, Sendable {
+    package var brand, categoryPath, globalTradeItemNumber, manufacturerPartNumber, color, size: String?
 }
 
-public struct KlarnaSubscription: Equatable, Sendable {
-    public var name, interval: String?
-    public var intervalCount: Int?
+package struct KlarnaSubscription: Equatable, Sendable {
+    package var name, interval: String?
+    package var intervalCount: Int?
 }
 
-public struct KlarnaOrderLine: Equatable, Sendable {
-    public var type, reference, name: String?
-    public var quantity: Int?
-    public var quantityUnit: String?
-    public var unitPrice, taxRate, totalAmount, totalDiscountAmount, totalTaxAmount: Int?
-    public var merchantData, productUrl, imageUrl: String?
-    public var productIdentifiers: KlarnaProductIdentifiers?
-    public var subscription: KlarnaSubscription?
+package struct KlarnaOrderLine: Equatable, Sendable {
+    package var type, reference, name: String?
+    package var quantity: Int?
+    package var quantityUnit: String?
+    package var unitPrice, taxRate, totalAmount, totalDiscountAmount, totalTaxAmount: Int?
+    package var merchantData, productUrl, imageUrl: String?
+    package var productIdentifiers: KlarnaProductIdentifiers?
+    package var subscription: KlarnaSubscription?
 }
 
 /// The fields of `session_create` / `session` (create and update), also the base of `session_read`.
-public struct KlarnaSessionFields: Equatable, Sendable {
-    public var purchaseCountry, purchaseCurrency, locale: String?
-    public var orderAmount, orderTaxAmount: Int?
-    public var orderLines: [KlarnaOrderLine]?
-    public var billingAddress, shippingAddress: KlarnaAddress?
-    public var customer: KlarnaCustomer?
-    public var merchantUrls: KlarnaMerchantURLs?
-    public var merchantReference1, merchantReference2, merchantData: String?
-    public var attachment: KlarnaAttachment?
-    public var options: KlarnaOptions?
-    public var acquiringChannel, intent: String?
-    public var customPaymentMethodIds: [String]?
-    public var design: String?
+package struct KlarnaSessionFields: Equatable, Sendable {
+    package var purchaseCountry, purchaseCurrency, locale: String?
+    package var orderAmount, orderTaxAmount: Int?
+    package var orderLines: [KlarnaOrderLine]?
+    package var billingAddress, shippingAddress: KlarnaAddress?
+    package var customer: KlarnaCustomer?
+    package var merchantUrls: KlarnaMerchantURLs?
+    package var merchantReference1, merchantReference2, merchantData: String?
+    package var attachment: KlarnaAttachment?
+    package var options: KlarnaOptions?
+    package var acquiringChannel, intent: String?
+    package var customPaymentMethodIds: [String]?
+    package var design: String?
 
-    public init() {}
+    package init() {}
 
     /// An update sends only what changes (klarna-api.md §2.3: partial merge, inferred).
     mutating func merge(_ update: KlarnaSessionFields) {
@@ -98,16 +98,16 @@ public struct KlarnaSessionFields: Equatable, Sendable {
 }
 
 /// `create_order_request`: the session fields plus `auto_capture`.
-public struct KlarnaCreateOrderRequest: Equatable, Sendable {
-    public var purchaseCountry, purchaseCurrency, locale: String?
-    public var orderAmount, orderTaxAmount: Int?
-    public var orderLines: [KlarnaOrderLine]?
-    public var billingAddress, shippingAddress: KlarnaAddress?
-    public var customer: KlarnaCustomer?
-    public var merchantUrls: KlarnaMerchantURLs?
-    public var merchantReference1, merchantReference2, merchantData: String?
-    public var customPaymentMethodIds: [String]?
-    public var autoCapture: Bool?
+package struct KlarnaCreateOrderRequest: Equatable, Sendable {
+    package var purchaseCountry, purchaseCurrency, locale: String?
+    package var orderAmount, orderTaxAmount: Int?
+    package var orderLines: [KlarnaOrderLine]?
+    package var billingAddress, shippingAddress: KlarnaAddress?
+    package var customer: KlarnaCustomer?
+    package var merchantUrls: KlarnaMerchantURLs?
+    package var merchantReference1, merchantReference2, merchantData: String?
+    package var customPaymentMethodIds: [String]?
+    package var autoCapture: Bool?
 
     /// The order as the session fields the validator checks.
     var sessionFields: KlarnaSessionFields {
@@ -131,19 +131,19 @@ public struct KlarnaCreateOrderRequest: Equatable, Sendable {
 }
 
 /// `customer_token_creation_request`.
-public struct KlarnaCustomerTokenRequest: Equatable, Sendable {
-    public var description, intendedUse, locale, purchaseCountry, purchaseCurrency: String?
-    public var billingAddress: KlarnaAddress?
-    public var customer: KlarnaCustomer?
+package struct KlarnaCustomerTokenRequest: Equatable, Sendable {
+    package var description, intendedUse, locale, purchaseCountry, purchaseCurrency: String?
+    package var billingAddress: KlarnaAddress?
+    package var customer: KlarnaCustomer?
 }
 
-public struct KlarnaAssetURLs: Equatable, Sendable {
-    public var descriptive, standard: String
+package struct KlarnaAssetURLs: Equatable, Sendable {
+    package var descriptive, standard: String
 }
 
-public struct KlarnaPaymentMethodCategory: Equatable, Sendable {
-    public var identifier, name: String
-    public var assetUrls: KlarnaAssetURLs
+package struct KlarnaPaymentMethodCategory: Equatable, Sendable {
+    package var identifier, name: String
+    package var assetUrls: KlarnaAssetURLs
 }
 
 /// `merchant_session`: the answer to create session.
@@ -164,18 +164,18 @@ struct KlarnaSessionRead {
 }
 
 /// `authorized_payment_method`: an object in the spec (klarna-api.md §2.5), not the docs' bare string.
-public struct KlarnaAuthorizedPaymentMethod: Equatable, Sendable {
-    public var type: String
-    public var numberOfDays: Int?
-    public var numberOfInstallments: Int?
+package struct KlarnaAuthorizedPaymentMethod: Equatable, Sendable {
+    package var type: String
+    package var numberOfDays: Int?
+    package var numberOfInstallments: Int?
 }
 
 /// `order`: the answer to create order.
-public struct KlarnaOrder: Equatable, Sendable {
-    public var orderId: String
-    public var redirectUrl: String?
-    public var fraudStatus: String
-    public var authorizedPaymentMethod: KlarnaAuthorizedPaymentMethod
+package struct KlarnaOrder: Equatable, Sendable {
+    package var orderId: String
+    package var redirectUrl: String?
+    package var fraudStatus: String
+    package var authorizedPaymentMethod: KlarnaAuthorizedPaymentMethod
 }
 
 /// `customer_token_creation_response`.

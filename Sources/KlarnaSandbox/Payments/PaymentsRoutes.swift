@@ -3,16 +3,16 @@ import Foundation
 
 /// `/payments/v1/...` (klarna-api.md §2) and the sandbox's stand-in for the SDK's client-side calls
 /// under `/__sandbox/klarna/payments/...`.
-public struct KlarnaPaymentsRoutes: Sendable {
-    public let store: KlarnaPaymentsStore
-    public let scenarios: ScenarioEngine
+package struct KlarnaPaymentsRoutes: Sendable {
+    package let store: KlarnaPaymentsStore
+    package let scenarios: ScenarioEngine
 
-    public init(store: KlarnaPaymentsStore, scenarios: ScenarioEngine) {
+    package init(store: KlarnaPaymentsStore, scenarios: ScenarioEngine) {
         self.store = store
         self.scenarios = scenarios
     }
 
-    public func add(to router: inout Router) {
+    package func add(to router: inout Router) {
         let store = self.store
         let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
 

@@ -9,7 +9,7 @@ public struct KlarnaPaymentsConfiguration: Sendable {
     public var authorizationLifetime: TimeInterval = 60 * 60
     /// Offered categories. Current docs samples show the single `klarna` category (§2.1); older setups
     /// show `pay_later` / `pay_over_time`, which can be configured here.
-    public var paymentMethodCategories: [KlarnaPaymentMethodCategory] = [
+    package var paymentMethodCategories: [KlarnaPaymentMethodCategory] = [
         KlarnaPaymentMethodCategory(
             identifier: "klarna", name: "Pay with Klarna",
             assetUrls: KlarnaAssetURLs(
@@ -33,12 +33,12 @@ public enum KlarnaCredentialPolicy: Sendable {
 /// What the SDK's `load()` / `authorize()` / `finalize()` callbacks receive (klarna-api.md §2.4), or the
 /// error its `onErrorOccurred` gets: `{name, action, message, is_fatal}` (Klarna's mobile SDK "Flows and
 /// error handling" page).
-public struct KlarnaSDKResult: Equatable, Sendable {
-    public var approved: Bool?
-    public var showForm: Bool
-    public var authorizationToken: String?
-    public var finalizeRequired: Bool?
-    public var error: KlarnaSDKError?
+package struct KlarnaSDKResult: Equatable, Sendable {
+    package var approved: Bool?
+    package var showForm: Bool
+    package var authorizationToken: String?
+    package var finalizeRequired: Bool?
+    package var error: KlarnaSDKError?
 
     var json: JSONText {
         var members: [(String, JSONText)] = []
@@ -58,9 +58,9 @@ public struct KlarnaSDKResult: Equatable, Sendable {
     }
 }
 
-public struct KlarnaSDKError: Equatable, Sendable {
-    public var name, action, message: String
-    public var isFatal: Bool
+package struct KlarnaSDKError: Equatable, Sendable {
+    package var name, action, message: String
+    package var isFatal: Bool
 
     /// The docs' example: action Initialize, name InvalidClientTokenError, "Error performing
     /// Klarna.Payments.init()." The fix is a new client token, so it is not fatal (inferred).
@@ -462,8 +462,8 @@ struct PaymentsLedger: NamespaceStateValue {
 /// then change) runs under its namespace's lock, so it is atomic: two create-order calls racing on one token make one
 /// order. The operations are synchronous and short (no I/O), so the routes call them on the event loop
 /// without a task hop; a lock held for microseconds beats an actor's hops at this size.
-public final class KlarnaPaymentsStore: NamespacedState, Sendable {
-    public let stateName = "klarna_payments"
+package final class KlarnaPaymentsStore: NamespacedState, Sendable {
+    package let stateName = "klarna_payments"
     let configuration: KlarnaPaymentsConfiguration
     /// The sandbox's ids, for error bodies too.
     let ids: any IDGenerator
@@ -471,7 +471,7 @@ public final class KlarnaPaymentsStore: NamespacedState, Sendable {
     let orders: KlarnaOrderManagementStore?
     let ledgers: NamespacedStore<PaymentsLedger>
 
-    public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration(),
+    package init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration(),
                 orders: KlarnaOrderManagementStore? = nil) {
         self.configuration = configuration
         self.ids = ids
@@ -546,7 +546,7 @@ public final class KlarnaPaymentsStore: NamespacedState, Sendable {
         ledgers.first { _, state in state.confirmationURL(orderID: orderID) }
     }
 
-    public func reset(_ namespace: Namespace) { ledgers.reset(namespace) }
+    package func reset(_ namespace: Namespace) { ledgers.reset(namespace) }
 
-    public func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
+    package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
 }

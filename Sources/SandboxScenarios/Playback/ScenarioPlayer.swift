@@ -5,7 +5,7 @@ import Foundation
 /// timeouts), the errors its handlers throw (given the injected ids), both as an ``HTTPErrorRenderer``, and the
 /// answers the scenario player gives itself. A provider has one; pages a browser shows may be a second format of
 /// the same provider.
-public protocol ProviderErrorFormat: HTTPErrorRenderer {
+package protocol ProviderErrorFormat: HTTPErrorRenderer {
     /// A `Sandbox-Scenario` header that names no loaded scenario.
     func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse
     /// A scenario's `http_error` without a body: the provider's own error for that status.
@@ -19,7 +19,7 @@ extension ProviderErrorFormat {
     /// scenario's `body` and `headers`, else ``error(status:for:)``) and `drop_connection`; nil for any other.
     /// The player answers its decisions with it, and so does an operation for the decisions it takes inside
     /// (a provider's business decisions within one call).
-    public func reply(to outcome: ScenarioOutcome, for request: HTTPRequest) -> HTTPReply? {
+    package func reply(to outcome: ScenarioOutcome, for request: HTTPRequest) -> HTTPReply? {
         switch outcome {
         case let .httpError(status, body, headers):
             var response = body.map { .json(Data($0.jsonText.bytes), status: HTTPStatus(code: status)) } ?? error(status: status, for: request)
@@ -34,25 +34,25 @@ extension ProviderErrorFormat {
 }
 
 /// An answer that ends a call before its operation runs (thrown by ``ScenarioPlayer/scenarioForNewObject(_:_:)``).
-public struct ScenarioAnswer: Error, HTTPResponseError {
-    public let response: HTTPResponse
-    public func response(for request: HTTPRequest) -> HTTPResponse { response }
+package struct ScenarioAnswer: Error, HTTPResponseError {
+    package let response: HTTPResponse
+    package func response(for request: HTTPRequest) -> HTTPResponse { response }
 }
 
 /// Plays the scenario decision for one call of any provider: waits the delay (in a task, see
 /// ``HTTPReply/later(note:_:)``), answers `http_error` and `drop_connection` itself, passes every other
 /// outcome to the operation, and notes the decision for the journal (``HTTPReply/note``).
-public struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
-    public let engine: ScenarioEngine
-    public let format: Format
+package struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
+    package let engine: ScenarioEngine
+    package let format: Format
 
-    public init(engine: ScenarioEngine, format: Format) {
+    package init(engine: ScenarioEngine, format: Format) {
         self.engine = engine
         self.format = format
     }
 
     /// The scenario an object created by this request sticks to (see ``ScenarioEngine/scenarioForNewObject(_:namespace:)``).
-    public func scenarioForNewObject(_ request: HTTPRequest, _ namespace: Namespace) throws(ScenarioAnswer) -> String? {
+    package func scenarioForNewObject(_ request: HTTPRequest, _ namespace: Namespace) throws(ScenarioAnswer) -> String? {
         do {
             return try engine.scenarioForNewObject(request, namespace: namespace)
         } catch {
@@ -65,7 +65,7 @@ public struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
     ///   - object: what sequences count per (a session id, a token, an order id).
     ///   - sticky: the scenario the object was created under.
     ///   - perform: the operation, for every outcome the player does not answer itself.
-    public func callAsFunction(
+    package func callAsFunction(
         _ operation: ScenarioOperation, _ request: HTTPRequest, _ namespace: Namespace, subject: JSONNode?? = nil,
         object: String, sticky: String?, perform: @escaping @Sendable (ScenarioOutcome) throws -> HTTPResponse
     ) -> HTTPReply {
@@ -76,7 +76,7 @@ public struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
 
     /// As above, for an operation that decides more than a response (its own delay, a dropped connection).
     @_disfavoredOverload
-    public func callAsFunction(
+    package func callAsFunction(
         _ operation: ScenarioOperation, _ request: HTTPRequest, _ namespace: Namespace, subject: JSONNode?? = nil,
         object: String, sticky: String?, perform: @escaping @Sendable (ScenarioOutcome) throws -> HTTPReply
     ) -> HTTPReply {
@@ -127,13 +127,13 @@ public struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
 
 
 /// The journal's note on a scenario decision; written out only when the journal is read.
-public struct ScenarioNote: CustomStringConvertible, Sendable {
-    public let scenario: String?
-    public let operation: ScenarioOperation
-    public let decision: ScenarioDecision
-    public var description: String { "scenario=\(scenario ?? "-") \(operation.rawValue): \(decision)" }
+package struct ScenarioNote: CustomStringConvertible, Sendable {
+    package let scenario: String?
+    package let operation: ScenarioOperation
+    package let decision: ScenarioDecision
+    package var description: String { "scenario=\(scenario ?? "-") \(operation.rawValue): \(decision)" }
 
-    public init(scenario: String?, operation: ScenarioOperation, decision: ScenarioDecision) {
+    package init(scenario: String?, operation: ScenarioOperation, decision: ScenarioDecision) {
         self.scenario = scenario
         self.operation = operation
         self.decision = decision

@@ -2,24 +2,24 @@
 import Foundation
 
 /// `paymentOrder.status` (swedbankpay-api.md §1.5).
-public enum SwedbankPayOrderStatus: String, Sendable {
+package enum SwedbankPayOrderStatus: String, Sendable {
     case initialized = "Initialized", paid = "Paid", failed = "Failed", cancelled = "Cancelled", aborted = "Aborted",
          reversed = "Reversed"
 
     /// Aborted, Cancelled, Reversed and Failed are final (inferred from swedbankpay-api.md §1.5).
-    public var isFinal: Bool { self != .initialized && self != .paid }
+    package var isFinal: Bool { self != .initialized && self != .paid }
 }
 
 /// The API version an order was created with (swedbankpay-api.md §1.1); it decides the callback payload and the
 /// shape of post-purchase answers.
-public enum SwedbankPayAPIVersion: String, Sendable {
+package enum SwedbankPayAPIVersion: String, Sendable {
     case v3_0 = "3.0", v3_1 = "3.1"
 }
 
 /// How a paid attempt took the money (swedbankpay-api.md §1.3, §1.4): cards and wallets authorize, Swish and
 /// Trustly sell (captured at once). A `Verify` order moves no money: its card is checked, nothing to capture
 /// (developer portal `_includes/payment-order-verify.md`; the name `Verification` is inferred).
-public enum SwedbankPayTransactionType: String, Sendable {
+package enum SwedbankPayTransactionType: String, Sendable {
     case authorization = "Authorization", sale = "Sale", verification = "Verification"
 }
 
@@ -48,95 +48,95 @@ enum SwedbankPayTokenKind: String, Sendable, CaseIterable {
 }
 
 /// `failedAttemptList[].status` (swedbankpay-api.md §1.4).
-public enum SwedbankPayFailedAttemptStatus: String, Sendable {
+package enum SwedbankPayFailedAttemptStatus: String, Sendable {
     case failed = "Failed", aborted = "Aborted"
 }
 
 /// One payment attempt of an order: its `number` (11 digits, shown in history, failedAttempts, paid and the
 /// callback, swedbankpay-api.md §1.4, §1.8).
-public struct SwedbankPayAttemptID: Hashable, Sendable, CustomStringConvertible {
-    public let number: Int
-    public init(number: Int) { self.number = number }
-    public var description: String { String(number) }
+package struct SwedbankPayAttemptID: Hashable, Sendable, CustomStringConvertible {
+    package let number: Int
+    package init(number: Int) { self.number = number }
+    package var description: String { String(number) }
 }
 
 /// The merchant's `urls` (swedbankpay-api.md §1.2), echoed byte for byte.
-public struct SwedbankPayOrderURLs: Sendable, Equatable {
-    public var hostUrls: [String]
-    public var completeUrl: String
-    public var cancelUrl: String?
-    public var paymentUrl: String?
-    public var callbackUrl: String?
-    public var logoUrl: String?
-    public var termsOfServiceUrl: String?
+package struct SwedbankPayOrderURLs: Sendable, Equatable {
+    package var hostUrls: [String]
+    package var completeUrl: String
+    package var cancelUrl: String?
+    package var paymentUrl: String?
+    package var callbackUrl: String?
+    package var logoUrl: String?
+    package var termsOfServiceUrl: String?
 }
 
 /// `payeeInfo` (swedbankpay-api.md §1.2).
-public struct SwedbankPayPayeeInfo: Sendable, Equatable {
-    public var payeeId: String
-    public var payeeReference: String
-    public var payeeName: String?
-    public var orderReference: String?
-    public var productCategory: String?
-    public var subsite: String?
-    public var siteId: String?
+package struct SwedbankPayPayeeInfo: Sendable, Equatable {
+    package var payeeId: String
+    package var payeeReference: String
+    package var payeeName: String?
+    package var orderReference: String?
+    package var productCategory: String?
+    package var subsite: String?
+    package var siteId: String?
 }
 
 /// `payer` (swedbankpay-api.md §1.2): the fields the sandbox uses, plus the whole object for the echo.
-public struct SwedbankPayPayer: Sendable, Equatable {
-    public var payerReference: String?
-    public var firstName: String?
-    public var lastName: String?
-    public var email: String?
-    public var msisdn: String?
+package struct SwedbankPayPayer: Sendable, Equatable {
+    package var payerReference: String?
+    package var firstName: String?
+    package var lastName: String?
+    package var email: String?
+    package var msisdn: String?
     /// The request's `payer` object as sent.
-    public var json: JSONNode?
+    package var json: JSONNode?
 }
 
 /// What the payment-session API and the pages read of an order: a copy, taken under the
 /// store's lock.
-public struct SwedbankPayOrderView: Sendable {
-    public let namespace: Namespace
+package struct SwedbankPayOrderView: Sendable {
+    package let namespace: Namespace
     /// The bare uuid; the resource id is `/psp/paymentorders/<orderID>`.
-    public let orderID: String
+    package let orderID: String
     /// The 64-hex session token of `view-paymentsession`, `view-checkout` and `redirect-checkout`.
-    public let token: String
-    public let version: SwedbankPayAPIVersion
-    public let status: SwedbankPayOrderStatus
-    public let operation: String
-    public let currency: String
-    public let amount: Int
-    public let vatAmount: Int
-    public let description: String
+    package let token: String
+    package let version: SwedbankPayAPIVersion
+    package let status: SwedbankPayOrderStatus
+    package let operation: String
+    package let currency: String
+    package let amount: Int
+    package let vatAmount: Int
+    package let description: String
     /// Always one of the supported cultures (invalid input is stored as `en-US`, swedbankpay-api.md §1.2).
-    public let language: String
-    public let urls: SwedbankPayOrderURLs
-    public let payeeInfo: SwedbankPayPayeeInfo
-    public let payer: SwedbankPayPayer?
+    package let language: String
+    package let urls: SwedbankPayOrderURLs
+    package let payeeInfo: SwedbankPayPayeeInfo
+    package let payer: SwedbankPayPayer?
     /// `payer.payerReference`, nil in guest mode.
-    public var payerReference: String? { payer?.payerReference }
+    package var payerReference: String? { payer?.payerReference }
     /// `availableInstruments`: the configured ones ∩ `restrictedToInstruments`, Swish only for SEK.
-    public let availableInstruments: [String]
-    public let restrictedToInstruments: [String]?
+    package let availableInstruments: [String]
+    package let restrictedToInstruments: [String]?
     /// The request's `instrument` (instrument mode), if any.
-    public let instrument: String?
-    public let disableStoredPaymentDetails: Bool
-    public let enablePaymentDetailsConsentCheckbox: Bool
-    public let integration: String
+    package let instrument: String?
+    package let disableStoredPaymentDetails: Bool
+    package let enablePaymentDetailsConsentCheckbox: Bool
+    package let integration: String
     /// The scenario the order sticks to (its create request's), nil for the namespace default.
-    public let scenario: String?
+    package let scenario: String?
     /// The attempt begun and not yet ended, if any.
-    public let currentAttempt: SwedbankPayAttemptID?
+    package let currentAttempt: SwedbankPayAttemptID?
     /// The instrument of ``currentAttempt``.
-    public let currentAttemptInstrument: String?
-    public let swishPending: Bool
+    package let currentAttemptInstrument: String?
+    package let swishPending: Bool
     /// The instrument that paid and how, once Paid (also when Cancelled/Reversed later).
-    public let paidInstrument: String?
-    public let paidTransactionType: SwedbankPayTransactionType?
+    package let paidInstrument: String?
+    package let paidTransactionType: SwedbankPayTransactionType?
     /// The stored create request's `paymentorder` object (as updated by UpdateOrder): the scenario subject.
-    public let request: JSONNode
-    public let created: Date
-    public let updated: Date
+    package let request: JSONNode
+    package let created: Date
+    package let updated: Date
 }
 
 /// A parsed, valid `POST /psp/paymentorders` body (swedbankpay-api.md §1.2).

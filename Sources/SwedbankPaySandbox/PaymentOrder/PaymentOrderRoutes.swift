@@ -4,18 +4,18 @@ import Foundation
 /// `/psp/paymentorders/...`: the merchant backend's Payment Order v3 API (swedbankpay-api.md §1). Bearer auth,
 /// the namespace from `Sandbox-Namespace` else the Bearer token; every route goes through the scenario
 /// player, the order sticking to its create request's scenario and sequences counting per order id.
-public struct SwedbankPayPaymentOrderRoutes: Sendable {
-    public let store: SwedbankPayOrderStore
-    public let scenarios: ScenarioEngine
-    public let journal: Journal
+package struct SwedbankPayPaymentOrderRoutes: Sendable {
+    package let store: SwedbankPayOrderStore
+    package let scenarios: ScenarioEngine
+    package let journal: Journal
 
-    public init(store: SwedbankPayOrderStore, scenarios: ScenarioEngine, journal: Journal) {
+    package init(store: SwedbankPayOrderStore, scenarios: ScenarioEngine, journal: Journal) {
         self.store = store
         self.scenarios = scenarios
         self.journal = journal
     }
 
-    public func add(to router: inout Router) {
+    package func add(to router: inout Router) {
         let store = self.store
         let play = SwedbankPayScenarioPlayer(engine: scenarios, ids: store.ids)
         let configuration = store.configuration

@@ -23,8 +23,8 @@ import Foundation
 /// ```
 /// `attemptPaid`/`attemptFailed` return false (and change nothing) when the attempt is not the order's current
 /// one or the order is no longer Initialized. `details` is the `paid.details` object (swedbankpay-api.md §1.4).
-public final class SwedbankPayOrderStore: NamespacedState, Sendable {
-    public let stateName = "swedbankpay_paymentorders"
+package final class SwedbankPayOrderStore: NamespacedState, Sendable {
+    package let stateName = "swedbankpay_paymentorders"
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: SwedbankPayConfiguration
@@ -36,7 +36,7 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
     let callbacks: SwedbankPayCallbacks
 
     /// `journal`: where callback calls are recorded (nil: not recorded).
-    public init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: SwedbankPayConfiguration = SwedbankPayConfiguration(),
+    package init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: SwedbankPayConfiguration = SwedbankPayConfiguration(),
                 journal: Journal? = nil) {
         self.registry = registry
         self.ids = ids
@@ -66,13 +66,13 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
 
     // MARK: The session API's interface
 
-    public func lookup(token: String) -> (namespace: Namespace, orderID: String)? { tokens.withLock { $0[token] } }
+    package func lookup(token: String) -> (namespace: Namespace, orderID: String)? { tokens.withLock { $0[token] } }
 
-    public func snapshot(_ namespace: Namespace, orderID: String) -> SwedbankPayOrderView? {
+    package func snapshot(_ namespace: Namespace, orderID: String) -> SwedbankPayOrderView? {
         ledgers.withState(namespace) { try? $0.order(namespace, orderID).view(namespace) }
     }
 
-    public func beginAttempt(_ namespace: Namespace, orderID: String, instrument: String, prefill: Bool)
+    package func beginAttempt(_ namespace: Namespace, orderID: String, instrument: String, prefill: Bool)
     throws(SwedbankPayProblem) -> SwedbankPayAttemptID {
         try change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
             (try ledger.beginAttempt(order, instrument: instrument, prefill: prefill, now: now, namespace: namespace), nil)
@@ -80,7 +80,7 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
     }
 
     @discardableResult
-    public func attemptPaid(_ namespace: Namespace, orderID: String, _ attempt: SwedbankPayAttemptID,
+    package func attemptPaid(_ namespace: Namespace, orderID: String, _ attempt: SwedbankPayAttemptID,
                             transactionType: SwedbankPayTransactionType, details: JSONText) -> Bool {
         (try? change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
             try ledger.attemptPaid(order, attempt, transactionType: transactionType, details: details, now: now, namespace: namespace)
@@ -88,41 +88,41 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
     }
 
     @discardableResult
-    public func attemptFailed(_ namespace: Namespace, orderID: String, _ attempt: SwedbankPayAttemptID,
+    package func attemptFailed(_ namespace: Namespace, orderID: String, _ attempt: SwedbankPayAttemptID,
                               status: SwedbankPayFailedAttemptStatus, problem: SwedbankPayProblem) -> Bool {
         (try? change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
             try ledger.endAttempt(order, attempt, status: status, problem: problem, now: now, namespace: namespace)
         }) != nil
     }
 
-    public func abortByPayer(_ namespace: Namespace, orderID: String) throws(SwedbankPayProblem) {
+    package func abortByPayer(_ namespace: Namespace, orderID: String) throws(SwedbankPayProblem) {
         try change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
             ((), try ledger.abort(order, reason: "Payment aborted by payer", by: "Consumer", now: now, namespace: namespace))
         }
     }
 
     @discardableResult
-    public func failOrder(_ namespace: Namespace, orderID: String, problem: SwedbankPayProblem) -> Bool {
+    package func failOrder(_ namespace: Namespace, orderID: String, problem: SwedbankPayProblem) -> Bool {
         (try? change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
             try ledger.fail(order, problem: problem, now: now, namespace: namespace)
         }) != nil
     }
 
-    public func setIntegration(_ namespace: Namespace, orderID: String, _ value: String) {
+    package func setIntegration(_ namespace: Namespace, orderID: String, _ value: String) {
         _ = try? change(namespace, orderID) { (_, order, _) throws(SwedbankPayProblem) in
             order.integration = value
             return ((), nil)
         }
     }
 
-    public func setSwishPending(_ namespace: Namespace, orderID: String, _ pending: Bool) {
+    package func setSwishPending(_ namespace: Namespace, orderID: String, _ pending: Bool) {
         _ = try? change(namespace, orderID) { (_, order, _) throws(SwedbankPayProblem) in
             order.swishPending = pending
             return ((), nil)
         }
     }
 
-    public func addHistory(_ namespace: Namespace, orderID: String, name: String, instrument: String? = nil) {
+    package func addHistory(_ namespace: Namespace, orderID: String, name: String, instrument: String? = nil) {
         _ = try? change(namespace, orderID) { (_, order, now) throws(SwedbankPayProblem) in
             order.history.append(.init(created: now, name: name, instrument: instrument, number: nil, prefill: nil, initiatedBy: "Consumer"))
             return ((), nil)
@@ -222,13 +222,13 @@ public final class SwedbankPayOrderStore: NamespacedState, Sendable {
 
     func generation(_ namespace: Namespace) -> Int { generations.withLock { $0[namespace] ?? 0 } }
 
-    public func reset(_ namespace: Namespace) {
+    package func reset(_ namespace: Namespace) {
         generations.withLock { $0[namespace, default: 0] += 1 }
         let dropped = ledgers.reset(namespace) { $0.sessionTokens } ?? []
         tokens.withLock { index in for token in dropped { index[token] = nil } }
     }
 
-    public func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
+    package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
 }
 
 /// One of the three post-purchase operations (swedbankpay-api.md §1.7).

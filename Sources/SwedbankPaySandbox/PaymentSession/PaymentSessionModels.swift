@@ -27,10 +27,10 @@ protocol PaymentSessionOrders: Sendable {
 extension SwedbankPayOrderStore: PaymentSessionOrders {}
 
 /// Settings of the payment-session API.
-public struct SwedbankPayPaymentSessionSettings: Sendable {
+package struct SwedbankPayPaymentSessionSettings: Sendable {
     /// How long (namespace clock) a Swish attempt stays pending before its scenario outcome shows (swedbankpay-api.md §3.6 A6, inferred).
-    public var swishPendingSeconds: TimeInterval = 3
-    public init() {}
+    package var swishPendingSeconds: TimeInterval = 3
+    package init() {}
 }
 
 /// The instruments the session API knows by name; anything else is web-based on both SDKs (swedbankpay-api.md §3.3).

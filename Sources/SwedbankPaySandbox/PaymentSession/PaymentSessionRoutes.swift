@@ -4,15 +4,15 @@ import Foundation
 /// The payment-session API the Mobile SDKs follow from `view-paymentsession` (swedbankpay-api.md §3), with the
 /// 3-D Secure trampoline; the pages and the ACS emulator are in Pages/. The app sends no auth and no namespace (§3.2): the token
 /// says which order, and so which namespace and sticky scenario.
-public struct SwedbankPayPaymentSessionRoutes: Sendable {
-    public let orders: SwedbankPayOrderStore
-    public let scenarios: ScenarioEngine
-    public let journal: Journal
+package struct SwedbankPayPaymentSessionRoutes: Sendable {
+    package let orders: SwedbankPayOrderStore
+    package let scenarios: ScenarioEngine
+    package let journal: Journal
     /// The session state machine; a ``NamespacedState`` for `/__sandbox/reset` and `/__sandbox/state`.
-    public let sessions: SwedbankPayPaymentSessionStore
+    package let sessions: SwedbankPayPaymentSessionStore
 
     /// `sessions`: made over `orders` (the sandbox owns both).
-    public init(orders: SwedbankPayOrderStore, sessions: SwedbankPayPaymentSessionStore, scenarios: ScenarioEngine, journal: Journal) {
+    package init(orders: SwedbankPayOrderStore, sessions: SwedbankPayPaymentSessionStore, scenarios: ScenarioEngine, journal: Journal) {
         self.orders = orders
         self.sessions = sessions
         self.scenarios = scenarios
@@ -21,7 +21,7 @@ public struct SwedbankPayPaymentSessionRoutes: Sendable {
 
     static let prefix = "/psp/paymentsessions/"
 
-    public func add(to router: inout Router) {
+    package func add(to router: inout Router) {
         let sessions = self.sessions, orders = self.orders
         let play = SwedbankPayScenarioPlayer(engine: scenarios, ids: orders.ids)
 

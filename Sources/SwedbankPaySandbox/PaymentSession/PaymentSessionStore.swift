@@ -5,8 +5,8 @@ import Foundation
 /// Each call takes the lock of its order's namespace, applies a Swish outcome that has come due, runs its transition
 /// (calling the order store, whose lock is always taken after this one) and renders the document from the order as
 /// it is afterwards.
-public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
-    public let stateName = "swedbankpay_paymentsessions"
+package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
+    package let stateName = "swedbankpay_paymentsessions"
     let orders: any PaymentSessionOrders
     let engine: ScenarioEngine
     let settings: SwedbankPayPaymentSessionSettings
@@ -39,16 +39,16 @@ public final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     }
 
     /// The payment sessions over `orders`; `journal` gets the business decisions.
-    public convenience init(orders: SwedbankPayOrderStore, scenarios: ScenarioEngine, journal: Journal,
+    package convenience init(orders: SwedbankPayOrderStore, scenarios: ScenarioEngine, journal: Journal,
                             settings: SwedbankPayPaymentSessionSettings = SwedbankPayPaymentSessionSettings()) {
         self.init(orders: orders as any PaymentSessionOrders, engine: scenarios, settings: settings, journal: journal)
     }
 
-    public func reset(_ namespace: Namespace) {
+    package func reset(_ namespace: Namespace) {
         ledgers.reset(namespace)
     }
 
-    public func snapshot(_ namespace: Namespace) -> JSONText {
+    package func snapshot(_ namespace: Namespace) -> JSONText {
         let records = ledgers.withState(namespace) { Array($0.sessions.values) }.sorted { $0.token < $1.token }
         return .object([("payment_sessions", .array(records.map { record in
             .object([("token", .string(record.token)), ("order_id", .string(record.orderID)), ("prepared", .bool(record.prepared)),
