@@ -21,7 +21,7 @@ binary=.build/fuzz-parser
 mkdir -p .build "$work" "$artifacts"
 echo "building $binary"
 # (gold warns once per ASan symbol it cannot export: noise, filtered out.)
-swiftc -sanitize=fuzzer,address -parse-as-library -O \
+swiftc -sanitize=fuzzer,address -parse-as-library -O -package-name payment_sandbox \
     Sources/SandboxHTTP/*.swift Fuzz/ParserFuzzTarget.swift -o "$binary" 2>&1 \
     | { grep -v "Cannot export local symbol" || true; }
 
