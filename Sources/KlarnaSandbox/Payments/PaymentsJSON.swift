@@ -11,45 +11,38 @@ protocol KlarnaJSONDecodable {
     init(_ object: KlarnaJSONObject) throws(KlarnaError)
 }
 
-/// One JSON object of a request body and its path as Klarna writes field paths (`order_lines[0].name`).
-/// Absent and `null` members are both nil; a member of the wrong type is `BAD_VALUE` naming its path.
-/// With duplicate keys the last one counts, as with most JSON parsers.
+/// One JSON object of a request body and its path as Klarna writes field paths (`order_lines[0].name`): the
+/// shared ``JSONObjectReader`` with Klarna's policy, which stops at the first member of the wrong type with
+/// `BAD_VALUE` naming its path. Absent and `null` members are both nil; with duplicate keys the last one counts.
 struct KlarnaJSONObject {
-    let members: [JSONNode.Member]
+    let reader: JSONObjectReader
     let path: String
 
     init(_ node: JSONNode, path: String) throws(KlarnaError) {
-        guard case .object(let members) = node.value else { throw .badValue(path) }
-        self.members = members
+        guard let reader = JSONObjectReader(node) else { throw .badValue(path) }
+        self.reader = reader
         self.path = path
     }
 
     func childPath(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
 
-    func node(_ key: String) -> JSONNode? {
-        guard let member = members.last(where: { $0.key == key }), !member.value.isNull else { return nil }
-        return member.value
+    func node(_ key: String) -> JSONNode? { reader.node(key) }
+
+    private func read<Value>(_ key: String, _ field: JSONField<Value>) throws(KlarnaError) -> Value? {
+        switch reader.read(key, field) {
+        case .absent: return nil
+        case .value(let value): return value
+        case .wrongType: throw .badValue(childPath(key))
+        }
     }
 
-    func string(_ key: String) throws(KlarnaError) -> String? {
-        guard let node = node(key) else { return nil }
-        guard case .string(let string) = node.value else { throw .badValue(childPath(key)) }
-        return string
-    }
+    func string(_ key: String) throws(KlarnaError) -> String? { try read(key, .string) }
 
     /// Every number in Klarna's request bodies is a whole number (minor units, quantities, rates): `1.5`,
     /// `1e2` and numbers beyond 64 bits are `BAD_VALUE`.
-    func int(_ key: String) throws(KlarnaError) -> Int? {
-        guard let node = node(key) else { return nil }
-        guard case .number(_, let text) = node.value, let int = Int(text) else { throw .badValue(childPath(key)) }
-        return int
-    }
+    func int(_ key: String) throws(KlarnaError) -> Int? { try read(key, .integer) }
 
-    func bool(_ key: String) throws(KlarnaError) -> Bool? {
-        guard let node = node(key) else { return nil }
-        guard case .bool(let bool) = node.value else { throw .badValue(childPath(key)) }
-        return bool
-    }
+    func bool(_ key: String) throws(KlarnaError) -> Bool? { try read(key, .bool) }
 
     func object<T: KlarnaJSONDecodable>(_ key: String, as type: T.Type = T.self) throws(KlarnaError) -> T? {
         guard let node = node(key) else { return nil }
@@ -57,8 +50,7 @@ struct KlarnaJSONObject {
     }
 
     func objects<T: KlarnaJSONDecodable>(_ key: String, as type: T.Type = T.self) throws(KlarnaError) -> [T]? {
-        guard let node = node(key) else { return nil }
-        guard case .array(let elements) = node.value else { throw .badValue(childPath(key)) }
+        guard let elements = try read(key, .array) else { return nil }
         let path = childPath(key)
         var result: [T] = []
         result.reserveCapacity(elements.count)
@@ -68,12 +60,12 @@ struct KlarnaJSONObject {
         return result
     }
 
+    /// A wrong element is named by its index (`merchant_data[2]`).
     func strings(_ key: String) throws(KlarnaError) -> [String]? {
-        guard let node = node(key) else { return nil }
-        guard case .array(let elements) = node.value else { throw .badValue(childPath(key)) }
+        guard let elements = try read(key, .array) else { return nil }
         var result: [String] = []
         for (index, element) in elements.enumerated() {
-            guard case .string(let string) = element.value else { throw .badValue("\(childPath(key))[\(index)]") }
+            guard let string = element.stringValue else { throw .badValue("\(childPath(key))[\(index)]") }
             result.append(string)
         }
         return result

@@ -274,8 +274,7 @@ enum PaymentsValidation {
         guard let attachment else { return }
         guard let body = attachment.body else { throw .badValue("\(path).body") }
         guard attachment.contentType != nil else { throw .badValue("\(path).content_type") }
-        let parsed = try? JSONSerialization.jsonObject(with: Data(body.utf8))
-        if !(parsed is [String: Any]) { throw .badValue("\(path).attachment") }
+        if (try? JSONDocument.parse(body))?.members == nil { throw .badValue("\(path).attachment") }
     }
 
     /// `options`: the four colours `^#[A-Fa-f0-9]{6}$`; `radius_border` is unconstrained.

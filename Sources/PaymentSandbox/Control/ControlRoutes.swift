@@ -42,11 +42,13 @@ struct ControlRoutes: Sendable {
         // Either must land within SandboxClockRange (1970 to the start of 9999), else 400 naming the range.
         router.addImmediate("POST /__sandbox/clock") { request in
             let namespace = Namespace(for: request)
-            struct Change: Decodable { var advance_seconds: Double?; var now: String? }
-            guard let change = try? JSONDecoder().decode(Change.self, from: request.body) else {
+            guard let change = Self.jsonObject(request.body),
+                  case let advance = change.read("advance_seconds", .number), !advance.isWrongType,
+                  case let now = change.read("now", .string), !now.isWrongType
+            else {
                 throw HTTPError(.badRequest, #"expected a JSON object: {"advance_seconds": N} (a number of seconds) or {"now": "<ISO 8601>"}"#)
             }
-            switch (change.advance_seconds, change.now) {
+            switch (advance.value, now.value) {
             case let (seconds?, nil):
                 let (now, moved) = registry.advanceWithinRange(namespace, by: seconds)
                 guard moved else {
@@ -103,17 +105,16 @@ struct ControlRoutes: Sendable {
         // {"name": "reject"} makes it the namespace's default; {"name": null} clears it.
         router.addImmediate("PUT /__sandbox/scenario") { request in
             let namespace = Namespace(for: request)
-            struct Choice: Decodable { var name: String? }
-            guard let choice = try? JSONDecoder().decode(Choice.self, from: request.body) else {
+            guard let choice = Self.jsonObject(request.body), case let name = choice.read("name", .string), !name.isWrongType else {
                 throw HTTPError(.badRequest, #"expected a JSON object: {"name": "<scenario>"} or {"name": null}"#)
             }
             do {
-                try scenarios.setDefault(choice.name, for: namespace)
+                try scenarios.setDefault(name.value, for: namespace)
             } catch {
                 throw HTTPError(HTTPStatus(code: 422), "\(error)")
             }
             return .json(JSONText.object([("namespace", .string(namespace.name)),
-                                          ("default_scenario", choice.name.map(JSONText.string) ?? .null)]).data)
+                                          ("default_scenario", name.value.map(JSONText.string) ?? .null)]).data)
         }
         // Reads the scenario files again now (they are also watched). An invalid set leaves the last good one.
         router.addImmediate("POST /__sandbox/scenarios/reload") { request in
@@ -170,6 +171,12 @@ struct ControlRoutes: Sendable {
 
     static func iso8601(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    /// A control request's body as a JSON object (``JSONDocument``, the parser of every request body); nil when
+    /// it is not one.
+    static func jsonObject(_ body: Data) -> JSONObjectReader? {
+        (try? JSONDocument.parse(body)).flatMap(JSONObjectReader.init)
     }
 
     static func parseISO8601(_ text: String) -> Date? {

@@ -5,25 +5,23 @@ import Foundation
 // `problems[]` entry per violation, named `PaymentOrder.<PascalCase path>` as the reference's example
 // `PaymentOrder.EnablePaymentDetailsConsentCheckbox` (swedbankpay-api.md §2.1; the other names are inferred).
 
-/// One JSON object of a request body and its problem-name prefix; wrong types and missing required fields are
-/// noted in ``problems`` and read as nil.
+/// One JSON object of a request body and its problem-name prefix: the shared ``JSONObjectReader`` with Swedbank
+/// Pay's policy, which notes every wrong type and missing required field in ``problems`` (one `problems[]` entry
+/// each) and reads them as nil.
 struct SwedbankPayJSONReader {
-    let members: [JSONNode.Member]
+    let reader: JSONObjectReader
     let path: String
     var problems: [SwedbankPayProblem.Detail] = []
 
     init(_ members: [JSONNode.Member], path: String) {
-        self.members = members
+        self.reader = JSONObjectReader(members: members)
         self.path = path
     }
 
     func name(_ key: String) -> String { path + "." + key.prefix(1).uppercased() + key.dropFirst() }
     private static func field(_ key: String) -> String { key.prefix(1).uppercased() + key.dropFirst() }
 
-    func node(_ key: String) -> JSONNode? {
-        guard let member = members.last(where: { $0.key == key }), !member.value.isNull else { return nil }
-        return member.value
-    }
+    func node(_ key: String) -> JSONNode? { reader.node(key) }
 
     mutating func required(_ key: String) {
         problems.append(.init(name: name(key), description: "The \(Self.field(key)) field is required."))
@@ -33,12 +31,22 @@ struct SwedbankPayJSONReader {
         problems.append(.init(name: name(key), description: "The field \(Self.field(key)) must be \(expected)."))
     }
 
-    mutating func string(_ key: String, required isRequired: Bool = false, maxLength: Int? = nil) -> String? {
-        guard let node = node(key) else {
+    /// The member's value; absent (noted when required) or of the wrong type (noted) is nil.
+    private mutating func read<Value>(_ key: String, _ field: JSONField<Value>, required isRequired: Bool = false) -> Value? {
+        switch reader.read(key, field) {
+        case .absent:
             if isRequired { required(key) }
             return nil
+        case .wrongType:
+            wrongType(key, field.expected)
+            return nil
+        case .value(let value):
+            return value
         }
-        guard let string = node.stringValue else { wrongType(key, "a string"); return nil }
+    }
+
+    mutating func string(_ key: String, required isRequired: Bool = false, maxLength: Int? = nil) -> String? {
+        guard let string = read(key, .string, required: isRequired) else { return nil }
         if isRequired && string.isEmpty { required(key); return nil }
         if let maxLength, string.count > maxLength {
             problems.append(.init(name: name(key), description: "The field \(Self.field(key)) must be a string with a maximum length of \(maxLength)."))
@@ -47,30 +55,12 @@ struct SwedbankPayJSONReader {
     }
 
     /// Whole numbers only: `1.5` and `"15"` are type errors (swedbankpay-api.md §1.2: integers; strict types inferred).
-    mutating func int(_ key: String, required isRequired: Bool = false) -> Int? {
-        guard let node = node(key) else {
-            if isRequired { required(key) }
-            return nil
-        }
-        guard case .number(_, let text) = node.value, let int = Int(text) else { wrongType(key, "an integer"); return nil }
-        return int
-    }
+    mutating func int(_ key: String, required isRequired: Bool = false) -> Int? { read(key, .integer, required: isRequired) }
 
-    mutating func bool(_ key: String) -> Bool? {
-        guard let node = node(key) else { return nil }
-        guard let bool = node.boolValue else { wrongType(key, "a boolean"); return nil }
-        return bool
-    }
+    mutating func bool(_ key: String) -> Bool? { read(key, .bool) }
 
     mutating func strings(_ key: String, required isRequired: Bool = false) -> [String]? {
-        guard let node = node(key) else {
-            if isRequired { required(key) }
-            return nil
-        }
-        guard let elements = node.elements, let strings = Optional(elements.compactMap(\.stringValue)), strings.count == elements.count else {
-            wrongType(key, "an array of strings")
-            return nil
-        }
+        guard let strings = read(key, .strings, required: isRequired) else { return nil }
         if isRequired && strings.isEmpty { required(key) }
         return strings
     }
@@ -89,12 +79,8 @@ struct SwedbankPayJSONReader {
 
     /// A child object: nil (noted) when absent and required, or not an object.
     mutating func object(_ key: String, required isRequired: Bool = false) -> SwedbankPayJSONReader? {
-        guard let node = node(key) else {
-            if isRequired { required(key) }
-            return nil
-        }
-        guard let members = node.members else { wrongType(key, "an object"); return nil }
-        return SwedbankPayJSONReader(members, path: name(key))
+        guard let object = read(key, .object, required: isRequired) else { return nil }
+        return SwedbankPayJSONReader(object.members, path: name(key))
     }
 
     mutating func absorb(_ child: SwedbankPayJSONReader?) { if let child { problems += child.problems } }

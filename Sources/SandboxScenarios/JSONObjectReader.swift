@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// One JSON object of a request body (parsed by ``JSONDocument``), read field by field: the one typed reader under
+/// every provider's request models and the control API. Absent and `null` members both read as absent; with
+/// duplicate keys the last one counts, as with most JSON parsers. What a field of the wrong type means is the
+/// caller's policy (stop at the first, or note each and go on), so a read answers ``JSONRead``.
+package struct JSONObjectReader: Sendable {
+    package let members: [JSONNode.Member]
+
+    package init(members: [JSONNode.Member]) { self.members = members }
+
+    /// Nil when `node` is not an object.
+    package init?(_ node: JSONNode) {
+        guard let members = node.members else { return nil }
+        self.members = members
+    }
+
+    /// The member's value; nil when it is absent or `null`.
+    package func node(_ key: String) -> JSONNode? {
+        guard let member = members.last(where: { $0.key == key }), !member.value.isNull else { return nil }
+        return member.value
+    }
+
+    package func read<Value>(_ key: String, _ field: JSONField<Value>) -> JSONRead<Value> {
+        guard let node = node(key) else { return .absent }
+        return field.value(node).map(JSONRead.value) ?? .wrongType
+    }
+}
+
+/// What a read of one member found.
+package enum JSONRead<Value> {
+    case absent
+    case value(Value)
+    /// Present, not `null`, and not of the kind asked for.
+    case wrongType
+
+    package var value: Value? { if case .value(let value) = self { value } else { nil } }
+    package var isWrongType: Bool { if case .wrongType = self { true } else { false } }
+}
+
+/// A kind of member value and how it is taken from the tree.
+package struct JSONField<Value>: Sendable {
+    /// The kind in words, for messages ("a string", "an integer").
+    package let expected: String
+    package let value: @Sendable (JSONNode) -> Value?
+
+    package init(expected: String, _ value: @escaping @Sendable (JSONNode) -> Value?) {
+        self.expected = expected
+        self.value = value
+    }
+}
+
+extension JSONField where Value == String {
+    package static let string = JSONField(expected: "a string") { $0.stringValue }
+}
+
+extension JSONField where Value == Bool {
+    package static let bool = JSONField(expected: "a boolean") { $0.boolValue }
+}
+
+extension JSONField where Value == Double {
+    /// Any JSON number.
+    package static let number = JSONField(expected: "a number") { $0.doubleValue }
+}
+
+extension JSONField where Value == Int {
+    /// A whole number written as one, in 64 bits: `1.5`, `1.0`, `1e2` and `"15"` are not.
+    package static let integer = JSONField(expected: "an integer") { node in
+        if case .number(_, let text) = node.value { Int(text) } else { nil }
+    }
+}
+
+extension JSONField where Value == JSONObjectReader {
+    package static let object = JSONField(expected: "an object") { JSONObjectReader($0) }
+}
+
+extension JSONField where Value == [JSONNode] {
+    package static let array = JSONField(expected: "an array") { $0.elements }
+}
+
+extension JSONField where Value == [String] {
+    /// An array whose every element is a string.
+    package static let strings = JSONField(expected: "an array of strings") { node in
+        guard let elements = node.elements else { return nil }
+        let strings = elements.compactMap(\.stringValue)
+        return strings.count == elements.count ? strings : nil
+    }
+}
