@@ -35,8 +35,9 @@ package struct RetainedObjectKind: Sendable {
 /// held however many objects come and go. Namespaces are numbered in the queue (a slot each, reused once nothing
 /// refers to it), so an entry costs its id's reference and a few bytes.
 ///
-/// Lock order: a store's lock, then this one; never the other way: evictions call the stores' `remove` after this
-/// lock is released, and a store calls ``evictOverflow()`` after its own lock is released.
+/// Lock order: a store's lock, then this one; never the other way: evictions call the stores' handlers after this
+/// lock is released, and ``evictOverflow()`` is called under no store's lock at all (a handler takes its store's
+/// lock, which is not reentrant): after the creating store's lock is released, by the outermost caller.
 package final class ObjectRetention: Sendable {
     /// At most this many objects are held; nil: no bound (still counted).
     package let maxObjects: Int?

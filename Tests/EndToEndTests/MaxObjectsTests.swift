@@ -142,6 +142,31 @@ struct MaxObjectsTests {
         }
     }
 
+    @Test("Swedbank Pay: a card payment through the SDK whose token evicts an older payment session completes")
+    func swedbankPayTokenEvictsAPaymentSessionMidFlow() async throws {
+        // The token is made while the payment session's lock is held: the eviction it causes (of the older payment
+        // session X, under the same lock) must wait until that lock is released.
+        try await withSandboxInstance(transport: .inProcess, { configuration in
+            configuration.clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+            configuration.scenarioDirectories = [swedbankPayScenariosDirectory]
+            configuration.maxObjects = 3
+        }) { sandbox, server in
+            let namespace = uniqueNamespace("evict-swp-card")
+            let tokenX = try await SwedbankPayTestOrder.create(server, namespace: namespace)
+            #expect(try await server.exchange(rawRequest("GET", "/psp/paymentsessions/\(tokenX)")).status == 200)
+            let tokenY = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-approve", operation: "Verify",
+                                                               extra: [("generateUnscheduledToken", .bool(true))])
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .iOS,
+                                                  choice: .savedCard(rank: 1))
+            #expect(try await driver.run(token: tokenY) == .complete, "\(driver.steps)")
+            let objects = try await Self.objects(server)
+            #expect(objects["held"] as? Int == 3)  // order Y, its payment session, the unscheduled token
+            #expect(objects["evicted"] as? Int == 2)  // order X, then its payment session
+            #expect(try await server.exchange(rawRequest("GET", "/psp/paymentsessions/\(tokenX)")).status == 404)
+            #expect(sandbox.swedbankPayOrders.lookup(token: tokenY) != nil)
+        }
+    }
+
     @Test("a reset and an expiry sweep take their objects off the count")
     func resetAndSweepKeepTheCount() async throws {
         try await withSandbox(transport: .inProcess, { deterministic(&$0); $0.maxObjects = 100 }) { server in

@@ -104,8 +104,9 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
     @discardableResult
     package func attemptPaid(_ namespace: Namespace, orderID: String, _ attempt: SwedbankPayAttemptID,
                             transactionType: SwedbankPayTransactionType, details: JSONText) -> Bool {
-        defer { retained.orders.retention.evictOverflow() }  // the tokens a card payment generates
-        return (try? change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
+        // The tokens a card payment generates count at once; their evictions wait for the caller's evictOverflow (the
+        // payment session's transition, which calls this under its own lock, where an eviction could need that lock).
+        (try? change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
             try ledger.attemptPaid(order, attempt, transactionType: transactionType, details: details, now: now, namespace: namespace)
         }) != nil
     }
