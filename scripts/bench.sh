@@ -14,6 +14,8 @@
 #                      PaymentSandbox + SandboxClient with the bundled scenarios and one health call, no socket,
 #                      then released; median of INPROC_RUNS, in microseconds (and the same sandbox start()ed on
 #                      a socket and stopped, for comparison). Alone: scripts/bench.sh --inprocess-only
+#   max objects        scripts/bench/maxobjects.sh: RSS sampled along 1M Klarna flows under --max-objects 100000
+#                      (its MO_* settings are described there). Alone: scripts/bench.sh --max-objects-only
 #
 # nginx serves a canned JSON body of exactly the sandbox health body's length, so
 # both servers move the same number of body bytes per request.
@@ -62,6 +64,8 @@ KPFLOW=$ROOT/.build/kpflow
 
 log() { printf '[bench %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "error: $*"; exit 2; }
+# shellcheck source=bench/maxobjects.sh
+source "$ROOT/scripts/bench/maxobjects.sh"
 
 # ---------------------------------------------------------------- in-process start + stop
 # Built in release against this checkout by scripts/bench/inprocess (its own .build); sets INPROC_<key>.
@@ -328,6 +332,11 @@ start_sandbox() {
     BODY=$(py wait200 "$port" "$HEALTH_PATH") || { cat "$TMP/sandbox.log" >&2; die "sandbox did not answer"; }
 }
 
+if [[ ${1:-} == --max-objects-only ]]; then
+    max_objects_bench
+    exit 0
+fi
+
 # ---------------------------------------------------------------- servers
 SB_PORT=$(py freeport)
 NG_PORT=$(py freeport)
@@ -530,6 +539,7 @@ echo "klarna memory: after a 31-day clock jump and $KPS_flows more flows (sweep)
 stop_pid "$SANDBOX_PID" sandbox
 
 inprocess_bench
+max_objects_bench
 
 # ---------------------------------------------------------------- summary
 MISSES=0
@@ -549,6 +559,7 @@ judge kpok "$KP_ERRORS + $KP_NON2XX == 0"
 judge kpratio "$KPT_requests_per_s/$NG_RPS_MED >= 0.25"
 judge kpsweep "$KP_RSS_SWEEP < $KP_RSS_PILE"
 judge inproc "$INPROC_inprocess_median_us < 1000"
+judge moflat "$MO_RSS_END < $MO_RSS_MID * 1.10 and $MO_ERRORS == 0"
 row() { printf '%-34s %11s %11s %8s  %-16s %s\n' "$@"; }
 
 echo
@@ -572,6 +583,7 @@ row "RSS after $((KP_SESSIONS / 1000))k KP sessions MiB" "$KP_RSS_PILE" "-" "-" 
 row "RSS after expiry sweep MiB" "$KP_RSS_SWEEP" "-" "-" "< after sessions" "$RESULT_kpsweep"
 row "in-process start+stop us (median)" "$INPROC_inprocess_median_us" "-" "-" "< 1000 us" "$RESULT_inproc"
 row "socket start+stop us (median)" "$INPROC_socket_median_us" "-" "-" "(for comparison)" "info"
+row "RSS after $((MO_DONE / 1000))k KP flows, cap MiB" "$MO_RSS_END" "-" "-" "< middle + 10 %" "$RESULT_moflat"
 echo "(nginx RSS = master + workers; nginx 'after' = after its $((NG_REQS / 1000))k benchmark requests;" \
     "sandbox peak VmHWM $SB_HWM MiB; first sandbox instance idle $SB_RSS_START MiB)"
 echo "per round: sandbox $(py range "${SB_RPS[@]}") req/s, p99 $(py range "${SB_P99[@]}") ms;" \

@@ -21,10 +21,10 @@ package final class KlarnaProvider: SandboxProvider {
                 context: SandboxProviderContext) {
         self.context = context
         self.orderManagement = KlarnaOrderManagementStore(registry: context.registry, ids: context.ids, configuration: orderManagement,
-                                                          credentials: payments.credentials)
+                                                          credentials: payments.credentials, retention: context.retention)
         self.payments = KlarnaPaymentsStore(registry: context.registry, ids: context.ids, configuration: payments,
-                                            orders: self.orderManagement)
-        self.hpp = KlarnaHPPStore(registry: context.registry, ids: context.ids, configuration: hpp)
+                                            orders: self.orderManagement, retention: context.retention)
+        self.hpp = KlarnaHPPStore(registry: context.registry, ids: context.ids, configuration: hpp, retention: context.retention)
     }
 
     package var pathPrefixes: [SandboxPathPrefix] {

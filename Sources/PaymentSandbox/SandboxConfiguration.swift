@@ -31,6 +31,14 @@ public struct SandboxConfiguration: Sendable {
     public var ids: any IDGenerator = RandomIDGenerator()
     /// Entries the request journal keeps across all namespaces; the oldest go first.
     public var journalCapacity = 10_000
+    /// Objects (sessions, tokens, orders of every provider) the sandbox holds across all namespaces: a creation past
+    /// it evicts the oldest of the whole server, which then answer as unknown ones. nil: no bound (objects still go
+    /// when they expire). `--max-objects` / `PAYMENT_SANDBOX_MAX_OBJECTS`.
+    public var maxObjects: Int? = SandboxConfiguration.defaultMaxObjects
+    /// 1,000,000 objects: a full Klarna flow is 4 (session, authorization token, KP order, Order Management order),
+    /// so 250,000 flows. Aimed at about 3 KiB per flow with the bookkeeping (the target of issue 13 §1): about
+    /// 750 MiB of objects, under 1 GiB with the journal and the rest of the process.
+    public static let defaultMaxObjects = 1_000_000
     /// Lifetimes, offered payment categories and accepted credentials of Klarna Payments.
     public var klarnaPayments = KlarnaPaymentsConfiguration()
     public var klarnaHPP = KlarnaHPPConfiguration()

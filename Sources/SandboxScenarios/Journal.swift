@@ -124,13 +124,46 @@ package final class Journal: Sendable, HTTPExchangeObserver {
     /// (`method` "CALLBACK", `path` the target URL, `status` the answer's status or 0 when none came), a
     /// distribution it pretended to send ("DISTRIBUTION"). `note` says which attempt and what went wrong;
     /// `body` is what was sent.
+    /// Returns the entry's sequence number (see ``update(_:note:body:)``).
+    @discardableResult
     package func record(_ namespace: Namespace, method: String, path: String, status: Int, note: String,
-                       body: Data = Data(), requestID: String = "", durationSeconds: Double = 0) {
+                       body: Data = Data(), requestID: String = "", durationSeconds: Double = 0) -> Int {
+        record(namespace, method: method, path: path, status: status, event: note, body: body, requestID: requestID,
+               durationSeconds: durationSeconds)
+    }
+
+    /// ``record(_:method:path:status:note:body:requestID:durationSeconds:)`` with a note described when read (a
+    /// sandbox's own value, such as a count of evictions that ``update(_:note:body:)`` keeps changing).
+    @discardableResult
+    package func record(_ namespace: Namespace, method: String, path: String, status: Int, event note: any CustomStringConvertible & Sendable,
+                       body: Data = Data(), requestID: String = "", durationSeconds: Double = 0) -> Int {
         let path = Journal.ownedPrefix(path.utf8[...])
-        append(Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: requestID,
-                     method: method, path: path.text, pathTruncated: path.truncated, query: nil, queryTruncated: false,
-                     status: status, durationSeconds: durationSeconds,
-                     requestBodyBytes: Journal.ownedPrefix(body, bodyLimit), requestBodyTruncated: body.count > bodyLimit, noteSource: note))
+        return append(Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: requestID,
+                            method: method, path: path.text, pathTruncated: path.truncated, query: nil, queryTruncated: false,
+                            status: status, durationSeconds: durationSeconds,
+                            requestBodyBytes: Journal.ownedPrefix(body, bodyLimit), requestBodyTruncated: body.count > bodyLimit, noteSource: note))
+    }
+
+    /// Changes the note (and the body, unless nil) of the entry numbered `sequence` in place, for a burst of events
+    /// journaled as one entry. False when the entry is no longer in the ring (pushed out, or its namespace reset).
+    package func update(_ sequence: Int, note: any CustomStringConvertible & Sendable, body: Data? = nil) -> Bool {
+        let body = body.map { (bytes: Journal.ownedPrefix($0, bodyLimit), truncated: $0.count > bodyLimit) }
+        return state.withLock { ring in
+            let age = ring.sequence - sequence
+            guard sequence > 0, age >= 0, age < ring.count else { return false }
+            // Entries sit in sequence order, except after a reset compacted the ring: then look for it.
+            var index = ((ring.next - 1 - age) % capacity + capacity) % capacity
+            if index >= ring.slots.count || ring.slots[index]?.sequence != sequence {
+                guard let found = ring.slots.firstIndex(where: { $0?.sequence == sequence }) else { return false }
+                index = found
+            }
+            ring.slots[index]!.noteSource = note
+            if let body {
+                ring.slots[index]!.requestBodyBytes = body.bytes
+                ring.slots[index]!.requestBodyTruncated = body.truncated
+            }
+            return true
+        }
     }
 
     /// The first `limit` bytes of `data` in a buffer of their own. `data.prefix(limit)` alone is a slice that
@@ -156,15 +189,17 @@ package final class Journal: Sendable, HTTPExchangeObserver {
 
     /// Journals `entry`; a note given as text (a DISTRIBUTION's recipient, a callback's error) is cut now, so
     /// a 4 MiB e-mail address is not kept. Other notes are the sandbox's own values, described (and cut) when read.
-    private func append(_ entry: Entry) {
+    @discardableResult
+    private func append(_ entry: Entry) -> Int {
         var entry = entry
         if let text = entry.noteSource as? String { entry.noteSource = Journal.cutNote(text) }
-        state.withLock { ring in
+        return state.withLock { ring in
             ring.sequence += 1
             entry.sequence = ring.sequence
             if ring.count == capacity { ring.dropped += 1 } else { ring.count += 1 }
             if ring.next == ring.slots.count { ring.slots.append(entry) } else { ring.slots[ring.next] = entry }
             ring.next = (ring.next + 1) % capacity
+            return ring.sequence
         }
     }
 

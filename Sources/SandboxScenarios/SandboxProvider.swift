@@ -50,17 +50,22 @@ package struct JournalNamespaceResolver: Sendable {
 }
 
 /// What the sandbox gives a provider it makes: the shared namespaces and their clocks (``NamespaceRegistry``), the injected ids, the
-/// journal (for calls the provider makes itself, such as callbacks) and the loaded scenarios.
+/// journal (for calls the provider makes itself, such as callbacks), the loaded scenarios, and the bound on the
+/// objects of the whole server (``ObjectRetention``), which every store tells what it creates and drops.
 package struct SandboxProviderContext: Sendable {
     package let registry: NamespaceRegistry
     package let ids: any IDGenerator
     package let journal: Journal
     package let scenarios: ScenarioEngine
+    package let retention: ObjectRetention
 
-    package init(registry: NamespaceRegistry, ids: any IDGenerator, journal: Journal, scenarios: ScenarioEngine) {
+    /// `retention`: by default one without a bound, of this provider alone.
+    package init(registry: NamespaceRegistry, ids: any IDGenerator, journal: Journal, scenarios: ScenarioEngine,
+                 retention: ObjectRetention? = nil) {
         self.registry = registry
         self.ids = ids
         self.journal = journal
         self.scenarios = scenarios
+        self.retention = retention ?? ObjectRetention(journal: journal, clock: registry.baseClock)
     }
 }

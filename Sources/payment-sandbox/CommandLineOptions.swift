@@ -29,6 +29,8 @@ struct CommandLineOptions: Equatable {
     var trustProxy: TrustedForwardedHeaders = []
     /// When set, `/__sandbox/` calls but health need it (`Authorization: Bearer` or `Sandbox-Control-Token`).
     var controlToken: String?
+    /// Objects held across all namespaces before the oldest are evicted; nil (`0`): no bound.
+    var maxObjects: Int? = SandboxConfiguration.defaultMaxObjects
     /// `validate`'s directories or files.
     var validatePaths: [String] = []
 
@@ -65,6 +67,9 @@ struct CommandLineOptions: Equatable {
                                    can send them (PAYMENT_SANDBOX_TRUST_PROXY=1|0|all|x-forwarded|forwarded)
           --control-token TOKEN    every /__sandbox/ call but health needs "Authorization: Bearer TOKEN" or
                                    "Sandbox-Control-Token: TOKEN" (PAYMENT_SANDBOX_CONTROL_TOKEN; default: none)
+          --max-objects N          sessions, tokens and orders held across all namespaces; past it the oldest of the
+                                   server are evicted and answer as unknown ones, 0 = no bound
+                                   (PAYMENT_SANDBOX_MAX_OBJECTS, default \(SandboxConfiguration.defaultMaxObjects))
           -h, --help               this text
           --version                the version
         """
@@ -122,6 +127,7 @@ struct CommandLineOptions: Equatable {
                 options.trustProxy = .all
                 if let inlineValue { options.trustProxy = try parseTrust(inlineValue, source: name) }
             case "--control-token": options.controlToken = try parseToken(try value(), source: name)
+            case "--max-objects": options.maxObjects = try parseBound(try value(), source: name)
             default: throw UsageError(message: "unknown option '\(argument)'")
             }
         }
@@ -150,6 +156,7 @@ struct CommandLineOptions: Equatable {
         if let (name, value) = variable("IDLE_TIMEOUT") { idleTimeoutSeconds = try Self.parseSeconds(value, source: name) }
         if let (name, value) = variable("HANDLER_TIMEOUT") { handlerTimeoutSeconds = try Self.parseSeconds(value, source: name) }
         if let (name, value) = variable("PUBLIC_URL") { publicURL = try Self.parseBaseURL(value, source: name) }
+        if let (name, value) = variable("MAX_OBJECTS") { maxObjects = try Self.parseBound(value, source: name) }
     }
 
     private static func parseSwitch(_ text: String, source: String) throws(UsageError) -> Bool {
@@ -197,6 +204,12 @@ struct CommandLineOptions: Equatable {
     private static func parseCount(_ text: String, source: String) throws(UsageError) -> Int {
         guard let count = Int(text), count > 0 else { throw UsageError(message: "\(source) must be a positive whole number, not '\(text)'") }
         return count
+    }
+
+    /// A whole number ≥ 0; 0 is no bound (nil).
+    private static func parseBound(_ text: String, source: String) throws(UsageError) -> Int? {
+        guard let count = Int(text), count >= 0 else { throw UsageError(message: "\(source) must be a whole number ≥ 0 (0: no bound), not '\(text)'") }
+        return count == 0 ? nil : count
     }
 
     private static func parseSeconds(_ text: String, source: String) throws(UsageError) -> Double {

@@ -98,6 +98,7 @@ enum PaymentSandboxCommand {
         configuration.swedbankPay.publicBaseURL = options.publicURL
         configuration.trustedForwardedHeaders = options.trustProxy
         configuration.controlToken = options.controlToken
+        configuration.maxObjects = options.maxObjects
         // SIGTERM must end the process within a second: 0.7 s grace, 0.1 s (shutdownLingerPeriod) to deliver the
         // last answers, and time to exit.
         configuration.http.shutdownGracePeriod = .milliseconds(700)

@@ -26,7 +26,8 @@ struct ControlRouteTests {
             #expect(json["version"] as? String == SandboxVersion.current)
             let uptime = try #require(json["uptime_seconds"] as? Int, "uptime_seconds must be an integer: \(response.bodyText)")
             #expect(uptime >= 0 && uptime < 60)
-            #expect(Set(json.keys) == ["status", "version", "uptime_seconds"])
+            // "objects": what the server holds and has evicted (issue 13 §1, MaxObjectsTests).
+            #expect(Set(json.keys) == ["status", "version", "uptime_seconds", "objects"])
         }
     }
 

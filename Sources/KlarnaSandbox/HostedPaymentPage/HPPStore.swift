@@ -48,6 +48,8 @@ struct HPPLedger: NamespaceStateValue {
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: KlarnaHPPConfiguration
+    /// Its sessions, as counted against the server's bound on objects (``ObjectRetention``).
+    let retained: RetainedObjectKind
 
     // A class so operations change it in place; it never leaves the lock (value copies go out).
     final class Session {
@@ -99,6 +101,7 @@ struct HPPLedger: NamespaceStateValue {
         sweepExpired(namespace, now: now)
         let session = Session(id: ids.uuid(), paymentSessionID: paymentSessionID, request: request, createdAt: now, expiresAt: expiresAt)
         sessions[session.id] = session
+        retained.created(namespace, session.id)
         return KlarnaHPPSessionCreated(sessionID: session.id, baseURL: baseURL, distributionToken: ids.uuid(), expiresAt: expiresAt)
     }
 
@@ -198,7 +201,14 @@ struct HPPLedger: NamespaceStateValue {
     private mutating func sweepExpired(_ namespace: Namespace, now: Date) {
         guard !sessions.isEmpty, sweep.creationIsDue(now: now) else { return }
         let keepAfter = now - configuration.expiredSessionRetention
+        let before = sessions
         sessions = sessions.filter { $0.value.expiresAt > keepAfter }
+        if sessions.count < before.count { retained.removed(namespace, before.keys.filter { sessions[$0] == nil }) }
+    }
+
+    /// Counts every session held with ``retained``, oldest first: for state filled without its creations (a restore).
+    func retainHeldObjects(_ namespace: Namespace) {
+        for session in sessions.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) { retained.created(namespace, session.id) }
     }
 
     func snapshot(_ namespace: Namespace) -> JSONText {
@@ -241,19 +251,33 @@ package final class KlarnaHPPStore: NamespacedState, Sendable {
     let ids: any IDGenerator
     let configuration: KlarnaHPPConfiguration
     private let ledgers: NamespacedStore<HPPLedger>
+    private let retained: RetainedObjectKind
     /// Bumped by reset: status callbacks still waiting to retry for the namespace then stop.
     private let generations = Locked<[Namespace: Int]>([:])
 
-    package init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaHPPConfiguration = KlarnaHPPConfiguration()) {
+    /// `retention`: the server's bound on objects (by default one of this store alone, without a bound).
+    package init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaHPPConfiguration = KlarnaHPPConfiguration(),
+                 retention: ObjectRetention = ObjectRetention()) {
         self.registry = registry
         self.ids = ids
         self.configuration = configuration
-        ledgers = NamespacedStore { HPPLedger(registry: registry, ids: ids, configuration: configuration) }
+        let retained = retention.kind(provider: "klarna", name: "hpp_session")
+        self.retained = retained
+        let ledgers = NamespacedStore { HPPLedger(registry: registry, ids: ids, configuration: configuration, retained: retained) }
+        self.ledgers = ledgers
+        retained.onEviction { namespace, id in _ = ledgers.withState(namespace) { $0.sessions.removeValue(forKey: id) != nil } }
+    }
+
+    /// Counts every session held with the server's bound (see ``HPPLedger/retainHeldObjects(_:)``).
+    package func retainHeldObjects() {
+        ledgers.forEach { namespace, ledger in ledger.retainHeldObjects(namespace) }
+        retained.retention.evictOverflow()
     }
 
     func create(_ namespace: Namespace, _ request: KlarnaHPPCreateRequest, paymentSessionID: String, paymentSessionExpiresAt: Date,
                 baseURL: String) throws(KlarnaError) -> KlarnaHPPSessionCreated {
-        try ledgers.withState(namespace) { (state) throws(KlarnaError) in
+        defer { retained.retention.evictOverflow() }
+        return try ledgers.withState(namespace) { (state) throws(KlarnaError) in
             try state.create(namespace, request, paymentSessionID: paymentSessionID, paymentSessionExpiresAt: paymentSessionExpiresAt,
                               baseURL: baseURL)
         }
@@ -304,6 +328,7 @@ package final class KlarnaHPPStore: NamespacedState, Sendable {
     package func reset(_ namespace: Namespace) {
         generations.withLock { $0[namespace, default: 0] += 1 }
         ledgers.reset(namespace)
+        retained.removedAll(namespace)
     }
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }

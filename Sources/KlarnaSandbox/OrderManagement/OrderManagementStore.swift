@@ -60,6 +60,8 @@ struct OrderManagementLedger: NamespaceStateValue {
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: KlarnaOrderManagementConfiguration
+    /// Its orders, as counted against the server's bound on objects (``ObjectRetention``).
+    let retained: RetainedObjectKind
 
     /// A class, changed in place under the store's lock and never handed out (reads copy it into a
     /// ``KlarnaOrderManagementOrder``), as KP's sessions.
@@ -161,6 +163,7 @@ struct OrderManagementLedger: NamespaceStateValue {
             addCapture(order, amount: order.orderAmount, request: nil, at: now)
         }
         orders[orderID] = order
+        retained.created(namespace, orderID)
         sweep.noteExpiry(order.expiresAt + configuration.retentionAfterExpiry)
         sweepExpiredOccasionally(namespace)
     }
@@ -433,12 +436,18 @@ struct OrderManagementLedger: NamespaceStateValue {
     private mutating func sweepExpiredOccasionally(_ namespace: Namespace) {
         let now = registry.now(namespace)
         guard sweep.creationIsDue(now: now) else { return }
-        let before = orders.count
+        let before = orders
         let retention = configuration.retentionAfterExpiry
         orders = orders.filter { _, order in order.expiresAt + retention > now }
         sweep.earliestExpiry = orders.values.lazy.map { $0.expiresAt + retention }.min() ?? .distantFuture
-        let dropped = before - orders.count
+        let dropped = before.count - orders.count
+        if dropped > 0 { retained.removed(namespace, before.keys.filter { orders[$0] == nil }) }
         if dropped >= 4096 { FreedMemory.returnToSystem() }
+    }
+
+    /// Counts every order held with ``retained``, oldest first: for state filled without its creations (a restore).
+    func retainHeldObjects(_ namespace: Namespace) {
+        for order in orders.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) { retained.created(namespace, order.id) }
     }
 
     func snapshot(_ namespace: Namespace) -> JSONText {
@@ -475,17 +484,31 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
     let ids: any IDGenerator
     let configuration: KlarnaOrderManagementConfiguration
     private let ledgers: NamespacedStore<OrderManagementLedger>
+    private let retained: RetainedObjectKind
 
-    /// `credentials`: Klarna's API credentials, the same as for Klarna Payments.
+    /// `credentials`: Klarna's API credentials, the same as for Klarna Payments. `retention`: the server's bound on
+    /// objects (by default one of this store alone, without a bound).
     package init(registry: NamespaceRegistry, ids: any IDGenerator,
                 configuration: KlarnaOrderManagementConfiguration = KlarnaOrderManagementConfiguration(),
-                credentials: KlarnaCredentialPolicy = .anyNonEmpty) {
+                credentials: KlarnaCredentialPolicy = .anyNonEmpty, retention: ObjectRetention = ObjectRetention()) {
         self.registry = registry
         self.ids = ids
         var configuration = configuration
         configuration.credentials = credentials
         self.configuration = configuration
-        ledgers = NamespacedStore { [configuration] in OrderManagementLedger(registry: registry, ids: ids, configuration: configuration) }
+        let retained = retention.kind(provider: "klarna", name: "order_management_order")
+        self.retained = retained
+        let ledgers = NamespacedStore { [configuration] in
+            OrderManagementLedger(registry: registry, ids: ids, configuration: configuration, retained: retained)
+        }
+        self.ledgers = ledgers
+        retained.onEviction { namespace, id in _ = ledgers.withState(namespace) { $0.orders.removeValue(forKey: id) != nil } }
+    }
+
+    /// Counts every order held with the server's bound (see ``OrderManagementLedger/retainHeldObjects(_:)``).
+    package func retainHeldObjects() {
+        ledgers.forEach { namespace, ledger in ledger.retainHeldObjects(namespace) }
+        retained.retention.evictOverflow()
     }
 
     /// An order placed through KP create-order or an HPP session: AUTHORIZED, or CAPTURED in full when
@@ -495,6 +518,7 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
         ledgers.withState(namespace) {
             $0.place(namespace, orderID: orderID, request: request, fraudStatus: fraudStatus, scenario: scenario, captured: captured)
         }
+        retained.retention.evictOverflow()
     }
 
     func readOrder(_ namespace: Namespace, _ orderID: String) throws(KlarnaError) -> KlarnaOrderManagementOrder {
@@ -572,7 +596,10 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
         try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in try ledger.dueDateOptions(namespace, orderID, captureID: captureID) }
     }
 
-    package func reset(_ namespace: Namespace) { ledgers.reset(namespace) }
+    package func reset(_ namespace: Namespace) {
+        ledgers.reset(namespace)
+        retained.removedAll(namespace)
+    }
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
 }

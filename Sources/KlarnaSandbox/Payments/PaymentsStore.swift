@@ -91,6 +91,8 @@ struct PaymentsLedger: NamespaceStateValue {
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: KlarnaPaymentsConfiguration
+    /// Where its creations and drops are counted against the server's bound (``ObjectRetention``).
+    let retained: PaymentsRetainedKinds
 
     // Session and Authorization are classes so an operation changes them in place instead of copying
     // every field (dozens of strings) out of the dictionary and back. They never leave the store's lock:
@@ -167,6 +169,7 @@ struct PaymentsLedger: NamespaceStateValue {
         let session = Session(id: id, fields: fields, clientToken: ClientToken.make(sessionID: id, fields: fields),
                               createdAt: now, expiresAt: now + configuration.sessionLifetime, scenario: scenario)
         sessions[id] = session
+        retained.sessions.created(namespace, id)
         sweep.noteExpiry(session.expiresAt)
         sweepExpiredOccasionally(namespace)
         return KlarnaMerchantSession(sessionId: id, clientToken: session.clientToken,
@@ -197,6 +200,8 @@ struct PaymentsLedger: NamespaceStateValue {
         guard session.orderID == nil else { throw .sessionCompleted }
         sessions[id] = nil
         for token in session.authorizationTokens { authorizations[token] = nil }
+        retained.sessions.removed(namespace, [id])
+        retained.authorizations.removed(namespace, session.authorizationTokens)
     }
 
     /// A session within its lifetime. An expired one stays stored (a token issued before expiry can still
@@ -256,6 +261,7 @@ struct PaymentsLedger: NamespaceStateValue {
         session.authorizationTokens.append(token)
         let now = registry.now(namespace)
         authorizations[token] = Authorization(token: token, sessionID: sessionID, authorizedAt: now, snapshot: snapshot)
+        retained.authorizations.created(namespace, token)
         sweep.noteExpiry(now + configuration.authorizationLifetime)
         return KlarnaSDKResult(approved: true, showForm: true, authorizationToken: token, finalizeRequired: false)
     }
@@ -333,6 +339,7 @@ struct PaymentsLedger: NamespaceStateValue {
         let now = registry.now(namespace)
         orders[orderID] = Order(order: order, sessionID: session.id, authorizationToken: token,
                                                   request: request, createdAt: now)
+        retained.orders.created(namespace, orderID)
         return (order, true, session.scenario)
     }
 
@@ -378,6 +385,7 @@ struct PaymentsLedger: NamespaceStateValue {
             locale: request.locale ?? session.fields.locale, billingAddress: created.billingAddress,
             customer: request.customer ?? authorization.snapshot.customer)
         customerTokens[created.tokenId] = record
+        retained.customerTokens.created(namespace, created.tokenId)
         return created
     }
 
@@ -415,7 +423,7 @@ struct PaymentsLedger: NamespaceStateValue {
         guard sweep.creationIsDue(now: now) else { return }
         let before = sessions.count + authorizations.count + orders.count
         let tokenLifetime = configuration.authorizationLifetime
-        let sessions = self.sessions
+        let sessions = self.sessions, oldAuthorizations = authorizations, oldOrders = orders
         authorizations = authorizations.filter { _, authorization in
             authorization.authorizedAt + tokenLifetime > now
                 || (sessions[authorization.sessionID].map { $0.expiresAt > now } ?? false)
@@ -424,9 +432,24 @@ struct PaymentsLedger: NamespaceStateValue {
         self.sessions = sessions.filter { id, session in session.expiresAt > now || withLiveTokens.contains(id) }
         orders = orders.filter { [sessions = self.sessions] _, order in sessions[order.sessionID] != nil }
         let dropped = before - (self.sessions.count + authorizations.count + orders.count)
+        if dropped > 0 {
+            retained.sessions.removed(namespace, sessions.keys.filter { self.sessions[$0] == nil })
+            retained.authorizations.removed(namespace, oldAuthorizations.keys.filter { authorizations[$0] == nil })
+            retained.orders.removed(namespace, oldOrders.keys.filter { orders[$0] == nil })
+        }
         sweep.earliestExpiry = min(self.sessions.values.lazy.map(\.expiresAt).min() ?? .distantFuture,
                                    authorizations.values.lazy.map { $0.authorizedAt + tokenLifetime }.min() ?? .distantFuture)
         if dropped >= 4096 { FreedMemory.returnToSystem() }
+    }
+
+    /// Counts everything the namespace holds with ``retained``, oldest first: for state that was filled without
+    /// its creations (a restore).
+    func retainHeldObjects(_ namespace: Namespace) {
+        var held: [(Date, RetainedObjectKind, String)] = sessions.values.map { ($0.createdAt, retained.sessions, $0.id) }
+        held += authorizations.values.map { ($0.authorizedAt, retained.authorizations, $0.token) }
+        held += orders.values.map { ($0.createdAt, retained.orders, $0.order.orderId) }
+        held += customerTokens.values.map { ($0.createdAt, retained.customerTokens, $0.id) }
+        for (_, kind, id) in held.sorted(by: { $0.0 < $1.0 }) { kind.created(namespace, id) }
     }
 
     func snapshot(_ namespace: Namespace) -> JSONText {
@@ -470,17 +493,37 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
     /// Where placed orders go on to live (Order Management); nil in tests of this store alone.
     let orders: KlarnaOrderManagementStore?
     let ledgers: NamespacedStore<PaymentsLedger>
+    let retained: PaymentsRetainedKinds
 
+    /// `retention`: the server's bound on objects (by default one of this store alone, without a bound).
     package init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: KlarnaPaymentsConfiguration = KlarnaPaymentsConfiguration(),
-                orders: KlarnaOrderManagementStore? = nil) {
+                orders: KlarnaOrderManagementStore? = nil, retention: ObjectRetention = ObjectRetention()) {
         self.configuration = configuration
         self.ids = ids
         self.orders = orders
-        ledgers = NamespacedStore { PaymentsLedger(registry: registry, ids: ids, configuration: configuration) }
+        let retained = PaymentsRetainedKinds(retention)
+        self.retained = retained
+        let ledgers = NamespacedStore { PaymentsLedger(registry: registry, ids: ids, configuration: configuration, retained: retained) }
+        self.ledgers = ledgers
+        retained.sessions.onEviction { namespace, id in _ = ledgers.withState(namespace) { $0.sessions.removeValue(forKey: id) != nil } }
+        retained.authorizations.onEviction { namespace, token in
+            _ = ledgers.withState(namespace) { $0.authorizations.removeValue(forKey: token) != nil }
+        }
+        retained.orders.onEviction { namespace, id in _ = ledgers.withState(namespace) { $0.orders.removeValue(forKey: id) != nil } }
+        retained.customerTokens.onEviction { namespace, id in
+            _ = ledgers.withState(namespace) { $0.customerTokens.removeValue(forKey: id) != nil }
+        }
+    }
+
+    /// Counts every object held with the server's bound (see ``PaymentsLedger/retainHeldObjects(_:)``).
+    package func retainHeldObjects() {
+        ledgers.forEach { namespace, ledger in ledger.retainHeldObjects(namespace) }
+        retained.sessions.retention.evictOverflow()
     }
 
     func createSession(_ namespace: Namespace, _ fields: KlarnaSessionFields, scenario: String? = nil) throws(KlarnaError) -> KlarnaMerchantSession {
         try PaymentsValidation.validateSession(fields)
+        defer { retained.sessions.retention.evictOverflow() }
         return ledgers.withState(namespace) { $0.createSession(namespace, fields, scenario: scenario) }
     }
 
@@ -502,7 +545,8 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
 
     func authorize(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?, outcome: ScenarioOutcome = .approve,
                    finalizing: Bool = false) -> KlarnaSDKResult {
-        ledgers.withState(namespace) { $0.authorize(namespace, sessionID: sessionID, data: data, outcome: outcome, finalizing: finalizing) }
+        defer { retained.sessions.retention.evictOverflow() }
+        return ledgers.withState(namespace) { $0.authorize(namespace, sessionID: sessionID, data: data, outcome: outcome, finalizing: finalizing) }
     }
 
     func load(_ namespace: Namespace, sessionID: String, clientToken: String?, category: String?,
@@ -520,6 +564,7 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
 
     func createOrder(_ namespace: Namespace, token: String, _ request: KlarnaCreateOrderRequest, redirectBase: String?,
                      outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaOrder {
+        defer { retained.sessions.retention.evictOverflow() }
         let result = try ledgers.withState(namespace) { (state) throws(KlarnaError) in
             try state.createOrder(namespace, token: token, request, redirectBase: redirectBase, outcome: outcome)
         }
@@ -537,7 +582,8 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
 
     func createCustomerToken(_ namespace: Namespace, token: String, _ request: KlarnaCustomerTokenRequest,
                              outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> KlarnaCustomerToken {
-        try ledgers.withState(namespace) { (state) throws(KlarnaError) in
+        defer { retained.sessions.retention.evictOverflow() }
+        return try ledgers.withState(namespace) { (state) throws(KlarnaError) in
             try state.createCustomerToken(namespace, token: token, request, outcome: outcome)
         }
     }
@@ -546,7 +592,27 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
         ledgers.first { _, state in state.confirmationURL(orderID: orderID) }
     }
 
-    package func reset(_ namespace: Namespace) { ledgers.reset(namespace) }
+    package func reset(_ namespace: Namespace) {
+        ledgers.reset(namespace)
+        retained.removedAll(namespace)
+    }
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
+}
+
+/// The objects of Klarna Payments (and of the Customer Token API, whose tokens live here) that count against the
+/// server's bound on objects (``ObjectRetention``).
+struct PaymentsRetainedKinds: Sendable {
+    let sessions, authorizations, orders, customerTokens: RetainedObjectKind
+
+    init(_ retention: ObjectRetention) {
+        sessions = retention.kind(provider: "klarna", name: "payments_session")
+        authorizations = retention.kind(provider: "klarna", name: "authorization_token")
+        orders = retention.kind(provider: "klarna", name: "payments_order")
+        customerTokens = retention.kind(provider: "klarna", name: "customer_token")
+    }
+
+    func removedAll(_ namespace: Namespace) {
+        for kind in [sessions, authorizations, orders, customerTokens] { kind.removedAll(namespace) }
+    }
 }

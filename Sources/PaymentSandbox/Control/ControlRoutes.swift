@@ -10,15 +10,19 @@ struct ControlRoutes: Sendable {
     let journal: Journal
     let scenarios: ScenarioEngine
     let states: [any NamespacedState]
+    let retention: ObjectRetention
 
     func add(to router: inout Router) {
-        // GET /__sandbox/health -> {"status":"ok","version":...,"uptime_seconds":...}
-        router.addImmediate("GET /__sandbox/health") { _ in
+        // GET /__sandbox/health -> {"status":"ok","version":...,"uptime_seconds":...,"objects":{"held":...,"max":...,"evicted":...}}
+        router.addImmediate("GET /__sandbox/health") { [retention] _ in
             let uptime = ContinuousClock.now - startedAt
+            let objects = retention.counts
             return .json(JSONText.object([
                 ("status", .string("ok")),
                 ("version", .string(SandboxVersion.current)),
                 ("uptime_seconds", .int(Int(uptime.components.seconds))),
+                ("objects", .object([("held", .int(objects.held)), ("max", objects.max.map(JSONText.int) ?? .null),
+                                     ("evicted", .int(objects.evicted))])),
             ]).data)
         }
         // Any method: what the server parsed, for debugging clients and for the parser tests.

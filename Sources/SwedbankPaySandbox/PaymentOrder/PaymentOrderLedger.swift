@@ -7,6 +7,8 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
     let registry: NamespaceRegistry
     let ids: any IDGenerator
     let configuration: SwedbankPayConfiguration
+    /// Its orders and tokens, as counted against the server's bound on objects (``ObjectRetention``).
+    let retained: SwedbankPayOrderRetainedKinds
 
     var orders: [String: Order] = [:]
     /// Attempt and transaction numbers: 11 digits, increasing per namespace (swedbankpay-api.md §1.4 shows
@@ -175,6 +177,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         order.history.append(HistoryEntry(created: now, name: "PaymentCreated", initiatedBy: "Merchant"))
         let dropped = sweepOccasionally(namespace, now: now)
         orders[orderID] = order
+        retained.orders.created(namespace, orderID)
         return dropped
     }
 
@@ -253,6 +256,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
                                     cardBrand: fields["cardBrand"] ?? "Visa", expiryDate: fields["expiryDate"] ?? "12/2033",
                                     payerReference: order.request.payer?.payerReference)
             tokens[token.token] = token
+            retained.tokens.created(namespace, token.token)
             order.generatedTokens.append(token)
         }
     }
@@ -493,13 +497,28 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
     private mutating func sweepOccasionally(_ namespace: Namespace, now: Date) -> [String] {
         guard !isEmpty, sweep.creationIsDue(now: now) else { return [] }
         let retention = configuration.retentionAfterLastChange
-        var dropped: [String] = []
+        var dropped: [String] = [], droppedIDs: [String] = []
         for (id, order) in orders where order.updated + retention <= now {
             dropped.append(order.token)
+            droppedIDs.append(id)
             orders[id] = nil
         }
+        retained.orders.removed(namespace, droppedIDs)
         if dropped.count >= 4096 { FreedMemory.returnToSystem() }
         return dropped
+    }
+
+    /// Counts every order and token held with ``retained``, oldest first: for state filled without its creations (a
+    /// restore). Tokens count as made with their order's payment, else (the order gone) after the orders.
+    func retainHeldObjects(_ namespace: Namespace) {
+        var tokensLeft = tokens
+        for order in orders.values.sorted(by: { ($0.created, $0.id) < ($1.created, $1.id) }) {
+            retained.orders.created(namespace, order.id)
+            for token in order.generatedTokens where tokensLeft.removeValue(forKey: token.token) != nil {
+                retained.tokens.created(namespace, token.token)
+            }
+        }
+        for token in tokensLeft.keys.sorted() { retained.tokens.created(namespace, token) }
     }
 
     /// The session tokens of its orders (to forget them when the namespace is reset).

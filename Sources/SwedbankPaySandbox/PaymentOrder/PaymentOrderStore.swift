@@ -30,18 +30,30 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
     let configuration: SwedbankPayConfiguration
     private let ledgers: NamespacedStore<SwedbankPayOrderLedger>
     /// Session token → where its order lives: the session API and the pages carry no namespace.
-    private let tokens = Locked<[String: (namespace: Namespace, orderID: String)]>([:])
+    private let tokens: Locked<[String: (namespace: Namespace, orderID: String)]>
+    let retained: SwedbankPayOrderRetainedKinds
     /// Bumped by reset: callbacks waiting to retry for the namespace then stop.
     private let generations: Locked<[Namespace: Int]>
     let callbacks: SwedbankPayCallbacks
 
-    /// `journal`: where callback calls are recorded (nil: not recorded).
+    /// `journal`: where callback calls are recorded (nil: not recorded). `retention`: the server's bound on objects (by
+    /// default one of this store alone, without a bound).
     package init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: SwedbankPayConfiguration = SwedbankPayConfiguration(),
-                journal: Journal? = nil) {
+                journal: Journal? = nil, retention: ObjectRetention = ObjectRetention()) {
         self.registry = registry
         self.ids = ids
         self.configuration = configuration
-        ledgers = NamespacedStore { SwedbankPayOrderLedger(registry: registry, ids: ids, configuration: configuration) }
+        let retained = SwedbankPayOrderRetainedKinds(retention)
+        self.retained = retained
+        let ledgers = NamespacedStore { SwedbankPayOrderLedger(registry: registry, ids: ids, configuration: configuration, retained: retained) }
+        self.ledgers = ledgers
+        let tokens = Locked<[String: (namespace: Namespace, orderID: String)]>([:])
+        self.tokens = tokens
+        retained.orders.onEviction { namespace, id in
+            guard let token = ledgers.withState(namespace, { $0.orders.removeValue(forKey: id)?.token }) else { return }
+            tokens.withLock { $0[token] = nil }
+        }
+        retained.tokens.onEviction { namespace, token in _ = ledgers.withState(namespace) { $0.tokens.removeValue(forKey: token) != nil } }
         let generations = Locked<[Namespace: Int]>([:])
         self.generations = generations
         callbacks = SwedbankPayCallbacks(registry: registry, configuration: configuration, journal: journal) { namespace in
@@ -68,6 +80,16 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
 
     package func lookup(token: String) -> (namespace: Namespace, orderID: String)? { tokens.withLock { $0[token] } }
 
+    /// The session token no longer leads to its order (its payment session was evicted): the session API answers it
+    /// as unknown, the order stays.
+    package func forgetSessionToken(_ token: String) { tokens.withLock { $0[token] = nil } }
+
+    /// Counts every order and token held with the server's bound (see ``SwedbankPayOrderLedger/retainHeldObjects(_:)``).
+    package func retainHeldObjects() {
+        ledgers.forEach { namespace, ledger in ledger.retainHeldObjects(namespace) }
+        retained.orders.retention.evictOverflow()
+    }
+
     package func snapshot(_ namespace: Namespace, orderID: String) -> SwedbankPayOrderView? {
         ledgers.withState(namespace) { try? $0.order(namespace, orderID).view(namespace) }
     }
@@ -82,6 +104,8 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
     @discardableResult
     package func attemptPaid(_ namespace: Namespace, orderID: String, _ attempt: SwedbankPayAttemptID,
                             transactionType: SwedbankPayTransactionType, details: JSONText) -> Bool {
+        // The tokens a card payment generates count at once; their evictions wait for the caller's evictOverflow (the
+        // payment session's transition, which calls this under its own lock, where an eviction could need that lock).
         (try? change(namespace, orderID) { (ledger, order, now) throws(SwedbankPayProblem) in
             try ledger.attemptPaid(order, attempt, transactionType: transactionType, details: details, now: now, namespace: namespace)
         }) != nil
@@ -144,6 +168,7 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
                 index[token] = (namespace, orderID)
             }
         }
+        retained.orders.retention.evictOverflow()
         return orderID
     }
 
@@ -226,9 +251,21 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
         generations.withLock { $0[namespace, default: 0] += 1 }
         let dropped = ledgers.reset(namespace) { $0.sessionTokens } ?? []
         tokens.withLock { index in for token in dropped { index[token] = nil } }
+        retained.orders.removedAll(namespace)
+        retained.tokens.removedAll(namespace)
     }
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
+}
+
+/// The objects of the payment-order API that count against the server's bound on objects (``ObjectRetention``).
+struct SwedbankPayOrderRetainedKinds: Sendable {
+    let orders, tokens: RetainedObjectKind
+
+    init(_ retention: ObjectRetention) {
+        orders = retention.kind(provider: "swedbankpay", name: "payment_order")
+        tokens = retention.kind(provider: "swedbankpay", name: "payment_token")
+    }
 }
 
 /// One of the three post-purchase operations (swedbankpay-api.md §1.7).

@@ -22,9 +22,15 @@ protocol PaymentSessionOrders: Sendable {
     func setIntegration(_ namespace: Namespace, orderID: String, _ value: String)
     func setSwishPending(_ namespace: Namespace, orderID: String, _ pending: Bool)
     func addHistory(_ namespace: Namespace, orderID: String, name: String, instrument: String?)
+    /// The payment session of `token` was evicted: the token no longer leads to its order.
+    func forgetSessionToken(_ token: String)
+    /// The server's bound on objects (``ObjectRetention``), which counts the payment sessions too.
+    var retention: ObjectRetention { get }
 }
 
-extension SwedbankPayOrderStore: PaymentSessionOrders {}
+extension SwedbankPayOrderStore: PaymentSessionOrders {
+    var retention: ObjectRetention { retained.orders.retention }
+}
 
 /// Settings of the payment-session API.
 package struct SwedbankPayPaymentSessionSettings: Sendable {

@@ -25,6 +25,8 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     }
 
     private let ledgers = NamespacedStore { Ledger() }
+    /// Its sessions, as counted against the server's bound on objects (the order store's ``ObjectRetention``).
+    private let retained: RetainedObjectKind
 
     /// Where the business decisions (swish.sale, card.*, web.pay) are written as `DECISION` entries: the request's
     /// own entry names only the API call's scenario decision.
@@ -36,6 +38,20 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         self.engine = engine
         self.settings = settings
         self.journal = journal
+        retained = orders.retention.kind(provider: "swedbankpay", name: "payment_session")
+        retained.onEviction { [ledgers] namespace, token in
+            _ = ledgers.withState(namespace) { $0.sessions.removeValue(forKey: token) != nil }
+            orders.forgetSessionToken(token)
+        }
+    }
+
+    /// Counts every payment session held with the server's bound, in token order (a record keeps no creation time):
+    /// for state filled without its creations (a restore).
+    package func retainHeldObjects() {
+        ledgers.forEach { namespace, ledger in
+            for token in ledger.sessions.keys.sorted() { retained.created(namespace, token) }
+        }
+        retained.retention.evictOverflow()
     }
 
     /// The payment sessions over `orders`; `journal` gets the business decisions.
@@ -46,6 +62,7 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
 
     package func reset(_ namespace: Namespace) {
         ledgers.reset(namespace)
+        retained.removedAll(namespace)
     }
 
     package func snapshot(_ namespace: Namespace) -> JSONText {
@@ -120,6 +137,7 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     func transition<Rendered: Sendable>(_ token: String, base: String, rel: String, request: HTTPRequest, onTerminalOrder: TerminalRule = .answerDocument,
                               _ change: (inout Step) throws -> Void, render: (PaymentSessionDocument) -> Rendered) throws -> SessionResult<Rendered> {
         let context = try context(token)
+        defer { retained.retention.evictOverflow() }
         return try ledgers.withState(context.namespace) { state throws -> SessionResult<Rendered> in
             var record = state.sessions[token] ?? PaymentSessionRecord(
                 token: token, namespace: context.namespace, orderID: context.orderID,
@@ -138,8 +156,8 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
                 if case .threeDSChallenge(let card) = record.phase { state.challenges[card.acsTransID] = token }
                 view = orders.snapshot(context.namespace, orderID: context.orderID) ?? view
             }
-            state.sessions[token] = record
-            if state.sessions.count >= state.pruneAt { prune(&state) }
+            if state.sessions.updateValue(record, forKey: token) == nil { retained.created(context.namespace, token) }
+            if state.sessions.count >= state.pruneAt { prune(&state, context.namespace) }
             return SessionResult(render(PaymentSessionDocument(view: view, record: record, base: base, savedCards: cards(view, record, &state))),
                                  delay: delay)
         }
@@ -148,8 +166,10 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     enum TerminalRule { case answerDocument, notAllowed }
 
     /// Keeps memory bounded: the order store forgets old orders (and reset ones), so their sessions go too.
-    private func prune(_ state: inout Ledger) {
+    private func prune(_ state: inout Ledger, _ namespace: Namespace) {
+        let before = state.sessions
         state.sessions = state.sessions.filter { orders.lookup(token: $0.key) != nil }
+        if state.sessions.count < before.count { retained.removed(namespace, before.keys.filter { state.sessions[$0] == nil }) }
         state.challenges = state.challenges.filter { state.sessions[$0.value] != nil }
         state.pruneAt = max(1024, state.sessions.count * 2)
     }
