@@ -99,7 +99,8 @@ import SwedbankPaySandbox
             #"{"operation": "swedbankpay.paymentsession.abort_payment", "outcome": "not_allowed"}"#,
             #"{"operation": "swedbankpay.swish.sale", "outcome": "payer_aborts", "delay_ms": 30000}"#,
             #"{"operation": "swedbankpay.card.authorize", "outcome": "fail_attempt", "problem_type": "creditcard/3DSECUREERROR", "status": 400, "title": "T", "detail": "D", "original_detail": "O"}"#,
-            #"{"operation": "swedbankpay.web.pay", "outcome": "fail_attempt", "problem_type": "swishdeclined"}"#
+            #"{"operation": "swedbankpay.web.pay", "outcome": "fail_attempt", "problem_type": "swishdeclined"}"#,
+            #"{"operation": "klarna.payments.create_order", "outcome": "commit_then_drop", "delay_ms": 10}"#
         ))
         let outcomes = scenario.rules.map { $0.steps[0].outcome }
         let expected: [ScenarioOutcome] = [
@@ -112,6 +113,7 @@ import SwedbankPaySandbox
             .cardDeclined, .insufficientFunds, .cardExpired, .sessionEndReached, .notAllowed, .payerAborts,
             .failAttempt(SwedbankPayAttemptFailure(problemType: "creditcard/3dsecureerror", status: 400, title: "T", detail: "D", originalDetail: "O")),
             .failAttempt(SwedbankPayAttemptFailure(problemType: "swishdeclined")),
+            .commitThenDrop,
         ]
         #expect(outcomes == expected)
         #expect(scenario.rules[12].steps[0].delay == .zero)
@@ -188,7 +190,7 @@ import SwedbankPaySandbox
 
     @Test func unknownOutcome_ListsTheOutcomesAllowedThere() {
         #expect(Self.problems(Self.withRules(#"{"operation": "klarna.payments.authorize", "outcome": "rejekt"}"#)) == [
-            #"scenarios/klarna/test.json:6:59: $.rules[0].outcome: unknown outcome "rejekt" (expected one of: approve, reject, cancel, finalize_required, show_form_false, invalid_client_token, http_error, drop_connection)"#,
+            #"scenarios/klarna/test.json:6:59: $.rules[0].outcome: unknown outcome "rejekt" (expected one of: approve, reject, cancel, finalize_required, show_form_false, invalid_client_token, http_error, drop_connection, commit_then_drop)"#,
         ])
     }
 
@@ -203,8 +205,8 @@ import SwedbankPaySandbox
             #"{"operation": "klarna.payments.create_session", "outcome": "reject"}"#,
             #"{"operation": "klarna.payments.load", "sequence": [{"outcome": "approve"}, {"outcome": "expire_token"}]}"#
         )) == [
-            #"scenarios/klarna/test.json:6:64: $.rules[0].outcome: outcome "reject" is not allowed for klarna.payments.create_session (allowed: approve, http_error, drop_connection)"#,
-            #"scenarios/klarna/test.json:7:92: $.rules[1].sequence[1].outcome: outcome "expire_token" is not allowed for klarna.payments.load (allowed: approve, reject, show_form_false, invalid_client_token, http_error, drop_connection)"#,
+            #"scenarios/klarna/test.json:6:64: $.rules[0].outcome: outcome "reject" is not allowed for klarna.payments.create_session (allowed: approve, http_error, drop_connection, commit_then_drop)"#,
+            #"scenarios/klarna/test.json:7:92: $.rules[1].sequence[1].outcome: outcome "expire_token" is not allowed for klarna.payments.load (allowed: approve, reject, show_form_false, invalid_client_token, http_error, drop_connection, commit_then_drop)"#,
         ])
     }
 
@@ -365,10 +367,10 @@ import SwedbankPaySandbox
             #expect(allowed.isSuperset(of: ScenarioOutcome.universal), "\(operation.name)")
         }
         #expect(vocabulary.allowedOutcomes(ScenarioOperation("klarna.hpp.pay")) == nil)
-        #expect(vocabulary.allowedOutcomes(.klarnaOMCapture) == ["approve", "refused", "http_error", "drop_connection"])
+        #expect(vocabulary.allowedOutcomes(.klarnaOMCapture) == ["approve", "refused", "http_error", "drop_connection", "commit_then_drop"])
         #expect(vocabulary.allowedOutcomes(.klarnaPaymentsCreateOrder) == [
             "approve", "expire_token", "mismatched_fields", "cart_changed", "rejected", "fraud_pending", "fraud_rejected", "http_error",
-            "drop_connection",
+            "drop_connection", "commit_then_drop",
         ])
     }
 

@@ -72,12 +72,16 @@ struct HPPConsumerFlow: Sendable {
             return HTTPReply(KlarnaError.unknownScenario(error).response(for: request, ids: store.ids))
         }
         let note = "scenario=\(scenario ?? "-") \(ScenarioOperation.klarnaPaymentsAuthorize.rawValue) (hosted page pay): \(decision)"
-        guard let delay = decision.delay else {
-            return authorize(context, outcome: decision.outcome, request, browser: browser, note: note)
+        // commit_then_drop: the consumer pays as for approve; the page's answer is lost (the browser's connection closes).
+        @Sendable func answer() -> HTTPReply {
+            let reply = authorize(context, outcome: decision.outcome.committed, request, browser: browser, note: note)
+            if case .commitThenDrop = decision.outcome { return reply.droppingAnswer() }
+            return reply
         }
+        guard let delay = decision.delay else { return answer() }
         return .later {
             try? await Task.sleep(for: delay)
-            return authorize(context, outcome: decision.outcome, request, browser: browser, note: note)
+            return answer()
         }
     }
 

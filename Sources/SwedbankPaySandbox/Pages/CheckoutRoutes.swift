@@ -107,8 +107,8 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         router.addImmediate("POST /checkout/:token/swish") { request in
             try page(request) { token in
                 let msisdn = (FormFields.parse(request.body)["msisdn"] ?? "").filter { !$0.isWhitespace }
-                return SessionResult(Self.outcome(try sessions.payBySwish(token, msisdn: msisdn, base: base(request), request: request),
-                                                  mode: mode(request), base: base(request)))
+                return try sessions.payBySwish(token, msisdn: msisdn, base: base(request), request: request)
+                    .map { Self.outcome($0, mode: mode(request), base: base(request)) }
             }
         }
 

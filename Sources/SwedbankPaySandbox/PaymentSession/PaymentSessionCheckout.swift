@@ -57,12 +57,12 @@ extension SwedbankPayPaymentSessionStore {
 
     /// Swish from the page, by the phone number the payer typed (swedbankpay-api.md §3.6 B). A second submit while
     /// the first waits changes nothing.
-    func payBySwish(_ token: String, msisdn: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
+    func payBySwish(_ token: String, msisdn: String, base: String, request: HTTPRequest) throws -> SessionResult<PaymentSessionDocument> {
         try transition(token, base: base, rel: "start-payment-attempt", request: request, { step in
             if case .swish = step.record.phase { return }
             try requirePageMethod(step, SessionMethod.swish.rawValue)
             try startSwish(&step, body: JSONNode(.object([("msisdn", .string(msisdn))])))
-        }, render: { $0 }).value
+        }, render: { $0 })
     }
 
     /// The session as it is now (a Swish outcome that came due is applied): the waiting page's refresh.
