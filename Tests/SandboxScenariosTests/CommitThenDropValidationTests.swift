@@ -27,3 +27,21 @@ import PaymentSandbox
                 "\(ScenarioValidationTests.problems(text))")
     }
 }
+
+/// The return trip's `redirect_late` says how late with `delay_ms`, which it requires.
+@Suite struct ReturnTripValidationTests {
+    @Test func redirectLate_RequiresDelay() {
+        for operation in ["klarna.hpp.redirect", "swedbankpay.checkout.redirect"] {
+            let problems = ScenarioValidationTests.problems(ScenarioValidationTests.withRules(
+                #"{"operation": "\#(operation)", "outcome": "redirect_late"}"#))
+            #expect(problems.count == 1 && problems.first?.contains(#"missing required key "delay_ms" for outcome "redirect_late""#) == true,
+                    "\(operation): \(problems)")
+        }
+    }
+
+    @Test func redirectOutcomes_OnlyOnTheRedirectOperations() {
+        let problems = ScenarioValidationTests.problems(ScenarioValidationTests.withRules(
+            #"{"operation": "klarna.hpp.create_session", "outcome": "redirect_lost"}"#))
+        #expect(problems.first?.contains(#"outcome "redirect_lost" is not allowed for klarna.hpp.create_session"#) == true, "\(problems)")
+    }
+}

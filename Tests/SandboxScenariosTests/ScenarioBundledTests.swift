@@ -16,7 +16,7 @@ import SwedbankPaySandbox
     static let bundledNames = [
         "approve", "reject", "cancel", "expire-token", "mismatched-fields", "cart-changed", "rejected-at-order",
         "fraud-pending", "invalid-client-token", "finalize-required", "server-error", "slow", "capture-refused",
-        "commit-then-drop",
+        "commit-then-drop", "hpp-redirect-lost", "hpp-redirect-late",
     ]
 
     /// scenarios/swedbankpay/<file>.json, named `swedbankpay-<file>` (names are unique across directories).
@@ -24,7 +24,7 @@ import SwedbankPaySandbox
         "approve", "swish-declined", "swish-timeout", "bankid-cancelled", "swish-app-launch-failed", "3ds-approved", "3ds-declined",
         "card-declined", "insufficient-funds", "card-expired", "retry-other-instrument", "payer-aborts", "abort-not-allowed",
         "session-end-reached", "server-error", "flaky", "slow", "testdata", "capture-refused",
-        "commit-then-drop",
+        "commit-then-drop", "redirect-lost", "redirect-late",
     ]
 
     static func library() throws -> ScenarioLibrary {

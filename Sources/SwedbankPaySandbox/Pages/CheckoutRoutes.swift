@@ -22,14 +22,42 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         let pageAnswers = SwedbankPayPageErrorFormat(ids: orders.ids)
         @Sendable func page(_ request: HTTPRequest, _ body: (String) throws -> SessionResult<HTTPResponse>) throws -> HTTPReply {
             let token = try request.parameters.require("token")
+            let before = try? sessions.context(token).view.status
             do {
-                return try body(token).reply { $0 }
+                let result = try body(token)
+                // The action that paid the order (a card, the Swish waiting page's refresh, a web instrument): the return trip.
+                if before == .initialized, let paid = try? sessions.context(token), paid.view.status == .paid {
+                    return returnTrip(request, token, paid, result)
+                }
+                return result.reply { $0 }
             } catch let decided as DecidedAnswer {
                 return decided.reply(pageAnswers, for: request)
             } catch let problem as SwedbankPayProblem {
                 if problem == .paymentSessionNotFound { return HTTPReply(Self.html(CheckoutPage.unavailable(.notFound), status: .notFound)) }
                 return HTTPReply(Self.html(CheckoutPage.error(problem), status: problem.status))
             }
+        }
+
+        /// `swedbankpay.checkout.redirect`, decided once the order is paid, per session token. What the app sees in real
+        /// life: with `redirect_lost` the order is Paid (callback sent) but the web view stays on the page, which shows
+        /// the payment as completed with no link and tells no view-checkout script, so the app never sees completeUrl
+        /// and must read the order itself; with `redirect_late` (or any `delay_ms`) the web view keeps loading and the
+        /// redirect comes late, while the order is already Paid.
+        @Sendable func returnTrip(_ request: HTTPRequest, _ token: String, _ paid: SwedbankPayPaymentSessionStore.Context,
+                                  _ result: SessionResult<HTTPResponse>) -> HTTPReply {
+            guard let (scenario, decision) = try? sessions.engine.decide(.swedbankPayCheckoutRedirect, request: request, namespace: paid.namespace,
+                                                                       subject: nil, object: token, sticky: paid.view.scenario),
+                  decision.matchedRule else { return result.reply { $0 } }
+            journal.record(paid.namespace, method: "DECISION", path: request.path, status: 0,
+                           note: ScenarioNote(scenario: scenario, operation: .swedbankPayCheckoutRedirect, decision: decision).description)
+            var result = result
+            if decision.outcome.swedbankPay == .redirectLost {
+                result.value = Self.html(CheckoutPage.result(.paid, orderID: paid.view.orderID, redirectURL: nil, tellsParent: false))
+            }
+            // Universal outcomes: the payment stands; only the answer is an error, dropped, or lost after the fact.
+            var reply = pageAnswers.reply(to: decision.outcome, for: request) ?? result.reply { $0 }
+            if case .commitThenDrop = decision.outcome { reply = reply.droppingAnswer() }
+            return decision.delay.map(reply.delayed(by:)) ?? reply
         }
 
         // The payment order's own operations (view-checkout, redirect-checkout) play their scenario rules: errors and
