@@ -43,6 +43,8 @@ extension ScenarioOperation {
     // The return trip (issue 13 §4).
     /// The checkout page's redirect of the payer to `completeUrl` once the order is paid on the page.
     package static let swedbankPayCheckoutRedirect = ScenarioOperation("swedbankpay.checkout.redirect")
+    /// The Swish app stand-in's return to the app through `paymentUrl` once the payer has paid in Swish.
+    package static let swedbankPaySwishAppReturn = ScenarioOperation("swedbankpay.swish.app_return")
 }
 
 /// What a Swedbank Pay operation does instead of (or as) its normal answer: a step's outcome as Swedbank Pay reads it.
@@ -244,6 +246,9 @@ enum SwedbankPayScenarioVocabulary {
         .init(.swedbankPayCheckoutRedirect, outcomes: ["redirect_lost", "redirect_late"],
               "The checkout page's redirect to completeUrl once the payer has paid on it (card, Swish by phone number, web-based instruments); delay_ms delays the redirect, not the payment.",
               request: SwedbankPayScenarioVocabulary.noBody),
+        .init(.swedbankPaySwishAppReturn, outcomes: ["redirect_lost", "redirect_late"],
+              "The Swish app stand-in (GET /swish/paymentrequest?token=...&callbackurl=..., the launch-client-app href with http://<sandbox>/swish/ for swish://) reopening the app through callbackurl (paymentUrl) once paid; delay_ms delays the reopening, not the payment.",
+              request: SwedbankPayScenarioVocabulary.noBody),
     ]
 
     static let outcomes: [ScenarioVocabulary.Outcome] = [
@@ -273,8 +278,8 @@ enum SwedbankPayScenarioVocabulary {
             SwedbankPayAttemptFailure.read(&reader).map(SwedbankPayOutcome.failAttempt)
         },
         // The return trip (issue 13 §4).
-        .init(SwedbankPayOutcome.redirectLost, "Swedbank Pay checkout.redirect. The order is Paid (callback sent), but the redirect to completeUrl never comes: the page shows the payment as completed with no link, and tells no view-checkout script."),
-        .init("redirect_late", "Swedbank Pay checkout.redirect. The order is Paid at once (callback sent); the redirect to completeUrl comes \"delay_ms\" (required) later.") { reader in
+        .init(SwedbankPayOutcome.redirectLost, "Swedbank Pay checkout.redirect, swish.app_return. The order is Paid (callback sent), but the way back never comes: the checkout page shows the payment as completed with no link and tells no view-checkout script; the Swish app stand-in shows it paid and never opens paymentUrl."),
+        .init("redirect_late", "Swedbank Pay checkout.redirect, swish.app_return. The order is Paid at once (callback sent); the redirect to completeUrl, or the Swish app's reopening of paymentUrl, comes \"delay_ms\" (required) later.") { reader in
             reader.require("delay_ms") == nil ? nil : SwedbankPayOutcome.redirectLate
         }
     ]

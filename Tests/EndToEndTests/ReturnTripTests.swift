@@ -92,4 +92,55 @@ struct ReturnTripTests {
             #expect(clock.now - started >= .seconds(5))
         }
     }
+
+    /// A prepared session under `scenario` with a local Swish start (`msisdn: null`): the launch-client-app href's token.
+    static func swishStarted(_ sandbox: PaymentSandbox, _ server: RunningServer, _ label: String, scenario: String?)
+    async throws -> (driver: SwedbankPaySessionDriver, token: String, launchToken: String) {
+        let (driver, token, idle) = try await SwedbankPaySessionEdgeTests.prepared(sandbox, server, label, scenario: scenario)
+        let start = try #require(idle.method("Swish")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
+        let started = try await driver.exchange("POST", start, body: #"{"culture":"sv-SE","msisdn":null,"client":{}}"#)
+        try #require(started.status == 200, "\(started)")
+        let marker = "swish://paymentrequest?token="
+        let text = started.bodyText
+        let range = try #require(text.range(of: marker), "no launch-client-app href in \(text)")
+        let launchToken = String(text[range.upperBound...].prefix { $0.isLetter || $0.isNumber })
+        try #require(!launchToken.isEmpty)
+        return (driver, token, launchToken)
+    }
+
+    static let paymentURL = "https://example.com/perform-payment"
+    static func swishApp(_ launchToken: String) -> String {
+        "/swish/paymentrequest?token=\(launchToken)&callbackurl=\(SwedbankPaySessionDriver.formEncode(paymentURL))"
+    }
+
+    @Test("Swish app stand-in without a scenario: the payer pays in Swish, which reopens the app through paymentUrl (303)")
+    func swishAppReturns() async throws {
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+            let (driver, token, launchToken) = try await Self.swishStarted(sandbox, server, "trip-swish-ok", scenario: nil)
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
+            let opened = try await driver.exchange("GET", Self.swishApp(launchToken))
+            #expect(opened.status == 303 && opened.header("Location") == Self.paymentURL, "\(opened)")
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
+            let again = try await driver.exchange("GET", Self.swishApp(launchToken))
+            #expect(again.status == 404, "the request is answered: \(again)")
+        }
+    }
+
+    @Test("Swish, swedbankpay-swish-app-not-reopened: the order is Paid, the Swish app stays on 'Paid', paymentUrl is never opened")
+    func swishAppNotReopened() async throws {
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+            let (driver, token, launchToken) = try await Self.swishStarted(sandbox, server, "trip-swish-lost",
+                                                                           scenario: "swedbankpay-swish-app-not-reopened")
+            let opened = try await driver.exchange("GET", Self.swishApp(launchToken))
+            #expect(opened.status == 200 && opened.header("Location") == nil, "\(opened)")
+            #expect(CheckoutPageClient.attribute("data-status", after: #"<main id="swish-app""#, in: opened.bodyText) == "Paid", "\(opened)")
+            #expect(!opened.bodyText.contains(Self.paymentURL))
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
+            // An app that looks for itself (the SDK's GET of the session) finds it complete.
+            let session = try await driver.exchange("GET", "/psp/paymentsessions/\(token)")
+            #expect(session.status == 200 && session.bodyText.contains("redirect-payer"), "\(session)")
+            let journal = try await SwedbankPayClient(server, namespace: driver.namespace).journal("")
+            #expect(journal.contains { ($0["note"] as? String)?.contains("swedbankpay.swish.app_return: redirect_lost") == true }, "\(journal)")
+        }
+    }
 }

@@ -24,7 +24,7 @@ import SwedbankPaySandbox
         "approve", "swish-declined", "swish-timeout", "bankid-cancelled", "swish-app-launch-failed", "3ds-approved", "3ds-declined",
         "card-declined", "insufficient-funds", "card-expired", "retry-other-instrument", "payer-aborts", "abort-not-allowed",
         "session-end-reached", "server-error", "flaky", "slow", "testdata", "capture-refused",
-        "commit-then-drop", "redirect-lost", "redirect-late",
+        "commit-then-drop", "redirect-lost", "redirect-late", "swish-app-not-reopened",
     ]
 
     static func library() throws -> ScenarioLibrary {

@@ -160,6 +160,23 @@ enum CheckoutPage {
             """)
     }
 
+    /// The Swish app stand-in after the payer answered (`GET /swish/paymentrequest`), when it does not return to the app
+    /// (nil `reason`: no Swish payment waits for this launch token).
+    static func swishApp(_ result: Result?) -> String {
+        let text = switch result {
+        case .paid?: "Paid with Swish."
+        case .aborted?: "The payment was cancelled in Swish."
+        case .failed?: "The payment failed in Swish."
+        case nil: "There is no Swish payment request to answer."
+        }
+        return page(title: "Swish", body: """
+            <main id="swish-app" data-status="\(result?.rawValue ?? "none")">
+            \(banner)
+            <h1 id="swish-app-title">\(text)</h1>
+            </main>
+            """)
+    }
+
     enum Unavailable: String { case paid, aborted, failed, notFound = "not_found" }
 
     static func unavailable(_ reason: Unavailable) -> String {

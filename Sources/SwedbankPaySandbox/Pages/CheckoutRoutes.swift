@@ -162,6 +162,41 @@ struct SwedbankPayCheckoutRoutes: Sendable {
             }
         }
 
+        // The Swish app stand-in (swedbankpay-api.md §3.6 A): what a test opens for the launch-client-app href, `swish://`
+        // replaced by `<sandbox>/swish/`. The payer answers in Swish at once (the outcome swish.sale decided); then Swish
+        // opens `callbackurl` (the SDKs set it to paymentUrl), which reopens the app, and the SDK reads the session again.
+        // swedbankpay.swish.app_return decides that return trip for a paid order. What the app sees in real life:
+        // `redirect_lost`: the order is Paid, but the app is never reopened through paymentUrl, so the SDK never
+        // reads the session again and the app waits until it looks for itself; `redirect_late`: reopened late.
+        router.addImmediate("GET /swish/paymentrequest") { request in
+            guard let document = try sessions.answerInSwishApp(launchToken: request.queryValue("token") ?? "", base: base(request), request: request) else {
+                return HTTPReply(Self.html(CheckoutPage.swishApp(nil), status: .notFound))
+            }
+            let view = document.view
+            let result: CheckoutPage.Result? = switch view.status {
+            case .paid, .cancelled, .reversed: .paid
+            case .aborted: .aborted
+            case .failed: .failed
+            case .initialized: document.record.problem == nil ? nil : .failed
+            }
+            let given = request.queryValue("callbackurl").flatMap { $0.isEmpty ? nil : $0 }
+            // Into a Location header only as visible ASCII (percent-encoded otherwise), as the SDKs send it.
+            if let given, given.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) {
+                return HTTPReply(Self.html(CheckoutPage.error(SwedbankPayProblem.sessionInput("callbackurl", "Not a URL.")), status: .badRequest))
+            }
+            guard let callback = given ?? document.nonEmpty(view.urls.paymentUrl) else { return HTTPReply(Self.html(CheckoutPage.swishApp(result))) }
+            let reopen = HTTPReply(Self.seeOther(callback))
+            guard result == .paid, let (scenario, decision) = try? sessions.engine.decide(
+                .swedbankPaySwishAppReturn, request: request, namespace: document.record.namespace, subject: nil,
+                object: document.record.token, sticky: view.scenario), decision.matchedRule else { return reopen }
+            journal.record(document.record.namespace, method: "DECISION", path: request.path, status: 0,
+                           note: ScenarioNote(scenario: scenario, operation: .swedbankPaySwishAppReturn, decision: decision).description)
+            var reply = decision.outcome.swedbankPay == .redirectLost ? HTTPReply(Self.html(CheckoutPage.swishApp(.paid))) : reopen
+            if let universal = pageAnswers.reply(to: decision.outcome, for: request) { reply = universal }
+            if case .commitThenDrop = decision.outcome { reply = reply.droppingAnswer() }
+            return decision.delay.map(reply.delayed(by:)) ?? reply
+        }
+
         // The ACS emulator (swedbankpay-api.md §3.6 C, §5).
         let methodPage: @Sendable (HTTPRequest) throws -> HTTPResponse = { _ in Self.html(CheckoutPage.threeDSMethod) }
         router.addImmediate("POST /acs/3dsmethod", methodPage)

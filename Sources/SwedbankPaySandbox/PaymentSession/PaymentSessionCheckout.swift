@@ -101,6 +101,18 @@ extension SwedbankPayPaymentSessionStore {
         }, render: { $0 }).value
     }
 
+    /// The Swish app stand-in opened with a launch token: the payer answers in Swish now, so the outcome
+    /// swedbankpay.swish.sale decided shows at once (swedbankpay-api.md §3.6 A). nil: no Swish payment waits for it.
+    func answerInSwishApp(launchToken: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument? {
+        guard let token = token(ofSwishLaunch: launchToken) else { return nil }
+        _ = try transition(token, base: base, rel: "get-payment", request: request, { step in
+            guard case .swish(var swish) = step.record.phase, swish.launchToken == launchToken else { return }
+            swish.due = min(swish.due, step.now)
+            step.record.phase = .swish(swish)
+        }, render: { _ in () })
+        return try checkoutStatus(token, base: base, request: request)
+    }
+
     /// The page offers `method` and no Swish payment is waiting for the payer.
     private func requirePageMethod(_ step: Step, _ method: String) throws {
         let document = PaymentSessionDocument(view: step.view, record: step.record, base: "", savedCards: step.cards)

@@ -85,6 +85,15 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     /// The token behind a challenge's acsTransID (the ACS pages, swedbankpay-api.md §3.6 C5).
     func token(ofChallenge acsTransID: String) -> String? { ledgers.first { $1.challenges[acsTransID] } }
 
+    /// The token of the session whose Swish attempt waits under this launch token (the Swish app stand-in).
+    func token(ofSwishLaunch launchToken: String) -> String? {
+        ledgers.first { _, state in
+            state.sessions.first { _, record in
+                if case .swish(let swish) = record.phase { swish.launchToken == launchToken } else { false }
+            }?.key
+        }
+    }
+
     /// The challenge an ACS page shows: its session and card attempt, while the session still waits for it.
     func challenge(_ acsTransID: String) -> (token: String, attempt: CardAttempt)? {
         ledgers.first { _, state in
