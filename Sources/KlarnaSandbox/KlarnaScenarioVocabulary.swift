@@ -40,6 +40,8 @@ extension ScenarioOperation {
     package static let klarnaCustomerTokenReadToken = ScenarioOperation("klarna.customertoken.read_token")
     package static let klarnaCustomerTokenCreateOrder = ScenarioOperation("klarna.customertoken.create_order")
     package static let klarnaCustomerTokenUpdateStatus = ScenarioOperation("klarna.customertoken.update_status")
+    // The return trip (issue 13 §4): the hosted page's redirect to a merchant URL after the consumer's action.
+    package static let klarnaHPPRedirect = ScenarioOperation("klarna.hpp.redirect")
 }
 
 /// What a Klarna operation does instead of (or as) its normal answer: a step's outcome as Klarna reads it.
@@ -72,6 +74,11 @@ package enum KlarnaOutcome: ScenarioOutcomeValue, Equatable {
     /// Order Management refuses the change: 403 with the operation's code (`CAPTURE_NOT_ALLOWED`,
     /// `REFUND_NOT_ALLOWED`, `CANCEL_NOT_ALLOWED`, `NOT_ALLOWED`).
     case refused
+    // The return trip (klarna.hpp.redirect).
+    /// The consumer's action takes effect, but the page's redirect to the merchant URL never comes.
+    case redirectLost
+    /// The consumer's action takes effect at once; the redirect comes `delay_ms` later.
+    case redirectLate
 
     package var name: String {
         switch self {
@@ -88,6 +95,8 @@ package enum KlarnaOutcome: ScenarioOutcomeValue, Equatable {
         case .fraudPending: "fraud_pending"
         case .fraudRejected: "fraud_rejected"
         case .refused: "refused"
+        case .redirectLost: "redirect_lost"
+        case .redirectLate: "redirect_late"
         }
     }
 
@@ -182,6 +191,10 @@ enum KlarnaScenarioVocabulary {
         .init(.klarnaCustomerTokenCreateOrder, outcomes: ["rejected", "refused", "fraud_pending", "fraud_rejected"],
               "POST /customer-token/v1/tokens/{customerToken}/order: place a recurring order with a customer token.", request: KlarnaScenarioVocabulary.order),
         .init(.klarnaCustomerTokenUpdateStatus, "PATCH /customer-token/v1/tokens/{customerToken}/status: cancel a customer token.", request: KlarnaScenarioVocabulary.customerTokenStatus),
+        // The return trip (issue 13 §4).
+        .init(.klarnaHPPRedirect, outcomes: ["redirect_lost", "redirect_late"],
+              "The hosted page's redirect to a merchant URL (success, failure, back, ...) after the consumer's action, e.g. to myapp://...; delay_ms delays the redirect, not the action.",
+              request: KlarnaScenarioVocabulary.noBody),
     ]
 
     static let outcomes: [ScenarioVocabulary.Outcome] = [
@@ -224,5 +237,10 @@ enum KlarnaScenarioVocabulary {
         .init(KlarnaOutcome.fraudPending, "create_order. The order is created with fraud_status PENDING."),
         .init(KlarnaOutcome.fraudRejected, "create_order. The order is created with fraud_status REJECTED."),
         .init(KlarnaOutcome.refused, "Klarna Order Management capture, refund, cancel_order, acknowledge_order, release_remaining_authorization, extend_authorization_time. 403 with the operation's code: CAPTURE_NOT_ALLOWED, REFUND_NOT_ALLOWED, CANCEL_NOT_ALLOWED or NOT_ALLOWED."),
+        // The return trip (issue 13 §4).
+        .init(KlarnaOutcome.redirectLost, "klarna.hpp.redirect. The consumer's action takes effect (after pay the session is COMPLETED, the status callback sent), but the redirect to the merchant URL never comes: the page shows the result and offers no way back (API clients: 200 {\"status\"}, no location)."),
+        .init("redirect_late", "klarna.hpp.redirect. The consumer's action takes effect at once (status, callback); the redirect to the merchant URL comes \"delay_ms\" (required) later.") { reader in
+            reader.require("delay_ms") == nil ? nil : KlarnaOutcome.redirectLate
+        }
     ]
 }

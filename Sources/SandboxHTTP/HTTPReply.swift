@@ -48,6 +48,18 @@ package struct HTTPReply: Sendable {
         HTTPReply(.dropConnection, note: note)
     }
 
+    /// This reply with its answer lost: whatever the handler decided took effect, then the connection is closed
+    /// instead of answering (scenarios' `commit_then_drop`), when the answer would have been sent (a reply handed
+    /// to a task drops when the task is done).
+    package func droppingAnswer() -> HTTPReply {
+        switch answer {
+        case .response, .dropConnection:
+            return HTTPReply(.dropConnection, note: note)
+        case .later(let body):
+            return .later(note: note) { await body().droppingAnswer() }
+        }
+    }
+
     /// This reply, given `delay` later from a task; a reply that is already handed to a task is awaited after
     /// the delay. The wait ends early only if the server gives up on the request (handler timeout, stop).
     package func delayed(by delay: Duration) -> HTTPReply {

@@ -10,6 +10,9 @@ package enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
     case httpError(status: Int, body: JSONNode?, headers: HTTPHeaders)
     /// The connection is closed without an answer.
     case dropConnection
+    /// The operation takes full effect as for `approve` (state changed, callbacks sent), then the connection is
+    /// closed before the answer: the client must read the state again, not repeat the call.
+    case commitThenDrop
     /// An outcome of the operation's provider (see ``ScenarioVocabulary/Outcome``).
     case provider(any ScenarioOutcomeValue)
 
@@ -19,6 +22,7 @@ package enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
         case .approve: "approve"
         case .httpError: "http_error"
         case .dropConnection: "drop_connection"
+        case .commitThenDrop: "commit_then_drop"
         case .provider(let value): value.name
         }
     }
@@ -32,6 +36,12 @@ package enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The outcome the operation itself runs: `approve` for `commit_then_drop` (whose answer is then dropped,
+    /// ``HTTPReply/droppingAnswer()``), else this outcome.
+    package var committed: ScenarioOutcome {
+        if case .commitThenDrop = self { .approve } else { self }
+    }
+
     /// The provider's typed value, when this is an outcome of type `Value`.
     package func value<Value: ScenarioOutcomeValue>(as type: Value.Type) -> Value? {
         if case .provider(let value) = self { value as? Value } else { nil }
@@ -39,7 +49,7 @@ package enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
 
     package static func == (lhs: ScenarioOutcome, rhs: ScenarioOutcome) -> Bool {
         switch (lhs, rhs) {
-        case (.approve, .approve), (.dropConnection, .dropConnection): true
+        case (.approve, .approve), (.dropConnection, .dropConnection), (.commitThenDrop, .commitThenDrop): true
         case let (.httpError(a, b, c), .httpError(x, y, z)): a == x && b == y && c == z
         case let (.provider(a), .provider(b)): a.isEqual(to: b)
         default: false
@@ -48,7 +58,7 @@ package enum ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
 
     /// The outcomes every operation accepts, in the order messages list them around a provider's own.
     package static let universalLeading = ["approve"]
-    package static let universalTrailing = ["http_error", "drop_connection"]
+    package static let universalTrailing = ["http_error", "drop_connection", "commit_then_drop"]
     package static var universal: [String] { universalLeading + universalTrailing }
 
     /// `delay_ms` range.

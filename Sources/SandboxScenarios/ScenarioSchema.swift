@@ -60,6 +60,7 @@ package enum ScenarioSchema {
         "approve": "Everywhere. The normal, successful answer (the default when no rule matches).",
         "http_error": "Everywhere. Any HTTP status (\"status\", required), with an optional \"body\" sent as is (default: the provider's own error envelope for that status) and optional extra \"headers\".",
         "drop_connection": "Everywhere. The connection is closed without an answer.",
+        "commit_then_drop": "Everywhere. The operation takes full effect as for approve (state changed, callbacks sent), then the connection is closed before the answer: the client must read the state again, not repeat the call. delay_ms delays the whole call.",
     ]
 
     static func outcomeDescription(_ name: String, _ vocabulary: ScenarioVocabulary) -> String {

@@ -291,6 +291,7 @@ struct ScenarioValidator {
         switch name {
         case "approve": outcome = .approve
         case "drop_connection": outcome = .dropConnection
+        case "commit_then_drop": outcome = .commitThenDrop
         case "http_error": outcome = httpError(object, path)
         default:
             // A name another provider declares (not allowed here, reported above) is read as that provider's.

@@ -22,7 +22,8 @@ package final class SwedbankPayProvider: SandboxProvider {
 
     package var pathPrefixes: [SandboxPathPrefix] {
         let errors = SwedbankPayErrorFormat(ids: context.ids)
-        return ["/psp/", SwedbankPayPaymentSessionRoutes.prefix, "/checkout/", "/acs/"].map { SandboxPathPrefix($0, errors: errors) }
+        // "/swish/": the Swish app stand-in (Pages/CheckoutRoutes.swift).
+        return ["/psp/", SwedbankPayPaymentSessionRoutes.prefix, "/checkout/", "/acs/", "/swish/"].map { SandboxPathPrefix($0, errors: errors) }
     }
 
     package var states: [any NamespacedState] { [orders, sessions] }

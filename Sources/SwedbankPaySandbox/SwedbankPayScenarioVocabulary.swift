@@ -40,6 +40,11 @@ extension ScenarioOperation {
     package static let swedbankPayCheckoutPage = ScenarioOperation("swedbankpay.checkout.page")
     /// The payment order's `view-checkout` script, also the SDKs' `view-payment` (`/checkout/client/<token>`).
     package static let swedbankPayCheckoutScript = ScenarioOperation("swedbankpay.checkout.script")
+    // The return trip (issue 13 §4).
+    /// The checkout page's redirect of the payer to `completeUrl` once the order is paid on the page.
+    package static let swedbankPayCheckoutRedirect = ScenarioOperation("swedbankpay.checkout.redirect")
+    /// The Swish app stand-in's return to the app through `paymentUrl` once the payer has paid in Swish.
+    package static let swedbankPaySwishAppReturn = ScenarioOperation("swedbankpay.swish.app_return")
 }
 
 /// What a Swedbank Pay operation does instead of (or as) its normal answer: a step's outcome as Swedbank Pay reads it.
@@ -77,6 +82,11 @@ package enum SwedbankPayOutcome: ScenarioOutcomeValue, Equatable {
     case payerAborts
     /// The attempt fails with this problem (`problem_type` is the part after `.../errordetail/`).
     case failAttempt(SwedbankPayAttemptFailure)
+    // The return trip (swedbankpay.checkout.redirect).
+    /// The order is paid, but the redirect to `completeUrl` never comes.
+    case redirectLost
+    /// The order is paid at once; the redirect to `completeUrl` comes `delay_ms` later.
+    case redirectLate
 
     package var name: String {
         switch self {
@@ -96,6 +106,8 @@ package enum SwedbankPayOutcome: ScenarioOutcomeValue, Equatable {
         case .notAllowed: "not_allowed"
         case .payerAborts: "payer_aborts"
         case .failAttempt: "fail_attempt"
+        case .redirectLost: "redirect_lost"
+        case .redirectLate: "redirect_late"
         }
     }
 
@@ -230,6 +242,13 @@ enum SwedbankPayScenarioVocabulary {
               "Pay with a web-based instrument (invoice, Trustly, ...) on the payment menu page.", request: SwedbankPayScenarioVocabulary.decision),
         .init(.swedbankPayCheckoutPage, "The payment order's redirect-checkout page: the payment menu at /checkout/<token>.", request: SwedbankPayScenarioVocabulary.noBody),
         .init(.swedbankPayCheckoutScript, "The payment order's view-checkout script, also the SDKs' view-payment: /checkout/client/<token>.", request: SwedbankPayScenarioVocabulary.noBody),
+        // The return trip (issue 13 §4).
+        .init(.swedbankPayCheckoutRedirect, outcomes: ["redirect_lost", "redirect_late"],
+              "The checkout page's redirect to completeUrl once the payer has paid on it (card, Swish by phone number, web-based instruments); delay_ms delays the redirect, not the payment.",
+              request: SwedbankPayScenarioVocabulary.noBody),
+        .init(.swedbankPaySwishAppReturn, outcomes: ["redirect_lost", "redirect_late"],
+              "The Swish app stand-in (GET /swish/paymentrequest?token=...&callbackurl=..., the launch-client-app href with http://<sandbox>/swish/ for swish://) reopening the app through callbackurl (paymentUrl) once paid; delay_ms delays the reopening, not the payment.",
+              request: SwedbankPayScenarioVocabulary.noBody),
     ]
 
     static let outcomes: [ScenarioVocabulary.Outcome] = [
@@ -258,5 +277,10 @@ enum SwedbankPayScenarioVocabulary {
               ]) { reader in
             SwedbankPayAttemptFailure.read(&reader).map(SwedbankPayOutcome.failAttempt)
         },
+        // The return trip (issue 13 §4).
+        .init(SwedbankPayOutcome.redirectLost, "Swedbank Pay checkout.redirect, swish.app_return. The order is Paid (callback sent), but the way back never comes: the checkout page shows the payment as completed with no link and tells no view-checkout script; the Swish app stand-in shows it paid and never opens paymentUrl."),
+        .init("redirect_late", "Swedbank Pay checkout.redirect, swish.app_return. The order is Paid at once (callback sent); the redirect to completeUrl, or the Swish app's reopening of paymentUrl, comes \"delay_ms\" (required) later.") { reader in
+            reader.require("delay_ms") == nil ? nil : SwedbankPayOutcome.redirectLate
+        }
     ]
 }

@@ -16,6 +16,7 @@ import SwedbankPaySandbox
     static let bundledNames = [
         "approve", "reject", "cancel", "expire-token", "mismatched-fields", "cart-changed", "rejected-at-order",
         "fraud-pending", "invalid-client-token", "finalize-required", "server-error", "slow", "capture-refused",
+        "commit-then-drop", "hpp-redirect-lost", "hpp-redirect-late",
     ]
 
     /// scenarios/swedbankpay/<file>.json, named `swedbankpay-<file>` (names are unique across directories).
@@ -23,6 +24,7 @@ import SwedbankPaySandbox
         "approve", "swish-declined", "swish-timeout", "bankid-cancelled", "swish-app-launch-failed", "3ds-approved", "3ds-declined",
         "card-declined", "insufficient-funds", "card-expired", "retry-other-instrument", "payer-aborts", "abort-not-allowed",
         "session-end-reached", "server-error", "flaky", "slow", "testdata", "capture-refused",
+        "commit-then-drop", "redirect-lost", "redirect-late", "swish-app-not-reopened",
     ]
 
     static func library() throws -> ScenarioLibrary {
@@ -135,7 +137,7 @@ import SwedbankPaySandbox
         #expect(defs["outcome"]?["enum"]?.elements?.compactMap(\.stringValue) == vocabulary.outcomeNames)
         let allowed = defs["rule"]?["allOf"]?.elements?.first { $0["if"]?["properties"]?["operation"]?["const"]?.stringValue == "klarna.ordermanagement.capture" }
         #expect(allowed?["then"]?["properties"]?["outcome"]?["enum"]?.elements?.compactMap(\.stringValue)
-                == ["approve", "refused", "http_error", "drop_connection"])
+                == ["approve", "refused", "http_error", "drop_connection", "commit_then_drop"])
         let reasons = defs["outcomeFields"]?["allOf"]?[0]?["then"]?["properties"]?["reason"]?["enum"]?.elements?.compactMap(\.stringValue)
         #expect(reasons == KlarnaOutcome.rejectReasons)
         #expect(schema["properties"]?["name"]?["pattern"]?.stringValue == "^[a-z0-9][a-z0-9._-]{0,63}$")

@@ -99,7 +99,10 @@ import SwedbankPaySandbox
             #"{"operation": "swedbankpay.paymentsession.abort_payment", "outcome": "not_allowed"}"#,
             #"{"operation": "swedbankpay.swish.sale", "outcome": "payer_aborts", "delay_ms": 30000}"#,
             #"{"operation": "swedbankpay.card.authorize", "outcome": "fail_attempt", "problem_type": "creditcard/3DSECUREERROR", "status": 400, "title": "T", "detail": "D", "original_detail": "O"}"#,
-            #"{"operation": "swedbankpay.web.pay", "outcome": "fail_attempt", "problem_type": "swishdeclined"}"#
+            #"{"operation": "swedbankpay.web.pay", "outcome": "fail_attempt", "problem_type": "swishdeclined"}"#,
+            #"{"operation": "klarna.payments.create_order", "outcome": "commit_then_drop", "delay_ms": 10}"#,
+            #"{"operation": "klarna.hpp.redirect", "outcome": "redirect_lost"}"#,
+            #"{"operation": "swedbankpay.checkout.redirect", "outcome": "redirect_late", "delay_ms": 100}"#
         ))
         let outcomes = scenario.rules.map { $0.steps[0].outcome }
         let expected: [ScenarioOutcome] = [
@@ -112,6 +115,7 @@ import SwedbankPaySandbox
             .cardDeclined, .insufficientFunds, .cardExpired, .sessionEndReached, .notAllowed, .payerAborts,
             .failAttempt(SwedbankPayAttemptFailure(problemType: "creditcard/3dsecureerror", status: 400, title: "T", detail: "D", originalDetail: "O")),
             .failAttempt(SwedbankPayAttemptFailure(problemType: "swishdeclined")),
+            .commitThenDrop, .klarna(.redirectLost), .swedbankPay(.redirectLate),
         ]
         #expect(outcomes == expected)
         #expect(scenario.rules[12].steps[0].delay == .zero)
@@ -188,13 +192,13 @@ import SwedbankPaySandbox
 
     @Test func unknownOutcome_ListsTheOutcomesAllowedThere() {
         #expect(Self.problems(Self.withRules(#"{"operation": "klarna.payments.authorize", "outcome": "rejekt"}"#)) == [
-            #"scenarios/klarna/test.json:6:59: $.rules[0].outcome: unknown outcome "rejekt" (expected one of: approve, reject, cancel, finalize_required, show_form_false, invalid_client_token, http_error, drop_connection)"#,
+            #"scenarios/klarna/test.json:6:59: $.rules[0].outcome: unknown outcome "rejekt" (expected one of: approve, reject, cancel, finalize_required, show_form_false, invalid_client_token, http_error, drop_connection, commit_then_drop)"#,
         ])
     }
 
     @Test func unknownOperation() {
         #expect(Self.problems(Self.withRules(#"{"operation": "klarna.payments.authorise", "outcome": "approve"}"#)) == [
-            #"scenarios/klarna/test.json:6:19: $.rules[0].operation: unknown operation "klarna.payments.authorise" (expected one of: klarna.payments.create_session, klarna.payments.read_session, klarna.payments.update_session, klarna.payments.cancel_session, klarna.payments.load, klarna.payments.authorize, klarna.payments.finalize, klarna.payments.create_order, klarna.payments.cancel_authorization, klarna.payments.create_customer_token, klarna.hpp.create_session, klarna.hpp.read_session, klarna.hpp.distribute_session, klarna.hpp.disable_session, klarna.ordermanagement.read_order, klarna.ordermanagement.capture, klarna.ordermanagement.refund, klarna.ordermanagement.cancel_order, klarna.ordermanagement.acknowledge_order, klarna.ordermanagement.release_remaining_authorization, klarna.ordermanagement.extend_authorization_time, klarna.ordermanagement.update_authorization, klarna.ordermanagement.update_merchant_references, klarna.ordermanagement.update_customer_details, klarna.ordermanagement.add_shipping_info, klarna.ordermanagement.update_capture_customer_details, klarna.ordermanagement.trigger_send_out, klarna.ordermanagement.extend_due_date, klarna.customertoken.read_token, klarna.customertoken.create_order, klarna.customertoken.update_status, swedbankpay.paymentorders.create, swedbankpay.paymentorders.read, swedbankpay.paymentorders.update_order, swedbankpay.paymentorders.abort, swedbankpay.paymentorders.abort_payment_attempt, swedbankpay.paymentorders.capture, swedbankpay.paymentorders.cancel, swedbankpay.paymentorders.reversal, swedbankpay.paymentorders.delete_token, swedbankpay.paymentsession.read, swedbankpay.paymentsession.prepare_payment, swedbankpay.paymentsession.customize_payment, swedbankpay.paymentsession.expand_method, swedbankpay.paymentsession.start_payment_attempt, swedbankpay.paymentsession.create_authentication, swedbankpay.paymentsession.complete_authentication, swedbankpay.paymentsession.attempt_payload, swedbankpay.paymentsession.fail_payment_attempt, swedbankpay.paymentsession.acknowledge_failed_attempt, swedbankpay.paymentsession.abort_payment, swedbankpay.paymentsession.event_logging, swedbankpay.swish.sale, swedbankpay.card.authenticate, swedbankpay.card.authorize, swedbankpay.web.pay, swedbankpay.checkout.page, swedbankpay.checkout.script)"#,
+            #"scenarios/klarna/test.json:6:19: $.rules[0].operation: unknown operation "klarna.payments.authorise" (expected one of: klarna.payments.create_session, klarna.payments.read_session, klarna.payments.update_session, klarna.payments.cancel_session, klarna.payments.load, klarna.payments.authorize, klarna.payments.finalize, klarna.payments.create_order, klarna.payments.cancel_authorization, klarna.payments.create_customer_token, klarna.hpp.create_session, klarna.hpp.read_session, klarna.hpp.distribute_session, klarna.hpp.disable_session, klarna.ordermanagement.read_order, klarna.ordermanagement.capture, klarna.ordermanagement.refund, klarna.ordermanagement.cancel_order, klarna.ordermanagement.acknowledge_order, klarna.ordermanagement.release_remaining_authorization, klarna.ordermanagement.extend_authorization_time, klarna.ordermanagement.update_authorization, klarna.ordermanagement.update_merchant_references, klarna.ordermanagement.update_customer_details, klarna.ordermanagement.add_shipping_info, klarna.ordermanagement.update_capture_customer_details, klarna.ordermanagement.trigger_send_out, klarna.ordermanagement.extend_due_date, klarna.customertoken.read_token, klarna.customertoken.create_order, klarna.customertoken.update_status, klarna.hpp.redirect, swedbankpay.paymentorders.create, swedbankpay.paymentorders.read, swedbankpay.paymentorders.update_order, swedbankpay.paymentorders.abort, swedbankpay.paymentorders.abort_payment_attempt, swedbankpay.paymentorders.capture, swedbankpay.paymentorders.cancel, swedbankpay.paymentorders.reversal, swedbankpay.paymentorders.delete_token, swedbankpay.paymentsession.read, swedbankpay.paymentsession.prepare_payment, swedbankpay.paymentsession.customize_payment, swedbankpay.paymentsession.expand_method, swedbankpay.paymentsession.start_payment_attempt, swedbankpay.paymentsession.create_authentication, swedbankpay.paymentsession.complete_authentication, swedbankpay.paymentsession.attempt_payload, swedbankpay.paymentsession.fail_payment_attempt, swedbankpay.paymentsession.acknowledge_failed_attempt, swedbankpay.paymentsession.abort_payment, swedbankpay.paymentsession.event_logging, swedbankpay.swish.sale, swedbankpay.card.authenticate, swedbankpay.card.authorize, swedbankpay.web.pay, swedbankpay.checkout.page, swedbankpay.checkout.script, swedbankpay.checkout.redirect, swedbankpay.swish.app_return)"#,
         ])
     }
 
@@ -203,8 +207,8 @@ import SwedbankPaySandbox
             #"{"operation": "klarna.payments.create_session", "outcome": "reject"}"#,
             #"{"operation": "klarna.payments.load", "sequence": [{"outcome": "approve"}, {"outcome": "expire_token"}]}"#
         )) == [
-            #"scenarios/klarna/test.json:6:64: $.rules[0].outcome: outcome "reject" is not allowed for klarna.payments.create_session (allowed: approve, http_error, drop_connection)"#,
-            #"scenarios/klarna/test.json:7:92: $.rules[1].sequence[1].outcome: outcome "expire_token" is not allowed for klarna.payments.load (allowed: approve, reject, show_form_false, invalid_client_token, http_error, drop_connection)"#,
+            #"scenarios/klarna/test.json:6:64: $.rules[0].outcome: outcome "reject" is not allowed for klarna.payments.create_session (allowed: approve, http_error, drop_connection, commit_then_drop)"#,
+            #"scenarios/klarna/test.json:7:92: $.rules[1].sequence[1].outcome: outcome "expire_token" is not allowed for klarna.payments.load (allowed: approve, reject, show_form_false, invalid_client_token, http_error, drop_connection, commit_then_drop)"#,
         ])
     }
 
@@ -365,10 +369,10 @@ import SwedbankPaySandbox
             #expect(allowed.isSuperset(of: ScenarioOutcome.universal), "\(operation.name)")
         }
         #expect(vocabulary.allowedOutcomes(ScenarioOperation("klarna.hpp.pay")) == nil)
-        #expect(vocabulary.allowedOutcomes(.klarnaOMCapture) == ["approve", "refused", "http_error", "drop_connection"])
+        #expect(vocabulary.allowedOutcomes(.klarnaOMCapture) == ["approve", "refused", "http_error", "drop_connection", "commit_then_drop"])
         #expect(vocabulary.allowedOutcomes(.klarnaPaymentsCreateOrder) == [
             "approve", "expire_token", "mismatched_fields", "cart_changed", "rejected", "fraud_pending", "fraud_rejected", "http_error",
-            "drop_connection",
+            "drop_connection", "commit_then_drop",
         ])
     }
 

@@ -42,15 +42,15 @@ struct HPPConsumerFlow: Sendable {
         }
         switch action {
         case .back:
-            return finish(context, .back, location: context.merchantURLs.back, browser: browser, note: "back")
+            return finish(context, .back, location: context.merchantURLs.back, request: request, browser: browser, note: "back")
         case .cancel:
             // "In eCommerce a cancel URL is treated as back, so the session is not cancelled" (klarna-api.md §4.1).
             // CANCELLED is for "non-eCommerce flows only" (§4.2): here, a session the merchant distributed by
             // SMS, e-mail or token (inferred).
-            return finish(context, context.distributed ? .cancelled : .back, location: context.merchantURLs.cancel, browser: browser,
+            return finish(context, context.distributed ? .cancelled : .back, location: context.merchantURLs.cancel, request: request, browser: browser,
                           note: context.distributed ? "cancel (distributed session)" : "cancel, treated as back (eCommerce)")
         case .reject:
-            return finish(context, .failed, location: context.merchantURLs.failure, browser: browser, note: "reject (sandbox control)")
+            return finish(context, .failed, location: context.merchantURLs.failure, request: request, browser: browser, note: "reject (sandbox control)")
         case .pay:
             return pay(context, request, browser: browser)
         }
@@ -72,12 +72,16 @@ struct HPPConsumerFlow: Sendable {
             return HTTPReply(KlarnaError.unknownScenario(error).response(for: request, ids: store.ids))
         }
         let note = "scenario=\(scenario ?? "-") \(ScenarioOperation.klarnaPaymentsAuthorize.rawValue) (hosted page pay): \(decision)"
-        guard let delay = decision.delay else {
-            return authorize(context, outcome: decision.outcome, request, browser: browser, note: note)
+        // commit_then_drop: the consumer pays as for approve; the page's answer is lost (the browser's connection closes).
+        @Sendable func answer() -> HTTPReply {
+            let reply = authorize(context, outcome: decision.outcome.committed, request, browser: browser, note: note)
+            if case .commitThenDrop = decision.outcome { return reply.droppingAnswer() }
+            return reply
         }
+        guard let delay = decision.delay else { return answer() }
         return .later {
             try? await Task.sleep(for: delay)
-            return authorize(context, outcome: decision.outcome, request, browser: browser, note: note)
+            return answer()
         }
     }
 
@@ -103,19 +107,19 @@ struct HPPConsumerFlow: Sendable {
             guard let token = result.authorizationToken else {
                 // The KP session is no longer usable (completed or cancelled elsewhere).
                 let reason = result.error?.name ?? "not approved"
-                return finish(context, .error, location: errorURL, browser: browser, note: note + " -> KP authorize: \(reason)")
+                return finish(context, .error, location: errorURL, request: request, browser: browser, note: note + " -> KP authorize: \(reason)")
             }
             guard context.options.placeOrderMode != .none else {
-                return finish(context, .completed, location: urls.success, browser: browser, note: note, authorizationToken: token)
+                return finish(context, .completed, location: urls.success, request: request, browser: browser, note: note, authorizationToken: token)
             }
             return placeOrder(context, token: token, request, browser: browser, note: note)
         case .reject?, .showFormFalse?:
             _ = payments.authorize(namespace, sessionID: kpSessionID, data: nil, outcome: outcome)
-            return finish(context, .failed, location: urls.failure, browser: browser, note: note)
+            return finish(context, .failed, location: urls.failure, request: request, browser: browser, note: note)
         case .cancel?:
-            return finish(context, .back, location: urls.back, browser: browser, note: note)
+            return finish(context, .back, location: urls.back, request: request, browser: browser, note: note)
         default:
-            return finish(context, .error, location: errorURL, browser: browser, note: note)
+            return finish(context, .error, location: errorURL, request: request, browser: browser, note: note)
         }
     }
 
@@ -128,7 +132,7 @@ struct HPPConsumerFlow: Sendable {
         let namespace = context.namespace
         let urls = context.merchantURLs
         guard let fields = payments.customerView(namespace, sessionID: context.paymentSessionID, data: nil)?.fields else {
-            return finish(context, .error, location: urls.error ?? urls.failure, browser: browser, note: note + " -> KP session gone")
+            return finish(context, .error, location: urls.error ?? urls.failure, request: request, browser: browser, note: note + " -> KP session gone")
         }
         var order = KlarnaCreateOrderRequest()
         order.purchaseCountry = fields.purchaseCountry; order.purchaseCurrency = fields.purchaseCurrency; order.locale = fields.locale
@@ -140,10 +144,10 @@ struct HPPConsumerFlow: Sendable {
         order.autoCapture = context.options.placeOrderMode == .captureOrder ? true : nil
         do {
             let placed = try payments.createOrder(namespace, token: token, order, redirectBase: request.publicOrigin, outcome: .approve)
-            return finish(context, .completed, location: urls.success, browser: browser, note: note + " -> order \(placed.orderId)",
+            return finish(context, .completed, location: urls.success, request: request, browser: browser, note: note + " -> order \(placed.orderId)",
                           orderID: placed.orderId, klarnaReference: klarnaReference(namespace, orderID: placed.orderId))
         } catch {
-            return finish(context, .error, location: urls.error ?? urls.failure, browser: browser,
+            return finish(context, .error, location: urls.error ?? urls.failure, request: request, browser: browser,
                           note: note + " -> KP create order: \(error.code) \(error.messages.joined(separator: "; "))")
         }
     }
@@ -159,8 +163,8 @@ struct HPPConsumerFlow: Sendable {
     /// Ends the action with `status`, sends its callback, and answers: 303 to `location` (placeholders
     /// filled) or, without one, the generic result page (§4.1: "if success/cancel/failure are empty, HPP
     /// shows a generic page").
-    private func finish(_ context: HPPConsumerContext, _ status: KlarnaHPPStatus, location template: String?, browser: Bool,
-                        note: String, authorizationToken: String? = nil, orderID: String? = nil,
+    private func finish(_ context: HPPConsumerContext, _ status: KlarnaHPPStatus, location template: String?, request: HTTPRequest,
+                        browser: Bool, note: String, authorizationToken: String? = nil, orderID: String? = nil,
                         klarnaReference: String? = nil) -> HTTPReply {
         let change = store.endAction(context.namespace, context.sessionID, status: status, authorizationToken: authorizationToken,
                                      orderID: orderID, klarnaReference: klarnaReference)
@@ -168,18 +172,52 @@ struct HPPConsumerFlow: Sendable {
         // nil change: a DELETE came first; the answer shows the status that stays.
         let session = change?.session ?? (try? store.read(context.namespace, context.sessionID)) ?? context.read
         var response: HTTPResponse
+        var note = "HPP session \(context.sessionID): \(note) -> \(session.status.rawValue)"
+        var trip: (outcome: ScenarioOutcome, delay: Duration?)?
         if let template, !template.isEmpty {
             let location = Self.headerSafe(HPPPlaceholders.fill(template, session))
-            response = .json(JSONText.object([("status", .string(session.status.rawValue)), ("location", .string(location))]).data,
-                             status: .seeOther)
-            response.headers.set(name: "Location", value: location)
+            let decided = returnTrip(context, request)
+            note += decided.note
+            trip = (decided.outcome, decided.delay)
+            if decided.outcome.klarna == .redirectLost {
+                response = browser ? Self.htmlPage(HostedPage.result(sessionID: context.sessionID, session: session))
+                    : .json(JSONText.object([("status", .string(session.status.rawValue))]).data)
+            } else {
+                response = .json(JSONText.object([("status", .string(session.status.rawValue)), ("location", .string(location))]).data,
+                                 status: .seeOther)
+                response.headers.set(name: "Location", value: location)
+            }
         } else if browser {
             response = Self.htmlPage(HostedPage.result(sessionID: context.sessionID, session: session))
         } else {
             response = .json(JSONText.object([("status", .string(session.status.rawValue))]).data)
         }
         response.headers.set(name: "Cache-Control", value: "no-store")
-        return HTTPReply(response, note: "HPP session \(context.sessionID): \(note) -> \(session.status.rawValue)")
+        var reply = HTTPReply(response, note: note)
+        guard let trip else { return reply }
+        // The redirect's universal outcomes: the action has taken effect; only the answer is an error or lost.
+        if let universal = KlarnaErrorFormat(ids: store.ids).reply(to: trip.outcome, for: request) { reply = universal.noted(note) }
+        if case .commitThenDrop = trip.outcome { reply = reply.droppingAnswer() }
+        return trip.delay.map(reply.delayed(by:)) ?? reply
+    }
+
+    /// The return trip to the merchant (`klarna.hpp.redirect`), decided after the action took effect, for the HPP
+    /// session (sequences count per session) under its KP session's scenario. What an app sees in real life:
+    /// - redirect_lost: the session is final on Klarna's side (status callback sent), but the web view stays on
+    ///   the hosted page, which shows the result with no way back; `myapp://...` never opens, so the app must read
+    ///   the session (GET /hpp/v1/sessions/{id}) itself, e.g. when the payer closes the web view.
+    /// - redirect_late (or any outcome's `delay_ms`): the web view keeps loading while the session is already
+    ///   final and the callback sent; the redirect arrives `delay_ms` later.
+    private func returnTrip(_ context: HPPConsumerContext, _ request: HTTPRequest)
+    -> (outcome: ScenarioOutcome, delay: Duration?, note: String) {
+        let sticky = payments.scenarioOf(context.namespace, sessionID: context.paymentSessionID)
+        guard let (scenario, decision) = try? engine.decide(.klarnaHPPRedirect, request: request, namespace: context.namespace,
+                                                            subject: nil, object: context.sessionID, sticky: sticky) else {
+            return (.approve, nil, "")
+        }
+        // No rule: the redirect as always, and nothing added to the note.
+        guard decision.matchedRule else { return (.approve, nil, "") }
+        return (decision.outcome, decision.delay, "; scenario=\(scenario ?? "-") \(ScenarioOperation.klarnaHPPRedirect.rawValue): \(decision)")
     }
 
     /// A form post from the page (or a client that asks for HTML) gets pages; everything else JSON.

@@ -16,7 +16,8 @@ package protocol ProviderErrorFormat: HTTPErrorRenderer {
 
 extension ProviderErrorFormat {
     /// The answer to an outcome every operation allows, which no operation answers itself: `http_error` (the
-    /// scenario's `body` and `headers`, else ``error(status:for:)``) and `drop_connection`; nil for any other.
+    /// scenario's `body` and `headers`, else ``error(status:for:)``) and `drop_connection`; nil for any other
+    /// (`commit_then_drop` runs the operation as `approve`, whose answer ``HTTPReply/droppingAnswer()`` then loses).
     /// The player answers its decisions with it, and so does an operation for the decisions it takes inside
     /// (a provider's business decisions within one call).
     package func reply(to outcome: ScenarioOutcome, for request: HTTPRequest) -> HTTPReply? {
@@ -41,7 +42,7 @@ package struct ScenarioAnswer: Error, HTTPResponseError {
 
 /// Plays the scenario decision for one call of any provider: waits the delay (in a task, see
 /// ``HTTPReply/later(note:_:)``), answers `http_error` and `drop_connection` itself, passes every other
-/// outcome to the operation, and notes the decision for the journal (``HTTPReply/note``).
+/// outcome to the operation (`commit_then_drop` as `approve`, its answer then dropped), and notes the decision for the journal (``HTTPReply/note``).
 package struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
     package let engine: ScenarioEngine
     package let format: Format
@@ -110,7 +111,7 @@ package struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
             reply = universal
         } else {
             do {
-                reply = try perform(outcome)
+                reply = try perform(outcome.committed)
             } catch let error as any HTTPReplyError {
                 reply = error.reply(for: request)
             } catch let error as any HTTPResponseError {
@@ -121,6 +122,8 @@ package struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
         }
         // The scenario's note, unless the operation gave one of its own (read from the answer a task produces too).
         if reply.note == nil { reply.note = note }
+        // commit_then_drop: the operation took effect; whatever it answered (an error too) is lost on the way.
+        if case .commitThenDrop = outcome { reply = reply.droppingAnswer() }
         return reply
     }
 }

@@ -133,7 +133,9 @@ enum CheckoutPage {
     }
 
     /// The end of a payment inside the view-checkout iframe: tells the merchant's page (the script listens).
-    static func result(_ result: Result, orderID: String, redirectURL: String?) -> String {
+    /// `tellsParent`: false for a lost return trip (swedbankpay.checkout.redirect `redirect_lost`): no message to the
+    /// view-checkout script either, so nothing takes the payer on.
+    static func result(_ result: Result, orderID: String, redirectURL: String?, tellsParent: Bool = true) -> String {
         var message: [(String, JSONText)] = [
             ("source", .string("swedbankpay-sandbox")), ("event", .string(result.event)),
             ("paymentOrder", .object([("id", .string("/psp/paymentorders/\(orderID)"))])),
@@ -151,8 +153,27 @@ enum CheckoutPage {
             <h1 id="result-title">\(title)</h1>
             \(link)
             </main>
+            \(tellsParent ? """
             <script>(function () { var message = \(scriptJSON(.object(message)));
             if (window.parent && window.parent !== window) { window.parent.postMessage(message, "*"); } })();</script>
+            """ : "")
+            """)
+    }
+
+    /// The Swish app stand-in after the payer answered (`GET /swish/paymentrequest`), when it does not return to the app
+    /// (nil `reason`: no Swish payment waits for this launch token).
+    static func swishApp(_ result: Result?) -> String {
+        let text = switch result {
+        case .paid?: "Paid with Swish."
+        case .aborted?: "The payment was cancelled in Swish."
+        case .failed?: "The payment failed in Swish."
+        case nil: "There is no Swish payment request to answer."
+        }
+        return page(title: "Swish", body: """
+            <main id="swish-app" data-status="\(result?.rawValue ?? "none")">
+            \(banner)
+            <h1 id="swish-app-title">\(text)</h1>
+            </main>
             """)
     }
 

@@ -22,14 +22,42 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         let pageAnswers = SwedbankPayPageErrorFormat(ids: orders.ids)
         @Sendable func page(_ request: HTTPRequest, _ body: (String) throws -> SessionResult<HTTPResponse>) throws -> HTTPReply {
             let token = try request.parameters.require("token")
+            let before = try? sessions.context(token).view.status
             do {
-                return try body(token).reply { $0 }
+                let result = try body(token)
+                // The action that paid the order (a card, the Swish waiting page's refresh, a web instrument): the return trip.
+                if before == .initialized, let paid = try? sessions.context(token), paid.view.status == .paid {
+                    return returnTrip(request, token, paid, result)
+                }
+                return result.reply { $0 }
             } catch let decided as DecidedAnswer {
                 return decided.reply(pageAnswers, for: request)
             } catch let problem as SwedbankPayProblem {
                 if problem == .paymentSessionNotFound { return HTTPReply(Self.html(CheckoutPage.unavailable(.notFound), status: .notFound)) }
                 return HTTPReply(Self.html(CheckoutPage.error(problem), status: problem.status))
             }
+        }
+
+        /// `swedbankpay.checkout.redirect`, decided once the order is paid, per session token. What the app sees in real
+        /// life: with `redirect_lost` the order is Paid (callback sent) but the web view stays on the page, which shows
+        /// the payment as completed with no link and tells no view-checkout script, so the app never sees completeUrl
+        /// and must read the order itself; with `redirect_late` (or any `delay_ms`) the web view keeps loading and the
+        /// redirect comes late, while the order is already Paid.
+        @Sendable func returnTrip(_ request: HTTPRequest, _ token: String, _ paid: SwedbankPayPaymentSessionStore.Context,
+                                  _ result: SessionResult<HTTPResponse>) -> HTTPReply {
+            guard let (scenario, decision) = try? sessions.engine.decide(.swedbankPayCheckoutRedirect, request: request, namespace: paid.namespace,
+                                                                       subject: nil, object: token, sticky: paid.view.scenario),
+                  decision.matchedRule else { return result.reply { $0 } }
+            journal.record(paid.namespace, method: "DECISION", path: request.path, status: 0,
+                           note: ScenarioNote(scenario: scenario, operation: .swedbankPayCheckoutRedirect, decision: decision).description)
+            var result = result
+            if decision.outcome.swedbankPay == .redirectLost {
+                result.value = Self.html(CheckoutPage.result(.paid, orderID: paid.view.orderID, redirectURL: nil, tellsParent: false))
+            }
+            // Universal outcomes: the payment stands; only the answer is an error, dropped, or lost after the fact.
+            var reply = pageAnswers.reply(to: decision.outcome, for: request) ?? result.reply { $0 }
+            if case .commitThenDrop = decision.outcome { reply = reply.droppingAnswer() }
+            return decision.delay.map(reply.delayed(by:)) ?? reply
         }
 
         // The payment order's own operations (view-checkout, redirect-checkout) play their scenario rules: errors and
@@ -107,8 +135,8 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         router.addImmediate("POST /checkout/:token/swish") { request in
             try page(request) { token in
                 let msisdn = (FormFields.parse(request.body)["msisdn"] ?? "").filter { !$0.isWhitespace }
-                return SessionResult(Self.outcome(try sessions.payBySwish(token, msisdn: msisdn, base: base(request), request: request),
-                                                  mode: mode(request), base: base(request)))
+                return try sessions.payBySwish(token, msisdn: msisdn, base: base(request), request: request)
+                    .map { Self.outcome($0, mode: mode(request), base: base(request)) }
             }
         }
 
@@ -132,6 +160,41 @@ struct SwedbankPayCheckoutRoutes: Sendable {
                 SessionResult(Self.outcome(try sessions.abortOnPage(token, base: base(request), request: request), mode: mode(request),
                                            base: base(request)))
             }
+        }
+
+        // The Swish app stand-in (swedbankpay-api.md §3.6 A): what a test opens for the launch-client-app href, `swish://`
+        // replaced by `<sandbox>/swish/`. The payer answers in Swish at once (the outcome swish.sale decided); then Swish
+        // opens `callbackurl` (the SDKs set it to paymentUrl), which reopens the app, and the SDK reads the session again.
+        // swedbankpay.swish.app_return decides that return trip for a paid order. What the app sees in real life:
+        // `redirect_lost`: the order is Paid, but the app is never reopened through paymentUrl, so the SDK never
+        // reads the session again and the app waits until it looks for itself; `redirect_late`: reopened late.
+        router.addImmediate("GET /swish/paymentrequest") { request in
+            guard let document = try sessions.answerInSwishApp(launchToken: request.queryValue("token") ?? "", base: base(request), request: request) else {
+                return HTTPReply(Self.html(CheckoutPage.swishApp(nil), status: .notFound))
+            }
+            let view = document.view
+            let result: CheckoutPage.Result? = switch view.status {
+            case .paid, .cancelled, .reversed: .paid
+            case .aborted: .aborted
+            case .failed: .failed
+            case .initialized: document.record.problem == nil ? nil : .failed
+            }
+            let given = request.queryValue("callbackurl").flatMap { $0.isEmpty ? nil : $0 }
+            // Into a Location header only as visible ASCII (percent-encoded otherwise), as the SDKs send it.
+            if let given, given.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) {
+                return HTTPReply(Self.html(CheckoutPage.error(SwedbankPayProblem.sessionInput("callbackurl", "Not a URL.")), status: .badRequest))
+            }
+            guard let callback = given ?? document.nonEmpty(view.urls.paymentUrl) else { return HTTPReply(Self.html(CheckoutPage.swishApp(result))) }
+            let reopen = HTTPReply(Self.seeOther(callback))
+            guard result == .paid, let (scenario, decision) = try? sessions.engine.decide(
+                .swedbankPaySwishAppReturn, request: request, namespace: document.record.namespace, subject: nil,
+                object: document.record.token, sticky: view.scenario), decision.matchedRule else { return reopen }
+            journal.record(document.record.namespace, method: "DECISION", path: request.path, status: 0,
+                           note: ScenarioNote(scenario: scenario, operation: .swedbankPaySwishAppReturn, decision: decision).description)
+            var reply = decision.outcome.swedbankPay == .redirectLost ? HTTPReply(Self.html(CheckoutPage.swishApp(.paid))) : reopen
+            if let universal = pageAnswers.reply(to: decision.outcome, for: request) { reply = universal }
+            if case .commitThenDrop = decision.outcome { reply = reply.droppingAnswer() }
+            return decision.delay.map(reply.delayed(by:)) ?? reply
         }
 
         // The ACS emulator (swedbankpay-api.md §3.6 C, §5).

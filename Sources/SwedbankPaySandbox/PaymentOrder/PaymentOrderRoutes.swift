@@ -45,14 +45,14 @@ package struct SwedbankPayPaymentOrderRoutes: Sendable {
                 let parsed = try SwedbankPayOrderValidation.createOrderRequest(object, version: version, configuration: configuration)
                 let userAgent = request.headers["User-Agent"] ?? parsed.userAgent
                 let orderID: String
-                var decisionDelay: Duration?
+                var decisionDelay: Duration?, dropsAnswer = false
                 if let used = parsed.useToken {
                     // The token first: 404 when unknown, 422 once deleted, and no order (developer portal `_includes/problems/problems.md`).
                     let token = try store.activeToken(namespace, used.kind, used.token)
                     if parsed.orderOperation.isMerchantInitiated {
                         let declined: SwedbankPayProblem?
                         do {
-                            (declined, decisionDelay) = try merchantInitiatedDecline(request, namespace, parsed, token, sticky: sticky)
+                            (declined, decisionDelay, dropsAnswer) = try merchantInitiatedDecline(request, namespace, parsed, token, sticky: sticky)
                         } catch let decided as DecidedAnswer {
                             // The decision's http_error (with its body and headers) or drop_connection: no order is made.
                             return decided.reply(play.format, for: request)
@@ -66,7 +66,8 @@ package struct SwedbankPayPaymentOrderRoutes: Sendable {
                     orderID = store.create(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent)
                 }
                 // 200 OK, not 201 (swedbankpay-api.md §1.3).
-                let reply = HTTPReply(.swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version))
+                var reply = HTTPReply(.swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version))
+                if dropsAnswer { reply = reply.droppingAnswer() }
                 return decisionDelay.map(reply.delayed(by:)) ?? reply
             }
         }
@@ -157,10 +158,11 @@ package struct SwedbankPayPaymentOrderRoutes: Sendable {
         /// card.authorize for the stored card of a Recur or UnscheduledPurchase: a scenario's card_declined,
         /// insufficient_funds, card_expired or fail_attempt fails the order (swedbankpay-api.md §1.5 `Failed`: "mainly
         /// recur/unscheduled orders, where only one attempt is allowed"). Sequences count per token. Its `delay_ms` delays
-        /// the answer; its `http_error` or `drop_connection` is thrown as ``DecidedAnswer``, answered as the player answers.
+        /// the answer; its `http_error` or `drop_connection` is thrown as ``DecidedAnswer``, answered as the player answers;
+        /// its `commit_then_drop` pays the order and drops the answer.
         @Sendable func merchantInitiatedDecline(_ request: HTTPRequest, _ namespace: Namespace, _ parsed: SwedbankPayCreateOrderRequest,
                                                 _ token: SwedbankPayOrderLedger.StoredToken, sticky: String?) throws
-        -> (declined: SwedbankPayProblem?, delay: Duration?) {
+        -> (declined: SwedbankPayProblem?, delay: Duration?, dropsAnswer: Bool) {
             let subject: JSONText = .object([
                 ("paymentorder", parsed.json.jsonText), ("paymentMethod", .string(token.instrument)),
                 ("card", .object([("maskedPan", .string(token.name)), ("brand", .string(token.cardBrand))])), ("msisdn", .null),
@@ -177,14 +179,15 @@ package struct SwedbankPayPaymentOrderRoutes: Sendable {
                            note: ScenarioNote(scenario: scenario, operation: .swedbankPayCardAuthorize, decision: decision).description)
             switch decision.outcome {
             case .httpError, .dropConnection: throw DecidedAnswer(outcome: decision.outcome, delay: decision.delay)
+            case .commitThenDrop: return (nil, decision.delay, true)
             default: break
             }
             guard let failure = decision.outcome.swedbankPay.flatMap(SwedbankPayPaymentSessionStore.attemptFailure) else {
-                return (nil, decision.delay)
+                return (nil, decision.delay, false)
             }
             var problem = failure.problem
             if let original = failure.originalDetail { problem.problems = [.init(name: "ExternalResponse", description: original)] }
-            return (problem, decision.delay)
+            return (problem, decision.delay, false)
         }
 
         @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: configuration.publicBaseURL) }

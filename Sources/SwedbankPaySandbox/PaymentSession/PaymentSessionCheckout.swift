@@ -57,12 +57,12 @@ extension SwedbankPayPaymentSessionStore {
 
     /// Swish from the page, by the phone number the payer typed (swedbankpay-api.md §3.6 B). A second submit while
     /// the first waits changes nothing.
-    func payBySwish(_ token: String, msisdn: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
+    func payBySwish(_ token: String, msisdn: String, base: String, request: HTTPRequest) throws -> SessionResult<PaymentSessionDocument> {
         try transition(token, base: base, rel: "start-payment-attempt", request: request, { step in
             if case .swish = step.record.phase { return }
             try requirePageMethod(step, SessionMethod.swish.rawValue)
             try startSwish(&step, body: JSONNode(.object([("msisdn", .string(msisdn))])))
-        }, render: { $0 }).value
+        }, render: { $0 })
     }
 
     /// The session as it is now (a Swish outcome that came due is applied): the waiting page's refresh.
@@ -99,6 +99,18 @@ extension SwedbankPayPaymentSessionStore {
             try payerAborts(&step)
             step.record.problem = nil
         }, render: { $0 }).value
+    }
+
+    /// The Swish app stand-in opened with a launch token: the payer answers in Swish now, so the outcome
+    /// swedbankpay.swish.sale decided shows at once (swedbankpay-api.md §3.6 A). nil: no Swish payment waits for it.
+    func answerInSwishApp(launchToken: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument? {
+        guard let token = token(ofSwishLaunch: launchToken) else { return nil }
+        _ = try transition(token, base: base, rel: "get-payment", request: request, { step in
+            guard case .swish(var swish) = step.record.phase, swish.launchToken == launchToken else { return }
+            swish.due = min(swish.due, step.now)
+            step.record.phase = .swish(swish)
+        }, render: { _ in () })
+        return try checkoutStatus(token, base: base, request: request)
     }
 
     /// The page offers `method` and no Swish payment is waiting for the payer.

@@ -91,6 +91,7 @@ extension SwedbankPayPaymentSessionStore {
         guard step.view.currency == "SEK" else { throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt") }
         let decided = try decision(.swedbankPaySwishSale, step, methodName: SessionMethod.swish.rawValue, msisdn: msisdn)
         var outcome = decided.outcome
+        if decided.dropsAnswer { step.dropsAnswer = true }
         // By MSISDN the payer's Swish app opens on another device: there is no app for this one to fail to launch
         // (inferred), so `client_app_launch_failed` applies to local starts only and a by-number payment goes through.
         if msisdn != nil, case .clientAppLaunchFailed = outcome { outcome = .approve }

@@ -188,19 +188,23 @@ extension SwedbankPayProblem {
 struct SessionResult<Value> {
     var value: Value
     var delay: Duration?
+    /// A business decision's `commit_then_drop`: the call took effect, its answer is lost (the connection closes).
+    var dropsAnswer: Bool
 
-    init(_ value: Value, delay: Duration? = nil) {
+    init(_ value: Value, delay: Duration? = nil, dropsAnswer: Bool = false) {
         self.value = value
         self.delay = delay
+        self.dropsAnswer = dropsAnswer
     }
 
     func map<Other>(_ transform: (Value) throws -> Other) rethrows -> SessionResult<Other> {
-        SessionResult<Other>(try transform(value), delay: delay)
+        SessionResult<Other>(try transform(value), delay: delay, dropsAnswer: dropsAnswer)
     }
 
-    /// The reply with `response(value)`, after the delay.
+    /// The reply with `response(value)`, after the delay; none (the connection closes) when the answer is dropped.
     func reply(_ response: (Value) -> HTTPResponse) -> HTTPReply {
-        let reply = HTTPReply(response(value))
+        var reply = HTTPReply(response(value))
+        if dropsAnswer { reply = reply.droppingAnswer() }
         return delay.map(reply.delayed(by:)) ?? reply
     }
 }

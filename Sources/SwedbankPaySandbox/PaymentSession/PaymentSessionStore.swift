@@ -102,6 +102,15 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     /// The token behind a challenge's acsTransID (the ACS pages, swedbankpay-api.md §3.6 C5).
     func token(ofChallenge acsTransID: String) -> String? { ledgers.first { $1.challenges[acsTransID] } }
 
+    /// The token of the session whose Swish attempt waits under this launch token (the Swish app stand-in).
+    func token(ofSwishLaunch launchToken: String) -> String? {
+        ledgers.first { _, state in
+            state.sessions.first { _, record in
+                if case .swish(let swish) = record.phase { swish.launchToken == launchToken } else { false }
+            }?.key
+        }
+    }
+
     /// The challenge an ACS page shows: its session and card attempt, while the session still waits for it.
     func challenge(_ acsTransID: String) -> (token: String, attempt: CardAttempt)? {
         ledgers.first { _, state in
@@ -122,6 +131,8 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         let request: HTTPRequest
         let cards: [SavedCard]
         var delay: Duration?
+        /// A business decision's `commit_then_drop`: the call takes effect as for `approve`, its answer is lost.
+        var dropsAnswer = false
     }
 
     /// Runs `change` on the session and answers the document, with the delay of the decisions `change` took. A
@@ -145,7 +156,7 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
             var view = context.view
             let now = orders.registry.now(context.namespace)
             if settleSwish(&record, view: view, now: now) { view = orders.snapshot(context.namespace, orderID: context.orderID) ?? view }
-            var delay: Duration?
+            var delay: Duration?, dropsAnswer = false
             if view.status != .initialized {
                 if onTerminalOrder == .notAllowed { throw SwedbankPayProblem.operationNotAllowed(rel) }
             } else {
@@ -153,13 +164,14 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
                 try change(&step)
                 record = step.record
                 delay = step.delay
+                dropsAnswer = step.dropsAnswer
                 if case .threeDSChallenge(let card) = record.phase { state.challenges[card.acsTransID] = token }
                 view = orders.snapshot(context.namespace, orderID: context.orderID) ?? view
             }
             if state.sessions.updateValue(record, forKey: token) == nil { retained.created(context.namespace, token) }
             if state.sessions.count >= state.pruneAt { prune(&state, context.namespace) }
             return SessionResult(render(PaymentSessionDocument(view: view, record: record, base: base, savedCards: cards(view, record, &state))),
-                                 delay: delay)
+                                 delay: delay, dropsAnswer: dropsAnswer)
         }
     }
 
@@ -277,15 +289,17 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
 
     func decide(_ operation: ScenarioOperation, _ step: inout Step, methodName: String, card: (number: String, brand: String)? = nil,
                 msisdn: String? = nil) throws -> SwedbankPayOutcome {
-        let (outcome, delay) = try decision(operation, step, methodName: methodName, card: card, msisdn: msisdn)
+        let (outcome, delay, dropsAnswer) = try decision(operation, step, methodName: methodName, card: card, msisdn: msisdn)
         step.delay = Self.total(step.delay, delay)
+        if dropsAnswer { step.dropsAnswer = true }
         return outcome
     }
 
     /// The decision and its `delay_ms`, which the caller applies (swish.sale: the payer's time in the Swish app).
-    /// `http_error` and `drop_connection` are thrown as ``DecidedAnswer``, delayed by the call's decisions and their own.
+    /// `http_error` and `drop_connection` are thrown as ``DecidedAnswer``, delayed by the call's decisions and their own;
+    /// `commit_then_drop` is `approve` with `dropsAnswer` (the caller sets ``Step/dropsAnswer``).
     func decision(_ operation: ScenarioOperation, _ step: Step, methodName: String, card: (number: String, brand: String)? = nil,
-                  msisdn: String? = nil) throws -> (outcome: SwedbankPayOutcome, delay: Duration?) {
+                  msisdn: String? = nil) throws -> (outcome: SwedbankPayOutcome, delay: Duration?, dropsAnswer: Bool) {
         var subject: [(String, JSONText)] = [("paymentorder", step.view.request.jsonText), ("paymentMethod", .string(methodName))]
         if let card { subject.append(("card", .object([("number", .string(card.number)), ("brand", .string(card.brand))]))) }
         subject.append(("msisdn", msisdn.map(JSONText.string) ?? .null))
@@ -301,7 +315,8 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
                         note: ScenarioNote(scenario: scenario, operation: operation, decision: decision).description)
         switch decision.outcome {
         case .httpError, .dropConnection: throw DecidedAnswer(outcome: decision.outcome, delay: Self.total(step.delay, decision.delay))
-        default: return (decision.outcome.swedbankPay ?? .approve, decision.delay)
+        case .commitThenDrop: return (.approve, decision.delay, true)
+        default: return (decision.outcome.swedbankPay ?? .approve, decision.delay, false)
         }
     }
 
