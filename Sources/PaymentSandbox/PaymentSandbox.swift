@@ -64,7 +64,8 @@ public final class PaymentSandbox: Sendable {
                "providerKinds (whose vocabularies the engine loaded) are the providers made here, in order")
 
         var router = Router()
-        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: providers.flatMap(\.states))
+        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: providers.flatMap(\.states),
+                      controlToken: configuration.controlToken)
             .add(to: &router)
         if let token = configuration.controlToken {
             router.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, ControlToken(token).check)

@@ -549,4 +549,8 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
     package func reset(_ namespace: Namespace) { ledgers.reset(namespace) }
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
+
+    package func objects(_ namespace: Namespace) -> [SandboxObjectSummary] { ledgers.withState(namespace) { $0.objectSummaries(namespace) } }
+
+    package var namespacesWithState: [Namespace] { ledgers.namespaces }
 }

@@ -229,6 +229,10 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
     }
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
+
+    package func objects(_ namespace: Namespace) -> [SandboxObjectSummary] { ledgers.withState(namespace) { $0.objectSummaries(namespace) } }
+
+    package var namespacesWithState: [Namespace] { ledgers.namespaces }
 }
 
 /// One of the three post-purchase operations (swedbankpay-api.md §1.7).
