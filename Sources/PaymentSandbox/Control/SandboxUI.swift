@@ -156,7 +156,8 @@ struct SandboxUI: Sendable {
     // MARK: Answers
 
     /// A page with the headers every page of the UI carries: no caching (it shows live state), no framing (its
-    /// buttons cannot be clicked through another site), no referrer, and a policy that runs only its own script.
+    /// buttons cannot be clicked through another site), no referrer, and a policy that runs only its own script (and
+    /// loads no image: the browser does not ask for `/favicon.ico`, which would be a 404 journaled in `default`).
     static func page(_ html: String, status: HTTPStatus = .ok, nonce: String) -> HTTPResponse {
         var response = HTTPResponse.html(html, status: status)
         response.headers.set(name: "Cache-Control", value: "no-store")

@@ -27,7 +27,7 @@ enum SandboxUIPages {
 
     static func overview(_ rows: [SandboxUI.NamespaceRow], now: Date, nonce: String) -> String {
         var body = header(crumb: nil)
-        body += #"<main id="namespaces"><h1>Namespaces</h1>"#
+        body += #"<main id="namespaces"><h1>Namespaces</h1>"# + refreshControl
         if rows.isEmpty {
             body += #"<p id="no-namespaces" class="muted">No namespace has objects, a moved clock, a default scenario or "#
                 + "journal entries yet. Calls name theirs with the <code>Sandbox-Namespace</code> header, the Basic user or the "
@@ -51,18 +51,18 @@ enum SandboxUIPages {
             + #"<button type="submit">Open</button></form>"#
         body += #"<p class="muted">Sandbox clock: <time datetime="\#(iso(now))">\#(iso(now))</time> (each namespace's clock "#
             + "runs from it, moved by its offset).</p>"
-        body += refreshControl + "</main>"
+        body += "</main>"
         return HTMLPage.document(title: "payment-sandbox: namespaces", style: style, body: body + script(nonce))
     }
 
     static func namespace(_ view: NamespaceView, nonce: String) -> String {
         let name = view.namespace.name
         var body = header(crumb: name)
-        body += #"<main id="namespace" data-namespace="\#(e(name))"><h1>Namespace <code>\#(e(name))</code></h1>"#
+        body += #"<main id="namespace" data-namespace="\#(e(name))"><h1>Namespace <code>\#(e(name))</code></h1>"# + refreshControl
         body += controls(view)
         body += objects(view)
         body += journal(view)
-        body += refreshControl + "</main>"
+        body += "</main>"
         return HTMLPage.document(title: "payment-sandbox: \(name)", style: style, body: body + script(nonce))
     }
 
@@ -260,6 +260,7 @@ enum SandboxUIPages {
     table{border-collapse:collapse;width:100%}
     th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
     td.id{overflow-wrap:anywhere}
+    td time,th{white-space:nowrap}
     tr.expired td{color:var(--muted)}
     .status{font-weight:600}
     @media (max-width:40rem){
@@ -279,6 +280,7 @@ enum SandboxUIPages {
     .line time,.ms{color:var(--muted);font-size:.88rem}
     .method{font-weight:600}
     li.good .code{color:var(--good)} li.refused .code{color:var(--refused)} li.bad .code{color:var(--bad)}
+    #auto-refresh{margin:0 0 .6rem;color:var(--muted);font-size:.9rem}
     .note{font-size:.88rem;color:var(--muted);overflow-wrap:anywhere;white-space:pre-wrap}
     """
 }
