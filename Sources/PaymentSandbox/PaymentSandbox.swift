@@ -69,7 +69,7 @@ public final class PaymentSandbox: Sendable {
 
         var router = Router()
         ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: providers.flatMap(\.states),
-                      retention: retention)
+                      retention: retention, controlToken: configuration.controlToken)
             .add(to: &router)
         if let token = configuration.controlToken {
             router.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, ControlToken(token).check)

@@ -222,6 +222,15 @@ package final class Journal: Sendable, HTTPExchangeObserver {
         return Array(matching.suffix(max(0, filter.limit)))
     }
 
+    /// How many entries each namespace has in the ring now (for the control page's list).
+    package var entryCounts: [Namespace: Int] {
+        state.withLock { ring in
+            var counts: [Namespace: Int] = [:]
+            for case let entry? in ring.slots { counts[entry.namespace, default: 0] += 1 }
+            return counts
+        }
+    }
+
     /// Entries that fell out of the ring since the server started (all namespaces).
     package var dropped: Int { state.withLock { $0.dropped } }
 

@@ -40,6 +40,9 @@ package final class NamespaceRegistry: Sendable {
     package func offset(_ namespace: Namespace) -> TimeInterval { offsets.withLock { $0[namespace] ?? 0 } }
 
     package func reset(_ namespace: Namespace) { offsets.withLock { $0[namespace] = nil } }
+
+    /// The namespaces whose clock was moved (for the control page's list).
+    package var namespacesWithOffset: [Namespace] { offsets.withLock { Array($0.keys) } }
 }
 
 /// A provider's state that lives per namespace: `/__sandbox/reset` clears it, `/__sandbox/state` shows it.
@@ -48,4 +51,8 @@ package protocol NamespacedState: Sendable {
     var stateName: String { get }
     func reset(_ namespace: Namespace) async
     func snapshot(_ namespace: Namespace) async -> JSONText
+    /// The namespace's objects, one summary each, oldest first (the control page, `/__sandbox/ui`).
+    func objects(_ namespace: Namespace) -> [SandboxObjectSummary]
+    /// The namespaces that hold objects now.
+    var namespacesWithState: [Namespace] { get }
 }

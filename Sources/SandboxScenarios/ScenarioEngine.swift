@@ -109,6 +109,9 @@ package final class ScenarioEngine: Sendable {
 
     package func defaultScenario(for namespace: Namespace) -> String? { state.withLock { $0.defaults[namespace] } }
 
+    /// The namespaces that have a default scenario (for the control page's list).
+    package var namespacesWithDefault: [Namespace] { state.withLock { Array($0.defaults.keys) } }
+
     /// Forgets the namespace's default scenario and sequence counters.
     package func reset(_ namespace: Namespace) {
         state.withLock { state in

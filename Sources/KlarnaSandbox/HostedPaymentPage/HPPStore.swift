@@ -332,6 +332,10 @@ package final class KlarnaHPPStore: NamespacedState, Sendable {
     }
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
+
+    package func objects(_ namespace: Namespace) -> [SandboxObjectSummary] { ledgers.withState(namespace) { $0.objectSummaries(namespace) } }
+
+    package var namespacesWithState: [Namespace] { ledgers.namespaces }
 }
 
 /// The merchant URL placeholders of HPP: double braces (klarna-api.md §4.1; KP's own use single braces).

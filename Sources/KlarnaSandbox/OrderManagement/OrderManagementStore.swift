@@ -602,4 +602,8 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
     }
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
+
+    package func objects(_ namespace: Namespace) -> [SandboxObjectSummary] { ledgers.withState(namespace) { $0.objectSummaries(namespace) } }
+
+    package var namespacesWithState: [Namespace] { ledgers.namespaces }
 }

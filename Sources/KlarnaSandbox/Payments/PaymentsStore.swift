@@ -598,6 +598,10 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
     }
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
+
+    package func objects(_ namespace: Namespace) -> [SandboxObjectSummary] { ledgers.withState(namespace) { $0.objectSummaries(namespace) } }
+
+    package var namespacesWithState: [Namespace] { ledgers.namespaces }
 }
 
 /// The objects of Klarna Payments (and of the Customer Token API, whose tokens live here) that count against the

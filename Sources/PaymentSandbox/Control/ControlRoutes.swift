@@ -11,6 +11,8 @@ struct ControlRoutes: Sendable {
     let scenarios: ScenarioEngine
     let states: [any NamespacedState]
     let retention: ObjectRetention
+    /// `--control-token`: the page (`/__sandbox/ui`) takes it once and keeps a cookie (SandboxUI.swift).
+    var controlToken: String? = nil
 
     func add(to router: inout Router) {
         // GET /__sandbox/health -> {"status":"ok","version":...,"uptime_seconds":...,"objects":{"held":...,"max":...,"evicted":...}}
@@ -29,14 +31,13 @@ struct ControlRoutes: Sendable {
         router.addImmediate("* /__sandbox/echo") { request in .json(Self.echo(request).data) }
         router.addImmediate("* /__sandbox/echo/*") { request in .json(Self.echo(request).data) }
 
-        let registry = self.registry, states = self.states, journal = self.journal, scenarios = self.scenarios
+        SandboxUI(control: self).add(to: &router)
+
+        let registry = self.registry, states = self.states, journal = self.journal, scenarios = self.scenarios, control = self
         // Clears the namespace's objects, clock offset (and, with the scenario engine, default scenario and journal).
         router.add("POST /__sandbox/reset") { request in
             let namespace = Namespace(for: request)
-            registry.reset(namespace)
-            journal.reset(namespace)
-            scenarios.reset(namespace)
-            for state in states { await state.reset(namespace) }
+            await control.reset(namespace)
             return .json(JSONText.object([("namespace", .string(namespace.name)), ("reset", .bool(true))]).data)
         }
         router.addImmediate("GET /__sandbox/clock") { request in
@@ -52,26 +53,7 @@ struct ControlRoutes: Sendable {
             else {
                 throw HTTPError(.badRequest, #"expected a JSON object: {"advance_seconds": N} (a number of seconds) or {"now": "<ISO 8601>"}"#)
             }
-            switch (advance.value, now.value) {
-            case let (seconds?, nil):
-                let (now, moved) = registry.advanceWithinRange(namespace, by: seconds)
-                guard moved else {
-                    let lowest = SandboxClockRange.earliest.timeIntervalSince(now).rounded(.up)
-                    let highest = SandboxClockRange.latest.timeIntervalSince(now).rounded(.down)
-                    throw HTTPError(.badRequest, "advance_seconds: \(seconds) would move the clock outside the range it can show, "
-                        + "\(SandboxClockRange.description); from \(Self.iso8601(now)) that allows \(Int(lowest)) to \(Int(highest))")
-                }
-            case let (nil, text?):
-                guard let date = Self.parseISO8601(text) else {
-                    throw HTTPError(.badRequest, "now: \"\(text)\" is not an ISO 8601 date-time such as 2026-11-22T10:00:00Z")
-                }
-                guard SandboxClockRange.contains(date) else {
-                    throw HTTPError(.badRequest, "now: \"\(text)\" is outside the range the clock can show, \(SandboxClockRange.description)")
-                }
-                registry.set(namespace, to: date)
-            default:
-                throw HTTPError(.badRequest, #"give exactly one of "advance_seconds" (a number) or "now" (ISO 8601)"#)
-            }
+            try control.moveClock(namespace, advanceSeconds: advance.value, now: now.value)
             return .json(Self.clock(namespace, registry).data)
         }
         // ?method=POST&path_prefix=/payments/&status=409&limit=50: the namespace's newest matching calls, oldest first.
@@ -112,11 +94,7 @@ struct ControlRoutes: Sendable {
             guard let choice = Self.jsonObject(request.body), case let name = choice.read("name", .string), !name.isWrongType else {
                 throw HTTPError(.badRequest, #"expected a JSON object: {"name": "<scenario>"} or {"name": null}"#)
             }
-            do {
-                try scenarios.setDefault(name.value, for: namespace)
-            } catch {
-                throw HTTPError(HTTPStatus(code: 422), "\(error)")
-            }
+            try control.chooseDefaultScenario(name.value, for: namespace)
             return .json(JSONText.object([("namespace", .string(namespace.name)),
                                           ("default_scenario", name.value.map(JSONText.string) ?? .null)]).data)
         }
@@ -140,6 +118,50 @@ struct ControlRoutes: Sendable {
                                                  ("now", .string(Self.iso8601(registry.now(namespace))))]
             for state in states { members.append((state.stateName, await state.snapshot(namespace))) }
             return .json(JSONText.object(members).data)
+        }
+    }
+
+    // MARK: What the JSON endpoints and the page (SandboxUI.swift) both do
+
+    /// `POST /__sandbox/reset`: the namespace's objects, clock offset, default scenario and journal.
+    func reset(_ namespace: Namespace) async {
+        registry.reset(namespace)
+        journal.reset(namespace)
+        scenarios.reset(namespace)
+        for state in states { await state.reset(namespace) }
+    }
+
+    /// `POST /__sandbox/clock`: moves the clock by `advanceSeconds` or sets it to `now` (ISO 8601), exactly one of
+    /// them, within SandboxClockRange (1970 to the start of 9999); else 400 naming the range.
+    func moveClock(_ namespace: Namespace, advanceSeconds: Double?, now: String?) throws(HTTPError) {
+        switch (advanceSeconds, now) {
+        case let (seconds?, nil):
+            let (now, moved) = registry.advanceWithinRange(namespace, by: seconds)
+            guard moved else {
+                let lowest = SandboxClockRange.earliest.timeIntervalSince(now).rounded(.up)
+                let highest = SandboxClockRange.latest.timeIntervalSince(now).rounded(.down)
+                throw HTTPError(.badRequest, "advance_seconds: \(seconds) would move the clock outside the range it can show, "
+                    + "\(SandboxClockRange.description); from \(Self.iso8601(now)) that allows \(Int(lowest)) to \(Int(highest))")
+            }
+        case let (nil, text?):
+            guard let date = Self.parseISO8601(text) else {
+                throw HTTPError(.badRequest, "now: \"\(text)\" is not an ISO 8601 date-time such as 2026-11-22T10:00:00Z")
+            }
+            guard SandboxClockRange.contains(date) else {
+                throw HTTPError(.badRequest, "now: \"\(text)\" is outside the range the clock can show, \(SandboxClockRange.description)")
+            }
+            registry.set(namespace, to: date)
+        default:
+            throw HTTPError(.badRequest, #"give exactly one of "advance_seconds" (a number) or "now" (ISO 8601)"#)
+        }
+    }
+
+    /// `PUT /__sandbox/scenario`: `name` becomes the namespace's default (nil clears it); 422 for an unknown one.
+    func chooseDefaultScenario(_ name: String?, for namespace: Namespace) throws(HTTPError) {
+        do {
+            try scenarios.setDefault(name, for: namespace)
+        } catch {
+            throw HTTPError(HTTPStatus(code: 422), "\(error)")
         }
     }
 

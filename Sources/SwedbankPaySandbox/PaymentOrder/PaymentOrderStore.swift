@@ -256,6 +256,10 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
     }
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
+
+    package func objects(_ namespace: Namespace) -> [SandboxObjectSummary] { ledgers.withState(namespace) { $0.objectSummaries(namespace) } }
+
+    package var namespacesWithState: [Namespace] { ledgers.namespaces }
 }
 
 /// The objects of the payment-order API that count against the server's bound on objects (``ObjectRetention``).

@@ -73,6 +73,12 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         }))])
     }
 
+    package func objects(_ namespace: Namespace) -> [SandboxObjectSummary] {
+        Self.objectSummaries(ledgers.withState(namespace) { Array($0.sessions.values) })
+    }
+
+    package var namespacesWithState: [Namespace] { ledgers.namespaces }
+
     static func phaseName(_ phase: SessionPhase) -> String {
         switch phase {
         case .idle: "idle"
