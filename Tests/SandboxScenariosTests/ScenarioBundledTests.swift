@@ -23,6 +23,7 @@ import SwedbankPaySandbox
         "approve", "swish-declined", "swish-timeout", "bankid-cancelled", "swish-app-launch-failed", "3ds-approved", "3ds-declined",
         "card-declined", "insufficient-funds", "card-expired", "retry-other-instrument", "payer-aborts", "abort-not-allowed",
         "session-end-reached", "server-error", "flaky", "slow", "testdata", "capture-refused",
+        "3ds-empty-method-url", "3ds-slow-acs", "3ds-cres-posted", "3ds-abandoned",
     ]
 
     static func library() throws -> ScenarioLibrary {

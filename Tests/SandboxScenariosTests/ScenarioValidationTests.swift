@@ -99,7 +99,13 @@ import SwedbankPaySandbox
             #"{"operation": "swedbankpay.paymentsession.abort_payment", "outcome": "not_allowed"}"#,
             #"{"operation": "swedbankpay.swish.sale", "outcome": "payer_aborts", "delay_ms": 30000}"#,
             #"{"operation": "swedbankpay.card.authorize", "outcome": "fail_attempt", "problem_type": "creditcard/3DSECUREERROR", "status": 400, "title": "T", "detail": "D", "original_detail": "O"}"#,
-            #"{"operation": "swedbankpay.web.pay", "outcome": "fail_attempt", "problem_type": "swishdeclined"}"#
+            #"{"operation": "swedbankpay.web.pay", "outcome": "fail_attempt", "problem_type": "swishdeclined"}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_empty_method_url"}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_slow_acs"}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_slow_acs", "acs_delay_ms": 2500}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_cres_posted"}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_abandoned"}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_abandoned", "after_ms": 60000}"#
         ))
         let outcomes = scenario.rules.map { $0.steps[0].outcome }
         let expected: [ScenarioOutcome] = [
@@ -112,6 +118,8 @@ import SwedbankPaySandbox
             .cardDeclined, .insufficientFunds, .cardExpired, .sessionEndReached, .notAllowed, .payerAborts,
             .failAttempt(SwedbankPayAttemptFailure(problemType: "creditcard/3dsecureerror", status: 400, title: "T", detail: "D", originalDetail: "O")),
             .failAttempt(SwedbankPayAttemptFailure(problemType: "swishdeclined")),
+            .swedbankPay(.challengeEmptyMethodURL), .swedbankPay(.challengeSlowACS(.seconds(12))), .swedbankPay(.challengeSlowACS(.milliseconds(2500))),
+            .swedbankPay(.challengeCresPosted), .swedbankPay(.challengeAbandoned(.zero)), .swedbankPay(.challengeAbandoned(.seconds(60))),
         ]
         #expect(outcomes == expected)
         #expect(scenario.rules[12].steps[0].delay == .zero)
@@ -369,6 +377,21 @@ import SwedbankPaySandbox
         #expect(vocabulary.allowedOutcomes(.klarnaPaymentsCreateOrder) == [
             "approve", "expire_token", "mismatched_fields", "cart_changed", "rejected", "fraud_pending", "fraud_rejected", "http_error",
             "drop_connection",
+        ])
+    }
+
+    /// The 3-D Secure variants of card.authenticate: their parameters' ranges, and only card.authenticate takes them.
+    @Test func threeDSVariants_ParameterProblems() {
+        #expect(Self.problems(Self.withRules(
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_slow_acs", "acs_delay_ms": 0}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_abandoned", "after_ms": 3600001}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_cres_posted", "after_ms": 5}"#,
+            #"{"operation": "swedbankpay.card.authorize", "outcome": "challenge_abandoned"}"#
+        )) == [
+            #"scenarios/klarna/test.json:6:101: $.rules[0].acs_delay_ms: expected an integer from 1 to 60000, found 0"#,
+            #"scenarios/klarna/test.json:7:98: $.rules[1].after_ms: expected an integer from 0 to 3600000, found 3600001"#,
+            #"scenarios/klarna/test.json:8:88: $.rules[2].after_ms: unknown key "after_ms" for outcome "challenge_cres_posted" (expected one of: operation, when, outcome, delay_ms)"#,
+            #"scenarios/klarna/test.json:9:60: $.rules[3].outcome: outcome "challenge_abandoned" is not allowed for swedbankpay.card.authorize (allowed: approve, card_declined, insufficient_funds, card_expired, fail_attempt, http_error, drop_connection)"#,
         ])
     }
 
