@@ -228,6 +228,36 @@ struct SwedbankPayThreeDSVariantTests {
         }
     }
 
+    /// The page that posts on carries the merchant's completeUrl (checked when the order was created, MerchantURL) and,
+    /// on NotificationUrl, whatever cres the browser posted: both as escaped attribute values, never as markup.
+    @Test func cresPosted_PostOnPage_EscapesTheHostileCompleteUrl_AndAPostedCres() async throws {
+        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+            typealias Escaping = SwedbankPayCheckoutPageEscapingTests
+            let client = CheckoutPageClient(server: server)
+            let texts = Escaping.Texts()
+            let (_, token, page) = try await Escaping.order(server, "posted", texts, scenario: "swedbankpay-3ds-cres-posted")
+            let submitted = try await client.post("\(page)/card", [("pan", "4761739001010416"), ("expiry", "12/33"), ("cvc", "123")])
+            let challenge = try await client.get(client.path(try #require(submitted.header("Location")))).bodyText
+            let approve = try #require(CheckoutPageClient.form(containing: #"id="acs-approve""#, in: challenge))
+            let done = try await client.post(client.path(approve.action), approve.fields).bodyText
+            #expect(CheckoutPageClient.mainID(done) == "acs-post-on")
+            Escaping.expectInert(done, texts.all, "post on to completeUrl")
+            #expect(Escaping.rawAttribute("action", after: "<form", in: done) == Escaping.escaped(texts.completeUrl))
+            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
+
+            // The SDK flow: a session waiting in a cres_posted challenge, and a hostile cres posted to NotificationUrl.
+            var (driver, sdkToken, method) = try await Self.methodStep(sandbox, server, "posted-escape", scenario: "swedbankpay-3ds-cres-posted")
+            _ = try await Self.createAuthentication(&driver, method, indicator: "Y")
+            let hostile = Escaping.payload("cres")
+            let posted = try await driver.exchange("POST", "/psp/paymentsessions/\(sdkToken)/methods/creditcard/notification",
+                                                   body: "cres=\(SwedbankPaySessionDriver.formEncode(hostile))",
+                                                   contentType: "application/x-www-form-urlencoded")
+            #expect(posted.status == 200 && CheckoutPageClient.mainID(posted.bodyText) == "acs-post-on")
+            Escaping.expectInert(posted.bodyText, [hostile], "post on to fake.payex.com")
+            #expect(Escaping.rawAttribute("value", after: #"name="cres""#, in: posted.bodyText) == Escaping.escaped(hostile))
+        }
+    }
+
     // MARK: The challenge abandoned
 
     /// The payer closes the challenge once it is shown: the next call of the session (the app's GET, as
