@@ -87,6 +87,16 @@ package enum SwedbankPayOutcome: ScenarioOutcomeValue, Equatable {
     case redirectLost
     /// The order is paid at once; the redirect to `completeUrl` comes `delay_ms` later.
     case redirectLate
+    // 3-D Secure variants the SDKs have had bugs with (card.authenticate; issue 13 §4): each a challenge as `challenge`,
+    // with one step done the other way.
+    /// The 3DS method step has an empty method URL (the `sca-method-request` task's href is "").
+    case challengeEmptyMethodURL
+    /// The ACS page answers its first load of each challenge only after this long.
+    case challengeSlowACS(Duration)
+    /// The challenge answer is POSTed on (an auto-submitting form) instead of redirected with a GET.
+    case challengeCresPosted
+    /// The payer closes the challenge without answering; the ACS gives up this long after it was shown (namespace clock).
+    case challengeAbandoned(Duration)
 
     package var name: String {
         switch self {
@@ -108,12 +118,18 @@ package enum SwedbankPayOutcome: ScenarioOutcomeValue, Equatable {
         case .failAttempt: "fail_attempt"
         case .redirectLost: "redirect_lost"
         case .redirectLate: "redirect_late"
+        case .challengeEmptyMethodURL: "challenge_empty_method_url"
+        case .challengeSlowACS: "challenge_slow_acs"
+        case .challengeCresPosted: "challenge_cres_posted"
+        case .challengeAbandoned: "challenge_abandoned"
         }
     }
 
     /// The name, with the parameters for `fail_attempt`: `fail_attempt creditcard/acquirererror 403`.
     package var description: String {
         if case .failAttempt(let failure) = self { return "fail_attempt \(failure.problemType) \(failure.status)" }
+        if case .challengeSlowACS(let delay) = self { return "\(name) acs_delay_ms \(SwedbankPayThreeDSVariants.milliseconds(delay))" }
+        if case .challengeAbandoned(let after) = self { return "\(name) after_ms \(SwedbankPayThreeDSVariants.milliseconds(after))" }
         return name
     }
 }
@@ -234,7 +250,8 @@ enum SwedbankPayScenarioVocabulary {
         .init(.swedbankPaySessionEventLogging, "POST event-logging of the payment session (204).", request: SwedbankPayScenarioVocabulary.noBody),
         .init(.swedbankPaySwishSale, outcomes: ["swish_declined", "swish_timeout", "bankid_cancelled", "client_app_launch_failed", "payer_aborts", "fail_attempt"],
               "The outcome of a Swish payment: decided at start-payment-attempt, shown when the payer would have answered in the Swish app.", request: SwedbankPayScenarioVocabulary.decision),
-        .init(.swedbankPayCardAuthenticate, outcomes: ["frictionless", "challenge", "three_ds_declined", "payer_aborts", "fail_attempt"],
+        .init(.swedbankPayCardAuthenticate, outcomes: ["frictionless", "challenge", "three_ds_declined", "payer_aborts", "fail_attempt"]
+                + SwedbankPayThreeDSVariants.outcomeNames,
               "3-D Secure for a card (field card.number): frictionless, or a challenge on the ACS page.", request: SwedbankPayScenarioVocabulary.decision),
         .init(.swedbankPayCardAuthorize, outcomes: ["card_declined", "insufficient_funds", "card_expired", "fail_attempt"],
               "The acquirer's answer for a card, Apple Pay or Google Pay payment (field paymentorder.amount for magic amounts).", request: SwedbankPayScenarioVocabulary.decision),
@@ -282,5 +299,59 @@ enum SwedbankPayScenarioVocabulary {
         .init("redirect_late", "Swedbank Pay checkout.redirect, swish.app_return. The order is Paid at once (callback sent); the redirect to completeUrl, or the Swish app's reopening of paymentUrl, comes \"delay_ms\" (required) later.") { reader in
             reader.require("delay_ms") == nil ? nil : SwedbankPayOutcome.redirectLate
         }
+    ] + SwedbankPayThreeDSVariants.outcomes
+}
+
+/// The 3-D Secure variants of card.authenticate (issue 13 §4): each is a challenge as `challenge` is (the 3DS method
+/// step, then the ACS page), with one step done the way some issuers and ACSs do it, which the SDKs have stumbled on.
+enum SwedbankPayThreeDSVariants {
+    /// Android's challenge web view gives up after 10 s (SwedbankPay/swedbank-pay-sdk-android:
+    /// paymentsession/sca/ScaRedirectFragment.kt, PaymentSession3DSecureFragmentLoadFailed with a retry); iOS waits
+    /// 30 s (SwedbankPay/swedbank-pay-sdk-ios: SwedbankPayAPIConstants.swift creditCardTimoutInterval).
+    static let defaultACSDelayMilliseconds = 12_000
+    static let acsDelayRange = 1...60_000
+    /// Namespace-clock milliseconds (an hour at most): the clock is moved with `POST /__sandbox/clock`.
+    static let abandonRange = 0...3_600_000
+
+    static let outcomeNames = ["challenge_empty_method_url", "challenge_slow_acs", "challenge_cres_posted", "challenge_abandoned"]
+
+    static let outcomes: [ScenarioVocabulary.Outcome] = [
+        .init(SwedbankPayOutcome.challengeEmptyMethodURL,
+              "Swedbank Pay card.authenticate. A challenge whose 3DS method URL is empty: the sca-method-request task's href is \"\" "
+              + "(methodCompletionIndicator U in expects). Android sends U without loading anything, iOS N after failing to load \"\"; "
+              + "both go on to the ACS page."),
+        .init("challenge_slow_acs", "Swedbank Pay card.authenticate. A challenge whose ACS page answers its first load only after "
+              + "\"acs_delay_ms\" (default 12000: past Android's 10 s, which reports PaymentSession3DSecureFragmentLoadFailed with a retry; "
+              + "within iOS's 30 s). A retry, or a second load, answers at once.",
+              parameters: [.init("acs_delay_ms", .integer(acsDelayRange), "How long the ACS page's first load takes. Default 12000.")]) { reader in
+            var delay = defaultACSDelayMilliseconds
+            if let node = reader["acs_delay_ms"] {
+                guard let value = reader.integer(node, reader.path / "acs_delay_ms", in: acsDelayRange) else { return nil }
+                delay = value
+            }
+            return SwedbankPayOutcome.challengeSlowACS(.milliseconds(delay))
+        },
+        .init(SwedbankPayOutcome.challengeCresPosted,
+              "Swedbank Pay card.authenticate. A challenge whose answer is POSTed on instead of redirected: NotificationUrl answers "
+              + "an auto-submitting form that posts cres to https://fake.payex.com/notification (no 303 with cres in the query), and "
+              + "a card paid on the checkout page posts to completeUrl / cancelUrl instead of a 303. iOS reads cres from the first "
+              + "POST and completes; Android never sees cres and stays on the challenge."),
+        .init("challenge_abandoned", "Swedbank Pay card.authenticate. The payer closes the challenge without answering: "
+              + "\"after_ms\" (namespace clock, default 0) after the ACS page was first shown, the ACS gives up and the session reports "
+              + "the attempt failed, problem creditcard/3dsecureusercancelled 403, in an idle session (a new attempt may start); "
+              + "a cres that comes later is refused 409.",
+              parameters: [.init("after_ms", .integer(abandonRange), "How long (namespace clock) after the ACS page was first shown the ACS gives up. Default 0.")]) { reader in
+            var after = 0
+            if let node = reader["after_ms"] {
+                guard let value = reader.integer(node, reader.path / "after_ms", in: abandonRange) else { return nil }
+                after = value
+            }
+            return SwedbankPayOutcome.challengeAbandoned(.milliseconds(after))
+        },
     ]
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
 }

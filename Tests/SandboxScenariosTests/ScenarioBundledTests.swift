@@ -25,6 +25,7 @@ import SwedbankPaySandbox
         "card-declined", "insufficient-funds", "card-expired", "retry-other-instrument", "payer-aborts", "abort-not-allowed",
         "session-end-reached", "server-error", "flaky", "slow", "testdata", "capture-refused",
         "commit-then-drop", "redirect-lost", "redirect-late", "swish-app-not-reopened",
+        "3ds-empty-method-url", "3ds-slow-acs", "3ds-cres-posted", "3ds-abandoned",
     ]
 
     static func library() throws -> ScenarioLibrary {

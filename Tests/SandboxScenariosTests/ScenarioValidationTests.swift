@@ -102,7 +102,13 @@ import SwedbankPaySandbox
             #"{"operation": "swedbankpay.web.pay", "outcome": "fail_attempt", "problem_type": "swishdeclined"}"#,
             #"{"operation": "klarna.payments.create_order", "outcome": "commit_then_drop", "delay_ms": 10}"#,
             #"{"operation": "klarna.hpp.redirect", "outcome": "redirect_lost"}"#,
-            #"{"operation": "swedbankpay.checkout.redirect", "outcome": "redirect_late", "delay_ms": 100}"#
+            #"{"operation": "swedbankpay.checkout.redirect", "outcome": "redirect_late", "delay_ms": 100}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_empty_method_url"}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_slow_acs"}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_slow_acs", "acs_delay_ms": 2500}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_cres_posted"}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_abandoned"}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_abandoned", "after_ms": 60000}"#
         ))
         let outcomes = scenario.rules.map { $0.steps[0].outcome }
         let expected: [ScenarioOutcome] = [
@@ -116,6 +122,8 @@ import SwedbankPaySandbox
             .failAttempt(SwedbankPayAttemptFailure(problemType: "creditcard/3dsecureerror", status: 400, title: "T", detail: "D", originalDetail: "O")),
             .failAttempt(SwedbankPayAttemptFailure(problemType: "swishdeclined")),
             .commitThenDrop, .klarna(.redirectLost), .swedbankPay(.redirectLate),
+            .swedbankPay(.challengeEmptyMethodURL), .swedbankPay(.challengeSlowACS(.seconds(12))), .swedbankPay(.challengeSlowACS(.milliseconds(2500))),
+            .swedbankPay(.challengeCresPosted), .swedbankPay(.challengeAbandoned(.zero)), .swedbankPay(.challengeAbandoned(.seconds(60))),
         ]
         #expect(outcomes == expected)
         #expect(scenario.rules[12].steps[0].delay == .zero)
@@ -373,6 +381,21 @@ import SwedbankPaySandbox
         #expect(vocabulary.allowedOutcomes(.klarnaPaymentsCreateOrder) == [
             "approve", "expire_token", "mismatched_fields", "cart_changed", "rejected", "fraud_pending", "fraud_rejected", "http_error",
             "drop_connection", "commit_then_drop",
+        ])
+    }
+
+    /// The 3-D Secure variants of card.authenticate: their parameters' ranges, and only card.authenticate takes them.
+    @Test func threeDSVariants_ParameterProblems() {
+        #expect(Self.problems(Self.withRules(
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_slow_acs", "acs_delay_ms": 0}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_abandoned", "after_ms": 3600001}"#,
+            #"{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_cres_posted", "after_ms": 5}"#,
+            #"{"operation": "swedbankpay.card.authorize", "outcome": "challenge_abandoned"}"#
+        )) == [
+            #"scenarios/klarna/test.json:6:101: $.rules[0].acs_delay_ms: expected an integer from 1 to 60000, found 0"#,
+            #"scenarios/klarna/test.json:7:98: $.rules[1].after_ms: expected an integer from 0 to 3600000, found 3600001"#,
+            #"scenarios/klarna/test.json:8:88: $.rules[2].after_ms: unknown key "after_ms" for outcome "challenge_cres_posted" (expected one of: operation, when, outcome, delay_ms)"#,
+            #"scenarios/klarna/test.json:9:60: $.rules[3].outcome: outcome "challenge_abandoned" is not allowed for swedbankpay.card.authorize (allowed: approve, card_declined, insufficient_funds, card_expired, fail_attempt, http_error, drop_connection, commit_then_drop)"#,
         ])
     }
 

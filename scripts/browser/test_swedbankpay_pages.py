@@ -9,7 +9,8 @@ opens the order's redirect-checkout page, pays with new and saved cards (frictio
 Secure challenge page), Swish and a web-based method (invoice), cancels, and checks where the browser lands
 (completeUrl, cancelUrl, the menu with #attempt-error) and what GET /psp/paymentorders/{id} says. Also: the
 order's Sandbox-Scenario (card declined, 3-D Secure declined, Swish declined then a card), Swedbank Pay's test
-amount 900361 (insufficient funds), an invalid card number or expiry (400 with #card-error), a paid or aborted
+amount 900361 (insufficient funds), the 3-D Secure variants (a slow ACS page, the end POSTed to completeUrl, the
+challenge abandoned), an invalid card number or expiry (400 with #card-error), a paid or aborted
 order's page, an unknown token, HTML in the order's texts (menu; the payee name on the 3-D Secure page; the payer's
 number on the menu and the Swish waiting page, and one typed into the Swish form), view-checkout (a merchant page that loads the script
 and opens the menu in an iframe: onPaid, onAborted, neither) and the embedded result page's postMessage seen by
@@ -679,6 +680,58 @@ class Run:
         seen.append(f"amount 900361: #attempt-error acquirerinsufficientfunds, {self.expect_status(order, 'Initialized')}")
         return "; ".join(seen)
 
+    # The 3-D Secure variants (scenarios swedbankpay-3ds-*, card.authenticate), on a card typed into the page.
+
+    def card_3ds_slow_acs(self) -> str:
+        """swedbankpay-3ds-slow-acs: the ACS page's first load answers after 12 s; the browser waits, Approve pays."""
+        order = self.api.create(self.merchant, scenario="swedbankpay-3ds-slow-acs")
+        self.open(order)
+        t0 = time.monotonic()
+        self.pay_new_card(THREE_DS)
+        self.challenge(timeout=WAIT + 20)
+        took = time.monotonic() - t0
+        expect(took >= 12, f"the ACS page came after {took:.1f} s, expected at least 12 s")
+        self.press("#acs-approve")
+        self.landed("/complete")
+        return f"#acs-challenge after {took:.1f} s -> #acs-approve -> 303 completeUrl, {self.expect_status(order, 'Paid')}"
+
+    def card_3ds_cres_posted(self) -> str:
+        """swedbankpay-3ds-cres-posted: after the challenge the end reaches completeUrl by a form POST, not a 303."""
+        order = self.api.create(self.merchant, scenario="swedbankpay-3ds-cres-posted")
+        self.open(order)
+        self.pay_new_card(THREE_DS)
+        self.challenge()
+        before = len(self.merchant.hits)
+        self.press("#acs-approve")
+        self.landed("/complete", via_303=False)
+        hops = bk.navigation_attempts(self.d)
+        arrived = [h for h in hops if h["url"].startswith(self.merchant.base + "/complete")]
+        expect(arrived and arrived[-1]["method"] == "POST" and arrived[-1]["status_of_previous"] is None,
+               f"completeUrl was not reached by a form POST: {[(h['method'], h['url'], h['status_of_previous']) for h in hops]}")
+        expect(("POST", "/complete") in [(h[0], h[1]) for h in self.merchant.hits[before:]],
+               f"the merchant server saw no POST /complete: {self.merchant.hits[before:]}")
+        posted_via = [h["url"].split("?")[0].rsplit("/", 2)[-2:] for h in hops if h["method"] == "POST"]
+        return f"#acs-approve -> main#acs-post-on -> POST completeUrl (POSTs {posted_via}), {self.expect_status(order, 'Paid')}"
+
+    def card_3ds_abandoned(self) -> str:
+        """swedbankpay-3ds-abandoned: the payer leaves the ACS page; the menu shows the problem, the page is gone."""
+        order = self.api.create(self.merchant, scenario="swedbankpay-3ds-abandoned")
+        self.open(order)
+        self.pay_new_card(THREE_DS)
+        self.challenge()
+        acs = self.d.current_url
+        self.open(order)
+        problem = self.attempt_error()
+        expect(problem == PROBLEM + "creditcard/3dsecureusercancelled",
+               f"#attempt-error data-problem-type={problem!r}, expected {PROBLEM}creditcard/3dsecureusercancelled")
+        status = self.expect_status(order, "Initialized")
+        bk.clear_events(self.d)
+        self.d.get(acs)
+        http = bk.document_status(self.d)
+        expect(http == 400 and self.d.find_elements(By.CSS_SELECTOR, "main#acs-error"),
+               f"the abandoned challenge's page again: HTTP {http}; {self.where()}")
+        return f"#acs-challenge, back to the menu -> #attempt-error 3dsecureusercancelled, {status}; the ACS page again: {http}"
+
     def invalid_card(self) -> str:
         order = self.api.create(self.merchant)
         self.open(order)
@@ -989,6 +1042,9 @@ CHECKS = [
     ("card 3ds approve", "card_3ds"),
     ("saved cards", "saved_cards"),
     ("card scenarios", "card_declined"),
+    ("3ds slow acs", "card_3ds_slow_acs"),
+    ("3ds cres posted", "card_3ds_cres_posted"),
+    ("3ds abandoned", "card_3ds_abandoned"),
     ("invalid card", "invalid_card"),
     ("swish", "swish"),
     ("swish declined", "swish_declined"),

@@ -25,6 +25,8 @@ import Foundation
 ///   data-problem-type>` with the problem's status.
 /// - ACS: `<main id="acs-challenge" data-acs-trans-id>`, `#acs-merchant`, `#acs-amount`, `#acs-card`, buttons
 ///   `#acs-approve` / `#acs-cancel` (one form each, posting `cres`); `<main id="acs-error">` (400) for a bad creq.
+/// - post on (`challenge_cres_posted`): `<main id="acs-post-on">` with `form#post-on-form` (method post, the answer's
+///   fields hidden) that its script submits at once, and `#post-on-continue`.
 enum CheckoutPage {
     /// The actions keep `?embed=1` for the iframe.
     static func query(_ mode: CheckoutPageMode) -> String { mode == .embedded ? "?embed=1" : "" }
@@ -225,6 +227,19 @@ enum CheckoutPage {
             \(form("acs-approve", "Approve", approve, primary: true))
             \(form("acs-cancel", "Cancel", cancel, primary: false))
             </main>
+            """)
+    }
+
+    /// `challenge_cres_posted`: the challenge's answer goes on as a form POST, submitted by its inline script
+    /// (a button without script), instead of a 303 to a GET. `action` passed MerchantURL or is the SDKs' own address.
+    static func postOn(action: String, fields: [(String, String)]) -> String {
+        let inputs = fields.map { #"<input type="hidden" name="\#(HTMLText.escape($0.0))" value="\#(HTMLText.escape($0.1))">"# }.joined()
+        return page(title: "3-D Secure", body: """
+            <main id="acs-post-on">
+            \(banner)
+            <form id="post-on-form" method="post" action="\(HTMLText.escape(action))">\(inputs)<button id="post-on-continue" type="submit">Continue</button></form>
+            </main>
+            <script>document.getElementById("post-on-form").submit();</script>
             """)
     }
 

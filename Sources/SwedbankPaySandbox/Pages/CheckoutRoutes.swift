@@ -127,8 +127,15 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         router.addImmediate("POST /checkout/:token/card/cres") { request in
             try page(request) { token in
                 let cres = FormFields.parse(request.body)["cres"]
-                let (document, pageMode) = try sessions.finishPageChallenge(token, cres: cres, base: base(request), request: request)
-                return document.map { Self.outcome($0, mode: pageMode ?? mode(request), base: base(request)) }
+                let (document, pageMode, variant) = try sessions.finishPageChallenge(token, cres: cres, base: base(request), request: request)
+                return document.map { document in
+                    let mode = pageMode ?? mode(request)
+                    // challenge_cres_posted: the end reaches the merchant as a form POST, not the 303 (GET) below.
+                    if variant == .cresPosted, mode == .redirect, let url = document.merchantRedirect {
+                        return Self.html(CheckoutPage.postOn(action: url, fields: []))
+                    }
+                    return Self.outcome(document, mode: mode, base: base(request))
+                }
             }
         }
 
@@ -203,11 +210,11 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         router.addImmediate("GET /acs/3dsmethod", methodPage)
         // threeDSMethodData's threeDSMethodNotificationURL: a real ACS posts its result here from the hidden frame.
         router.addImmediate("POST /acs/3dsmethod/done", methodPage)
-        let challengePage: @Sendable (HTTPRequest) throws -> HTTPResponse = { request in
+        let challengePage: @Sendable (HTTPRequest) throws -> HTTPReply = { request in
             let creq = FormFields.parse(request.body)["creq"] ?? request.queryValue("creq") ?? ""
             guard let message = Base64URL.decodeJSON(creq), let acsTransID = message["acsTransID"]?.stringValue,
-                  let (token, card) = sessions.challenge(acsTransID) else {
-                return Self.html(CheckoutPage.challengeError, status: .badRequest)
+                  let (token, card, delay) = sessions.showChallenge(acsTransID, request: request) else {
+                return HTTPReply(Self.html(CheckoutPage.challengeError, status: .badRequest))
             }
             func cres(_ status: String) -> String {
                 Base64URL.encode(.object([
@@ -223,8 +230,9 @@ struct SwedbankPayCheckoutRoutes: Sendable {
             case let mode?: "\(base(request))/checkout/\(token)/card/cres\(CheckoutPage.query(mode))"
             }
             let view = try? sessions.context(token).view
-            return Self.html(CheckoutPage.challenge(acsTransID: acsTransID, approve: cres("Y"), cancel: cres("N"), action: action,
-                                                    view: view, maskedPan: card.card.maskedPan))
+            let reply = HTTPReply(Self.html(CheckoutPage.challenge(acsTransID: acsTransID, approve: cres("Y"), cancel: cres("N"), action: action,
+                                                                   view: view, maskedPan: card.card.maskedPan)))
+            return delay.map(reply.delayed(by:)) ?? reply  // challenge_slow_acs
         }
         router.addImmediate("POST /acs/challenge", challengePage)
         router.addImmediate("GET /acs/challenge", challengePage)

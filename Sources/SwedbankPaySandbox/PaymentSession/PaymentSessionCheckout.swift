@@ -41,18 +41,20 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// The ACS page's answer for a card paid on the page (`/checkout/<token>/card/cres`). Also answers the mode
-    /// the page was in, for the outcome's delivery.
+    /// the page was in and the challenge's 3-D Secure variant, for the outcome's delivery.
     func finishPageChallenge(_ token: String, cres: String?, base: String, request: HTTPRequest)
-    throws -> (document: SessionResult<PaymentSessionDocument>, mode: CheckoutPageMode?) {
+    throws -> (document: SessionResult<PaymentSessionDocument>, mode: CheckoutPageMode?, variant: ThreeDSVariant?) {
         var mode: CheckoutPageMode?
+        var variant: ThreeDSVariant?
         let document = try transition(token, base: base, rel: "complete-authentication", request: request, { step in
             guard case .threeDSChallenge(let card) = step.record.phase, let page = card.page else {
                 throw SwedbankPayProblem.operationNotAllowed("complete-authentication")
             }
             mode = page
+            variant = card.variant
             try finishChallenge(&step, card, cres: cres)
         }, render: { $0 })
-        return (document, mode)
+        return (document, mode, variant)
     }
 
     /// Swish from the page, by the phone number the payer typed (swedbankpay-api.md §3.6 B). A second submit while

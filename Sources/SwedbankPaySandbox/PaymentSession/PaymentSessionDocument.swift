@@ -218,7 +218,9 @@ struct PaymentSessionDocument {
             let methodData = Base64URL.encode(.object([("threeDSServerTransID", .string(card.threeDSServerTransID)),
                                                        ("threeDSMethodNotificationURL", .string("\(base)/acs/3dsmethod/done"))]))
             let task: JSONText = .object([
-                ("rel", .string("sca-method-request")), ("method", .string("POST")), ("href", .string("\(base)/acs/3dsmethod")),
+                ("rel", .string("sca-method-request")), ("method", .string("POST")),
+                // challenge_empty_method_url: "" as §3.8 sample 7 allows, with methodCompletionIndicator U in expects.
+                ("href", .string(card.variant == .emptyMethodURL ? "" : "\(base)/acs/3dsmethod")),
                 ("contentType", .string("application/x-www-form-urlencoded")), ("expects", .array([expect("threeDSMethodData", methodData)])),
             ])
             operations.append(operation("create-authentication", "POST", "\(sessionBase)/methods/creditcard/createauthentication", next: true,

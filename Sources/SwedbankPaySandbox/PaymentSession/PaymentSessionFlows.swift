@@ -142,9 +142,9 @@ extension SwedbankPayPaymentSessionStore {
             return
         }
         switch outcome {
-        case .challenge, .threeDSDeclined:
+        case .challenge, .threeDSDeclined, .challengeEmptyMethodURL, .challengeSlowACS, .challengeCresPosted, .challengeAbandoned:
             let cardAttempt = CardAttempt(attempt: attempt, card: card, threeDSServerTransID: orders.ids.uuid(), acsTransID: orders.ids.uuid(),
-                                          forcedDecline: outcome == .threeDSDeclined, page: page)
+                                          forcedDecline: outcome == .threeDSDeclined, page: page, variant: ThreeDSVariant(outcome))
             step.record.phase = page == nil ? .threeDSMethod(cardAttempt) : .threeDSChallenge(cardAttempt)
         case .payerAborts:
             try payerAborts(&step)

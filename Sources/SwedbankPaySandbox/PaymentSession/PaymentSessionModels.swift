@@ -101,6 +101,12 @@ struct CardAttempt: Sendable {
     var forcedDecline: Bool
     /// nil for the SDK's native flow; the checkout page's mode for a card typed into the page.
     var page: CheckoutPageMode? = nil
+    /// One of card.authenticate's 3-D Secure variants (PaymentSessionThreeDSVariants.swift); nil for a plain challenge.
+    var variant: ThreeDSVariant? = nil
+    /// The ACS page has been shown once (a slow ACS delays the first load; an abandoned challenge's time starts then).
+    var acsPageShown = false
+    /// `challenge_abandoned`: when the ACS gives up (namespace clock), once the ACS page was shown.
+    var abandonAt: Date? = nil
 }
 
 /// How the checkout page was opened: top-level by the merchant's redirect, or inside an iframe by the

@@ -132,6 +132,13 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
         // the query (swedbankpay-api.md §3.6 C5 [INF]). iOS reads cres from this POST's body itself.
         router.addImmediate("POST /psp/paymentsessions/:token/methods/creditcard/notification") { request in
             let cres = FormFields.parse(request.body)["cres"] ?? ""
+            // challenge_cres_posted: the answer goes on as a form POST with cres in the body, as some 3DS servers pass it
+            // on (the real server's way is unknown, swedbankpay-api.md §6.2). iOS has already read cres from this POST;
+            // Android only reads the query of a navigation to fake.payex.com/notification (ScaRedirectFragment.kt), and
+            // WebViewClient.shouldOverrideUrlLoading is not called for POSTs: it never gets the cres.
+            if let token = request.parameters["token"], sessions.postsChallengeAnswer(token, request: request) {
+                return SwedbankPayCheckoutRoutes.html(CheckoutPage.postOn(action: "https://fake.payex.com/notification", fields: [("cres", cres)]))
+            }
             var allowed = CharacterSet.alphanumerics
             allowed.insert(charactersIn: "-_.~")
             let encoded = cres.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""

@@ -161,7 +161,9 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
                 id: String(orders.ids.uuid().replacingOccurrences(of: "-", with: "").prefix(32)), instrument: context.view.instrument)
             var view = context.view
             let now = orders.registry.now(context.namespace)
-            if settleSwish(&record, view: view, now: now) { view = orders.snapshot(context.namespace, orderID: context.orderID) ?? view }
+            if settleSwish(&record, view: view, now: now) || settleAbandonedChallenge(&record, view: view, now: now) {
+                view = orders.snapshot(context.namespace, orderID: context.orderID) ?? view
+            }
             var delay: Duration?, dropsAnswer = false
             if view.status != .initialized {
                 if onTerminalOrder == .notAllowed { throw SwedbankPayProblem.operationNotAllowed(rel) }
