@@ -361,6 +361,20 @@ struct SandboxUITests {
         }
     }
 
+    @Test("behind a trusted https proxy the cookie is also Secure; a forwarded https from an untrusted client is not believed")
+    func token_SecureBehindHTTPS() async throws {
+        for trusted in [true, false] {
+            try await withSandbox(transport: .inProcess, { configuration in
+                configuration.controlToken = Self.token
+                if trusted { configuration.http.trustedForwardedHeaders = .xForwarded }
+            }) { server in
+                let signIn = try await Self.get(server, "/__sandbox/ui?token=\(Self.token)", headers: [("X-Forwarded-Proto", "https")])
+                #expect(signIn.status == 303, "\(signIn)")
+                #expect(signIn.header("Set-Cookie")?.hasSuffix("; HttpOnly; SameSite=Strict; Secure") == trusted, "\(signIn)")
+            }
+        }
+    }
+
     @Test("without a control token the page is open and ?token= is ignored")
     func noToken_Open() async throws {
         try await withSandbox(transport: .inProcess) { server in
