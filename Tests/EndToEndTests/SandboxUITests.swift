@@ -120,7 +120,14 @@ struct SandboxUITests {
             let second = try await klarna.newSession()
             let hpp = try await KlarnaHPPTests.newHPPSession(klarna, KlarnaHPPTests.createBody(second))
             let swedbank = SwedbankPayClient(server, namespace: "ui-shop")
-            let paymentOrder = try await swedbank.newOrder()
+            let created = try await swedbank.create()
+            try #require(created.status == 200, "\(created)")
+            let paymentOrder = try #require((try created.jsonObject()["paymentOrder"] as? [String: Any])?["id"] as? String)
+            let operations = try #require(try created.jsonObject()["operations"] as? [[String: Any]])
+            let sessionHref = try #require(operations.first { $0["rel"] as? String == "view-paymentsession" }?["href"] as? String)
+            let sessionToken = String(try #require(sessionHref.split(separator: "/").last))
+            let read = try await server.exchange(rawRequest("GET", "/psp/paymentsessions/" + sessionToken))
+            #expect(read.status == 200, "\(read)")
             try await klarna.advanceClock(seconds: 3600)
 
             let page = try await Self.get(server, Self.namespacePath("ui-shop"))
@@ -133,8 +140,9 @@ struct SandboxUITests {
             #expect(byID[token]?.kind == "Klarna authorization token" && byID[token]?.status == "used for an order", "\(rows)")
             #expect(byID[order]?.kind == "Klarna order" && byID[order]?.status == "AUTHORIZED", "\(rows)")
             #expect(byID[hpp]?.kind == "Klarna HPP session" && byID[hpp]?.status == "WAITING", "\(rows)")
-            #expect(byID["/psp/paymentorders/" + paymentOrder]?.kind == "Swedbank Pay payment order"
-                    && byID["/psp/paymentorders/" + paymentOrder]?.status == "Initialized", "\(rows)")
+            #expect(byID[paymentOrder]?.kind == "Swedbank Pay payment order" && byID[paymentOrder]?.status == "Initialized", "\(rows)")
+            #expect(byID[sessionToken]?.kind == "Swedbank Pay payment session" && byID[sessionToken]?.status == "idle", "\(rows)")
+            #expect(rows.count == 7, "\(rows)")
             // Times on the namespace's clock, an hour on: a session made at the start expires 48 h after it.
             #expect(html.contains(#"<time id="now" datetime="2027-01-15T09:00:00Z">"#), "\(html)")
             #expect(html.contains(#"<span id="offset" data-seconds="3600">moved +1 h 0 min</span>"#))
@@ -154,9 +162,9 @@ struct SandboxUITests {
 
             // Journal: newest first, with method, path, status and the scenario decision.
             let entries = html.components(separatedBy: #"<li class="entry"#).dropFirst()
-            #expect(entries.count == 6, "\(entries.count) entries")
-            #expect(entries.first?.contains(#"data-method="POST" data-status="200""#) == true && entries.first?.contains("<code>/psp/paymentorders</code>") == true,
-                    "\(entries.first ?? "")")
+            #expect(entries.count == 7, "\(entries.count) entries")
+            #expect(entries.first?.contains(#"data-method="GET" data-status="200""#) == true
+                    && entries.first?.contains("<code>/psp/paymentsessions/\(sessionToken)</code>") == true, "\(entries.first ?? "")")
             #expect(entries.last?.contains("<code>/payments/v1/sessions</code>") == true)
             #expect(entries.last?.contains(#"<div class="note">scenario=- klarna.payments.create_session: approve (no rule)</div>"#) == true,
                     "\(entries.last ?? "")")
@@ -350,6 +358,20 @@ struct SandboxUITests {
             #expect(state.status == 401, "\(state)")
             // Bearer works for the page as for the rest of /__sandbox/.
             #expect(try await Self.get(server, "/__sandbox/ui", headers: [("Authorization", "Bearer \(Self.token)")]).status == 200)
+        }
+    }
+
+    @Test("behind a trusted https proxy the cookie is also Secure; a forwarded https from an untrusted client is not believed")
+    func token_SecureBehindHTTPS() async throws {
+        for trusted in [true, false] {
+            try await withSandbox(transport: .inProcess, { configuration in
+                configuration.controlToken = Self.token
+                if trusted { configuration.http.trustedForwardedHeaders = .xForwarded }
+            }) { server in
+                let signIn = try await Self.get(server, "/__sandbox/ui?token=\(Self.token)", headers: [("X-Forwarded-Proto", "https")])
+                #expect(signIn.status == 303, "\(signIn)")
+                #expect(signIn.header("Set-Cookie")?.hasSuffix("; HttpOnly; SameSite=Strict; Secure") == trusted, "\(signIn)")
+            }
         }
     }
 
