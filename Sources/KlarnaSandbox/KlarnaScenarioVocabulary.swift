@@ -40,6 +40,8 @@ extension ScenarioOperation {
     package static let klarnaCustomerTokenReadToken = ScenarioOperation("klarna.customertoken.read_token")
     package static let klarnaCustomerTokenCreateOrder = ScenarioOperation("klarna.customertoken.create_order")
     package static let klarnaCustomerTokenUpdateStatus = ScenarioOperation("klarna.customertoken.update_status")
+    // Callbacks (klarna-api.md §4.5): the status_update call HPP makes to the merchant.
+    package static let klarnaHPPStatusCallback = ScenarioOperation("klarna.hpp.status_callback")
 }
 
 /// What a Klarna operation does instead of (or as) its normal answer: a step's outcome as Klarna reads it.
@@ -182,6 +184,10 @@ enum KlarnaScenarioVocabulary {
         .init(.klarnaCustomerTokenCreateOrder, outcomes: ["rejected", "refused", "fraud_pending", "fraud_rejected"],
               "POST /customer-token/v1/tokens/{customerToken}/order: place a recurring order with a customer token.", request: KlarnaScenarioVocabulary.order),
         .init(.klarnaCustomerTokenUpdateStatus, "PATCH /customer-token/v1/tokens/{customerToken}/status: cancel a customer token.", request: KlarnaScenarioVocabulary.customerTokenStatus),
+        // Callbacks: one decision per status_update call (klarna-api.md §4.5).
+        .init(.klarnaHPPStatusCallback, outcomes: CallbackOutcome.names,
+              "HPP's status_update callback to merchant_urls.status_update, one per status change (kept in /__sandbox/callbacks).",
+              request: KlarnaScenarioVocabulary.hppStatusCallback),
     ]
 
     static let outcomes: [ScenarioVocabulary.Outcome] = [
@@ -224,5 +230,8 @@ enum KlarnaScenarioVocabulary {
         .init(KlarnaOutcome.fraudPending, "create_order. The order is created with fraud_status PENDING."),
         .init(KlarnaOutcome.fraudRejected, "create_order. The order is created with fraud_status REJECTED."),
         .init(KlarnaOutcome.refused, "Klarna Order Management capture, refund, cancel_order, acknowledge_order, release_remaining_authorization, extend_authorization_time. 403 with the operation's code: CAPTURE_NOT_ALLOWED, REFUND_NOT_ALLOWED, CANCEL_NOT_ALLOWED or NOT_ALLOWED."),
-    ]
+    ] + callbackOutcomes
+
+    /// status_callback's outcomes; HPP retries a failed call after a delay, 4 calls in all (klarna-api.md §4.5).
+    static let callbackOutcomes = CallbackOutcome.declarations(schedule: "Klarna HPP: 4 calls in all, a delay apart")
 }

@@ -43,6 +43,8 @@ public final class PaymentSandbox: Sendable {
     package let journal: Journal
     /// The loaded scenarios and who uses which.
     package let scenarios: ScenarioEngine
+    /// Every callback the providers send, bounded (``SandboxConfiguration/callbackOutboxCapacity``).
+    package let outbox: CallbackOutbox
 
     /// The kinds of provider this sandbox plugs in: the scenario engine loads with their vocabularies.
     static let providerKinds: [any SandboxProvider.Type] = [KlarnaProvider.self, SwedbankPayProvider.self]
@@ -55,7 +57,9 @@ public final class PaymentSandbox: Sendable {
         registry = NamespaceRegistry(clock: configuration.clock)
         journal = Journal(capacity: configuration.journalCapacity, registry: registry)
         (scenarios, loadFailure) = PaymentSandbox.loadScenarios(configuration)
-        let context = SandboxProviderContext(registry: registry, ids: configuration.ids, journal: journal, scenarios: scenarios)
+        outbox = CallbackOutbox(registry: registry, capacity: configuration.callbackOutboxCapacity,
+                                capacityPerNamespace: configuration.callbackOutboxCapacityPerNamespace)
+        let context = SandboxProviderContext(registry: registry, ids: configuration.ids, journal: journal, scenarios: scenarios, outbox: outbox)
         klarna = KlarnaProvider(payments: configuration.klarnaPayments, hpp: configuration.klarnaHPP,
                                 orderManagement: configuration.klarnaOrderManagement, context: context)
         swedbankPay = SwedbankPayProvider(configuration: configuration.swedbankPay, context: context)
@@ -64,7 +68,8 @@ public final class PaymentSandbox: Sendable {
                "providerKinds (whose vocabularies the engine loaded) are the providers made here, in order")
 
         var router = Router()
-        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: providers.flatMap(\.states))
+        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: providers.flatMap(\.states) + [outbox],
+                      outbox: outbox)
             .add(to: &router)
         if let token = configuration.controlToken {
             router.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, ControlToken(token).check)

@@ -31,6 +31,9 @@ public struct SandboxConfiguration: Sendable {
     public var ids: any IDGenerator = RandomIDGenerator()
     /// Entries the request journal keeps across all namespaces; the oldest go first.
     public var journalCapacity = 10_000
+    /// Callbacks the outbox (`/__sandbox/callbacks`) keeps across all namespaces, and per namespace; the oldest go first.
+    public var callbackOutboxCapacity = 10_000
+    public var callbackOutboxCapacityPerNamespace = 1_000
     /// Lifetimes, offered payment categories and accepted credentials of Klarna Payments.
     public var klarnaPayments = KlarnaPaymentsConfiguration()
     public var klarnaHPP = KlarnaHPPConfiguration()

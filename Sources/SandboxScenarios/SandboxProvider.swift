@@ -50,17 +50,21 @@ package struct JournalNamespaceResolver: Sendable {
 }
 
 /// What the sandbox gives a provider it makes: the shared namespaces and their clocks (``NamespaceRegistry``), the injected ids, the
-/// journal (for calls the provider makes itself, such as callbacks) and the loaded scenarios.
+/// journal (for calls the provider makes itself, such as callbacks), the loaded scenarios and the callback outbox.
 package struct SandboxProviderContext: Sendable {
     package let registry: NamespaceRegistry
     package let ids: any IDGenerator
     package let journal: Journal
     package let scenarios: ScenarioEngine
+    /// Where every callback the provider sends is kept (``CallbackSender``).
+    package let outbox: CallbackOutbox
 
-    package init(registry: NamespaceRegistry, ids: any IDGenerator, journal: Journal, scenarios: ScenarioEngine) {
+    package init(registry: NamespaceRegistry, ids: any IDGenerator, journal: Journal, scenarios: ScenarioEngine,
+                outbox: CallbackOutbox? = nil) {
         self.registry = registry
         self.ids = ids
         self.journal = journal
         self.scenarios = scenarios
+        self.outbox = outbox ?? CallbackOutbox(registry: registry)
     }
 }

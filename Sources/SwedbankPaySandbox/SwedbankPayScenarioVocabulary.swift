@@ -40,6 +40,8 @@ extension ScenarioOperation {
     package static let swedbankPayCheckoutPage = ScenarioOperation("swedbankpay.checkout.page")
     /// The payment order's `view-checkout` script, also the SDKs' `view-payment` (`/checkout/client/<token>`).
     package static let swedbankPayCheckoutScript = ScenarioOperation("swedbankpay.checkout.script")
+    /// The callback to the order's `urls.callbackUrl` (swedbankpay-api.md §1.8).
+    package static let swedbankPayPaymentOrderCallback = ScenarioOperation("swedbankpay.paymentorders.callback")
 }
 
 /// What a Swedbank Pay operation does instead of (or as) its normal answer: a step's outcome as Swedbank Pay reads it.
@@ -230,6 +232,10 @@ enum SwedbankPayScenarioVocabulary {
               "Pay with a web-based instrument (invoice, Trustly, ...) on the payment menu page.", request: SwedbankPayScenarioVocabulary.decision),
         .init(.swedbankPayCheckoutPage, "The payment order's redirect-checkout page: the payment menu at /checkout/<token>.", request: SwedbankPayScenarioVocabulary.noBody),
         .init(.swedbankPayCheckoutScript, "The payment order's view-checkout script, also the SDKs' view-payment: /checkout/client/<token>.", request: SwedbankPayScenarioVocabulary.noBody),
+        // Callbacks: one decision per callback of the order (swedbankpay-api.md §1.8).
+        .init(.swedbankPayPaymentOrderCallback, outcomes: CallbackOutcome.names,
+              "The payment order's callback to urls.callbackUrl, one per payment, failed attempt, abort and post-purchase transaction (kept in /__sandbox/callbacks).",
+              request: SwedbankPayScenarioVocabulary.paymentOrderCallback),
     ]
 
     static let outcomes: [ScenarioVocabulary.Outcome] = [
@@ -258,5 +264,8 @@ enum SwedbankPayScenarioVocabulary {
               ]) { reader in
             SwedbankPayAttemptFailure.read(&reader).map(SwedbankPayOutcome.failAttempt)
         },
-    ]
+    ] + callbackOutcomes
+
+    /// paymentorders.callback's outcomes; retried at fixed offsets after the first call (swedbankpay-api.md §1.8).
+    static let callbackOutcomes = CallbackOutcome.declarations(schedule: "Swedbank Pay: 30, 60, 360, 432, 864 and 1265 s after the first call")
 }

@@ -16,6 +16,7 @@ import SwedbankPaySandbox
     static let bundledNames = [
         "approve", "reject", "cancel", "expire-token", "mismatched-fields", "cart-changed", "rejected-at-order",
         "fraud-pending", "invalid-client-token", "finalize-required", "server-error", "slow", "capture-refused",
+        "callback-not-sent", "callback-late", "callback-twice", "callback-before-redirect", "callback-failing",
     ]
 
     /// scenarios/swedbankpay/<file>.json, named `swedbankpay-<file>` (names are unique across directories).
@@ -23,6 +24,7 @@ import SwedbankPaySandbox
         "approve", "swish-declined", "swish-timeout", "bankid-cancelled", "swish-app-launch-failed", "3ds-approved", "3ds-declined",
         "card-declined", "insufficient-funds", "card-expired", "retry-other-instrument", "payer-aborts", "abort-not-allowed",
         "session-end-reached", "server-error", "flaky", "slow", "testdata", "capture-refused",
+        "callback-not-sent", "callback-late", "callback-twice", "callback-before-redirect", "callback-failing",
     ]
 
     static func library() throws -> ScenarioLibrary {

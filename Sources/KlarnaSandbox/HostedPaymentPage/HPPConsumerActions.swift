@@ -164,7 +164,7 @@ struct HPPConsumerFlow: Sendable {
                         klarnaReference: String? = nil) -> HTTPReply {
         let change = store.endAction(context.namespace, context.sessionID, status: status, authorizationToken: authorizationToken,
                                      orderID: orderID, klarnaReference: klarnaReference)
-        if let change { callbacks.send(change) }
+        let callback = change.flatMap { callbacks.send($0) }
         // nil change: a DELETE came first; the answer shows the status that stays.
         let session = change?.session ?? (try? store.read(context.namespace, context.sessionID)) ?? context.read
         var response: HTTPResponse
@@ -179,7 +179,8 @@ struct HPPConsumerFlow: Sendable {
             response = .json(JSONText.object([("status", .string(session.status.rawValue))]).data)
         }
         response.headers.set(name: "Cache-Control", value: "no-store")
-        return HTTPReply(response, note: "HPP session \(context.sessionID): \(note) -> \(session.status.rawValue)")
+        // A scenario's callback_before_redirect: the answer waits for the callback's first call.
+        return callback.beforeRedirect(HTTPReply(response, note: "HPP session \(context.sessionID): \(note) -> \(session.status.rawValue)"))
     }
 
     /// A form post from the page (or a client that asks for HTML) gets pages; everything else JSON.

@@ -10,6 +10,7 @@ struct ControlRoutes: Sendable {
     let journal: Journal
     let scenarios: ScenarioEngine
     let states: [any NamespacedState]
+    let outbox: CallbackOutbox
 
     func add(to router: inout Router) {
         // GET /__sandbox/health -> {"status":"ok","version":...,"uptime_seconds":...}
@@ -129,6 +130,7 @@ struct ControlRoutes: Sendable {
                 ]).data, status: HTTPStatus(code: 422))
             }
         }
+        CallbackRoutes(outbox: outbox, journal: journal).add(to: &router)
         router.add("GET /__sandbox/state") { request in
             let namespace = Namespace(for: request)
             var members: [(String, JSONText)] = [("namespace", .string(namespace.name)),

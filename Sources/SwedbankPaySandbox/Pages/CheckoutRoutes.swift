@@ -23,7 +23,9 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         @Sendable func page(_ request: HTTPRequest, _ body: (String) throws -> SessionResult<HTTPResponse>) throws -> HTTPReply {
             let token = try request.parameters.require("token")
             do {
-                return try body(token).reply { $0 }
+                let reply = try body(token).reply { $0 }
+                // callback_before_redirect: the answer after the order's callback waits for its first call.
+                return orders.lookup(token: token).map { orders.callbacks.beforeRedirect($0.namespace, orderID: $0.orderID, reply) } ?? reply
             } catch let decided as DecidedAnswer {
                 return decided.reply(pageAnswers, for: request)
             } catch let problem as SwedbankPayProblem {

@@ -35,16 +35,20 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
     private let generations: Locked<[Namespace: Int]>
     let callbacks: SwedbankPayCallbacks
 
-    /// `journal`: where callback calls are recorded (nil: not recorded).
+    /// `journal`: where callback calls are recorded (nil: not recorded); `outbox`: where callbacks are kept;
+    /// `scenarios`: what plays them (nil: sent as they are).
     package init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: SwedbankPayConfiguration = SwedbankPayConfiguration(),
-                journal: Journal? = nil) {
+                journal: Journal? = nil, outbox: CallbackOutbox? = nil, scenarios: ScenarioEngine? = nil) {
         self.registry = registry
         self.ids = ids
         self.configuration = configuration
-        ledgers = NamespacedStore { SwedbankPayOrderLedger(registry: registry, ids: ids, configuration: configuration) }
+        let ledgers = NamespacedStore { SwedbankPayOrderLedger(registry: registry, ids: ids, configuration: configuration) }
+        self.ledgers = ledgers
         let generations = Locked<[Namespace: Int]>([:])
         self.generations = generations
-        callbacks = SwedbankPayCallbacks(registry: registry, configuration: configuration, journal: journal) { namespace in
+        callbacks = SwedbankPayCallbacks(registry: registry, configuration: configuration, journal: journal, outbox: outbox,
+                                         scenarios: scenarios,
+                                         scenarioOf: { namespace, id in ledgers.withState(namespace) { try? $0.order(namespace, id).scenario } }) { namespace in
             generations.withLock { $0[namespace] ?? 0 }
         }
     }
