@@ -55,7 +55,7 @@ package final class CallbackOutbox: NamespacedState, Sendable {
         package let namespace: Namespace
         /// The id of the object the callback is about (an HPP session, a payment order).
         package let object: String
-        /// The scenario operation it plays (`klarna.hpp.status_callback`, …).
+        /// The scenario operation it plays (the provider's callback operation).
         package let operation: String
         /// What it is, as the journal notes it.
         package let description: String

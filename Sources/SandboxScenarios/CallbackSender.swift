@@ -164,6 +164,11 @@ package final class CallbackSender: Sendable {
             let id = outbox?.add(callback.namespace, object: callback.object, operation: callback.operation, description: callback.note,
                                  url: callback.url, headers: Callback.headers, body: callback.body,
                                  state: plan.held ? .held : .pending, due: lateDue, scenario: plan.scenario)
+            // The journal's notes name the scenario decision too.
+            if let scenario = plan.scenario {
+                callback = Callback(namespace: callback.namespace, url: callback.url, body: callback.body, note: "\(callback.note) (\(scenario))",
+                                    requestID: callback.requestID, object: callback.object, operation: callback.operation)
+            }
             if let id { ids.append(id) }
             if plan.held {
                 journal?.record(callback.namespace, method: "CALLBACK", path: callback.url, status: 0,
@@ -191,7 +196,8 @@ package final class CallbackSender: Sendable {
                 if let lateDue, await !wait(until: lateDue) { return }
                 var firstCall: Date?
                 for number in 1...schedule.calls {
-                    if number > 1, let id, self?.outbox?.isDelivered(callback.namespace, id) ?? true { return }
+                    // Delivered by hand meanwhile (during a late first call's wait or a retry's): nothing left to do.
+                    if let id, self?.outbox?.isDelivered(callback.namespace, id) ?? true { return }
                     let simulated = plan.simulatedFailures.map { number <= $0 } ?? true
                     guard let outcome = await self?.attempt(callback, id: id, number: number, schedule: schedule, firstCall: firstCall,
                                                             simulating: simulated ? plan.simulatedStatus : nil, simulated: simulated)

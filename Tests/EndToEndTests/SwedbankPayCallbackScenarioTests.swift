@@ -56,6 +56,7 @@ struct SwedbankPayCallbackScenarioTests {
             #expect(((callbacks[0]["body"] as? [String: Any])?["paymentOrder"] as? [String: Any])?["id"] as? String == "/psp/paymentorders/\(id)")
             #expect(received[0].json["orderReference"] as? String == "or-123456")
             #expect(try await Self.outbox(client).list("?object=\(id)").count == 1)
+            #expect(try await Self.outbox(client).list("?object=/psp/paymentorders/\(id)").count == 1, "the resource path names it too")
             #expect(try await Self.outbox(client).list("?object=other").isEmpty)
         }
     }

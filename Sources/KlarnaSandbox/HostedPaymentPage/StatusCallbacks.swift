@@ -41,8 +41,7 @@ final class HPPStatusCallbacks: Sendable {
         let body = JSONText.object([("event_id", .string(eventID)), ("session", change.session.json)]).data
         let plan = scenarios?.planCallback(.klarnaHPPStatusCallback, namespace: change.namespace, body: body, object: sessionID,
                                            sticky: sticky(change.namespace, sessionID)) ?? .normal
-        var note = "status_update \(change.session.status.rawValue) of HPP session \(sessionID), event_id \(eventID)"
-        if let scenario = plan.scenario { note += " (\(scenario))" }
+        let note = "status_update \(change.session.status.rawValue) of HPP session \(sessionID), event_id \(eventID)"
         // A failed call is retried after a delay, a fixed number of calls in all (klarna-api.md §4.5).
         return sender.send(Callback(namespace: change.namespace, url: target, body: body, note: note, requestID: eventID,
                                     object: sessionID, operation: ScenarioOperation.klarnaHPPStatusCallback.rawValue),

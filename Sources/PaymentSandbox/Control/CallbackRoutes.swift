@@ -6,7 +6,8 @@ import SandboxScenarios
 /// The callback outbox under `/__sandbox/callbacks`, per namespace (`Namespace(for:)`), for test machines the
 /// sandbox cannot reach: read the callbacks the providers made and have one delivered now.
 ///
-/// - `GET /__sandbox/callbacks` (`?object=<id>`: only those about that object), oldest first.
+/// - `GET /__sandbox/callbacks` (`?object=<id>`: only those about that object, also given as a resource path
+///   ending in the id), oldest first.
 /// - `GET /__sandbox/callbacks/{id}`.
 /// - `POST /__sandbox/callbacks/{id}/deliver`, optionally `{"url": "http(s)://…"}` to send it elsewhere: one
 ///   call now (journaled as `CALLBACK`), answered with the call's result and the callback as it now stands. A
@@ -25,7 +26,8 @@ struct CallbackRoutes: Sendable {
             var object: String?
             for item in request.query {
                 guard item.name == "object" else { throw HTTPError(.badRequest, "unknown filter \"\(item.name)\" (use object)") }
-                object = item.value
+                // A payment order's id may come as its resource path (`/psp/…/<id>`): its last segment.
+                object = item.value.split(separator: "/").last.map(String.init) ?? item.value
             }
             return .json(JSONText.object([
                 ("namespace", .string(namespace.name)),

@@ -44,10 +44,8 @@ final class SwedbankPayCallbacks: Sendable {
         let orderID = String(resource.split(separator: "/").last ?? "")
         let plan = scenarios?.planCallback(.swedbankPayPaymentOrderCallback, namespace: event.namespace, body: event.body,
                                            object: orderID, sticky: scenarioOf(event.namespace, orderID)) ?? .normal
-        var note = event.note
-        if let scenario = plan.scenario { note += " (\(scenario))" }
         // Retried at fixed offsets after the first call (swedbankpay-api.md §1.8).
-        let delivery = sender.send(Callback(namespace: event.namespace, url: event.url, body: event.body, note: note,
+        let delivery = sender.send(Callback(namespace: event.namespace, url: event.url, body: event.body, note: event.note,
                                             object: orderID, operation: ScenarioOperation.swedbankPayPaymentOrderCallback.rawValue),
                                    retrying: .afterFirstCall(offsets: configuration.callbackRetryOffsets), plan: plan)
         if delivery.holdsRedirect {
