@@ -357,4 +357,55 @@ struct CallbackOutboxTests {
             #expect(notes.count == 3 && notes[0].hasSuffix("attempt 1/4: answered 503 (simulated by the scenario); retry in 10 s (sandbox clock)"), "\(notes)")
         }
     }
+
+    // MARK: Your own rules
+
+    @Test("Own rules: field conditions see the callback body (session.status); http_error fails each call as that status; a delivery by hand ends the retries")
+    func ownRules_FieldConditions_HTTPError_ManualDeliveryEndsRetries() async throws {
+        try await withScenarioDirectory { directory in
+            try directory.write("callbacks.json", scenarioFile("e2e-callback-rules", rules: [
+                #"{"operation": "klarna.hpp.status_callback", "when": [{"field": "session.status", "equals": "COMPLETED"}], "outcome": "callback_not_sent"}"#,
+                #"{"operation": "klarna.hpp.status_callback", "when": [{"field": "session.status", "equals": "DISABLED"}], "outcome": "http_error", "status": 502}"#,
+            ]))
+            try await Self.withKlarna("cb-own-rules", scenario: "e2e-callback-rules", configure: {
+                $0.scenarioDirectories = [directory.url]
+                $0.klarnaHPP.callbackRetryDelay = 10
+            }) { client, server, listener, hooks in
+                let paid = try await Self.hppSession(client, hooks: hooks)
+                KlarnaHPPTests.expect303(try await KlarnaHPPTests.act(server, paid, "pay"), to: "https://merchant.example/success", status: "COMPLETED")
+                let received = try await listener.wait(for: 1)
+                #expect((received[0].json["session"] as? [String: Any])?["status"] as? String == "IN_PROGRESS", "no rule for IN_PROGRESS: sent")
+                let kept = try await client.outbox.wait { states($0) == ["delivered", "held"] }
+                #expect(kept[0]["scenario"] is NSNull && (kept[1]["scenario"] as? String)?.contains("callback_not_sent (rule 0)") == true, "\(kept)")
+
+                let disabled = try await Self.hppSession(client, hooks: hooks)
+                expectNoContent(try await client.delete("/hpp/v1/sessions/\(disabled)"))
+                var failing = try await client.outbox.wait { $0.count == 3 && attempts($0[2]).count == 1 }
+                let first = attempts(failing[2])[0]
+                #expect(first["status"] as? Int == 502 && first["simulated"] as? Bool == true && failing[2]["state"] as? String == "pending")
+                let id = try #require(failing[2]["id"] as? String)
+                let delivered = try await client.outbox.deliver(id)
+                #expect(((try? delivered.jsonObject()["callback"] as? [String: Any])?["state"] as? String) == "delivered", "\(delivered)")
+                _ = try await listener.wait(for: 2)
+                try await client.advanceClock(seconds: 10)
+                try await Task.sleep(for: .milliseconds(300))
+                failing = try await client.outbox.list("?object=\(disabled)")
+                #expect(attempts(failing[0]).map { $0["manual"] as? Bool } == [false, true], "no retry after the delivery by hand: \(failing)")
+                #expect(listener.received.count == 2)
+            }
+        }
+    }
+
+    @Test("The outbox endpoints need the control token when one is set")
+    func outbox_UnderTheControlToken() async throws {
+        try await withSandbox({ $0.controlToken = "t0k" }) { server in
+            let client = KlarnaClient(server, namespace: uniqueNamespace("outbox-token"))
+            for (method, path) in [("GET", "/__sandbox/callbacks"), ("GET", "/__sandbox/callbacks/cb_1"), ("POST", "/__sandbox/callbacks/cb_1/deliver")] {
+                let refused = try await client.send(method, path)
+                #expect(refused.status == 401, "\(method) \(path): \(refused)")
+            }
+            let allowed = try await client.send("GET", "/__sandbox/callbacks", headers: [("Sandbox-Control-Token", "t0k")])
+            #expect(allowed.status == 200 && (try? allowed.jsonObject()["callbacks"] as? [Any])?.isEmpty == true, "\(allowed)")
+        }
+    }
 }
