@@ -51,7 +51,8 @@ package final class KlarnaProvider: SandboxProvider {
     package func addRoutes(to router: inout Router) {
         let scenarios = context.scenarios
         KlarnaPaymentsRoutes(store: payments, scenarios: scenarios).add(to: &router)
-        KlarnaHPPRoutes(store: hpp, payments: payments, orders: orderManagement, scenarios: scenarios, journal: context.journal)
+        KlarnaHPPRoutes(store: hpp, payments: payments, orders: orderManagement, scenarios: scenarios, journal: context.journal,
+                        outbox: context.outbox)
             .add(to: &router)
         KlarnaOrderManagementRoutes(store: orderManagement, scenarios: scenarios).add(to: &router)
         KlarnaCustomerTokenRoutes(store: payments, scenarios: scenarios).add(to: &router)

@@ -75,4 +75,11 @@ extension KlarnaScenarioVocabulary {
     // MARK: Customer Token API (klarna-api.md §5b)
 
     static let customerTokenStatus = object(["status"])
+
+    // MARK: Callbacks (klarna-api.md §4.5)
+
+    /// The status_update body: `{"event_id", "session": <the GET session object>}`.
+    static let hppStatusCallback = object(["event_id"], [
+        "session": object(["session_id", "status", "updated_at", "expires_at", "authorization_token", "order_id", "klarna_reference"]),
+    ])
 }

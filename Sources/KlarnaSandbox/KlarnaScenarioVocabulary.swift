@@ -42,6 +42,8 @@ extension ScenarioOperation {
     package static let klarnaCustomerTokenUpdateStatus = ScenarioOperation("klarna.customertoken.update_status")
     // The return trip (issue 13 §4): the hosted page's redirect to a merchant URL after the consumer's action.
     package static let klarnaHPPRedirect = ScenarioOperation("klarna.hpp.redirect")
+    // Callbacks (klarna-api.md §4.5): the status_update call HPP makes to the merchant.
+    package static let klarnaHPPStatusCallback = ScenarioOperation("klarna.hpp.status_callback")
 }
 
 /// What a Klarna operation does instead of (or as) its normal answer: a step's outcome as Klarna reads it.
@@ -195,6 +197,10 @@ enum KlarnaScenarioVocabulary {
         .init(.klarnaHPPRedirect, outcomes: ["redirect_lost", "redirect_late"],
               "The hosted page's redirect to a merchant URL (success, failure, back, ...) after the consumer's action, e.g. to myapp://...; delay_ms delays the redirect, not the action.",
               request: KlarnaScenarioVocabulary.noBody),
+        // Callbacks: one decision per status_update call (klarna-api.md §4.5).
+        .init(.klarnaHPPStatusCallback, outcomes: CallbackOutcome.names,
+              "HPP's status_update callback to merchant_urls.status_update, one per status change (kept in /__sandbox/callbacks).",
+              request: KlarnaScenarioVocabulary.hppStatusCallback),
     ]
 
     static let outcomes: [ScenarioVocabulary.Outcome] = [
@@ -242,5 +248,8 @@ enum KlarnaScenarioVocabulary {
         .init("redirect_late", "klarna.hpp.redirect. The consumer's action takes effect at once (status, callback); the redirect to the merchant URL comes \"delay_ms\" (required) later.") { reader in
             reader.require("delay_ms") == nil ? nil : KlarnaOutcome.redirectLate
         }
-    ]
+    ] + callbackOutcomes
+
+    /// status_callback's outcomes; HPP retries a failed call after a delay, 4 calls in all (klarna-api.md §4.5).
+    static let callbackOutcomes = CallbackOutcome.declarations(schedule: "Klarna HPP: 4 calls in all, a delay apart")
 }

@@ -45,6 +45,8 @@ public final class PaymentSandbox: Sendable {
     package let scenarios: ScenarioEngine
     /// Every provider's objects in creation order and the bound on them (``SandboxConfiguration/maxObjects``).
     package let retention: ObjectRetention
+    /// Every callback the providers send, bounded (``SandboxConfiguration/callbackOutboxCapacity``).
+    package let outbox: CallbackOutbox
 
     /// The kinds of provider this sandbox plugs in: the scenario engine loads with their vocabularies.
     static let providerKinds: [any SandboxProvider.Type] = [KlarnaProvider.self, SwedbankPayProvider.self]
@@ -58,8 +60,10 @@ public final class PaymentSandbox: Sendable {
         journal = Journal(capacity: configuration.journalCapacity, registry: registry)
         (scenarios, loadFailure) = PaymentSandbox.loadScenarios(configuration)
         retention = ObjectRetention(maxObjects: configuration.maxObjects, journal: journal, clock: configuration.clock)
+        outbox = CallbackOutbox(registry: registry, capacity: configuration.callbackOutboxCapacity,
+                                capacityPerNamespace: configuration.callbackOutboxCapacityPerNamespace)
         let context = SandboxProviderContext(registry: registry, ids: configuration.ids, journal: journal, scenarios: scenarios,
-                                             retention: retention)
+                                             retention: retention, outbox: outbox)
         klarna = KlarnaProvider(payments: configuration.klarnaPayments, hpp: configuration.klarnaHPP,
                                 orderManagement: configuration.klarnaOrderManagement, context: context)
         swedbankPay = SwedbankPayProvider(configuration: configuration.swedbankPay, context: context)
@@ -68,8 +72,8 @@ public final class PaymentSandbox: Sendable {
                "providerKinds (whose vocabularies the engine loaded) are the providers made here, in order")
 
         var router = Router()
-        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: providers.flatMap(\.states),
-                      retention: retention, controlToken: configuration.controlToken)
+        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: providers.flatMap(\.states) + [outbox],
+                      retention: retention, outbox: outbox, controlToken: configuration.controlToken)
             .add(to: &router)
         if let token = configuration.controlToken {
             router.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, ControlToken(token).check)

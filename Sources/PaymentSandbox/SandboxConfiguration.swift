@@ -39,6 +39,9 @@ public struct SandboxConfiguration: Sendable {
     /// so 250,000 flows. Aimed at about 3 KiB per flow with the bookkeeping (the target of issue 13 §1): about
     /// 750 MiB of objects, under 1 GiB with the journal and the rest of the process.
     public static let defaultMaxObjects = 1_000_000
+    /// Callbacks the outbox (`/__sandbox/callbacks`) keeps across all namespaces, and per namespace; the oldest go first.
+    public var callbackOutboxCapacity = 10_000
+    public var callbackOutboxCapacityPerNamespace = 1_000
     /// Lifetimes, offered payment categories and accepted credentials of Klarna Payments.
     public var klarnaPayments = KlarnaPaymentsConfiguration()
     public var klarnaHPP = KlarnaHPPConfiguration()

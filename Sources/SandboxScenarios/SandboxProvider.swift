@@ -50,22 +50,25 @@ package struct JournalNamespaceResolver: Sendable {
 }
 
 /// What the sandbox gives a provider it makes: the shared namespaces and their clocks (``NamespaceRegistry``), the injected ids, the
-/// journal (for calls the provider makes itself, such as callbacks), the loaded scenarios, and the bound on the
-/// objects of the whole server (``ObjectRetention``), which every store tells what it creates and drops.
+/// journal (for calls the provider makes itself, such as callbacks), the loaded scenarios, the callback outbox, and
+/// the bound on the objects of the whole server (``ObjectRetention``), which every store tells what it creates and drops.
 package struct SandboxProviderContext: Sendable {
     package let registry: NamespaceRegistry
     package let ids: any IDGenerator
     package let journal: Journal
     package let scenarios: ScenarioEngine
     package let retention: ObjectRetention
+    /// Where every callback the provider sends is kept (``CallbackSender``).
+    package let outbox: CallbackOutbox
 
     /// `retention`: by default one without a bound, of this provider alone.
     package init(registry: NamespaceRegistry, ids: any IDGenerator, journal: Journal, scenarios: ScenarioEngine,
-                 retention: ObjectRetention? = nil) {
+                 retention: ObjectRetention? = nil, outbox: CallbackOutbox? = nil) {
         self.registry = registry
         self.ids = ids
         self.journal = journal
         self.scenarios = scenarios
         self.retention = retention ?? ObjectRetention(journal: journal, clock: registry.baseClock)
+        self.outbox = outbox ?? CallbackOutbox(registry: registry)
     }
 }

@@ -16,7 +16,7 @@ package final class SwedbankPayProvider: SandboxProvider {
     package init(configuration: SwedbankPayConfiguration = SwedbankPayConfiguration(), context: SandboxProviderContext) {
         self.context = context
         orders = SwedbankPayOrderStore(registry: context.registry, ids: context.ids, configuration: configuration, journal: context.journal,
-                                       retention: context.retention)
+                                       retention: context.retention, outbox: context.outbox, scenarios: context.scenarios)
         sessions = SwedbankPayPaymentSessionStore(orders: orders, scenarios: context.scenarios, journal: context.journal)
     }
 

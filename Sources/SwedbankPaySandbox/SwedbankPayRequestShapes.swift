@@ -67,4 +67,14 @@ extension SwedbankPayScenarioVocabulary {
         "card": .object(["number": .value, "brand": .value, "maskedPan": .value]),
         "msisdn": .value, "body": .any,
     ])
+
+    // MARK: Callbacks (swedbankpay-api.md §1.8)
+
+    /// The callback body: v3.1 `{orderReference, paymentOrder{id, instrument, number}}`; v3.0 adds `payment` and
+    /// `transaction` `{id, number}`.
+    static let paymentOrderCallback = object(["orderReference"], [
+        "paymentOrder": object(["id", "instrument", "number"]),
+        "payment": object(["id", "number"]),
+        "transaction": object(["id", "number"]),
+    ])
 }

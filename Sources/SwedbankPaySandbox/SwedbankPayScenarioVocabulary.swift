@@ -45,6 +45,8 @@ extension ScenarioOperation {
     package static let swedbankPayCheckoutRedirect = ScenarioOperation("swedbankpay.checkout.redirect")
     /// The Swish app stand-in's return to the app through `paymentUrl` once the payer has paid in Swish.
     package static let swedbankPaySwishAppReturn = ScenarioOperation("swedbankpay.swish.app_return")
+    /// The callback to the order's `urls.callbackUrl` (swedbankpay-api.md §1.8).
+    package static let swedbankPayPaymentOrderCallback = ScenarioOperation("swedbankpay.paymentorders.callback")
 }
 
 /// What a Swedbank Pay operation does instead of (or as) its normal answer: a step's outcome as Swedbank Pay reads it.
@@ -266,6 +268,10 @@ enum SwedbankPayScenarioVocabulary {
         .init(.swedbankPaySwishAppReturn, outcomes: ["redirect_lost", "redirect_late"],
               "The Swish app stand-in (GET /swish/paymentrequest?token=...&callbackurl=..., the launch-client-app href with http://<sandbox>/swish/ for swish://) reopening the app through callbackurl (paymentUrl) once paid; delay_ms delays the reopening, not the payment.",
               request: SwedbankPayScenarioVocabulary.noBody),
+        // Callbacks: one decision per callback of the order (swedbankpay-api.md §1.8).
+        .init(.swedbankPayPaymentOrderCallback, outcomes: CallbackOutcome.names,
+              "The payment order's callback to urls.callbackUrl, one per payment, failed attempt, abort and post-purchase transaction (kept in /__sandbox/callbacks).",
+              request: SwedbankPayScenarioVocabulary.paymentOrderCallback),
     ]
 
     static let outcomes: [ScenarioVocabulary.Outcome] = [
@@ -299,7 +305,10 @@ enum SwedbankPayScenarioVocabulary {
         .init("redirect_late", "Swedbank Pay checkout.redirect, swish.app_return. The order is Paid at once (callback sent); the redirect to completeUrl, or the Swish app's reopening of paymentUrl, comes \"delay_ms\" (required) later.") { reader in
             reader.require("delay_ms") == nil ? nil : SwedbankPayOutcome.redirectLate
         }
-    ] + SwedbankPayThreeDSVariants.outcomes
+    ] + SwedbankPayThreeDSVariants.outcomes + callbackOutcomes
+
+    /// paymentorders.callback's outcomes; retried at fixed offsets after the first call (swedbankpay-api.md §1.8).
+    static let callbackOutcomes = CallbackOutcome.declarations(schedule: "Swedbank Pay: 30, 60, 360, 432, 864 and 1265 s after the first call")
 }
 
 /// The 3-D Secure variants of card.authenticate (issue 13 §4): each is a challenge as `challenge` is (the 3DS method

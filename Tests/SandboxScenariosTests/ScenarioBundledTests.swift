@@ -17,6 +17,7 @@ import SwedbankPaySandbox
         "approve", "reject", "cancel", "expire-token", "mismatched-fields", "cart-changed", "rejected-at-order",
         "fraud-pending", "invalid-client-token", "finalize-required", "server-error", "slow", "capture-refused",
         "commit-then-drop", "hpp-redirect-lost", "hpp-redirect-late",
+        "callback-not-sent", "callback-late", "callback-twice", "callback-before-redirect", "callback-failing",
     ]
 
     /// scenarios/swedbankpay/<file>.json, named `swedbankpay-<file>` (names are unique across directories).
@@ -26,6 +27,7 @@ import SwedbankPaySandbox
         "session-end-reached", "server-error", "flaky", "slow", "testdata", "capture-refused",
         "commit-then-drop", "redirect-lost", "redirect-late", "swish-app-not-reopened",
         "3ds-empty-method-url", "3ds-slow-acs", "3ds-cres-posted", "3ds-abandoned",
+        "callback-not-sent", "callback-late", "callback-twice", "callback-before-redirect", "callback-failing",
     ]
 
     static func library() throws -> ScenarioLibrary {

@@ -168,7 +168,7 @@ struct HPPConsumerFlow: Sendable {
                         klarnaReference: String? = nil) -> HTTPReply {
         let change = store.endAction(context.namespace, context.sessionID, status: status, authorizationToken: authorizationToken,
                                      orderID: orderID, klarnaReference: klarnaReference)
-        if let change { callbacks.send(change) }
+        let callback = change.flatMap { callbacks.send($0) }
         // nil change: a DELETE came first; the answer shows the status that stays.
         let session = change?.session ?? (try? store.read(context.namespace, context.sessionID)) ?? context.read
         var response: HTTPResponse
@@ -194,11 +194,14 @@ struct HPPConsumerFlow: Sendable {
         }
         response.headers.set(name: "Cache-Control", value: "no-store")
         var reply = HTTPReply(response, note: note)
-        guard let trip else { return reply }
-        // The redirect's universal outcomes: the action has taken effect; only the answer is an error or lost.
-        if let universal = KlarnaErrorFormat(ids: store.ids).reply(to: trip.outcome, for: request) { reply = universal.noted(note) }
-        if case .commitThenDrop = trip.outcome { reply = reply.droppingAnswer() }
-        return trip.delay.map(reply.delayed(by:)) ?? reply
+        if let trip {
+            // The redirect's universal outcomes: the action has taken effect; only the answer is an error or lost.
+            if let universal = KlarnaErrorFormat(ids: store.ids).reply(to: trip.outcome, for: request) { reply = universal.noted(note) }
+            if case .commitThenDrop = trip.outcome { reply = reply.droppingAnswer() }
+            if let delay = trip.delay { reply = reply.delayed(by: delay) }
+        }
+        // A scenario's callback_before_redirect: the answer waits for the callback's first call.
+        return callback.beforeRedirect(reply)
     }
 
     /// The return trip to the merchant (`klarna.hpp.redirect`), decided after the action took effect, for the HPP

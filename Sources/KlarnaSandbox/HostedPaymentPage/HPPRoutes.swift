@@ -9,25 +9,29 @@ package struct KlarnaHPPRoutes: Sendable {
     package let orders: KlarnaOrderManagementStore
     package let scenarios: ScenarioEngine
     package let journal: Journal
+    package let outbox: CallbackOutbox?
 
     package init(store: KlarnaHPPStore, payments: KlarnaPaymentsStore, orders: KlarnaOrderManagementStore,
-                scenarios: ScenarioEngine, journal: Journal) {
+                scenarios: ScenarioEngine, journal: Journal, outbox: CallbackOutbox? = nil) {
         self.store = store
         self.payments = payments
         self.orders = orders
         self.scenarios = scenarios
         self.journal = journal
+        self.outbox = outbox
     }
 
     package func add(to router: inout Router) {
         let store = self.store, payments = self.payments, journal = self.journal
         let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
-        let callbacks = HPPStatusCallbacks(store: store, journal: journal)
-        let flow = HPPConsumerFlow(store: store, payments: payments, orders: orders, engine: scenarios, callbacks: callbacks)
         /// Scenarios stick to the linked KP session (its scenario decides the HPP session's calls too).
         @Sendable func sticky(_ namespace: Namespace, _ id: String) -> String? {
             store.paymentSessionID(namespace, id).flatMap { payments.scenarioOf(namespace, sessionID: $0) }
         }
+
+        let callbacks = HPPStatusCallbacks(store: store, journal: journal, outbox: outbox, scenarios: scenarios,
+                                           sticky: { namespace, id in sticky(namespace, id) })
+        let flow = HPPConsumerFlow(store: store, payments: payments, orders: orders, engine: scenarios, callbacks: callbacks)
 
         // §4.1 create: 201 SessionCreationResponseV1.
         router.addImmediate("POST /hpp/v1/sessions") { request in

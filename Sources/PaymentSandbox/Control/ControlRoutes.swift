@@ -11,6 +11,7 @@ struct ControlRoutes: Sendable {
     let scenarios: ScenarioEngine
     let states: [any NamespacedState]
     let retention: ObjectRetention
+    let outbox: CallbackOutbox
     /// `--control-token`: the page (`/__sandbox/ui`) takes it once and keeps a cookie (SandboxUI.swift).
     var controlToken: String? = nil
 
@@ -112,6 +113,7 @@ struct ControlRoutes: Sendable {
                 ]).data, status: HTTPStatus(code: 422))
             }
         }
+        CallbackRoutes(outbox: outbox, journal: journal).add(to: &router)
         router.add("GET /__sandbox/state") { request in
             let namespace = Namespace(for: request)
             var members: [(String, JSONText)] = [("namespace", .string(namespace.name)),

@@ -25,11 +25,15 @@ struct SwedbankPayCheckoutRoutes: Sendable {
             let before = try? sessions.context(token).view.status
             do {
                 let result = try body(token)
+                let reply: HTTPReply
                 // The action that paid the order (a card, the Swish waiting page's refresh, a web instrument): the return trip.
                 if before == .initialized, let paid = try? sessions.context(token), paid.view.status == .paid {
-                    return returnTrip(request, token, paid, result)
+                    reply = returnTrip(request, token, paid, result)
+                } else {
+                    reply = result.reply { $0 }
                 }
-                return result.reply { $0 }
+                // callback_before_redirect: the answer after the order's callback waits for its first call.
+                return orders.lookup(token: token).map { orders.callbacks.beforeRedirect($0.namespace, orderID: $0.orderID, reply) } ?? reply
             } catch let decided as DecidedAnswer {
                 return decided.reply(pageAnswers, for: request)
             } catch let problem as SwedbankPayProblem {

@@ -37,9 +37,11 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
     let callbacks: SwedbankPayCallbacks
 
     /// `journal`: where callback calls are recorded (nil: not recorded). `retention`: the server's bound on objects (by
-    /// default one of this store alone, without a bound).
+    /// default one of this store alone, without a bound). `outbox`: where callbacks are kept; `scenarios`: what plays
+    /// them (nil: sent as they are).
     package init(registry: NamespaceRegistry, ids: any IDGenerator, configuration: SwedbankPayConfiguration = SwedbankPayConfiguration(),
-                journal: Journal? = nil, retention: ObjectRetention = ObjectRetention()) {
+                journal: Journal? = nil, retention: ObjectRetention = ObjectRetention(),
+                outbox: CallbackOutbox? = nil, scenarios: ScenarioEngine? = nil) {
         self.registry = registry
         self.ids = ids
         self.configuration = configuration
@@ -56,7 +58,9 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
         retained.tokens.onEviction { namespace, token in _ = ledgers.withState(namespace) { $0.tokens.removeValue(forKey: token) != nil } }
         let generations = Locked<[Namespace: Int]>([:])
         self.generations = generations
-        callbacks = SwedbankPayCallbacks(registry: registry, configuration: configuration, journal: journal) { namespace in
+        callbacks = SwedbankPayCallbacks(registry: registry, configuration: configuration, journal: journal, outbox: outbox,
+                                         scenarios: scenarios,
+                                         scenarioOf: { namespace, id in ledgers.withState(namespace) { try? $0.order(namespace, id).scenario } }) { namespace in
             generations.withLock { $0[namespace] ?? 0 }
         }
     }

@@ -43,7 +43,9 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
                 case .notAllowed?: throw SwedbankPayProblem.operationNotAllowed(rel)
                 default:
                     do {
-                        return try body(token, base(request)).reply(answer)
+                        // callback_before_redirect: the answer after the order's callback waits for its first call.
+                        return orders.callbacks.beforeRedirect(context.namespace, orderID: context.orderID,
+                                                               try body(token, base(request)).reply(answer))
                     } catch let decided as DecidedAnswer {
                         return decided.reply(play.format, for: request)
                     }

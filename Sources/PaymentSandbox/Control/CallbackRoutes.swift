@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import SandboxHTTP
+import SandboxScenarios
+
+/// The callback outbox under `/__sandbox/callbacks`, per namespace (`Namespace(for:)`), for test machines the
+/// sandbox cannot reach: read the callbacks the providers made and have one delivered now.
+///
+/// - `GET /__sandbox/callbacks` (`?object=<id>`: only those about that object, also given as a resource path
+///   ending in the id), oldest first.
+/// - `GET /__sandbox/callbacks/{id}`.
+/// - `POST /__sandbox/callbacks/{id}/deliver`, optionally `{"url": "http(s)://…"}` to send it elsewhere: one
+///   call now (journaled as `CALLBACK`), answered with the call's result and the callback as it now stands. A
+///   2xx marks it delivered, which ends any retries still waiting.
+struct CallbackRoutes: Sendable {
+    let outbox: CallbackOutbox
+    let journal: Journal
+    /// How long a delivery by hand waits for the merchant's answer.
+    static let deliveryTimeout: TimeInterval = 10
+
+    func add(to router: inout Router) {
+        let outbox = self.outbox, journal = self.journal
+        let client = CallbackHTTPClient(timeout: Self.deliveryTimeout)
+        router.addImmediate("GET /__sandbox/callbacks") { request in
+            let namespace = Namespace(for: request)
+            var object: String?
+            for item in request.query {
+                guard item.name == "object" else { throw HTTPError(.badRequest, "unknown filter \"\(item.name)\" (use object)") }
+                // A payment order's id may come as its resource path (`/psp/…/<id>`): its last segment.
+                object = item.value.split(separator: "/").last.map(String.init) ?? item.value
+            }
+            return .json(JSONText.object([
+                ("namespace", .string(namespace.name)),
+                ("capacity", .int(outbox.capacity)),
+                ("capacity_per_namespace", .int(outbox.capacityPerNamespace)),
+                ("evicted", .int(outbox.evicted)),
+                ("callbacks", .array(outbox.entries(namespace, object: object).map(Self.json))),
+            ]).data)
+        }
+        router.addImmediate("GET /__sandbox/callbacks/:id") { request in
+            let namespace = Namespace(for: request)
+            return .json(Self.json(try Self.entry(outbox, namespace, try request.parameters.require("id"))).data)
+        }
+        router.add("POST /__sandbox/callbacks/:id/deliver") { request in
+            let namespace = Namespace(for: request)
+            let entry = try Self.entry(outbox, namespace, try request.parameters.require("id"))
+            var target = entry.url
+            if !request.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+                struct Delivery: Decodable { var url: String? }
+                guard let delivery = try? JSONDecoder().decode(Delivery.self, from: request.body) else {
+                    throw HTTPError(.badRequest, #"expected no body, or a JSON object: {"url": "https://…"} (where to send it instead)"#)
+                }
+                if let url = delivery.url {
+                    if let violation = MerchantURL.violation(in: url, rules: .web) {
+                        throw HTTPError(.badRequest, "url: \"\(url)\" is not an absolute http(s) URL: \(violation)")
+                    }
+                    target = url
+                }
+            }
+            let startedAt = outbox.now(namespace)
+            let started = ContinuousClock.now
+            let (status, problem) = await client.post(entry.body, to: target)
+            let elapsed = (ContinuousClock.now - started) / .seconds(1)
+            let attempt = CallbackOutbox.Attempt(time: startedAt, url: target, status: status == 0 ? nil : status, error: problem,
+                                                 manual: true, durationSeconds: elapsed)
+            var note = "\(entry.description), delivered by hand (\(entry.id))"
+            if let problem { note += ": \(problem)" } else if !attempt.delivered { note += ": answered \(status)" }
+            journal.record(namespace, method: "CALLBACK", path: target, status: status, note: note, body: entry.body,
+                           requestID: request.id, durationSeconds: elapsed)
+            let now = outbox.recordManual(namespace, entry.id, attempt) ?? entry
+            return .json(JSONText.object([("attempt", Self.json(attempt)), ("callback", Self.json(now))]).data)
+        }
+    }
+
+    private static func entry(_ outbox: CallbackOutbox, _ namespace: Namespace, _ id: String) throws -> CallbackOutbox.Entry {
+        guard let entry = outbox.entry(namespace, id) else {
+            throw HTTPError(.notFound, "no callback \"\(id)\" in namespace \"\(namespace.name)\" (GET /__sandbox/callbacks lists them; "
+                + "the oldest go once the outbox is full)")
+        }
+        return entry
+    }
+
+    static func json(_ entry: CallbackOutbox.Entry) -> JSONText {
+        let body = (try? JSONDocument.parse(entry.body)).map(\.jsonText) ?? .string(String(decoding: entry.body, as: UTF8.self))
+        return .object([
+            ("id", .string(entry.id)),
+            ("object", .string(entry.object)),
+            ("operation", .string(entry.operation)),
+            ("description", .string(entry.description)),
+            ("url", .string(entry.url)),
+            ("headers", .object(entry.headers.map { ($0.name, .string($0.value)) })),
+            ("body", body),
+            ("created", .string(ControlRoutes.iso8601(entry.created))),
+            ("state", .string(entry.state.rawValue)),
+            ("due", entry.due.map { .string(ControlRoutes.iso8601($0)) } ?? .null),
+            ("scenario", entry.scenario.map(JSONText.string) ?? .null),
+            ("attempts", .array(entry.attempts.map(json))),
+            ("last_result", entry.attempts.last.map(json) ?? .null),
+        ])
+    }
+
+    static func json(_ attempt: CallbackOutbox.Attempt) -> JSONText {
+        .object([
+            ("time", .string(ControlRoutes.iso8601(attempt.time))),
+            ("url", .string(attempt.url)),
+            ("status", attempt.status.map(JSONText.int) ?? .null),
+            ("error", attempt.error.map(JSONText.string) ?? .null),
+            ("delivered", .bool(attempt.delivered)),
+            ("simulated", .bool(attempt.simulated)),
+            ("manual", .bool(attempt.manual)),
+            ("duration_ms", .double((attempt.durationSeconds * 1_000_000).rounded() / 1000)),
+        ])
+    }
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// Every callback the providers make, kept per namespace so a test machine the sandbox cannot reach can read
+/// them (`GET /__sandbox/callbacks`) and have one delivered now, to its own URL or another
+/// (`POST /__sandbox/callbacks/{id}/deliver`). Bounded: at most ``capacityPerNamespace`` per namespace and
+/// ``capacity`` in all; the oldest go first. A namespace reset forgets its callbacks.
+package final class CallbackOutbox: NamespacedState, Sendable {
+    /// Where a callback stands.
+    package enum State: String, Sendable {
+        /// Being delivered, or waiting for its first call or a retry.
+        case pending
+        /// Not sent (a scenario's `callback_not_sent`): it waits to be delivered by hand.
+        case held
+        /// A call got a 2xx.
+        case delivered
+        /// Every call of the schedule failed.
+        case failed
+    }
+
+    /// One call of a callback.
+    package struct Attempt: Sendable {
+        /// When it started, on the namespace's sandbox clock.
+        package var time: Date
+        package var url: String
+        /// The answer's status; nil when none came.
+        package var status: Int?
+        /// What went wrong without an answer (refused, timed out), or why the failure was simulated.
+        package var error: String?
+        /// Simulated by a scenario (`callback_failing`): the merchant was not called.
+        package var simulated: Bool
+        /// Delivered by hand (`POST /__sandbox/callbacks/{id}/deliver`).
+        package var manual: Bool
+        package var durationSeconds: Double
+
+        package init(time: Date, url: String, status: Int?, error: String?, simulated: Bool = false, manual: Bool = false,
+                    durationSeconds: Double = 0) {
+            self.time = time
+            self.url = url
+            self.status = status
+            self.error = error
+            self.simulated = simulated
+            self.manual = manual
+            self.durationSeconds = durationSeconds
+        }
+
+        package var delivered: Bool { status.map { (200..<300).contains($0) } ?? false }
+    }
+
+    /// One kept callback.
+    package struct Entry: Sendable {
+        package let id: String
+        /// Order of arrival over the whole outbox (eviction goes by it).
+        let number: Int
+        package let namespace: Namespace
+        /// The id of the object the callback is about (an HPP session, a payment order).
+        package let object: String
+        /// The scenario operation it plays (the provider's callback operation).
+        package let operation: String
+        /// What it is, as the journal notes it.
+        package let description: String
+        package let url: String
+        package let headers: [(name: String, value: String)]
+        package let body: Data
+        /// When it was made, on the namespace's sandbox clock.
+        package let created: Date
+        package var state: State
+        /// When the next call is due on the sandbox clock (a late first call or a retry); nil when none is.
+        package var due: Date?
+        /// The scenario decision that shaped it, when a rule matched.
+        package var scenario: String?
+        package var attempts: [Attempt] = []
+    }
+
+    package let stateName = "callback_outbox"
+    package let capacity: Int
+    package let capacityPerNamespace: Int
+    private let registry: NamespaceRegistry
+    private let state = Locked(Ledger())
+
+    private struct Ledger: Sendable {
+        var byNamespace: [Namespace: [Entry]] = [:]
+        var count = 0
+        var nextNumber = 1
+        var evicted = 0
+    }
+
+    package init(registry: NamespaceRegistry, capacity: Int = 10_000, capacityPerNamespace: Int = 1_000) {
+        self.registry = registry
+        self.capacity = max(1, capacity)
+        self.capacityPerNamespace = max(1, capacityPerNamespace)
+    }
+
+    /// Keeps a new callback and returns its id (`cb_<n>`), evicting the oldest over the bounds.
+    package func add(_ namespace: Namespace, object: String, operation: String, description: String, url: String,
+                     headers: [(name: String, value: String)], body: Data, state: State, due: Date? = nil,
+                     scenario: String? = nil) -> String {
+        let created = registry.now(namespace)
+        return self.state.withLock { ledger in
+            let number = ledger.nextNumber
+            ledger.nextNumber += 1
+            let entry = Entry(id: "cb_\(number)", number: number, namespace: namespace, object: object, operation: operation,
+                              description: description, url: url, headers: headers, body: body, created: created, state: state,
+                              due: due, scenario: scenario)
+            ledger.byNamespace[namespace, default: []].append(entry)
+            ledger.count += 1
+            if ledger.byNamespace[namespace]!.count > capacityPerNamespace {
+                ledger.byNamespace[namespace]!.removeFirst()
+                ledger.count -= 1
+                ledger.evicted += 1
+            }
+            while ledger.count > capacity {
+                // The oldest of the whole outbox: the namespace whose first entry came first.
+                guard let oldest = ledger.byNamespace.min(by: { ($0.value.first?.number ?? .max) < ($1.value.first?.number ?? .max) })?.key
+                else { break }
+                ledger.byNamespace[oldest]!.removeFirst()
+                if ledger.byNamespace[oldest]!.isEmpty { ledger.byNamespace[oldest] = nil }
+                ledger.count -= 1
+                ledger.evicted += 1
+            }
+            return entry.id
+        }
+    }
+
+    /// Changes the entry, if it is still kept; returns it as changed.
+    @discardableResult
+    package func update(_ namespace: Namespace, _ id: String, _ change: (inout Entry) -> Void) -> Entry? {
+        state.withLock { ledger in
+            guard let index = ledger.byNamespace[namespace]?.firstIndex(where: { $0.id == id }) else { return nil }
+            change(&ledger.byNamespace[namespace]![index])
+            return ledger.byNamespace[namespace]![index]
+        }
+    }
+
+    /// Records a call: `state` and `due` as they stand after it. A callback delivered meanwhile stays delivered.
+    package func record(_ namespace: Namespace, _ id: String, _ attempt: Attempt, state: State, due: Date?) {
+        update(namespace, id) { entry in
+            entry.attempts.append(attempt)
+            entry.state = entry.state == .delivered ? .delivered : (attempt.delivered ? .delivered : state)
+            entry.due = entry.state == .delivered ? nil : due
+        }
+    }
+
+    /// Records a call made by hand: a 2xx marks the callback delivered (ending retries still waiting); a failure
+    /// leaves it as it was. Returns it as changed.
+    @discardableResult
+    package func recordManual(_ namespace: Namespace, _ id: String, _ attempt: Attempt) -> Entry? {
+        update(namespace, id) { entry in
+            entry.attempts.append(attempt)
+            if attempt.delivered {
+                entry.state = .delivered
+                entry.due = nil
+            }
+        }
+    }
+
+    /// The namespace's sandbox clock.
+    package func now(_ namespace: Namespace) -> Date { registry.now(namespace) }
+
+    package func entry(_ namespace: Namespace, _ id: String) -> Entry? {
+        state.withLock { $0.byNamespace[namespace]?.first { $0.id == id } }
+    }
+
+    /// The namespace's callbacks, oldest first; `object`: only those about that object.
+    package func entries(_ namespace: Namespace, object: String? = nil) -> [Entry] {
+        let all = state.withLock { $0.byNamespace[namespace] ?? [] }
+        guard let object else { return all }
+        return all.filter { $0.object == object }
+    }
+
+    /// Whether the callback was delivered (a call got a 2xx), e.g. by hand while a retry waited.
+    package func isDelivered(_ namespace: Namespace, _ id: String) -> Bool { entry(namespace, id)?.state == .delivered }
+
+    /// Callbacks dropped to stay within the bounds, since start.
+    package var evicted: Int { state.withLock { $0.evicted } }
+
+    package func reset(_ namespace: Namespace) {
+        state.withLock { ledger in
+            ledger.count -= ledger.byNamespace[namespace]?.count ?? 0
+            ledger.byNamespace[namespace] = nil
+        }
+    }
+
+    package func snapshot(_ namespace: Namespace) -> JSONText {
+        let entries = entries(namespace)
+        var counts: [(String, JSONText)] = [("count", .int(entries.count))]
+        for state in [State.pending, .held, .delivered, .failed] {
+            counts.append((state.rawValue, .int(entries.count { $0.state == state })))
+        }
+        return .object(counts)
+    }
+}
