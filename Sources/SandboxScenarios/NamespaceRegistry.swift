@@ -40,6 +40,14 @@ package final class NamespaceRegistry: Sendable {
     package func offset(_ namespace: Namespace) -> TimeInterval { offsets.withLock { $0[namespace] ?? 0 } }
 
     package func reset(_ namespace: Namespace) { offsets.withLock { $0[namespace] = nil } }
+
+    /// Every namespace's clock offset (the state file's `clocks`).
+    package var allOffsets: [Namespace: TimeInterval] { offsets.withLock { $0 } }
+
+    /// Sets the offsets a state file kept.
+    package func restore(offsets restored: [Namespace: TimeInterval]) {
+        offsets.withLock { $0.merge(restored) { _, new in new } }
+    }
 }
 
 /// A provider's state that lives per namespace: `/__sandbox/reset` clears it, `/__sandbox/state` shows it.
@@ -48,4 +56,9 @@ package protocol NamespacedState: Sendable {
     var stateName: String { get }
     func reset(_ namespace: Namespace) async
     func snapshot(_ namespace: Namespace) async -> JSONText
+    /// Every namespace's objects for the state file (`SavedState.swift`); nil: the store keeps nothing across a
+    /// restart (the default).
+    func savedSection() throws -> SavedStoreSection?
+    /// Fills the store from the section ``savedSection()`` wrote, on start before any request.
+    func restoreSection(from decoder: any Decoder) throws
 }

@@ -260,3 +260,7 @@ enum SwedbankPayScenarioVocabulary {
         },
     ]
 }
+
+// A Swish attempt keeps its decided outcome in the state file (`--state-file`).
+extension SwedbankPayOutcome: Codable {}
+extension SwedbankPayAttemptFailure: Codable {}

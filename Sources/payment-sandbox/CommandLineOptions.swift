@@ -29,6 +29,10 @@ struct CommandLineOptions: Equatable {
     var trustProxy: TrustedForwardedHeaders = []
     /// When set, `/__sandbox/` calls but health need it (`Authorization: Bearer` or `Sandbox-Control-Token`).
     var controlToken: String?
+    /// Where state is kept across a restart (loaded on start, written on SIGTERM, on request and every interval).
+    var stateFile: String?
+    /// How often the state file is also written while running.
+    var snapshotIntervalSeconds: Double?
     /// `validate`'s directories or files.
     var validatePaths: [String] = []
 
@@ -65,6 +69,10 @@ struct CommandLineOptions: Equatable {
                                    can send them (PAYMENT_SANDBOX_TRUST_PROXY=1|0|all|x-forwarded|forwarded)
           --control-token TOKEN    every /__sandbox/ call but health needs "Authorization: Bearer TOKEN" or
                                    "Sandbox-Control-Token: TOKEN" (PAYMENT_SANDBOX_CONTROL_TOKEN; default: none)
+          --state-file PATH        keep every namespace's objects, clocks, default scenarios and counters across a
+                                   restart: loaded on start, written on SIGTERM/SIGINT, on POST /__sandbox/snapshot
+                                   and every --snapshot-interval (PAYMENT_SANDBOX_STATE_FILE; default: none)
+          --snapshot-interval SECONDS  also write the state file this often (PAYMENT_SANDBOX_SNAPSHOT_INTERVAL)
           -h, --help               this text
           --version                the version
         """
@@ -122,11 +130,16 @@ struct CommandLineOptions: Equatable {
                 options.trustProxy = .all
                 if let inlineValue { options.trustProxy = try parseTrust(inlineValue, source: name) }
             case "--control-token": options.controlToken = try parseToken(try value(), source: name)
+            case "--state-file": options.stateFile = try parsePath(try value(), source: name)
+            case "--snapshot-interval": options.snapshotIntervalSeconds = try parseSeconds(try value(), source: name)
             default: throw UsageError(message: "unknown option '\(argument)'")
             }
         }
         if !scenarioFlags.isEmpty { options.scenarioDirectories = scenarioFlags }
         if options.host.isEmpty { throw UsageError(message: "--host must not be empty") }
+        if options.snapshotIntervalSeconds != nil && options.stateFile == nil {
+            throw UsageError(message: "--snapshot-interval needs --state-file")
+        }
         return options
     }
 
@@ -150,6 +163,8 @@ struct CommandLineOptions: Equatable {
         if let (name, value) = variable("IDLE_TIMEOUT") { idleTimeoutSeconds = try Self.parseSeconds(value, source: name) }
         if let (name, value) = variable("HANDLER_TIMEOUT") { handlerTimeoutSeconds = try Self.parseSeconds(value, source: name) }
         if let (name, value) = variable("PUBLIC_URL") { publicURL = try Self.parseBaseURL(value, source: name) }
+        if let (name, value) = variable("STATE_FILE") { stateFile = try Self.parsePath(value, source: name) }
+        if let (name, value) = variable("SNAPSHOT_INTERVAL") { snapshotIntervalSeconds = try Self.parseSeconds(value, source: name) }
     }
 
     private static func parseSwitch(_ text: String, source: String) throws(UsageError) -> Bool {
@@ -185,6 +200,11 @@ struct CommandLineOptions: Equatable {
             throw UsageError(message: "\(source) must be an http or https URL such as https://localhost:8443, not '\(text)'")
         }
         return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
+    private static func parsePath(_ text: String, source: String) throws(UsageError) -> String {
+        guard !text.isEmpty, !text.hasSuffix("/") else { throw UsageError(message: "\(source) must be a file path, not '\(text)'") }
+        return text
     }
 
     private static func parsePort(_ text: String, source: String) throws(UsageError) -> Int {

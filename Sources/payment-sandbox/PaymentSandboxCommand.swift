@@ -98,6 +98,8 @@ enum PaymentSandboxCommand {
         configuration.swedbankPay.publicBaseURL = options.publicURL
         configuration.trustedForwardedHeaders = options.trustProxy
         configuration.controlToken = options.controlToken
+        configuration.stateFile = options.stateFile.map { URL(fileURLWithPath: $0) }
+        configuration.snapshotInterval = options.snapshotIntervalSeconds.map { .seconds($0) }
         // SIGTERM must end the process within a second: 0.7 s grace, 0.1 s (shutdownLingerPeriod) to deliver the
         // last answers, and time to exit.
         configuration.http.shutdownGracePeriod = .milliseconds(700)
@@ -109,6 +111,9 @@ enum PaymentSandboxCommand {
             baseURL = try sandbox.start()
         } catch let failure as ScenarioLoadFailure {
             printError("\(failure)\npayment-sandbox: not starting: \(failure.problems.count) problem\(failure.problems.count == 1 ? "" : "s") in the scenario files")
+            exit(1)
+        } catch let failure as StateFileError {
+            printError("payment-sandbox: not starting: \(failure)")
             exit(1)
         } catch HTTPServerError.addressInUse(let host, let port) {
             printError("payment-sandbox: port \(port) on \(host) is already in use")

@@ -320,3 +320,29 @@ enum HPPPlaceholders {
             .replacingOccurrences(of: "{{order_id}}", with: session.orderID ?? "")
     }
 }
+
+// MARK: The state file
+
+// Synthesized, so a field added to a session is kept too.
+extension HPPLedger.Session: Codable {}
+
+extension HPPLedger: SavableNamespaceState {
+    struct Saved: Codable {
+        var sessions: [String: Session]
+        var sweep: SweepSchedule
+    }
+
+    var saved: Saved { Saved(sessions: sessions, sweep: sweep) }
+
+    var savedObjectCount: Int { sessions.count }
+
+    mutating func restore(_ saved: Saved) {
+        sessions = saved.sessions
+        sweep = saved.sweep
+    }
+}
+
+extension KlarnaHPPStore {
+    package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    package func restoreSection(from decoder: any Decoder) throws { try ledgers.restoreSection(from: decoder) }
+}

@@ -576,3 +576,29 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
 }
+
+// MARK: The state file
+
+// Synthesized, so a field added to an order is kept too.
+extension OrderManagementLedger.Order: Codable {}
+
+extension OrderManagementLedger: SavableNamespaceState {
+    struct Saved: Codable {
+        var orders: [String: Order]
+        var sweep: SweepSchedule
+    }
+
+    var saved: Saved { Saved(orders: orders, sweep: sweep) }
+
+    var savedObjectCount: Int { orders.count }
+
+    mutating func restore(_ saved: Saved) {
+        orders = saved.orders
+        sweep = saved.sweep
+    }
+}
+
+extension KlarnaOrderManagementStore {
+    package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    package func restoreSection(from decoder: any Decoder) throws { try ledgers.restoreSection(from: decoder) }
+}

@@ -550,3 +550,39 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
 }
+
+// MARK: The state file
+
+// Synthesized, so a field added to a session, token or order is kept too.
+extension PaymentsLedger.Session: Codable {}
+extension PaymentsLedger.Authorization: Codable {}
+extension PaymentsLedger.Order: Codable {}
+
+extension PaymentsLedger: SavableNamespaceState {
+    struct Saved: Codable {
+        var sessions: [String: Session]
+        var authorizations: [String: Authorization]
+        var orders: [String: Order]
+        var customerTokens: [String: CustomerTokenRecord]
+        var sweep: SweepSchedule
+    }
+
+    var saved: Saved {
+        Saved(sessions: sessions, authorizations: authorizations, orders: orders, customerTokens: customerTokens, sweep: sweep)
+    }
+
+    var savedObjectCount: Int { sessions.count + authorizations.count + orders.count + customerTokens.count }
+
+    mutating func restore(_ saved: Saved) {
+        sessions = saved.sessions
+        authorizations = saved.authorizations
+        orders = saved.orders
+        customerTokens = saved.customerTokens
+        sweep = saved.sweep
+    }
+}
+
+extension KlarnaPaymentsStore {
+    package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    package func restoreSection(from decoder: any Decoder) throws { try ledgers.restoreSection(from: decoder) }
+}

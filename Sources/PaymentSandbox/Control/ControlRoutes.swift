@@ -10,8 +10,11 @@ struct ControlRoutes: Sendable {
     let journal: Journal
     let scenarios: ScenarioEngine
     let states: [any NamespacedState]
+    /// Written by `POST /__sandbox/snapshot`; nil when none is configured.
+    var stateFile: SandboxStateFile? = nil
 
     func add(to router: inout Router) {
+        SnapshotRoutes(stateFile: stateFile).add(to: &router)
         // GET /__sandbox/health -> {"status":"ok","version":...,"uptime_seconds":...}
         router.addImmediate("GET /__sandbox/health") { _ in
             let uptime = ContinuousClock.now - startedAt

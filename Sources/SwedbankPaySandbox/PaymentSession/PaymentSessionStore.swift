@@ -291,3 +291,16 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         return (first ?? .zero) + (second ?? .zero)
     }
 }
+
+// MARK: The state file
+
+extension SwedbankPayPaymentSessionStore.Ledger: SavableNamespaceState, Codable {
+    var saved: Self { self }
+    var savedObjectCount: Int { sessions.count }
+    mutating func restore(_ saved: Self) { self = saved }
+}
+
+extension SwedbankPayPaymentSessionStore {
+    package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    package func restoreSection(from decoder: any Decoder) throws { try ledgers.restoreSection(from: decoder) }
+}
