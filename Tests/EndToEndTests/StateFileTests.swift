@@ -160,11 +160,30 @@ struct StateFileTests {
         }
     }
 
-    @Test func snapshotWithoutAStateFile_Is409() async throws {
+    @Test func snapshotWithoutAStateFile_Is409InTheControlAPIsFormat() async throws {
         let server = RunningServer(port: 0, inProcess: PaymentSandbox())
         let response = try await Self.send(server, "POST", "/__sandbox/snapshot")
         #expect(response.status == 409, "\(response)")
-        #expect(try response.jsonObject()["message"] as? String ?? "" == "no state file is configured: start the sandbox with --state-file PATH (PAYMENT_SANDBOX_STATE_FILE)")
+        let body = try response.jsonObject()
+        #expect(body["error"] as? String == "Conflict" && body["status"] as? Int == 409)
+        #expect(body["message"] as? String == "no state file is configured: start the sandbox with --state-file PATH (PAYMENT_SANDBOX_STATE_FILE)")
+    }
+
+    @Test func snapshot_NeedsTheControlToken() async throws {
+        try await withStateDirectory { directory in
+            var configuration = SandboxConfiguration(port: 0)
+            configuration.stateFile = directory.appendingPathComponent("state.json")
+            configuration.controlToken = "s3cret"
+            let sandbox = PaymentSandbox(configuration: configuration)
+            try sandbox.loadStateFile()
+            let server = RunningServer(port: 0, inProcess: sandbox)
+            #expect(try await Self.send(server, "POST", "/__sandbox/snapshot").status == 401)
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("state.json").path))
+            let allowed = try await Self.send(server, "POST", "/__sandbox/snapshot", headers: [("Sandbox-Control-Token", "s3cret")])
+            #expect(allowed.status == 200, "\(allowed)")
+            #expect(try allowed.jsonObject()["objects"] as? Int == 0)
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("state.json").path))
+        }
     }
 
     @Test(arguments: [
