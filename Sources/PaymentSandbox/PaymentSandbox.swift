@@ -97,13 +97,11 @@ public final class PaymentSandbox: Sendable {
     @discardableResult
     public func start() throws -> URL {
         if let loadFailure { throw loadFailure }
-        if let stateFile {
-            try stateFile.load()
-            if let interval = configuration.snapshotInterval {
-                snapshotter.withLock { $0 = Self.writeEvery(interval, stateFile, logger: configuration.logger) }
-            }
-        }
+        try stateFile?.load()
         let port = try server.start()
+        if let stateFile, let interval = configuration.snapshotInterval {
+            snapshotter.withLock { $0?.cancel(); $0 = Self.writeEvery(interval, stateFile, logger: configuration.logger) }
+        }
         let url = PaymentSandbox.baseURL(host: configuration.http.host, port: port)
         started.withLock { $0 = url }
         if let interval = configuration.scenarioWatchInterval, !configuration.scenarioDirectories.isEmpty {
@@ -117,6 +115,9 @@ public final class PaymentSandbox: Sendable {
     public func loadStateFile() throws(StateFileError) {
         try stateFile?.load()
     }
+
+    /// Why the last write of the state file failed (on stop, on the interval or on request); nil after a good one.
+    package var stateFileWriteFailure: String? { stateFile?.lastWriteFailure }
 
     /// The base URL while running.
     public var baseURL: URL? { started.withLock { $0 } }

@@ -62,6 +62,7 @@ final class SandboxStateFile: Sendable {
     /// is never overwritten.
     private let loaded = Locked(false)
     private let testPause: Double?
+    private let lastFailure = Locked<String?>(nil)
 
     init(url: URL, registry: NamespaceRegistry, scenarios: ScenarioEngine, ids: any IDGenerator, states: [any NamespacedState],
          logger: (any HTTPServerLogger)?) {
@@ -190,12 +191,17 @@ final class SandboxStateFile: Sendable {
     /// Writes the file now (after any write in progress). Throws when it cannot be written or the file was
     /// never loaded (it would overwrite a file this sandbox did not read).
     func write() async throws -> StateFileSummary {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                continuation.resume(with: Result { try self.writeNow() })
-            }
+        let result: Result<StateFileSummary, any Error> = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: Result { try self.writeNow() }) }
         }
+        lastFailure.withLock { failure in
+            if case .failure(let error) = result { failure = "\(error)" } else { failure = nil }
+        }
+        return try result.get()
     }
+
+    /// Why the last write failed; nil after a good one.
+    var lastWriteFailure: String? { lastFailure.withLock { $0 } }
 
     private func writeNow() throws -> StateFileSummary {
         guard isLoaded else {
@@ -255,7 +261,7 @@ final class SandboxStateFile: Sendable {
         var written = 0
         let ok = data.withUnsafeBytes { buffer -> Bool in
             while written < buffer.count {
-                let count = Glue.write(fd, buffer.baseAddress! + written, buffer.count - written)
+                let count = CLibrary.write(fd, buffer.baseAddress! + written, buffer.count - written)
                 if count < 0 {
                     if errno == EINTR { continue }
                     return false
@@ -281,7 +287,7 @@ final class SandboxStateFile: Sendable {
 }
 
 /// The C library's `write`, named apart from the methods called write here.
-private enum Glue {
+private enum CLibrary {
     static func write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
         #if canImport(Glibc)
         Glibc.write(fd, buffer, count)

@@ -95,7 +95,7 @@ package indirect enum JSONText: Sendable, Equatable {
 
 /// In the state file: null, booleans, integers and strings as themselves; a double as `{"double": x}`, an
 /// array as `{"array": [...]}` and an object as `{"object": [[key, value], ...]}`, so the kind of every number
-/// and the order of members survive.
+/// and the order of members survive. A double that is not finite is kept as null, as ``write(into:)`` writes it.
 extension JSONText: Codable {
     private enum Tag: String, CodingKey { case double, array, object }
 
@@ -146,6 +146,9 @@ extension JSONText: Codable {
         case .string(let string):
             var single = encoder.singleValueContainer()
             try single.encode(string)
+        case .double(let double) where !double.isFinite:
+            var single = encoder.singleValueContainer()
+            try single.encodeNil()
         case .double(let double):
             var tagged = encoder.container(keyedBy: Tag.self)
             try tagged.encode(double, forKey: .double)

@@ -133,6 +133,11 @@ enum PaymentSandboxCommand {
         logger?.log(.info, "\(signalName) received, stopping")
         Task {
             await sandbox.stop()
+            // The state file is written by the stop: a failure is worth a non-zero exit (and a line, even with --quiet).
+            if let failure = sandbox.stateFileWriteFailure {
+                printError("payment-sandbox: \(failure)")
+                exit(1)
+            }
             exit(0)
         }
         // A second signal while stopping: leave at once.

@@ -133,4 +133,19 @@ struct StateFileCLITests {
             }
         }
     }
+
+    @Test func aFinalWriteThatFails_ExitsNonZeroNamingTheFile() async throws {
+        try await alone {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("state-\(UUID().uuidString)", isDirectory: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let file = directory.appendingPathComponent("state.json")
+            let (child, _) = try await Self.start(file)
+            defer { child.kill() }
+            try FileManager.default.removeItem(at: directory)       // nowhere to write any more
+            child.terminate()
+            let status = try await child.waitForExit(timeout: .seconds(5))
+            #expect(status == 1, "exit status \(String(describing: status)); stderr: \(child.stderr)")
+            #expect(child.stderr.contains("payment-sandbox: state file \(file.path): cannot be written: open \(file.path).tmp"), "\(child.stderr)")
+        }
+    }
 }

@@ -336,8 +336,11 @@ extension HPPLedger: SavableNamespaceState {
 
     var savedObjectCount: Int { sessions.count }
 
+    /// A consumer action that was between its start and its end when the file was written never ends: its session
+    /// takes actions again.
     mutating func restore(_ saved: Saved) {
         sessions = saved.sessions
+        for session in sessions.values { session.actionInFlight = false }
         sweep = saved.sweep
     }
 }
