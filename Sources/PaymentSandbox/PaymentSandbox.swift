@@ -28,6 +28,9 @@ public final class PaymentSandbox: Sendable {
     /// Problems found loading the scenario files: ``start()`` refuses to start with them.
     private let loadFailure: ScenarioLoadFailure?
     private let watcher = Locked<Task<Void, Never>?>(nil)
+    /// The state file, when configured; the task that writes it every ``SandboxConfiguration/snapshotInterval``.
+    let stateFile: SandboxStateFile?
+    private let snapshotter = Locked<Task<Void, Never>?>(nil)
 
     /// Per-namespace clock offsets; the providers' state is in their stores.
     package let registry: NamespaceRegistry
@@ -71,9 +74,14 @@ public final class PaymentSandbox: Sendable {
         assert(providers.map { ObjectIdentifier(type(of: $0)) } == PaymentSandbox.providerKinds.map { ObjectIdentifier($0) },
                "providerKinds (whose vocabularies the engine loaded) are the providers made here, in order")
 
+        let states = providers.flatMap(\.states)
+        let (registry, scenarios) = (self.registry, self.scenarios)
+        stateFile = configuration.stateFile.map {
+            SandboxStateFile(url: $0, registry: registry, scenarios: scenarios, ids: configuration.ids, states: states, logger: configuration.logger)
+        }
         var router = Router()
-        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: providers.flatMap(\.states) + [outbox],
-                      retention: retention, outbox: outbox, controlToken: configuration.controlToken)
+        ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: states + [outbox],
+                      retention: retention, outbox: outbox, controlToken: configuration.controlToken, stateFile: stateFile)
             .add(to: &router)
         if let token = configuration.controlToken {
             router.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, ControlToken(token).check)
@@ -93,11 +101,16 @@ public final class PaymentSandbox: Sendable {
 
     /// Binds and starts serving. Returns the base URL, e.g. `http://127.0.0.1:53187`.
     /// Throws ``ScenarioLoadFailure`` (every problem, as `file:line:column: JSON path: what is wrong`) when
-    /// a scenario file is invalid, and ``HTTPServerError`` when it cannot listen.
+    /// a scenario file is invalid, ``StateFileError`` when the state file cannot be loaded, and
+    /// ``HTTPServerError`` when it cannot listen.
     @discardableResult
     public func start() throws -> URL {
         if let loadFailure { throw loadFailure }
+        try stateFile?.load()
         let port = try server.start()
+        if let stateFile, let interval = configuration.snapshotInterval {
+            snapshotter.withLock { $0?.cancel(); $0 = Self.writeEvery(interval, stateFile, logger: configuration.logger) }
+        }
         let url = PaymentSandbox.baseURL(host: configuration.http.host, port: port)
         started.withLock { $0 = url }
         if let interval = configuration.scenarioWatchInterval, !configuration.scenarioDirectories.isEmpty {
@@ -106,15 +119,46 @@ public final class PaymentSandbox: Sendable {
         return url
     }
 
+    /// Loads the configured state file now (once), for a sandbox used in-process without ``start()``, which loads it
+    /// itself. Throws ``StateFileError`` when it cannot be loaded; nothing without a state file.
+    public func loadStateFile() throws(StateFileError) {
+        try stateFile?.load()
+    }
+
+    /// Why the last write of the state file failed (on stop, on the interval or on request); nil after a good one.
+    package var stateFileWriteFailure: String? { stateFile?.lastWriteFailure }
+
     /// The base URL while running.
     public var baseURL: URL? { started.withLock { $0 } }
 
     /// Stops accepting, answers every request already received (``HTTPServer/stop()``: its own answer within the
     /// grace period, else 503) and releases every socket and thread.
+    /// With a state file, it is written once the server has stopped.
     public func stop() async {
         watcher.withLock { $0?.cancel(); $0 = nil }
+        snapshotter.withLock { $0?.cancel(); $0 = nil }
         await server.stop()
         started.withLock { $0 = nil }
+        if let stateFile, stateFile.isLoaded {
+            do {
+                _ = try await stateFile.write()
+            } catch {
+                configuration.logger?.log(.error, "\(error)")
+            }
+        }
+    }
+
+    private static func writeEvery(_ interval: Duration, _ stateFile: SandboxStateFile, logger: (any HTTPServerLogger)?) -> Task<Void, Never> {
+        Task.detached {
+            while true {
+                do { try await Task.sleep(for: interval) } catch { return }
+                do {
+                    _ = try await stateFile.write()
+                } catch {
+                    logger?.log(.error, "\(error)")
+                }
+            }
+        }
     }
 
     /// Starts a sandbox, runs `body` with its base URL and stops it, also when `body` throws.

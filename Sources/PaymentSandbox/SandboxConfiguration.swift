@@ -50,6 +50,13 @@ public struct SandboxConfiguration: Sendable {
     /// When set, every `/__sandbox/` call but health (and the two addresses a consumer's browser is sent to)
     /// needs `Authorization: Bearer <token>` or `Sandbox-Control-Token: <token>`; see ``ControlToken``. nil: open.
     public var controlToken: String?
+    /// Where the sandbox keeps its state across a restart (every namespace's objects, clocks, default scenarios and
+    /// counters): loaded by ``PaymentSandbox/start()``, written by ``PaymentSandbox/stop()``, by
+    /// `POST /__sandbox/snapshot` and every ``snapshotInterval``. A file that cannot be read, is not a state file or
+    /// is of another format version stops the start (``StateFileError``) and is never overwritten. nil: nothing is kept.
+    public var stateFile: URL?
+    /// How often the state file is also written while running; nil: only on stop and on request.
+    public var snapshotInterval: Duration?
     /// The forwarded headers a proxy in front sets, which then count for the hrefs the sandbox builds
     /// (``HTTPServerConfiguration/trustedForwardedHeaders``); none by default.
     public var trustedForwardedHeaders: TrustedForwardedHeaders {

@@ -39,10 +39,12 @@ public struct SandboxClient: Sendable {
         return nil
     }
 
-    /// In-process, to `sandbox` (which needs no ``PaymentSandbox/start()``). Throws the sandbox's
-    /// `ScenarioLoadFailure` when one of its scenario files is invalid.
+    /// In-process, to `sandbox` (which needs no ``PaymentSandbox/start()``), with its state file loaded if it has one.
+    /// Throws the sandbox's `ScenarioLoadFailure` when one of its scenario files is invalid, `StateFileError` when its
+    /// state file cannot be loaded.
     public init(sandbox: PaymentSandbox, namespace: String? = nil) throws {
         try sandbox.checkScenariosLoaded()
+        try sandbox.loadStateFile()
         transport = .inProcess(sandbox)
         baseURL = sandbox.baseURL ?? URL(string: "http://localhost")!
         self.namespace = namespace

@@ -48,3 +48,6 @@ package struct HTTPResponse: Sendable {
         return encoder
     }
 }
+
+/// Kept answers (an idempotency key's first answer) survive a restart in the state file.
+extension HTTPResponse: Codable {}

@@ -191,3 +191,8 @@ extension StringProtocol {
         return s
     }
 }
+
+// The state file keeps answers (``HTTPResponse``): their status and headers.
+extension HTTPStatus: Codable {}
+extension HTTPHeaders: Codable {}
+extension HTTPHeaders.Field: Codable {}

@@ -92,3 +92,72 @@ package indirect enum JSONText: Sendable, Equatable {
 
     package static func == (lhs: JSONText, rhs: JSONText) -> Bool { lhs.bytes == rhs.bytes }
 }
+
+/// In the state file: null, booleans, integers and strings as themselves; a double as `{"double": x}`, an
+/// array as `{"array": [...]}` and an object as `{"object": [[key, value], ...]}`, so the kind of every number
+/// and the order of members survive. A double that is not finite is kept as null, as ``write(into:)`` writes it.
+extension JSONText: Codable {
+    private enum Tag: String, CodingKey { case double, array, object }
+
+    private struct Member: Codable {
+        var key: String
+        var value: JSONText
+        init(_ key: String, _ value: JSONText) { self.key = key; self.value = value }
+        init(from decoder: any Decoder) throws {
+            var pair = try decoder.unkeyedContainer()
+            key = try pair.decode(String.self)
+            value = try pair.decode(JSONText.self)
+        }
+        func encode(to encoder: any Encoder) throws {
+            var pair = encoder.unkeyedContainer()
+            try pair.encode(key)
+            try pair.encode(value)
+        }
+    }
+
+    package init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer() {
+            if single.decodeNil() { self = .null; return }
+            if let bool = try? single.decode(Bool.self) { self = .bool(bool); return }
+            if let int = try? single.decode(Int.self) { self = .int(int); return }
+            if let string = try? single.decode(String.self) { self = .string(string); return }
+        }
+        let tagged = try decoder.container(keyedBy: Tag.self)
+        if let double = try tagged.decodeIfPresent(Double.self, forKey: .double) {
+            self = .double(double)
+        } else if let array = try tagged.decodeIfPresent([JSONText].self, forKey: .array) {
+            self = .array(array)
+        } else {
+            self = .object(try tagged.decode([Member].self, forKey: .object).map { ($0.key, $0.value) })
+        }
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .null:
+            var single = encoder.singleValueContainer()
+            try single.encodeNil()
+        case .bool(let bool):
+            var single = encoder.singleValueContainer()
+            try single.encode(bool)
+        case .int(let int):
+            var single = encoder.singleValueContainer()
+            try single.encode(int)
+        case .string(let string):
+            var single = encoder.singleValueContainer()
+            try single.encode(string)
+        case .double(let double) where !double.isFinite:
+            var single = encoder.singleValueContainer()
+            try single.encodeNil()
+        case .double(let double):
+            var tagged = encoder.container(keyedBy: Tag.self)
+            try tagged.encode(double, forKey: .double)
+        case .array(let array):
+            var tagged = encoder.container(keyedBy: Tag.self)
+            try tagged.encode(array, forKey: .array)
+        case .object(let members):
+            var tagged = encoder.container(keyedBy: Tag.self)
+            try tagged.encode(members.map { Member($0.0, $0.1) }, forKey: .object)
+        }
+    }
+}

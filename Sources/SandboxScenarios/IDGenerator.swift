@@ -9,10 +9,17 @@ public protocol IDGenerator: Sendable {
     /// The id of an error answer (a correlation id, the parts of a problem's `instance`), UUID
     /// shaped. A stream of its own where that matters: errors do not shift the object ids of a sequential generator.
     func errorID() -> String
+    /// Where a counting generator stands, for the state file (`--state-file`), so that its ids do not repeat
+    /// after a restart; nil (the default) for one with nothing to keep, such as random ids.
+    func savedPosition() -> [String: Int]?
+    /// Goes on from a position ``savedPosition()`` gave (never back).
+    func restorePosition(_ position: [String: Int])
 }
 
 extension IDGenerator {
     public func errorID() -> String { uuid() }
+    public func savedPosition() -> [String: Int]? { nil }
+    public func restorePosition(_ position: [String: Int]) {}
 }
 
 /// Random version 4 UUIDs. Not Foundation's `UUID()`: on Linux that opens /dev/urandom for every id
@@ -93,6 +100,13 @@ public final class SequentialIDGenerator: IDGenerator {
     public init() {}
     public func uuid() -> String { Self.next(counter, variantGroup: "8000") }
     public func errorID() -> String { Self.next(errorCounter, variantGroup: "9000") }
+    public func savedPosition() -> [String: Int]? {
+        ["ids": counter.withLock { $0 }, "error_ids": errorCounter.withLock { $0 }]
+    }
+    public func restorePosition(_ position: [String: Int]) {
+        if let ids = position["ids"] { counter.withLock { $0 = max($0, ids) } }
+        if let errors = position["error_ids"] { errorCounter.withLock { $0 = max($0, errors) } }
+    }
 
     private static func next(_ counter: Locked<Int>, variantGroup: String) -> String {
         let next = counter.withLock { value -> Int in

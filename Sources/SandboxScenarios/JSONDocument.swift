@@ -644,3 +644,21 @@ struct JSONParser {
         return Unicode.Scalar(value).map { ($0, length) }
     }
 }
+
+/// In the state file a node is its JSON text: numbers keep their digits and members their order; positions are
+/// not kept (a restored node is at 1:1 and below, as one built from ``JSONText``).
+extension JSONNode: Codable {
+    package init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            self = try JSONDocument.parse(text)
+        } catch {
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "\(error)"))
+        }
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

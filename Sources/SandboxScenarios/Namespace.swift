@@ -118,3 +118,12 @@ package struct BasicCredentials: Sendable, Equatable {
         return out
     }
 }
+
+/// In the state file a namespace is its name.
+extension Namespace: Codable {
+    package init(from decoder: any Decoder) throws { self.init(try decoder.singleValueContainer().decode(String.self)) }
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(name)
+    }
+}

@@ -43,6 +43,13 @@ package final class NamespaceRegistry: Sendable {
 
     /// The namespaces whose clock was moved (for the control page's list).
     package var namespacesWithOffset: [Namespace] { offsets.withLock { Array($0.keys) } }
+    /// Every namespace's clock offset (the state file's `clocks`).
+    package var allOffsets: [Namespace: TimeInterval] { offsets.withLock { $0 } }
+
+    /// Sets the offsets a state file kept.
+    package func restore(offsets restored: [Namespace: TimeInterval]) {
+        offsets.withLock { $0.merge(restored) { _, new in new } }
+    }
 }
 
 /// A provider's state that lives per namespace: `/__sandbox/reset` clears it, `/__sandbox/state` shows it.
@@ -55,4 +62,9 @@ package protocol NamespacedState: Sendable {
     func objects(_ namespace: Namespace) -> [SandboxObjectSummary]
     /// The namespaces that hold objects now.
     var namespacesWithState: [Namespace] { get }
+    /// Every namespace's objects for the state file (`SavedState.swift`); nil: the store keeps nothing across a
+    /// restart (the default).
+    func savedSection() throws -> SavedStoreSection?
+    /// Fills the store from the section ``savedSection()`` wrote, on start before any request.
+    func restoreSection(from decoder: any Decoder) throws
 }

@@ -19,8 +19,8 @@ package protocol NamespaceStateValue {
 /// Seams for what comes next (not built): a bound on the objects of the whole server, oldest evicted first,
 /// needs an order across namespaces: each namespace's ``Slot`` keeps the sequence number it was created with,
 /// and a provider object can take one from ``nextSequence()`` the same way; eviction would walk the shards
-/// by it. Snapshot/restore of all state to a file would go through ``forEach(_:)`` (every namespace, shard by
-/// shard) and a `restore` that fills the slots.
+/// by it. The state file (`SavedState.swift`) writes every slot shard by shard and fills them through
+/// ``restore(_:sequence:_:)``, the one way restored objects come in.
 ///
 package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
     /// One namespace's state and when it was first written (see the type's comment: the eviction seam).
@@ -114,6 +114,35 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
         }
     }
 
+    /// Runs `body` on every namespace's slot, one shard's lock at a time (the state file's encoding).
+    func forEachSlot(_ body: (Namespace, Slot) throws -> Void) rethrows {
+        for shard in shards {
+            try shard.withLock { shard in
+                for (namespace, slot) in shard.slots { try body(namespace, slot) }
+            }
+        }
+    }
+
+    /// The last number ``nextSequence()`` gave.
+    package var currentSequence: UInt64 { sequence.withLock { $0 } }
+
+    /// Makes ``nextSequence()`` go on after `last` (a restored store's counter), never back.
+    package func continueSequence(after last: UInt64) {
+        sequence.withLock { $0 = max($0, last) }
+    }
+
+    /// Puts a namespace's state from the state file in place: a fresh state that `fill` gives its objects,
+    /// replacing whatever the namespace held, with the creation number it was saved with. Every store restores
+    /// through this function.
+    package func restore(_ namespace: Namespace, sequence: UInt64, _ fill: (inout State) -> Void) {
+        var state = makeState()
+        fill(&state)
+        shard(namespace).withLock { shard in
+            shard.slots[namespace] = state.isEmpty ? nil : Slot(state: state, sequence: sequence)
+        }
+        continueSequence(after: sequence)
+    }
+
     /// The namespaces that have state now.
     package var namespaces: [Namespace] { shards.flatMap { $0.withLock { Array($0.slots.keys) } } }
 }
@@ -122,7 +151,7 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
 /// every `creationsPerSweep` creations in the namespace or when its clock has moved `interval` past the last
 /// sweep (a clock jump expires everything at once), and never before ``earliestExpiry``: until then it would
 /// find nothing (and it copies the namespace's dictionaries).
-package struct SweepSchedule: Sendable {
+package struct SweepSchedule: Sendable, Codable {
     package let creationsPerSweep: Int
     package let interval: TimeInterval
     package var creationsSinceSweep = 0

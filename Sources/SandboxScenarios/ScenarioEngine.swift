@@ -120,6 +120,52 @@ package final class ScenarioEngine: Sendable {
         }
     }
 
+    // MARK: The state file
+
+    /// The namespaces' default scenarios and the sequence counters of their rules, as the state file keeps them.
+    package struct SavedState: Codable, Sendable {
+        package var defaults: [String: String]
+        package var counters: [Counter]
+
+        package struct Counter: Codable, Sendable {
+            var namespace: String
+            var object: String
+            var operation: String
+            var scenario: String
+            var rule: Int
+            var calls: Int
+        }
+    }
+
+    package var savedState: SavedState {
+        state.withLock { state in
+            SavedState(
+                defaults: Dictionary(uniqueKeysWithValues: state.defaults.map { ($0.key.name, $0.value) }),
+                counters: state.counters.map { key, calls in
+                    SavedState.Counter(namespace: key.namespace.name, object: key.object, operation: key.operation.rawValue,
+                                       scenario: key.scenario, rule: key.rule, calls: calls)
+                })
+        }
+    }
+
+    /// Takes the defaults and counters a state file kept. A default naming a scenario that is no longer loaded
+    /// is dropped (as a reload drops it); so are the counters of its rules.
+    package func restore(_ saved: SavedState) {
+        state.withLock { state in
+            for (namespace, name) in saved.defaults where state.library.scenario(named: name) != nil {
+                state.defaults[Namespace(namespace)] = name
+            }
+            for counter in saved.counters {
+                guard let scenario = state.library.scenario(named: counter.scenario), scenario.rules.indices.contains(counter.rule) else {
+                    continue
+                }
+                let key = CounterKey(namespace: Namespace(counter.namespace), object: counter.object,
+                                     operation: ScenarioOperation(counter.operation), scenario: counter.scenario, rule: counter.rule)
+                state.counters[key] = counter.calls
+            }
+        }
+    }
+
     // MARK: Deciding
 
     /// The scenario an object created by this request sticks to: the header's, else the namespace default.

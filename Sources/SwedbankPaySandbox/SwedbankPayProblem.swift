@@ -114,3 +114,30 @@ package struct SwedbankPayErrorFormat: ProviderErrorFormat {
         return problem
     }
 }
+
+/// Failed attempts keep their problem in the state file (`--state-file`). Written out because `extras` is a list
+/// of pairs, kept as one JSON object.
+extension SwedbankPayProblem: Codable {
+    private enum CodingKeys: String, CodingKey { case typeName, title, status, detail, problems, extras }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        var extras: [(String, JSONText)] = []
+        if case .object(let members) = try container.decode(JSONText.self, forKey: .extras) { extras = members }
+        self.init(try container.decode(String.self, forKey: .typeName), status: try container.decode(HTTPStatus.self, forKey: .status),
+                  title: try container.decode(String.self, forKey: .title), detail: try container.decode(String.self, forKey: .detail),
+                  problems: try container.decode([Detail].self, forKey: .problems), extras: extras)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(typeName, forKey: .typeName)
+        try container.encode(title, forKey: .title)
+        try container.encode(status, forKey: .status)
+        try container.encode(detail, forKey: .detail)
+        try container.encode(problems, forKey: .problems)
+        try container.encode(JSONText.object(extras), forKey: .extras)
+    }
+}
+
+extension SwedbankPayProblem.Detail: Codable {}

@@ -364,3 +364,7 @@ enum SwedbankPayThreeDSVariants {
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
+
+// A Swish attempt keeps its decided outcome in the state file (`--state-file`).
+extension SwedbankPayOutcome: Codable {}
+extension SwedbankPayAttemptFailure: Codable {}

@@ -31,6 +31,10 @@ struct CommandLineOptions: Equatable {
     var controlToken: String?
     /// Objects held across all namespaces before the oldest are evicted; nil (`0`): no bound.
     var maxObjects: Int? = SandboxConfiguration.defaultMaxObjects
+    /// Where state is kept across a restart (loaded on start, written on SIGTERM, on request and every interval).
+    var stateFile: String?
+    /// How often the state file is also written while running.
+    var snapshotIntervalSeconds: Double?
     /// `validate`'s directories or files.
     var validatePaths: [String] = []
 
@@ -70,6 +74,10 @@ struct CommandLineOptions: Equatable {
           --max-objects N          sessions, tokens and orders held across all namespaces; past it the oldest of the
                                    server are evicted and answer as unknown ones, 0 = no bound
                                    (PAYMENT_SANDBOX_MAX_OBJECTS, default \(SandboxConfiguration.defaultMaxObjects))
+          --state-file PATH        keep every namespace's objects, clocks, default scenarios and counters across a
+                                   restart: loaded on start, written on SIGTERM/SIGINT, on POST /__sandbox/snapshot
+                                   and every --snapshot-interval (PAYMENT_SANDBOX_STATE_FILE; default: none)
+          --snapshot-interval SECONDS  also write the state file this often (PAYMENT_SANDBOX_SNAPSHOT_INTERVAL)
           -h, --help               this text
           --version                the version
         """
@@ -128,11 +136,16 @@ struct CommandLineOptions: Equatable {
                 if let inlineValue { options.trustProxy = try parseTrust(inlineValue, source: name) }
             case "--control-token": options.controlToken = try parseToken(try value(), source: name)
             case "--max-objects": options.maxObjects = try parseBound(try value(), source: name)
+            case "--state-file": options.stateFile = try parsePath(try value(), source: name)
+            case "--snapshot-interval": options.snapshotIntervalSeconds = try parseSeconds(try value(), source: name)
             default: throw UsageError(message: "unknown option '\(argument)'")
             }
         }
         if !scenarioFlags.isEmpty { options.scenarioDirectories = scenarioFlags }
         if options.host.isEmpty { throw UsageError(message: "--host must not be empty") }
+        if options.snapshotIntervalSeconds != nil && options.stateFile == nil {
+            throw UsageError(message: "--snapshot-interval needs --state-file")
+        }
         return options
     }
 
@@ -157,6 +170,8 @@ struct CommandLineOptions: Equatable {
         if let (name, value) = variable("HANDLER_TIMEOUT") { handlerTimeoutSeconds = try Self.parseSeconds(value, source: name) }
         if let (name, value) = variable("PUBLIC_URL") { publicURL = try Self.parseBaseURL(value, source: name) }
         if let (name, value) = variable("MAX_OBJECTS") { maxObjects = try Self.parseBound(value, source: name) }
+        if let (name, value) = variable("STATE_FILE") { stateFile = try Self.parsePath(value, source: name) }
+        if let (name, value) = variable("SNAPSHOT_INTERVAL") { snapshotIntervalSeconds = try Self.parseSeconds(value, source: name) }
     }
 
     private static func parseSwitch(_ text: String, source: String) throws(UsageError) -> Bool {
@@ -192,6 +207,11 @@ struct CommandLineOptions: Equatable {
             throw UsageError(message: "\(source) must be an http or https URL such as https://localhost:8443, not '\(text)'")
         }
         return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
+    private static func parsePath(_ text: String, source: String) throws(UsageError) -> String {
+        guard !text.isEmpty, !text.hasSuffix("/") else { throw UsageError(message: "\(source) must be a file path, not '\(text)'") }
+        return text
     }
 
     private static func parsePort(_ text: String, source: String) throws(UsageError) -> Int {

@@ -99,6 +99,8 @@ enum PaymentSandboxCommand {
         configuration.trustedForwardedHeaders = options.trustProxy
         configuration.controlToken = options.controlToken
         configuration.maxObjects = options.maxObjects
+        configuration.stateFile = options.stateFile.map { URL(fileURLWithPath: $0) }
+        configuration.snapshotInterval = options.snapshotIntervalSeconds.map { .seconds($0) }
         // SIGTERM must end the process within a second: 0.7 s grace, 0.1 s (shutdownLingerPeriod) to deliver the
         // last answers, and time to exit.
         configuration.http.shutdownGracePeriod = .milliseconds(700)
@@ -110,6 +112,9 @@ enum PaymentSandboxCommand {
             baseURL = try sandbox.start()
         } catch let failure as ScenarioLoadFailure {
             printError("\(failure)\npayment-sandbox: not starting: \(failure.problems.count) problem\(failure.problems.count == 1 ? "" : "s") in the scenario files")
+            exit(1)
+        } catch let failure as StateFileError {
+            printError("payment-sandbox: not starting: \(failure)")
             exit(1)
         } catch HTTPServerError.addressInUse(let host, let port) {
             printError("payment-sandbox: port \(port) on \(host) is already in use")
@@ -129,6 +134,11 @@ enum PaymentSandboxCommand {
         logger?.log(.info, "\(signalName) received, stopping")
         Task {
             await sandbox.stop()
+            // The state file is written by the stop: a failure is worth a non-zero exit (and a line, even with --quiet).
+            if let failure = sandbox.stateFileWriteFailure {
+                printError("payment-sandbox: \(failure)")
+                exit(1)
+            }
             exit(0)
         }
         // A second signal while stopping: leave at once.

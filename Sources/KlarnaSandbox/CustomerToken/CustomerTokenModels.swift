@@ -90,3 +90,6 @@ extension KlarnaError {
     static let customerTokenPaymentMethodUnavailable = KlarnaError(.forbidden, code: "UNAVAILABLE_PAYMENT_METHOD",
                                                                    messages: ["Payment method unavailable"])
 }
+
+// The state file (`--state-file`) keeps customer tokens; synthesized, so a field added is kept too.
+extension CustomerTokenRecord: Codable {}

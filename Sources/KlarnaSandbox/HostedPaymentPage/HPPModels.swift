@@ -270,3 +270,10 @@ extension KlarnaHPPDistribution {
         }
     }
 }
+
+// The state file (`--state-file`) keeps HPP sessions; synthesized, so a field added is kept too.
+extension KlarnaHPPStatus: Codable {}
+extension KlarnaHPPPlaceOrderMode: Codable {}
+extension KlarnaHPPMerchantURLs: Codable {}
+extension KlarnaHPPOptions: Codable {}
+extension KlarnaHPPDistribution: Codable {}

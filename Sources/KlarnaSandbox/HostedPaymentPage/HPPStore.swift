@@ -349,3 +349,36 @@ enum HPPPlaceholders {
             .replacingOccurrences(of: "{{order_id}}", with: session.orderID ?? "")
     }
 }
+
+// MARK: The state file
+
+// Synthesized, so a field added to a session is kept too.
+extension HPPLedger.Session: Codable {}
+
+extension HPPLedger: SavableNamespaceState {
+    struct Saved: Codable {
+        var sessions: [String: Session]
+        var sweep: SweepSchedule
+    }
+
+    var saved: Saved { Saved(sessions: sessions, sweep: sweep) }
+
+    var savedObjectCount: Int { sessions.count }
+
+    /// A consumer action that was between its start and its end when the file was written never ends: its session
+    /// takes actions again.
+    mutating func restore(_ saved: Saved) {
+        sessions = saved.sessions
+        for session in sessions.values { session.actionInFlight = false }
+        sweep = saved.sweep
+    }
+}
+
+extension KlarnaHPPStore {
+    package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    /// The restored objects count toward the server's bound (``retainHeldObjects()``): at start, before any request.
+    package func restoreSection(from decoder: any Decoder) throws {
+        try ledgers.restoreSection(from: decoder)
+        retainHeldObjects()
+    }
+}

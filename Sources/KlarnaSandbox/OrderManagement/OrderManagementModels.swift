@@ -380,3 +380,8 @@ extension KlarnaExtendDueDateOptions: KlarnaJSONEncodable {
                  ("options", .array(options.map { .object([("amount", .int($0.fee)), ("number_of_days", .int($0.numberOfDays))]) }))])
     }
 }
+
+// The state file (`--state-file`) keeps Order Management's orders; synthesized, so a field added is kept too.
+extension KlarnaShippingInfo: Codable {}
+extension KlarnaCapture: Codable {}
+extension KlarnaRefund: Codable {}

@@ -607,3 +607,33 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
 
     package var namespacesWithState: [Namespace] { ledgers.namespaces }
 }
+
+// MARK: The state file
+
+// Synthesized, so a field added to an order is kept too.
+extension OrderManagementLedger.Order: Codable {}
+
+extension OrderManagementLedger: SavableNamespaceState {
+    struct Saved: Codable {
+        var orders: [String: Order]
+        var sweep: SweepSchedule
+    }
+
+    var saved: Saved { Saved(orders: orders, sweep: sweep) }
+
+    var savedObjectCount: Int { orders.count }
+
+    mutating func restore(_ saved: Saved) {
+        orders = saved.orders
+        sweep = saved.sweep
+    }
+}
+
+extension KlarnaOrderManagementStore {
+    package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    /// The restored objects count toward the server's bound (``retainHeldObjects()``): at start, before any request.
+    package func restoreSection(from decoder: any Decoder) throws {
+        try ledgers.restoreSection(from: decoder)
+        retainHeldObjects()
+    }
+}

@@ -193,3 +193,18 @@ enum KlarnaJSON {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }
+
+// The state file (`--state-file`) keeps the sessions, tokens and orders these make up. Synthesized, so a field
+// added to a model is kept too.
+extension KlarnaAddress: Codable {}
+extension KlarnaCustomer: Codable {}
+extension KlarnaMerchantURLs: Codable {}
+extension KlarnaOptions: Codable {}
+extension KlarnaAttachment: Codable {}
+extension KlarnaProductIdentifiers: Codable {}
+extension KlarnaSubscription: Codable {}
+extension KlarnaOrderLine: Codable {}
+extension KlarnaSessionFields: Codable {}
+extension KlarnaCreateOrderRequest: Codable {}
+extension KlarnaAuthorizedPaymentMethod: Codable {}
+extension KlarnaOrder: Codable {}

@@ -620,3 +620,43 @@ struct PaymentsRetainedKinds: Sendable {
         for kind in [sessions, authorizations, orders, customerTokens] { kind.removedAll(namespace) }
     }
 }
+
+// MARK: The state file
+
+// Synthesized, so a field added to a session, token or order is kept too.
+extension PaymentsLedger.Session: Codable {}
+extension PaymentsLedger.Authorization: Codable {}
+extension PaymentsLedger.Order: Codable {}
+
+extension PaymentsLedger: SavableNamespaceState {
+    struct Saved: Codable {
+        var sessions: [String: Session]
+        var authorizations: [String: Authorization]
+        var orders: [String: Order]
+        var customerTokens: [String: CustomerTokenRecord]
+        var sweep: SweepSchedule
+    }
+
+    var saved: Saved {
+        Saved(sessions: sessions, authorizations: authorizations, orders: orders, customerTokens: customerTokens, sweep: sweep)
+    }
+
+    var savedObjectCount: Int { sessions.count + authorizations.count + orders.count + customerTokens.count }
+
+    mutating func restore(_ saved: Saved) {
+        sessions = saved.sessions
+        authorizations = saved.authorizations
+        orders = saved.orders
+        customerTokens = saved.customerTokens
+        sweep = saved.sweep
+    }
+}
+
+extension KlarnaPaymentsStore {
+    package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    /// The restored objects count toward the server's bound (``retainHeldObjects()``): at start, before any request.
+    package func restoreSection(from decoder: any Decoder) throws {
+        try ledgers.restoreSection(from: decoder)
+        retainHeldObjects()
+    }
+}

@@ -14,8 +14,11 @@ struct ControlRoutes: Sendable {
     let outbox: CallbackOutbox
     /// `--control-token`: the page (`/__sandbox/ui`) takes it once and keeps a cookie (SandboxUI.swift).
     var controlToken: String? = nil
+    /// Written by `POST /__sandbox/snapshot`; nil when none is configured.
+    var stateFile: SandboxStateFile? = nil
 
     func add(to router: inout Router) {
+        SnapshotRoutes(stateFile: stateFile).add(to: &router)
         // GET /__sandbox/health -> {"status":"ok","version":...,"uptime_seconds":...,"objects":{"held":...,"max":...,"evicted":...}}
         router.addImmediate("GET /__sandbox/health") { [retention] _ in
             let uptime = ContinuousClock.now - startedAt

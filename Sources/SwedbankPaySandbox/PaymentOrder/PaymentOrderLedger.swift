@@ -594,3 +594,34 @@ extension SwedbankPayProblem {
                            detail: "Input validation failed, error description in problems node!", problems: problems)
     }
 }
+
+// MARK: The state file
+
+// Synthesized, so a field added to an order or its parts is kept too.
+extension SwedbankPayOrderLedger.StoredToken: Codable {}
+extension SwedbankPayOrderLedger.HistoryEntry: Codable {}
+extension SwedbankPayOrderLedger.Attempt: Codable {}
+extension SwedbankPayOrderLedger.FailedAttempt: Codable {}
+extension SwedbankPayOrderLedger.Payment: Codable {}
+extension SwedbankPayOrderLedger.Transaction: Codable {}
+extension SwedbankPayOrderLedger.Order: Codable {}
+
+extension SwedbankPayOrderLedger: SavableNamespaceState {
+    struct Saved: Codable {
+        var orders: [String: Order]
+        var lastNumber: Int
+        var tokens: [String: StoredToken]
+        var sweep: SweepSchedule
+    }
+
+    var saved: Saved { Saved(orders: orders, lastNumber: lastNumber, tokens: tokens, sweep: sweep) }
+
+    var savedObjectCount: Int { orders.count + tokens.count }
+
+    mutating func restore(_ saved: Saved) {
+        orders = saved.orders
+        lastNumber = saved.lastNumber
+        tokens = saved.tokens
+        sweep = saved.sweep
+    }
+}

@@ -165,9 +165,15 @@ struct SwedbankPayCreateOrderRequest: Sendable {
     var generateTokens: Set<SwedbankPayTokenKind> = []
     /// The token a Recur (`recurrenceToken`), UnscheduledPurchase (`unscheduledToken`) or one-click Purchase
     /// (`paymentToken`) pays with.
-    var useToken: (kind: SwedbankPayTokenKind, token: String)?
+    var useToken: SwedbankPayTokenUse?
 
     var orderOperation: SwedbankPayOrderOperation { SwedbankPayOrderOperation(rawValue: operation) ?? .purchase }
+}
+
+/// The token an order pays with, and its kind.
+struct SwedbankPayTokenUse: Sendable, Equatable {
+    var kind: SwedbankPayTokenKind
+    var token: String
 }
 
 /// A parsed post-purchase `transaction` (swedbankpay-api.md §1.7).
@@ -191,3 +197,16 @@ enum SwedbankPayTimestamp {
         return String(base.dropLast()) + "." + String(repeating: "0", count: 7 - fraction.count) + fraction + "Z"
     }
 }
+
+// The state file (`--state-file`) keeps payment orders; synthesized, so a field added is kept too.
+extension SwedbankPayOrderStatus: Codable {}
+extension SwedbankPayAPIVersion: Codable {}
+extension SwedbankPayTransactionType: Codable {}
+extension SwedbankPayTokenKind: Codable {}
+extension SwedbankPayFailedAttemptStatus: Codable {}
+extension SwedbankPayAttemptID: Codable {}
+extension SwedbankPayOrderURLs: Codable {}
+extension SwedbankPayPayeeInfo: Codable {}
+extension SwedbankPayPayer: Codable {}
+extension SwedbankPayTokenUse: Codable {}
+extension SwedbankPayCreateOrderRequest: Codable {}

@@ -292,3 +292,20 @@ enum SwedbankPayOrderPatch: Sendable {
     case abort(reason: String?)
     case abortPaymentAttempt(reason: String?)
 }
+
+// MARK: The state file
+
+extension SwedbankPayOrderStore {
+    package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+
+    /// Also indexes the restored orders' session tokens (the session API and the pages find orders by them).
+    package func restoreSection(from decoder: any Decoder) throws {
+        try ledgers.restoreSection(from: decoder)
+        for namespace in ledgers.namespaces {
+            let orders = ledgers.withState(namespace) { ledger in ledger.orders.values.map { ($0.token, $0.id) } }
+            tokens.withLock { index in for (token, orderID) in orders { index[token] = (namespace, orderID) } }
+        }
+        // The restored objects count toward the server's bound: at start, before any request.
+        retainHeldObjects()
+    }
+}

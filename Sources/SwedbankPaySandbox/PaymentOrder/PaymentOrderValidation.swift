@@ -281,7 +281,7 @@ enum SwedbankPayOrderValidation {
         case .verify: nil
         }
         if let used, let token = reader.string(used.field, required: true) {
-            request.useToken = (used, token)
+            request.useToken = SwedbankPayTokenUse(kind: used, token: token)
         }
         for kind in SwedbankPayTokenKind.allCases where kind != used && reader.node(kind.field) != nil {
             reader.problems.append(.init(name: reader.name(kind.field), description: "A \(operation.rawValue) payment order takes no \(kind.problemName)."))

@@ -259,3 +259,14 @@ enum Base64URL {
         return try? JSONDocument.parse(data)
     }
 }
+
+// The state file (`--state-file`) keeps payment sessions; synthesized, so a field added is kept too.
+extension SavedCard: Codable {}
+extension SessionAttemptProblem: Codable {}
+extension SwishAttempt: Codable {}
+extension CardAttempt: Codable {}
+extension CheckoutPageMode: Codable {}
+extension SessionMethod: Codable {}
+extension WalletAttempt: Codable {}
+extension SessionPhase: Codable {}
+extension PaymentSessionRecord: Codable {}

@@ -334,3 +334,20 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         return (first ?? .zero) + (second ?? .zero)
     }
 }
+
+// MARK: The state file
+
+extension SwedbankPayPaymentSessionStore.Ledger: SavableNamespaceState, Codable {
+    var saved: Self { self }
+    var savedObjectCount: Int { sessions.count }
+    mutating func restore(_ saved: Self) { self = saved }
+}
+
+extension SwedbankPayPaymentSessionStore {
+    package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    /// The restored objects count toward the server's bound (``retainHeldObjects()``): at start, before any request.
+    package func restoreSection(from decoder: any Decoder) throws {
+        try ledgers.restoreSection(from: decoder)
+        retainHeldObjects()
+    }
+}

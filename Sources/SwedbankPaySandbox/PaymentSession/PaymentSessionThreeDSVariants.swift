@@ -3,7 +3,8 @@ import Foundation
 
 /// card.authenticate's 3-D Secure variants on a card attempt (SwedbankPayThreeDSVariants in the vocabulary): a
 /// challenge as `challenge` is (swedbankpay-api.md §3.6 C), with one step done another way.
-enum ThreeDSVariant: Sendable, Equatable {
+/// Codable: a card attempt keeps its variant in the state file (`--state-file`).
+enum ThreeDSVariant: Sendable, Equatable, Codable {
     /// The 3DS method step's task href is "" (swedbankpay-api.md §3.8 sample 7 allows it).
     case emptyMethodURL
     /// The ACS page's first load answers after this long.

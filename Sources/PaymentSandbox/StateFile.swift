@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+import Dispatch
+import Foundation
+import SandboxHTTP
+import SandboxScenarios
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a state file was not loaded. The sandbox does not start and leaves the file as it is.
+public struct StateFileError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "state file \(path): \(reason)" }
+}
+
+/// What one write of the state file wrote (the answer of `POST /__sandbox/snapshot`).
+package struct StateFileSummary: Sendable {
+    package var path: String
+    package var bytes: Int
+    package var namespaces: Int
+    package var objects: Int
+
+    var json: JSONText {
+        .object([("path", .string(path)), ("bytes", .int(bytes)), ("namespaces", .int(namespaces)), ("objects", .int(objects))])
+    }
+}
+
+/// The state file (`--state-file`, ``SandboxConfiguration/stateFile``): one JSON document with every store's objects
+/// (a section per ``NamespacedState``, `SavedState.swift`), the namespaces' clock offsets, default scenarios and
+/// rule counters, and the id generator's position.
+///
+/// ```json
+/// {"format": "payment-sandbox-state", "format_version": 1, "sandbox_version": "…", "written_at": "…",
+///  "clocks": {"<namespace>": <offset seconds>}, "scenarios": {"defaults": {…}, "counters": […]},
+///  "ids": {"ids": 12, "error_ids": 3} or null,
+///  "stores": {"<store>": {"sequence": N, "namespaces": [{"namespace": "…", "sequence": n, "objects": {…}}]}}}
+/// ```
+///
+/// Written atomically: a temporary file beside it (`<path>.tmp`), written and fsynced, renamed over the file, then
+/// the directory fsynced; a crash at any point leaves the last good file. Writes run one at a time on a queue of
+/// their own; the stores are encoded one shard at a time under its lock.
+final class SandboxStateFile: Sendable {
+    static let format = "payment-sandbox-state"
+    static let formatVersion = 1
+    /// Test-only: seconds to wait between writing the temporary file and the rename, announced on stderr, so a
+    /// test can kill the process mid-write. Not for production use.
+    static let testPauseVariable = "PAYMENT_SANDBOX_TEST_STATE_FILE_PAUSE"
+
+    let url: URL
+    private let registry: NamespaceRegistry
+    private let scenarios: ScenarioEngine
+    private let ids: any IDGenerator
+    private let states: [any NamespacedState]
+    private let logger: (any HTTPServerLogger)?
+    private let queue = DispatchQueue(label: "payment-sandbox.state-file")
+    /// Whether the file was loaded (or found absent): only then may it be written, so a file that failed to load
+    /// is never overwritten.
+    private let loaded = Locked(false)
+    private let testPause: Double?
+    private let lastFailure = Locked<String?>(nil)
+
+    init(url: URL, registry: NamespaceRegistry, scenarios: ScenarioEngine, ids: any IDGenerator, states: [any NamespacedState],
+         logger: (any HTTPServerLogger)?) {
+        self.url = url
+        self.registry = registry
+        self.scenarios = scenarios
+        self.ids = ids
+        self.states = states
+        self.logger = logger
+        testPause = ProcessInfo.processInfo.environment[Self.testPauseVariable].flatMap(Double.init)
+    }
+
+    var isLoaded: Bool { loaded.withLock { $0 } }
+
+    // MARK: Loading
+
+    /// Loads the file once (a missing file is an empty start). Throws when it cannot be read, is not a state file
+    /// or is of another format version.
+    func load() throws(StateFileError) {
+        guard !isLoaded else { return }
+        let path = url.path
+        func failure(_ reason: String) -> StateFileError { StateFileError(path: path, reason: reason) }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path, isDirectory: &isDirectory),
+              isDirectory.boolValue else {
+            throw failure("its directory does not exist")
+        }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard !isDirectory.boolValue else { throw failure("is a directory") }
+            let data: Data
+            do {
+                data = try Data(contentsOf: url)
+            } catch {
+                throw failure("cannot be read (\(Self.reason(error)))")
+            }
+            try restore(data, failure: failure)
+        }
+        loaded.withLock { $0 = true }
+    }
+
+    private struct Header: Decodable {
+        var format: String?
+        var format_version: Int?
+    }
+
+    private struct Body: Decodable {
+        var clocks: [String: TimeInterval]
+        var scenarios: ScenarioEngine.SavedState
+        var ids: [String: Int]?
+        var stores: StoreSections
+    }
+
+    /// The stores' sections: each is handed to its store, which decodes and restores it.
+    private struct StoreSections: Decodable {
+        init(from decoder: any Decoder) throws {
+            guard let states = decoder.userInfo[SandboxStateFile.statesKey] as? StatesBox else { return }
+            let container = try decoder.container(keyedBy: SectionKey.self)
+            for key in container.allKeys {
+                guard let state = states.states.first(where: { $0.stateName == key.stringValue }) else {
+                    throw SavedStateError("a section for \"\(key.stringValue)\", which this sandbox does not have")
+                }
+                try state.restoreSection(from: container.superDecoder(forKey: key))
+            }
+        }
+    }
+
+    private struct SectionKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    private struct StatesBox: Sendable { var states: [any NamespacedState] }
+    private static let statesKey = CodingUserInfoKey(rawValue: "payment-sandbox.states")!
+
+    private func restore(_ data: Data, failure: (String) -> StateFileError) throws(StateFileError) {
+        let header: Header
+        do {
+            header = try JSONDecoder().decode(Header.self, from: data)
+        } catch {
+            throw failure("cannot be read: not a JSON object (\(Self.reason(error)))")
+        }
+        guard header.format == Self.format, let version = header.format_version else {
+            throw failure("is not a payment-sandbox state file (no \"format\": \"\(Self.format)\" with a \"format_version\")")
+        }
+        guard version == Self.formatVersion else {
+            throw failure("has format_version \(version); this payment-sandbox \(SandboxVersion.current) reads format_version "
+                          + "\(Self.formatVersion) only")
+        }
+        let decoder = JSONDecoder()
+        decoder.userInfo[Self.statesKey] = StatesBox(states: states)
+        let body: Body
+        do {
+            body = try decoder.decode(Body.self, from: data)
+        } catch {
+            throw failure("cannot be read: \(Self.reason(error))")
+        }
+        registry.restore(offsets: Dictionary(uniqueKeysWithValues: body.clocks.map { (Namespace($0.key), $0.value) }))
+        scenarios.restore(body.scenarios)
+        if let position = body.ids { ids.restorePosition(position) }
+    }
+
+    /// A decoding error as a person reads it: what is wrong and where (`stores.klarna_payments.namespaces[0]`).
+    static func reason(_ error: any Error) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
+        }
+        switch error {
+        case let error as SavedStateError: return error.message
+        case DecodingError.dataCorrupted(let context):
+            return context.codingPath.isEmpty ? context.debugDescription : "\(path(context.codingPath)): \(context.debugDescription)"
+        case DecodingError.keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])) is missing"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "\(path(context.codingPath)): \(context.debugDescription)"
+        case let error as CocoaError where error.code == .fileReadNoPermission:
+            return "permission denied"
+        default:
+            return error.localizedDescription
+        }
+    }
+
+    // MARK: Writing
+
+    /// Writes the file now (after any write in progress). Throws when it cannot be written or the file was
+    /// never loaded (it would overwrite a file this sandbox did not read).
+    func write() async throws -> StateFileSummary {
+        let result: Result<StateFileSummary, any Error> = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: Result { try self.writeNow() }) }
+        }
+        lastFailure.withLock { failure in
+            if case .failure(let error) = result { failure = "\(error)" } else { failure = nil }
+        }
+        return try result.get()
+    }
+
+    /// Why the last write failed; nil after a good one.
+    var lastWriteFailure: String? { lastFailure.withLock { $0 } }
+
+    private func writeNow() throws -> StateFileSummary {
+        guard isLoaded else {
+            throw StateFileError(path: url.path, reason: "not written: the sandbox did not load it (it was not started)")
+        }
+        let (document, namespaces, objects) = try encode()
+        try Self.replaceAtomically(url, with: document, testPause: testPause)
+        let summary = StateFileSummary(path: url.path, bytes: document.count, namespaces: namespaces, objects: objects)
+        logger?.log(.info, "state file \(url.path) written: \(summary.bytes) bytes, \(summary.namespaces) namespaces, \(summary.objects) objects")
+        return summary
+    }
+
+    /// The document, how many namespaces have anything in it and how many objects the stores hold.
+    private func encode() throws -> (Data, namespaces: Int, objects: Int) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let clocks = Dictionary(uniqueKeysWithValues: registry.allOffsets.map { ($0.key.name, $0.value) })
+        let scenarioState = scenarios.savedState
+        var namespaceNames = Set(clocks.keys).union(scenarioState.defaults.keys)
+        var objects = 0
+        var out = Data("{\"format\":\"\(Self.format)\",\"format_version\":\(Self.formatVersion),".utf8)
+        out.append(contentsOf: "\"sandbox_version\":".utf8)
+        out.append(try encoder.encode(SandboxVersion.current))
+        out.append(contentsOf: ",\"written_at\":".utf8)
+        out.append(try encoder.encode(Date.now.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))))
+        out.append(contentsOf: ",\"clocks\":".utf8)
+        out.append(try encoder.encode(clocks))
+        out.append(contentsOf: ",\"scenarios\":".utf8)
+        out.append(try encoder.encode(scenarioState))
+        out.append(contentsOf: ",\"ids\":".utf8)
+        out.append(try encoder.encode(ids.savedPosition()))
+        out.append(contentsOf: ",\"stores\":{".utf8)
+        var first = true
+        for state in states {
+            guard let section = try state.savedSection() else { continue }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out.append(try encoder.encode(state.stateName))
+            out.append(UInt8(ascii: ":"))
+            out.append(section.json)
+            objects += section.objectCount
+            namespaceNames.formUnion(section.namespaceNames)
+        }
+        out.append(contentsOf: "}}\n".utf8)
+        return (out, namespaceNames.count, objects)
+    }
+
+    /// Temporary file in the same directory, write, fsync, rename, fsync the directory.
+    static func replaceAtomically(_ url: URL, with data: Data, testPause: Double?) throws {
+        let path = url.path
+        let temporary = path + ".tmp"
+        func failure(_ what: String) -> StateFileError {
+            StateFileError(path: path, reason: "cannot be written: \(what): \(String(cString: strerror(errno)))")
+        }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure("open \(temporary)") }
+        var written = 0
+        let ok = data.withUnsafeBytes { buffer -> Bool in
+            while written < buffer.count {
+                let count = CLibrary.write(fd, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                written += count
+            }
+            return true
+        }
+        guard ok else { let error = failure("write \(temporary)"); close(fd); throw error }
+        guard fsync(fd) == 0 else { let error = failure("fsync \(temporary)"); close(fd); throw error }
+        close(fd)
+        if let testPause {
+            FileHandle.standardError.write(Data("payment-sandbox: test pause: \(temporary) written, renaming in \(testPause) s\n".utf8))
+            Thread.sleep(forTimeInterval: testPause)
+        }
+        guard rename(temporary, path) == 0 else { throw failure("rename \(temporary)") }
+        let directory = open(url.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
+        if directory >= 0 {
+            _ = fsync(directory)
+            close(directory)
+        }
+    }
+}
+
+/// The C library's `write`, named apart from the methods called write here.
+private enum CLibrary {
+    static func write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.write(fd, buffer, count)
+        #elseif canImport(Musl)
+        Musl.write(fd, buffer, count)
+        #else
+        Darwin.write(fd, buffer, count)
+        #endif
+    }
+}
