@@ -160,6 +160,33 @@ struct StateFileTests {
         }
     }
 
+    @Test func restoredObjects_CountTowardMaxObjects_OldestEvictedFirst() async throws {
+        try await withStateDirectory { directory in
+            let file = directory.appendingPathComponent("state.json")
+            let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+            let (_, server) = try Self.sandbox(file, clock: clock)
+            let klarna = KlarnaClient(server, namespace: Self.namespace, password: "secret")
+            var sessions: [String] = []
+            for _ in 0..<3 {
+                sessions.append(try await klarna.newSession())
+                clock.advance(by: 1)
+            }
+            try #require(try await Self.send(server, "POST", "/__sandbox/snapshot").status == 200)
+
+            var configuration = SandboxConfiguration(port: 0)
+            configuration.stateFile = file
+            configuration.clock = clock
+            configuration.maxObjects = 2
+            let restarted = PaymentSandbox(configuration: configuration)
+            try restarted.loadStateFile()
+            let after = RunningServer(port: 0, inProcess: restarted)
+            let objects = try #require(try await Self.send(after, "GET", "/__sandbox/health").jsonObject()["objects"] as? [String: Any])
+            #expect(objects["held"] as? Int == 2 && objects["max"] as? Int == 2 && objects["evicted"] as? Int == 1, "\(objects)")
+            #expect(try await Self.send(after, "GET", "/payments/v1/sessions/\(sessions[0])").status == 404)
+            for id in sessions.dropFirst() { #expect(try await Self.send(after, "GET", "/payments/v1/sessions/\(id)").status == 200) }
+        }
+    }
+
     @Test func snapshotWithoutAStateFile_Is409InTheControlAPIsFormat() async throws {
         let server = RunningServer(port: 0, inProcess: PaymentSandbox())
         let response = try await Self.send(server, "POST", "/__sandbox/snapshot")
