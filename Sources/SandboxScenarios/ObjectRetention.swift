@@ -63,7 +63,7 @@ package final class ObjectRetention: Sendable {
         self.journalGroupSeconds = journalGroupSeconds
     }
 
-    /// A kind of object of `provider` (e.g. "klarna", "payments_session"); its store then names how an eviction
+    /// A kind of object of `provider` (e.g. "acme", "session"); its store then names how an eviction
     /// removes one (``RetainedObjectKind/onEviction(_:)``). At most 255 kinds.
     package func kind(provider: String, name: String) -> RetainedObjectKind {
         kinds.withLock { kinds in
