@@ -87,7 +87,9 @@ struct KlarnaCapture: Equatable, Sendable {
     var description, reference: String?
     var orderLines: [KlarnaOrderLine]
     var refundedAmount: Int
-    var billingAddress, shippingAddress: KlarnaAddress?
+    /// The order's addresses when captured (the order's own boxes until either changes).
+    @Boxed var billingAddress: KlarnaAddress? = nil
+    @Boxed var shippingAddress: KlarnaAddress? = nil
     var shippingInfo: [KlarnaShippingInfo]
 }
 

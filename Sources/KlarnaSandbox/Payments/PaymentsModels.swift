@@ -4,7 +4,9 @@ import Foundation
 // Klarna Payments request and response bodies (klarna-api.md §2; schemas of payments-v1.openapi.json).
 // Swift names are the wire names in camelCase; PaymentsJSON.swift reads and writes them as snake_case.
 // Every field is optional here so that a missing required field is reported by the validator with
-// Klarna's own message (`Bad value: <path>`) instead of a generic decoding error.
+// Klarna's own message (`Bad value: <path>`) instead of a generic decoding error. The groups of fields a request
+// usually leaves out (addresses, customer, merchant URLs, ...) are `@Boxed`: absent they take 8 bytes, present one
+// box that every copy shares (SandboxScenarios/SharedStorage.swift).
 
 package struct KlarnaAddress: Equatable, Sendable {
     package var attention, city, country, email, familyName, givenName, organizationName, phone, postalCode, region,
@@ -51,8 +53,8 @@ package struct KlarnaOrderLine: Equatable, Sendable {
     package var quantityUnit: String?
     package var unitPrice, taxRate, totalAmount, totalDiscountAmount, totalTaxAmount: Int?
     package var merchantData, productUrl, imageUrl: String?
-    package var productIdentifiers: KlarnaProductIdentifiers?
-    package var subscription: KlarnaSubscription?
+    @Boxed package var productIdentifiers: KlarnaProductIdentifiers? = nil
+    @Boxed package var subscription: KlarnaSubscription? = nil
 }
 
 /// The fields of `session_create` / `session` (create and update), also the base of `session_read`.
@@ -60,12 +62,13 @@ package struct KlarnaSessionFields: Equatable, Sendable {
     package var purchaseCountry, purchaseCurrency, locale: String?
     package var orderAmount, orderTaxAmount: Int?
     package var orderLines: [KlarnaOrderLine]?
-    package var billingAddress, shippingAddress: KlarnaAddress?
-    package var customer: KlarnaCustomer?
-    package var merchantUrls: KlarnaMerchantURLs?
+    @Boxed package var billingAddress: KlarnaAddress? = nil
+    @Boxed package var shippingAddress: KlarnaAddress? = nil
+    @Boxed package var customer: KlarnaCustomer? = nil
+    @Boxed package var merchantUrls: KlarnaMerchantURLs? = nil
     package var merchantReference1, merchantReference2, merchantData: String?
-    package var attachment: KlarnaAttachment?
-    package var options: KlarnaOptions?
+    @Boxed package var attachment: KlarnaAttachment? = nil
+    @Boxed package var options: KlarnaOptions? = nil
     package var acquiringChannel, intent: String?
     package var customPaymentMethodIds: [String]?
     package var design: String?
@@ -102,9 +105,10 @@ package struct KlarnaCreateOrderRequest: Equatable, Sendable {
     package var purchaseCountry, purchaseCurrency, locale: String?
     package var orderAmount, orderTaxAmount: Int?
     package var orderLines: [KlarnaOrderLine]?
-    package var billingAddress, shippingAddress: KlarnaAddress?
-    package var customer: KlarnaCustomer?
-    package var merchantUrls: KlarnaMerchantURLs?
+    @Boxed package var billingAddress: KlarnaAddress? = nil
+    @Boxed package var shippingAddress: KlarnaAddress? = nil
+    @Boxed package var customer: KlarnaCustomer? = nil
+    @Boxed package var merchantUrls: KlarnaMerchantURLs? = nil
     package var merchantReference1, merchantReference2, merchantData: String?
     package var customPaymentMethodIds: [String]?
     package var autoCapture: Bool?
@@ -127,6 +131,20 @@ package struct KlarnaCreateOrderRequest: Equatable, Sendable {
         fields.merchantData = merchantData
         fields.customPaymentMethodIds = customPaymentMethodIds
         return fields
+    }
+}
+
+extension KlarnaCreateOrderRequest {
+    /// This request with the order lines and groups it has in common with `fields` (the authorized snapshot) taken
+    /// from them, so that the order and the session hold one copy of equal values.
+    func sharing(_ fields: KlarnaSessionFields) -> KlarnaCreateOrderRequest {
+        var shared = self
+        if orderLines == fields.orderLines { shared.orderLines = fields.orderLines }
+        if $billingAddress == fields.$billingAddress { shared.$billingAddress = fields.$billingAddress }
+        if $shippingAddress == fields.$shippingAddress { shared.$shippingAddress = fields.$shippingAddress }
+        if $customer == fields.$customer { shared.$customer = fields.$customer }
+        if $merchantUrls == fields.$merchantUrls { shared.$merchantUrls = fields.$merchantUrls }
+        return shared
     }
 }
 
