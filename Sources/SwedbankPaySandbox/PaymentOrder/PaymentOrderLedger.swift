@@ -103,7 +103,8 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         var cancelledAmount = 0
         var reversedAmount = 0
         var abortReason: String?
-        var failure: SwedbankPayProblem?
+        /// Rare (a failed Recur or UnscheduledPurchase): boxed, 8 bytes when absent.
+        @Boxed var failure: SwedbankPayProblem? = nil
         var cancelReason: String?
         var failedAttempts: [FailedAttempt] = []
         var history: [HistoryEntry] = []
@@ -111,7 +112,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         /// The tokens the paid attempt generated (`paid.tokens`).
         var generatedTokens: [StoredToken] = []
         /// The token a Recur, UnscheduledPurchase or one-click Purchase was paid with.
-        var usedToken: StoredToken?
+        @Boxed var usedToken: StoredToken? = nil
 
         init(id: String, token: String, version: SwedbankPayAPIVersion, scenario: String?, created: Date,
              request: SwedbankPayCreateOrderRequest, initiatingSystemUserAgent: String, availableInstruments: [String]) {
@@ -159,7 +160,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
                 enablePaymentDetailsConsentCheckbox: request.enablePaymentDetailsConsentCheckbox, integration: integration,
                 scenario: scenario, currentAttempt: currentAttempt?.id, currentAttemptInstrument: currentAttempt?.instrument,
                 swishPending: swishPending, paidInstrument: payment?.attempt.instrument, paidTransactionType: payment?.transactionType,
-                request: request.json, created: created, updated: updated)
+                requestJSON: request.compactJSON, created: created, updated: updated)
         }
     }
 
@@ -180,12 +181,14 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
 
     /// The configured instruments ∩ `restrictedToInstruments`, Swish only for SEK (inferred). Verify, Recur and
     /// UnscheduledPurchase are card only (developer portal `_includes/payment-order-verify.md`: `["CreditCard"]`).
+    /// When that is all of them, the configured array itself (every such order shares it).
     static func availableInstruments(_ configured: [String], _ request: SwedbankPayCreateOrderRequest) -> [String] {
-        configured.filter { instrument in
+        let available = configured.filter { instrument in
             (request.orderOperation == .purchase || instrument == "CreditCard")
                 && (instrument != "Swish" || request.currency == "SEK")
                 && (request.restrictedToInstruments.map { $0.contains(instrument) } ?? true)
         }
+        return available.count == configured.count ? configured : available
     }
 
     func order(_ namespace: Namespace, _ orderID: String) throws(SwedbankPayProblem) -> Order {

@@ -133,8 +133,10 @@ package struct SwedbankPayOrderView: Sendable {
     /// The instrument that paid and how, once Paid (also when Cancelled/Reversed later).
     package let paidInstrument: String?
     package let paidTransactionType: SwedbankPayTransactionType?
+    /// The stored create request's `paymentorder` object (as updated by UpdateOrder), as stored: see ``request``.
+    package let requestJSON: CompactJSON
     /// The stored create request's `paymentorder` object (as updated by UpdateOrder): the scenario subject.
-    package let request: JSONNode
+    package var request: JSONNode { requestJSON.node }
     package let created: Date
     package let updated: Date
 }
@@ -152,15 +154,21 @@ struct SwedbankPayCreateOrderRequest: Sendable {
     var implementation: String?
     var urls: SwedbankPayOrderURLs
     var payeeInfo: SwedbankPayPayeeInfo
-    var payer: SwedbankPayPayer?
+    /// Absent in guest mode: boxed, 8 bytes then.
+    @Boxed var payer: SwedbankPayPayer? = nil
     var orderItems: [JSONNode]?
     var restrictedToInstruments: [String]?
     var instrument: String?
     var disableStoredPaymentDetails: Bool
     var enablePaymentDetailsConsentCheckbox: Bool
     var metadata: JSONNode?
+    /// The `paymentorder` object as sent, kept as compact text (``json`` parses it).
+    var compactJSON: CompactJSON
     /// The `paymentorder` object as sent.
-    var json: JSONNode
+    var json: JSONNode {
+        get { compactJSON.node }
+        set { compactJSON = CompactJSON(newValue) }
+    }
     /// The tokens a paid card attempt generates (`generatePaymentToken`, `generateRecurrenceToken`, `generateUnscheduledToken`).
     var generateTokens: Set<SwedbankPayTokenKind> = []
     /// The token a Recur (`recurrenceToken`), UnscheduledPurchase (`unscheduledToken`) or one-click Purchase

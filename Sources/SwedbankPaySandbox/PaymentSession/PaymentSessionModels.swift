@@ -110,7 +110,8 @@ struct WalletAttempt: Sendable {
 }
 
 /// Where the session is between the payer's steps (swedbankpay-api.md §3.6; the order's status wins over these, inferred).
-enum SessionPhase: Sendable {
+/// Indirect: a session is idle most of its life, and then takes 8 bytes instead of its largest attempt's size.
+indirect enum SessionPhase: Sendable {
     case idle
     case swish(SwishAttempt)
     case threeDSMethod(CardAttempt)
@@ -147,7 +148,7 @@ struct PaymentSessionRecord: Sendable {
     var showConsentAffirmation = false
     var phase = SessionPhase.idle
     /// The failed attempt not yet acknowledged; once acknowledged it never reappears (swedbankpay-api.md §3.5).
-    var problem: SessionAttemptProblem?
+    @Boxed var problem: SessionAttemptProblem? = nil
     var failedAttempts = 0
 
     init(token: String, namespace: Namespace, orderID: String, id: String, instrument: String?) {
