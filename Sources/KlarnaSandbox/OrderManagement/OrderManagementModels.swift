@@ -87,9 +87,7 @@ struct KlarnaCapture: Equatable, Sendable {
     var description, reference: String?
     var orderLines: [KlarnaOrderLine]
     var refundedAmount: Int
-    /// The order's addresses when captured (the order's own boxes until either changes).
-    @Boxed var billingAddress: KlarnaAddress? = nil
-    @Boxed var shippingAddress: KlarnaAddress? = nil
+    var billingAddress, shippingAddress: KlarnaAddress?
     var shippingInfo: [KlarnaShippingInfo]
 }
 

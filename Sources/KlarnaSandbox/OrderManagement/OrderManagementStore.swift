@@ -175,13 +175,12 @@ struct OrderManagementLedger: NamespaceStateValue {
     }
 
     private func addCapture(_ order: Order, amount: Int, request: KlarnaCaptureRequest?, at now: Date) {
-        var capture = KlarnaCapture(
+        let capture = KlarnaCapture(
             captureId: ids.uuid(), klarnaReference: "\(order.klarnaReference)-\(order.captures.count + 1)",
             capturedAmount: amount, capturedAt: now, description: request?.description, reference: request?.reference,
-            orderLines: request?.orderLines ?? [], refundedAmount: 0, shippingInfo: request?.shippingInfo ?? [])
-        // The order's address boxes themselves: held once until one of them changes.
-        capture.$billingAddress = order.placed.$billingAddress
-        capture.$shippingAddress = order.placed.$shippingAddress
+            orderLines: request?.orderLines ?? [], refundedAmount: 0,
+            billingAddress: order.placed.billingAddress, shippingAddress: order.placed.shippingAddress,
+            shippingInfo: request?.shippingInfo ?? [])
         order.captures.append(capture)
         order.capturedAmount += amount
     }

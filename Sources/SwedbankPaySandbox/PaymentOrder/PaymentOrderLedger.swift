@@ -63,7 +63,9 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         var attempt: Attempt
         var transactionType: SwedbankPayTransactionType
         var amount: Int
-        var details: JSONText
+        /// `paid.details`, kept as compact JSON text (a few short strings).
+        var detailsJSON: CompactJSON
+        var details: JSONText { detailsJSON.node.jsonText }
         var created: Date
         /// The Authorization or Sale that paid: what a v3.0 callback's `transaction` names (§1.8).
         var transactionID: String
@@ -97,7 +99,8 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         var status = SwedbankPayOrderStatus.initialized
         var integration = "HostedView"
         var swishPending = false
-        var currentAttempt: Attempt?
+        /// Open only between a payer's steps: boxed, 8 bytes the rest of the order's life.
+        @Boxed var currentAttempt: Attempt? = nil
         var payment: Payment?
         var capturedAmount = 0
         var cancelledAmount = 0
@@ -227,7 +230,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         let transactionID = ids.uuid(), transactionNumber = nextNumber(namespace)
         // A Verify order's card is checked, not charged: nothing to capture (developer portal `_includes/payment-order-verify.md`).
         let transactionType = order.request.orderOperation == .verify ? .verification : transactionType
-        order.payment = Payment(attempt: attempt, transactionType: transactionType, amount: order.request.amount, details: details, created: now,
+        order.payment = Payment(attempt: attempt, transactionType: transactionType, amount: order.request.amount, detailsJSON: CompactJSON(JSONNode(details)), created: now,
                                 transactionID: transactionID, transactionNumber: transactionNumber)
         generateTokens(order, namespace, instrument: attempt.instrument, details: details)
         order.history.append(HistoryEntry(created: now, name: "PaymentPaid", instrument: attempt.instrument, number: attempt.id.number,
@@ -300,7 +303,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         order.status = .paid
         let details = JSONText.object([("cardBrand", .string(token.cardBrand)), ("maskedPan", .string(token.name)),
                                        ("expiryDate", .string(token.expiryDate)), ("transactionInitiator", .string("MERCHANT"))])
-        order.payment = Payment(attempt: attempt, transactionType: .authorization, amount: order.request.amount, details: details, created: now,
+        order.payment = Payment(attempt: attempt, transactionType: .authorization, amount: order.request.amount, detailsJSON: CompactJSON(JSONNode(details)), created: now,
                                 transactionID: ids.uuid(), transactionNumber: nextNumber(namespace))
         order.history.append(HistoryEntry(created: now, name: "PaymentPaid", instrument: token.instrument, number: attempt.id.number,
                                           initiatedBy: "Merchant"))
