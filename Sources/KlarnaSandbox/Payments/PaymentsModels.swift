@@ -91,11 +91,37 @@ package struct KlarnaSubscription: Equatable, Sendable {
 package struct KlarnaOrderLine: Equatable, Sendable {
     package var type, reference, name: String?
     package var quantity: Int?
-    package var quantityUnit: String?
     package var unitPrice, taxRate, totalAmount, totalDiscountAmount, totalTaxAmount: Int?
-    package var merchantData, productUrl, imageUrl: String?
-    @Boxed package var productIdentifiers: KlarnaProductIdentifiers? = nil
-    @Boxed package var subscription: KlarnaSubscription? = nil
+    /// The members a line seldom has, in one box (8 bytes when it has none of them).
+    @Boxed private var extras: Extras? = nil
+
+    struct Extras: Equatable, Sendable {
+        var quantityUnit, merchantData, productUrl, imageUrl: String?
+        var productIdentifiers: KlarnaProductIdentifiers?
+        var subscription: KlarnaSubscription?
+    }
+
+    private subscript<Value>(extra member: WritableKeyPath<Extras, Value?>) -> Value? {
+        get { extras?[keyPath: member] }
+        set {
+            var changed = extras ?? Extras()
+            changed[keyPath: member] = newValue
+            extras = changed == Extras() ? nil : changed
+        }
+    }
+
+    package var quantityUnit: String? { get { self[extra: \.quantityUnit] } set { self[extra: \.quantityUnit] = newValue } }
+    package var merchantData: String? { get { self[extra: \.merchantData] } set { self[extra: \.merchantData] = newValue } }
+    package var productUrl: String? { get { self[extra: \.productUrl] } set { self[extra: \.productUrl] = newValue } }
+    package var imageUrl: String? { get { self[extra: \.imageUrl] } set { self[extra: \.imageUrl] = newValue } }
+    package var productIdentifiers: KlarnaProductIdentifiers? {
+        get { self[extra: \.productIdentifiers] }
+        set { self[extra: \.productIdentifiers] = newValue }
+    }
+    package var subscription: KlarnaSubscription? {
+        get { self[extra: \.subscription] }
+        set { self[extra: \.subscription] = newValue }
+    }
 }
 
 /// The fields of `session_create` / `session` (create and update), also the base of `session_read`.
