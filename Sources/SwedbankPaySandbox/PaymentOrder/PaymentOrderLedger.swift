@@ -33,13 +33,30 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         var deleted = false
     }
 
+    /// One `historyList` entry (swedbankpay-api.md §1.4), 56 bytes: the names are the code's literals (no heap of
+    /// their own) and `initiatedBy` is one of three.
     struct HistoryEntry: Sendable {
+        enum Initiator: String, Sendable {
+            case merchant = "Merchant", consumer = "Consumer", system = "System"
+        }
+
         var created: Date
         var name: String
-        var instrument: String? = nil
-        var number: Int? = nil
-        var prefill: Bool? = nil
-        var initiatedBy: String
+        var instrument: String?
+        var number: Int?
+        var prefill: Bool?
+        var initiator: Initiator
+        var initiatedBy: String { initiator.rawValue }
+
+        /// `initiatedBy` is `Merchant`, `Consumer` or `System` (every caller passes one of these).
+        init(created: Date, name: String, instrument: String? = nil, number: Int? = nil, prefill: Bool? = nil, initiatedBy: String) {
+            self.created = created
+            self.name = name
+            self.instrument = instrument
+            self.number = number
+            self.prefill = prefill
+            initiator = Initiator(rawValue: initiatedBy) ?? .system
+        }
     }
 
     struct Attempt: Sendable {
@@ -105,12 +122,12 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         var capturedAmount = 0
         var cancelledAmount = 0
         var reversedAmount = 0
-        var abortReason: String?
+        @Boxed var abortReason: String? = nil
         /// Rare (a failed Recur or UnscheduledPurchase): boxed, 8 bytes when absent.
         @Boxed var failure: SwedbankPayProblem? = nil
-        var cancelReason: String?
+        @Boxed var cancelReason: String? = nil
         var failedAttempts: [FailedAttempt] = []
-        var history: [HistoryEntry] = []
+        private(set) var history: [HistoryEntry] = []
         var transactions: [Transaction] = []
         /// The tokens the paid attempt generated (`paid.tokens`).
         var generatedTokens: [StoredToken] = []
@@ -131,6 +148,13 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         }
 
         var resourceID: String { "/psp/paymentorders/\(id)" }
+
+        /// Appends to ``history`` with its buffer exactly as long as the list: it grows by one to three entries a step
+        /// and is kept for the order's life, where doubling would leave up to half of it empty.
+        func addHistory(_ entry: HistoryEntry) {
+            history.reserveCapacity(history.count + 1)
+            history.append(entry)
+        }
 
         /// A = the paid amount; C, X, R as captured, cancelled and reversed (inferred bookkeeping).
         var remainingCaptureAmount: Int {
@@ -176,7 +200,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         let order = Order(id: orderID, token: token, version: version, scenario: scenario, created: now, request: request,
                           initiatingSystemUserAgent: initiatingSystemUserAgent,
                           availableInstruments: Self.availableInstruments(configuration.instruments, request))
-        order.history.append(HistoryEntry(created: now, name: "PaymentCreated", initiatedBy: "Merchant"))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentCreated", initiatedBy: "Merchant"))
         let dropped = sweepOccasionally(namespace, now: now)
         orders[orderID] = order
         return dropped
@@ -213,9 +237,9 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
                               paymentID: ids.uuid(), started: now)
         // A new attempt replaces one still open (inferred: the payer chose again).
         order.currentAttempt = attempt
-        order.history.append(HistoryEntry(created: now, name: "PaymentInstrumentSelected", instrument: instrument, initiatedBy: "Consumer"))
-        order.history.append(HistoryEntry(created: now, name: "PaymentAttemptStarted", instrument: instrument, number: attempt.id.number,
-                                          prefill: prefill, initiatedBy: "Consumer"))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentInstrumentSelected", instrument: instrument, initiatedBy: "Consumer"))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentAttemptStarted", instrument: instrument, number: attempt.id.number,
+                                      prefill: prefill, initiatedBy: "Consumer"))
         return attempt.id
     }
 
@@ -233,8 +257,8 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         order.payment = Payment(attempt: attempt, transactionType: transactionType, amount: order.request.amount, detailsJSON: CompactJSON(JSONNode(details)), created: now,
                                 transactionID: transactionID, transactionNumber: transactionNumber)
         generateTokens(order, namespace, instrument: attempt.instrument, details: details)
-        order.history.append(HistoryEntry(created: now, name: "PaymentPaid", instrument: attempt.instrument, number: attempt.id.number,
-                                          initiatedBy: "Consumer"))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentPaid", instrument: attempt.instrument, number: attempt.id.number,
+                                      initiatedBy: "Consumer"))
         if transactionType == .sale {
             // Swish and Trustly are captured at once (swedbankpay-api.md §1.3): C = A, a Sale transaction (inferred).
             order.capturedAmount = order.request.amount
@@ -288,16 +312,16 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         order.usedToken = token
         let attempt = Attempt(id: SwedbankPayAttemptID(number: nextNumber(namespace)), instrument: token.instrument, prefill: false,
                               paymentID: ids.uuid(), started: now)
-        order.history.append(HistoryEntry(created: now, name: "PaymentAttemptStarted", instrument: token.instrument, number: attempt.id.number,
-                                          prefill: false, initiatedBy: "Merchant"))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentAttemptStarted", instrument: token.instrument, number: attempt.id.number,
+                                      prefill: false, initiatedBy: "Merchant"))
         if let declined {
             order.failedAttempts.append(FailedAttempt(created: now, instrument: token.instrument, number: attempt.id.number, status: .failed,
                                                       problem: declined))
-            order.history.append(HistoryEntry(created: now, name: "PaymentAttemptFailed", instrument: token.instrument,
-                                              number: attempt.id.number, initiatedBy: "Merchant"))
+            order.addHistory(HistoryEntry(created: now, name: "PaymentAttemptFailed", instrument: token.instrument,
+                                          number: attempt.id.number, initiatedBy: "Merchant"))
             order.status = .failed
             order.failure = declined
-            order.history.append(HistoryEntry(created: now, name: "PaymentFailed", initiatedBy: "System"))
+            order.addHistory(HistoryEntry(created: now, name: "PaymentFailed", initiatedBy: "System"))
             return
         }
         order.status = .paid
@@ -305,8 +329,8 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
                                        ("expiryDate", .string(token.expiryDate)), ("transactionInitiator", .string("MERCHANT"))])
         order.payment = Payment(attempt: attempt, transactionType: .authorization, amount: order.request.amount, detailsJSON: CompactJSON(JSONNode(details)), created: now,
                                 transactionID: ids.uuid(), transactionNumber: nextNumber(namespace))
-        order.history.append(HistoryEntry(created: now, name: "PaymentPaid", instrument: token.instrument, number: attempt.id.number,
-                                          initiatedBy: "Merchant"))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentPaid", instrument: token.instrument, number: attempt.id.number,
+                                      initiatedBy: "Merchant"))
     }
 
     mutating func endAttempt(_ order: Order, _ attemptID: SwedbankPayAttemptID, status: SwedbankPayFailedAttemptStatus,
@@ -325,8 +349,8 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         order.swishPending = false
         order.failedAttempts.append(FailedAttempt(created: now, instrument: attempt.instrument, number: attempt.id.number, status: status,
                                                   problem: problem))
-        order.history.append(HistoryEntry(created: now, name: status == .aborted ? "PaymentAttemptAborted" : "PaymentAttemptFailed",
-                                          instrument: attempt.instrument, number: attempt.id.number, initiatedBy: initiatedBy))
+        order.addHistory(HistoryEntry(created: now, name: status == .aborted ? "PaymentAttemptAborted" : "PaymentAttemptFailed",
+                                      instrument: attempt.instrument, number: attempt.id.number, initiatedBy: initiatedBy))
         // The failed Sale or Authorization is not kept: its id and number only name it in a v3.0 callback.
         return callback(order, namespace, attempt: attempt, segment: attempt.instrument == "Swish" ? "sales" : "authorizations",
                         transaction: (ids.uuid(), nextNumber(namespace)), postPurchase: false,
@@ -343,7 +367,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
                                       initiatedBy: initiatedBy)
         order.status = .aborted
         order.abortReason = reason
-        order.history.append(HistoryEntry(created: now, name: "PaymentAborted", initiatedBy: initiatedBy))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentAborted", initiatedBy: initiatedBy))
         return initiatedBy == "Merchant" ? nil : event
     }
 
@@ -354,7 +378,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         let event = endCurrentAttempt(order, status: .failed, problem: problem, now: now, namespace: namespace, initiatedBy: "System")
         order.status = .failed
         order.failure = problem
-        order.history.append(HistoryEntry(created: now, name: "PaymentFailed", initiatedBy: "System"))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentFailed", initiatedBy: "System"))
         return ((), event)
     }
 
@@ -440,8 +464,8 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
                                       vatAmount: vatAmount, description: request.description, payeeReference: request.payeeReference,
                                       receiptReference: request.receiptReference, created: now)
         order.transactions.append(transaction)
-        order.history.append(HistoryEntry(created: now, name: historyName, instrument: payment.attempt.instrument,
-                                          number: transaction.number, initiatedBy: "Merchant"))
+        order.addHistory(HistoryEntry(created: now, name: historyName, instrument: payment.attempt.instrument,
+                                      number: transaction.number, initiatedBy: "Merchant"))
         let event = callback(order, namespace, attempt: payment.attempt, segment: kind.collection, transaction: (transaction.id, transaction.number),
                              postPurchase: true, reason: "\(kind.rawValue) \(transaction.number)")
         return (transaction, event)

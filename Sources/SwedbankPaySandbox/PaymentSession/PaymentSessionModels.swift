@@ -138,14 +138,15 @@ struct PaymentSessionRecord: Sendable {
     var prepared = false
     /// History `PaymentLoaded` is written once, by prepare-payment or the first page load (inferred).
     var paymentLoaded = false
+    // The flags side by side (one word for the four), the seldom-set instrument mode boxed.
+    var hideStoredPaymentOptions = false
+    var showConsentAffirmation = false
     /// From prepare-payment (`"ApplePay;ClickToPay"`); wallets are offered only when named (swedbankpay-api.md §3.8 sample 2, inferred).
     var deviceAcceptedWallets: Set<String> = []
     /// customize-payment's `paymentMethod` (swedbankpay-api.md §3.4).
-    var instrumentMode: String?
+    @Boxed var instrumentMode: String? = nil
     /// customize-payment's `restrictToPaymentMethods` (swedbankpay-api.md §3.4).
     var restriction: [String]?
-    var hideStoredPaymentOptions = false
-    var showConsentAffirmation = false
     var phase = SessionPhase.idle
     /// The failed attempt not yet acknowledged; once acknowledged it never reappears (swedbankpay-api.md §3.5).
     @Boxed var problem: SessionAttemptProblem? = nil
