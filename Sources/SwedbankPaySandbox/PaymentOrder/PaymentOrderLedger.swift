@@ -33,28 +33,40 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         var deleted = false
     }
 
-    /// One `historyList` entry (swedbankpay-api.md §1.4), 56 bytes: the names are the code's literals (no heap of
-    /// their own) and `initiatedBy` is one of three.
+    /// One `historyList` entry (swedbankpay-api.md §1.4), 40 bytes: its name is one of the fifteen the ledger writes and
+    /// `initiatedBy` one of three, each kept in a byte.
     struct HistoryEntry: Sendable {
+        enum Name: String, Sendable, CaseIterable {
+            case paymentCreated = "PaymentCreated", paymentLoaded = "PaymentLoaded"
+            case paymentInstrumentSelected = "PaymentInstrumentSelected", paymentAttemptStarted = "PaymentAttemptStarted"
+            case paymentAttemptFailed = "PaymentAttemptFailed", paymentAttemptAborted = "PaymentAttemptAborted"
+            case paymentPaid = "PaymentPaid", paymentFailed = "PaymentFailed", paymentAborted = "PaymentAborted"
+            case paymentCaptured = "PaymentCaptured", paymentPartialCaptured = "PaymentPartialCaptured"
+            case paymentCancelled = "PaymentCancelled", paymentPartialCancelled = "PaymentPartialCancelled"
+            case paymentReversed = "PaymentReversed", paymentPartialReversed = "PaymentPartialReversed"
+        }
+
         enum Initiator: String, Sendable {
             case merchant = "Merchant", consumer = "Consumer", system = "System"
         }
 
         var created: Date
-        var name: String
         var instrument: String?
         var number: Int?
         var prefill: Bool?
+        var event: Name
         var initiator: Initiator
+        var name: String { event.rawValue }
         var initiatedBy: String { initiator.rawValue }
 
-        /// `initiatedBy` is `Merchant`, `Consumer` or `System` (every caller passes one of these).
+        /// `name` is one of ``Name``'s and `initiatedBy` `Merchant`, `Consumer` or `System`: every caller passes one of these.
         init(created: Date, name: String, instrument: String? = nil, number: Int? = nil, prefill: Bool? = nil, initiatedBy: String) {
+            guard let event = Name(rawValue: name) else { preconditionFailure("history entry \(name) is not one the ledger writes") }
             self.created = created
-            self.name = name
             self.instrument = instrument
             self.number = number
             self.prefill = prefill
+            self.event = event
             initiator = Initiator(rawValue: initiatedBy) ?? .system
         }
     }
@@ -62,10 +74,19 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
     struct Attempt: Sendable {
         var id: SwedbankPayAttemptID
         var instrument: String
-        var prefill: Bool
         /// The `/psp/<instrument>/payments/<paymentID>` of the v3.0 callback (inferred: one per attempt).
         var paymentID: String
         var started: Date
+        /// Last: packed after the date instead of padded to 8 bytes between the strings.
+        var prefill: Bool
+
+        init(id: SwedbankPayAttemptID, instrument: String, prefill: Bool, paymentID: String, started: Date) {
+            self.id = id
+            self.instrument = instrument
+            self.paymentID = paymentID
+            self.started = started
+            self.prefill = prefill
+        }
     }
 
     struct FailedAttempt: Sendable {
@@ -106,16 +127,17 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
     final class Order {
         let id: String
         let token: String
-        let version: SwedbankPayAPIVersion
         let scenario: String?
         let created: Date
         var updated: Date
         var request: SwedbankPayCreateOrderRequest
         let initiatingSystemUserAgent: String
         let availableInstruments: [String]
+        // The one-byte members side by side (no padding between them).
+        let version: SwedbankPayAPIVersion
         var status = SwedbankPayOrderStatus.initialized
-        var integration = "HostedView"
         var swishPending = false
+        var integration = "HostedView"
         /// Open only between a payer's steps: boxed, 8 bytes the rest of the order's life.
         @Boxed var currentAttempt: Attempt? = nil
         var payment: Payment?
