@@ -16,6 +16,11 @@
 #                      a socket and stopped, for comparison). Alone: scripts/bench.sh --inprocess-only
 #   max objects        scripts/bench/maxobjects.sh: RSS sampled along 1M Klarna flows under --max-objects 100000
 #                      (its MO_* settings are described there). Alone: scripts/bench.sh --max-objects-only
+#   memory per flow    scripts/bench/inprocess's memory-per-flow: in one process, in-process (no socket), MEM_FLOWS
+#                      full Klarna flows (session, authorize, order, Order Management read and capture) and MEM_FLOWS
+#                      Swedbank Pay orders (create, paid by card on the checkout page, captured), after MEM_WARMUP
+#                      unmeasured ones; heap bytes in use (glibc mallinfo2) before and after, divided by MEM_FLOWS:
+#                      "KiB per Klarna flow", "KiB per paid Swedbank Pay order". Alone: scripts/bench.sh --memory-only
 #
 # nginx serves a canned JSON body of exactly the sandbox health body's length, so
 # both servers move the same number of body bytes per request.
@@ -36,6 +41,7 @@
 #   KP_RSS_SECONDS=60        ... or as many as fit in this many seconds
 #   KP_SWEEP_FLOWS=2048  flows after the clock jump (the store sweeps every 1024 session creations)
 #   INPROC_RUNS=500      in-process start + stop samples (a fifth as many with a socket)
+#   MEM_FLOWS=20000      flows per provider measured by memory-per-flow (MEM_WARMUP=2000 before them, not counted)
 #
 # Installs wrk, nginx-light and python3 with apt-get when missing (Debian).
 set -euo pipefail
@@ -53,6 +59,8 @@ KP_RSS_REQUESTS=${KP_RSS_REQUESTS:-1000000}
 KP_RSS_SECONDS=${KP_RSS_SECONDS:-60}
 KP_SWEEP_FLOWS=${KP_SWEEP_FLOWS:-2048}
 INPROC_RUNS=${INPROC_RUNS:-500}
+MEM_FLOWS=${MEM_FLOWS:-20000}
+MEM_WARMUP=${MEM_WARMUP:-2000}
 WRK_THREADS=2
 WRK_CONNS=32
 HEALTH_PATH=/__sandbox/health
@@ -84,6 +92,27 @@ inprocess_bench() {
 }
 if [[ ${1:-} == --inprocess-only ]]; then
     inprocess_bench
+    exit 0
+fi
+
+# ---------------------------------------------------------------- memory per flow
+# What one finished purchase keeps, per provider, measured in one process by scripts/bench/inprocess's memory-per-flow
+# (see its source for how); sets MEM_klarna_kib_per_flow, MEM_swedbankpay_kib_per_order and the RSS figures.
+memory_per_flow_bench() {
+    log "swift build -c release --package-path scripts/bench/inprocess --product memory-per-flow"
+    swift build -c release --package-path "$ROOT/scripts/bench/inprocess" --product memory-per-flow 2>&1 | tail -n 3 \
+        || die "scripts/bench/inprocess build failed"
+    local out pair
+    out=$("$ROOT/scripts/bench/inprocess/.build/release/memory-per-flow" --flows "$MEM_FLOWS" --warmup "$MEM_WARMUP") \
+        || die "memory-per-flow failed"
+    for pair in $(head -n 1 <<<"$out"); do printf -v "MEM_${pair%%=*}" '%s' "${pair#*=}"; done
+    echo "KiB per Klarna flow: $MEM_klarna_kib_per_flow (session, authorize, order, Order Management read and capture)"
+    echo "KiB per paid Swedbank Pay order: $MEM_swedbankpay_kib_per_order (create, card on the checkout page, capture)"
+    echo "memory per flow: heap growth (mallinfo2) over $MEM_flows flows each, in process; RSS growth" \
+        "$MEM_klarna_rss_kib_per_flow / $MEM_swedbankpay_rss_kib_per_order KiB; per step: $(tail -n 1 <<<"$out")"
+}
+if [[ ${1:-} == --memory-only ]]; then
+    memory_per_flow_bench
     exit 0
 fi
 
@@ -540,6 +569,7 @@ stop_pid "$SANDBOX_PID" sandbox
 
 inprocess_bench
 max_objects_bench
+memory_per_flow_bench
 
 # ---------------------------------------------------------------- summary
 MISSES=0
@@ -560,6 +590,8 @@ judge kpratio "$KPT_requests_per_s/$NG_RPS_MED >= 0.25"
 judge kpsweep "$KP_RSS_SWEEP < $KP_RSS_PILE"
 judge inproc "$INPROC_inprocess_median_us < 1000"
 judge moflat "$MO_RSS_END < $MO_RSS_MID * 1.10 and $MO_ERRORS == 0"
+judge memklarna "$MEM_klarna_kib_per_flow <= 3"
+judge memspay "$MEM_swedbankpay_kib_per_order <= 3"
 row() { printf '%-34s %11s %11s %8s  %-16s %s\n' "$@"; }
 
 echo
@@ -584,6 +616,8 @@ row "RSS after expiry sweep MiB" "$KP_RSS_SWEEP" "-" "-" "< after sessions" "$RE
 row "in-process start+stop us (median)" "$INPROC_inprocess_median_us" "-" "-" "< 1000 us" "$RESULT_inproc"
 row "socket start+stop us (median)" "$INPROC_socket_median_us" "-" "-" "(for comparison)" "info"
 row "RSS after $((MO_DONE / 1000))k KP flows, cap MiB" "$MO_RSS_END" "-" "-" "< middle + 10 %" "$RESULT_moflat"
+row "KiB per Klarna flow (heap)" "$MEM_klarna_kib_per_flow" "-" "-" "<= 3 KiB" "$RESULT_memklarna"
+row "KiB per paid Swedbank Pay order" "$MEM_swedbankpay_kib_per_order" "-" "-" "<= 3 KiB" "$RESULT_memspay"
 echo "(nginx RSS = master + workers; nginx 'after' = after its $((NG_REQS / 1000))k benchmark requests;" \
     "sandbox peak VmHWM $SB_HWM MiB; first sandbox instance idle $SB_RSS_START MiB)"
 echo "per round: sandbox $(py range "${SB_RPS[@]}") req/s, p99 $(py range "${SB_P99[@]}") ms;" \

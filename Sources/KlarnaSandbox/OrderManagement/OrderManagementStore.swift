@@ -46,12 +46,19 @@ package struct KlarnaDueDateOption: Equatable, Sendable {
 }
 
 /// The writes of Order Management, as idempotency keys are scoped (one key per order and operation).
-enum OrderManagementWrite: String, Sendable {
+enum OrderManagementWrite: String, Sendable, Codable {
     case capture, refund, cancel, acknowledge, release, extend
     case updateAuthorization = "update-authorization", merchantReferences = "merchant-references"
     case customerDetails = "customer-details", captureShippingInfo = "capture-shipping-info"
     case captureCustomerDetails = "capture-customer-details", triggerSendOut = "trigger-send-out"
     case extendDueDate = "extend-due-date", orderShippingInfo = "shipping-info"
+}
+
+/// The first answer to one Klarna-Idempotency-Key of one write on an order (§5).
+struct IdempotentAnswer: Sendable, Codable {
+    var operation: OrderManagementWrite
+    var key: String
+    var response: HTTPResponse
 }
 
 /// Order Management's ledger of one namespace: its orders and the rules that change them. A plain value that
@@ -67,8 +74,9 @@ struct OrderManagementLedger: NamespaceStateValue {
     /// ``KlarnaOrderManagementOrder``), as KP's sessions.
     final class Order {
         let id: String
-        /// As placed, then changed by updates: order lines, merchant references, addresses.
-        var placed: KlarnaCreateOrderRequest
+        /// As placed, then changed by updates: order lines, merchant references, addresses. Shared with the
+        /// Klarna Payments order it was placed as, until an update changes it.
+        @Shared var placed: KlarnaCreateOrderRequest
         let fraudStatus: String
         let klarnaReference: String
         let createdAt: Date
@@ -93,18 +101,19 @@ struct OrderManagementLedger: NamespaceStateValue {
         var shippingInfo: [KlarnaShippingInfo] = []
         /// The days a capture's due date was extended by (PATCH …/extend-due-date); once per capture (inferred).
         var dueDateExtensions: [String: Int] = [:]
-        /// The first answer per `operation key`: Klarna-Idempotency-Key (§5).
-        var answers: [String: HTTPResponse] = [:]
+        /// The first answer per operation and Klarna-Idempotency-Key (§5): a list, as an order sees a few writes.
+        var answers: [IdempotentAnswer] = []
 
-        init(id: String, placed: KlarnaCreateOrderRequest, fraudStatus: String, createdAt: Date, expiresAt: Date, scenario: String?) {
+        init(id: String, placed: Shared<KlarnaCreateOrderRequest>, fraudStatus: String, createdAt: Date, expiresAt: Date,
+             scenario: String?) {
             self.id = id
-            self.placed = placed
+            _placed = placed
             self.fraudStatus = fraudStatus
             self.klarnaReference = Self.shortReference(id)
             self.createdAt = createdAt
             self.expiresAt = expiresAt
             self.scenario = scenario
-            originalOrderAmount = placed.orderAmount ?? 0
+            originalOrderAmount = placed.wrappedValue.orderAmount ?? 0
             orderAmount = originalOrderAmount
         }
 
@@ -153,7 +162,7 @@ struct OrderManagementLedger: NamespaceStateValue {
 
     // MARK: Placing (KP create-order, HPP)
 
-    mutating func place(_ namespace: Namespace, orderID: String, request: KlarnaCreateOrderRequest, fraudStatus: String,
+    mutating func place(_ namespace: Namespace, orderID: String, request: Shared<KlarnaCreateOrderRequest>, fraudStatus: String,
                         scenario: String?, captured: Bool) {
         let now = registry.now(namespace)
         let order = Order(id: orderID, placed: request, fraudStatus: fraudStatus, createdAt: now,
@@ -220,11 +229,13 @@ struct OrderManagementLedger: NamespaceStateValue {
                         request: HTTPRequest, unknownOrder: (String) -> KlarnaError = KlarnaError.noSuchOrder,
                         _ change: (Order, Date) throws(KlarnaError) -> HTTPResponse) -> HTTPResponse {
         guard let order = orders[orderID] else { return unknownOrder(orderID).response(for: request, ids: ids) }
-        let slot = idempotencyKey.map { "\(operation.rawValue) \($0)" }
-        if let slot, let first = order.answers[slot] { return first }
+        if let idempotencyKey,
+           let first = order.answers.first(where: { $0.operation == operation && $0.key == idempotencyKey }) {
+            return first.response
+        }
         let response: HTTPResponse
         do { response = try change(order, registry.now(namespace)) } catch { response = error.response(for: request, ids: ids) }
-        if let slot { order.answers[slot] = response }
+        if let idempotencyKey { order.answers.append(IdempotentAnswer(operation: operation, key: idempotencyKey, response: response)) }
         return response
     }
 
@@ -514,6 +525,13 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
     /// An order placed through KP create-order or an HPP session: AUTHORIZED, or CAPTURED in full when
     /// `captured` (KP `auto_capture`, HPP `CAPTURE_ORDER`). `scenario` is the KP session's sticky scenario.
     func place(_ namespace: Namespace, orderID: String, request: KlarnaCreateOrderRequest, fraudStatus: String,
+               scenario: String?, captured: Bool) {
+        place(namespace, orderID: orderID, request: Shared(wrappedValue: request), fraudStatus: fraudStatus, scenario: scenario,
+              captured: captured)
+    }
+
+    /// ``place(_:orderID:request:fraudStatus:scenario:captured:)`` with the request the Klarna Payments order keeps (one copy for both).
+    func place(_ namespace: Namespace, orderID: String, request: Shared<KlarnaCreateOrderRequest>, fraudStatus: String,
                scenario: String?, captured: Bool) {
         ledgers.withState(namespace) {
             $0.place(namespace, orderID: orderID, request: request, fraudStatus: fraudStatus, scenario: scenario, captured: captured)

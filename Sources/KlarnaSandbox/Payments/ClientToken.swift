@@ -5,14 +5,30 @@ import Foundation
 /// (klarna-api.md §2.1). Real ones are RS256-signed by Klarna; nothing outside Klarna verifies them, so this
 /// one says `"alg":"RS256"` for shape but its signature is not a real signature: it is never checked.
 enum ClientToken {
+    /// What a token says besides the session id: from the fields the session was created with. A session keeps these
+    /// (a few short strings) and makes its token when it is read, instead of keeping the token's few hundred bytes.
+    struct Claims: Equatable, Sendable, Codable {
+        var purchaseCountry, design, locale: String?
+
+        init(_ fields: KlarnaSessionFields) {
+            purchaseCountry = fields.purchaseCountry
+            design = fields.design
+            locale = fields.locale
+        }
+    }
+
     static func make(sessionID: String, fields: KlarnaSessionFields) -> String {
-        let country = (fields.purchaseCountry ?? "").uppercased()
+        make(sessionID: sessionID, claims: Claims(fields))
+    }
+
+    static func make(sessionID: String, claims: Claims) -> String {
+        let country = (claims.purchaseCountry ?? "").uppercased()
         let region = ["US", "CA", "MX"].contains(country) ? "na" : ["AU", "NZ"].contains(country) ? "oc" : "eu"
         let payload = JSONText.object([
             ("session_id", .string(sessionID)),
             ("base_url", .string("https://js.playground.klarna.com/\(region)/kp")),
-            ("design", .string(fields.design ?? "klarna")),
-            ("language", .string(String((fields.locale ?? "en-US").prefix(2)).lowercased())),
+            ("design", .string(claims.design ?? "klarna")),
+            ("language", .string(String((claims.locale ?? "en-US").prefix(2)).lowercased())),
             ("purchase_country", .string(country)),
             ("environment", .string("playground")),
             ("merchant_name", .string("payment-sandbox")),

@@ -4,11 +4,54 @@ import Foundation
 // Klarna Payments request and response bodies (klarna-api.md §2; schemas of payments-v1.openapi.json).
 // Swift names are the wire names in camelCase; PaymentsJSON.swift reads and writes them as snake_case.
 // Every field is optional here so that a missing required field is reported by the validator with
-// Klarna's own message (`Bad value: <path>`) instead of a generic decoding error.
+// Klarna's own message (`Bad value: <path>`) instead of a generic decoding error. The groups of fields a request
+// usually leaves out (customer, merchant URLs, ...) are `@Boxed`: absent they take 8 bytes, present one box that
+// every copy shares (SandboxScenarios/SharedStorage.swift); an address keeps only its fields that are set.
 
+/// An address keeps only the fields that are set (most requests send a few of the 13), in ``Field`` order, so that
+/// equal addresses are equal values: 8 bytes inline and one short list, shared by every copy.
 package struct KlarnaAddress: Equatable, Sendable {
-    package var attention, city, country, email, familyName, givenName, organizationName, phone, postalCode, region,
-        streetAddress, streetAddress2, title: String?
+    package enum Field: UInt8, Sendable, Codable {
+        case attention, city, country, email, familyName, givenName, organizationName, phone, postalCode, region, streetAddress, streetAddress2, title
+    }
+
+    package struct Value: Equatable, Sendable, Codable {
+        package var field: Field
+        package var text: String
+    }
+
+    /// The fields that are set, ordered by ``Field``.
+    private(set) var values: [Value] = []
+
+    package init() {}
+
+    package subscript(field: Field) -> String? {
+        get { values.first { $0.field == field }?.text }
+        set {
+            let index = values.firstIndex { $0.field.rawValue >= field.rawValue } ?? values.endIndex
+            let present = index < values.endIndex && values[index].field == field
+            switch (newValue, present) {
+            case (let text?, true): values[index].text = text
+            case (let text?, false): values.insert(Value(field: field, text: text), at: index)
+            case (nil, true): values.remove(at: index)
+            case (nil, false): break
+            }
+        }
+    }
+
+    package var attention: String? { get { self[.attention] } set { self[.attention] = newValue } }
+    package var city: String? { get { self[.city] } set { self[.city] = newValue } }
+    package var country: String? { get { self[.country] } set { self[.country] = newValue } }
+    package var email: String? { get { self[.email] } set { self[.email] = newValue } }
+    package var familyName: String? { get { self[.familyName] } set { self[.familyName] = newValue } }
+    package var givenName: String? { get { self[.givenName] } set { self[.givenName] = newValue } }
+    package var organizationName: String? { get { self[.organizationName] } set { self[.organizationName] = newValue } }
+    package var phone: String? { get { self[.phone] } set { self[.phone] = newValue } }
+    package var postalCode: String? { get { self[.postalCode] } set { self[.postalCode] = newValue } }
+    package var region: String? { get { self[.region] } set { self[.region] = newValue } }
+    package var streetAddress: String? { get { self[.streetAddress] } set { self[.streetAddress] = newValue } }
+    package var streetAddress2: String? { get { self[.streetAddress2] } set { self[.streetAddress2] = newValue } }
+    package var title: String? { get { self[.title] } set { self[.title] = newValue } }
 }
 
 package struct KlarnaCustomer: Equatable, Sendable {
@@ -48,11 +91,37 @@ package struct KlarnaSubscription: Equatable, Sendable {
 package struct KlarnaOrderLine: Equatable, Sendable {
     package var type, reference, name: String?
     package var quantity: Int?
-    package var quantityUnit: String?
     package var unitPrice, taxRate, totalAmount, totalDiscountAmount, totalTaxAmount: Int?
-    package var merchantData, productUrl, imageUrl: String?
-    package var productIdentifiers: KlarnaProductIdentifiers?
-    package var subscription: KlarnaSubscription?
+    /// The members a line seldom has, in one box (8 bytes when it has none of them).
+    @Boxed private var extras: Extras? = nil
+
+    struct Extras: Equatable, Sendable, Codable {
+        var quantityUnit, merchantData, productUrl, imageUrl: String?
+        var productIdentifiers: KlarnaProductIdentifiers?
+        var subscription: KlarnaSubscription?
+    }
+
+    private subscript<Value>(extra member: WritableKeyPath<Extras, Value?>) -> Value? {
+        get { extras?[keyPath: member] }
+        set {
+            var changed = extras ?? Extras()
+            changed[keyPath: member] = newValue
+            extras = changed == Extras() ? nil : changed
+        }
+    }
+
+    package var quantityUnit: String? { get { self[extra: \.quantityUnit] } set { self[extra: \.quantityUnit] = newValue } }
+    package var merchantData: String? { get { self[extra: \.merchantData] } set { self[extra: \.merchantData] = newValue } }
+    package var productUrl: String? { get { self[extra: \.productUrl] } set { self[extra: \.productUrl] = newValue } }
+    package var imageUrl: String? { get { self[extra: \.imageUrl] } set { self[extra: \.imageUrl] = newValue } }
+    package var productIdentifiers: KlarnaProductIdentifiers? {
+        get { self[extra: \.productIdentifiers] }
+        set { self[extra: \.productIdentifiers] = newValue }
+    }
+    package var subscription: KlarnaSubscription? {
+        get { self[extra: \.subscription] }
+        set { self[extra: \.subscription] = newValue }
+    }
 }
 
 /// The fields of `session_create` / `session` (create and update), also the base of `session_read`.
@@ -61,11 +130,11 @@ package struct KlarnaSessionFields: Equatable, Sendable {
     package var orderAmount, orderTaxAmount: Int?
     package var orderLines: [KlarnaOrderLine]?
     package var billingAddress, shippingAddress: KlarnaAddress?
-    package var customer: KlarnaCustomer?
-    package var merchantUrls: KlarnaMerchantURLs?
+    @Boxed package var customer: KlarnaCustomer? = nil
+    @Boxed package var merchantUrls: KlarnaMerchantURLs? = nil
     package var merchantReference1, merchantReference2, merchantData: String?
-    package var attachment: KlarnaAttachment?
-    package var options: KlarnaOptions?
+    @Boxed package var attachment: KlarnaAttachment? = nil
+    @Boxed package var options: KlarnaOptions? = nil
     package var acquiringChannel, intent: String?
     package var customPaymentMethodIds: [String]?
     package var design: String?
@@ -103,8 +172,8 @@ package struct KlarnaCreateOrderRequest: Equatable, Sendable {
     package var orderAmount, orderTaxAmount: Int?
     package var orderLines: [KlarnaOrderLine]?
     package var billingAddress, shippingAddress: KlarnaAddress?
-    package var customer: KlarnaCustomer?
-    package var merchantUrls: KlarnaMerchantURLs?
+    @Boxed package var customer: KlarnaCustomer? = nil
+    @Boxed package var merchantUrls: KlarnaMerchantURLs? = nil
     package var merchantReference1, merchantReference2, merchantData: String?
     package var customPaymentMethodIds: [String]?
     package var autoCapture: Bool?
@@ -127,6 +196,20 @@ package struct KlarnaCreateOrderRequest: Equatable, Sendable {
         fields.merchantData = merchantData
         fields.customPaymentMethodIds = customPaymentMethodIds
         return fields
+    }
+}
+
+extension KlarnaCreateOrderRequest {
+    /// This request with the order lines and groups it has in common with `fields` (the authorized snapshot) taken
+    /// from them, so that the order and the session hold one copy of equal values.
+    func sharing(_ fields: KlarnaSessionFields) -> KlarnaCreateOrderRequest {
+        var shared = self
+        if orderLines == fields.orderLines { shared.orderLines = fields.orderLines }
+        if billingAddress == fields.billingAddress { shared.billingAddress = fields.billingAddress }
+        if shippingAddress == fields.shippingAddress { shared.shippingAddress = fields.shippingAddress }
+        if $customer == fields.$customer { shared.$customer = fields.$customer }
+        if $merchantUrls == fields.$merchantUrls { shared.$merchantUrls = fields.$merchantUrls }
+        return shared
     }
 }
 

@@ -95,12 +95,15 @@ struct PaymentsLedger: NamespaceStateValue {
     let retained: PaymentsRetainedKinds
 
     // Session and Authorization are classes so an operation changes them in place instead of copying
-    // every field (dozens of strings) out of the dictionary and back. They never leave the store's lock:
-    // what goes out are value copies (KlarnaSessionRead, snapshots).
+    // every field out of the dictionary and back. They never leave the store's lock: what goes out are value
+    // copies (KlarnaSessionRead, snapshots). What they hold is kept once: a session's fields and the snapshot of
+    // its authorization share one box, the order placed from it shares the snapshot's order lines and addresses
+    // when they are the same, and the ids are the instances the generator made.
     final class Session {
         let id: String
-        var fields: KlarnaSessionFields
-        var clientToken: String
+        @Shared var fields: KlarnaSessionFields
+        /// What the client token says besides the id, as the session was created (the token is made when read).
+        let clientTokenClaims: ClientToken.Claims
         var createdAt: Date
         var expiresAt: Date
         var orderID: String?
@@ -110,11 +113,12 @@ struct PaymentsLedger: NamespaceStateValue {
         /// authorize() answered finalize_required: finalize() completes it.
         var awaitingFinalize = false
         var status: String { orderID == nil ? "incomplete" : "complete" }
+        var clientToken: String { ClientToken.make(sessionID: id, claims: clientTokenClaims) }
 
-        init(id: String, fields: KlarnaSessionFields, clientToken: String, createdAt: Date, expiresAt: Date, scenario: String?) {
+        init(id: String, fields: KlarnaSessionFields, createdAt: Date, expiresAt: Date, scenario: String?) {
             self.id = id
             self.fields = fields
-            self.clientToken = clientToken
+            clientTokenClaims = ClientToken.Claims(fields)
             self.createdAt = createdAt
             self.expiresAt = expiresAt
             self.scenario = scenario
@@ -127,16 +131,16 @@ struct PaymentsLedger: NamespaceStateValue {
         let authorizedAt: Date
         /// The session as the customer authorized it (with what the app passed to authorize()), for
         /// the create-order comparison (§2.9 rule 8).
-        var snapshot: KlarnaSessionFields
+        @Shared var snapshot: KlarnaSessionFields
         var cancelled = false
+        /// Its order; the order keeps the request it was placed with (create_order's idempotency compares it).
         var orderID: String?
-        var orderRequest: KlarnaCreateOrderRequest?
 
-        init(token: String, sessionID: String, authorizedAt: Date, snapshot: KlarnaSessionFields) {
+        init(token: String, sessionID: String, authorizedAt: Date, snapshot: Shared<KlarnaSessionFields>) {
             self.token = token
             self.sessionID = sessionID
             self.authorizedAt = authorizedAt
-            self.snapshot = snapshot
+            _snapshot = snapshot
         }
     }
 
@@ -144,7 +148,8 @@ struct PaymentsLedger: NamespaceStateValue {
         var order: KlarnaOrder
         var sessionID: String
         var authorizationToken: String
-        var request: KlarnaCreateOrderRequest
+        /// Shared with the order in Order Management.
+        @Shared var request: KlarnaCreateOrderRequest
         var createdAt: Date
     }
 
@@ -166,8 +171,7 @@ struct PaymentsLedger: NamespaceStateValue {
     mutating func createSession(_ namespace: Namespace, _ fields: KlarnaSessionFields, scenario: String? = nil) -> KlarnaMerchantSession {
         let now = registry.now(namespace)
         let id = ids.uuid()
-        let session = Session(id: id, fields: fields, clientToken: ClientToken.make(sessionID: id, fields: fields),
-                              createdAt: now, expiresAt: now + configuration.sessionLifetime, scenario: scenario)
+        let session = Session(id: id, fields: fields, createdAt: now, expiresAt: now + configuration.sessionLifetime, scenario: scenario)
         sessions[id] = session
         retained.sessions.created(namespace, id)
         sweep.noteExpiry(session.expiresAt)
@@ -260,7 +264,7 @@ struct PaymentsLedger: NamespaceStateValue {
         session.awaitingFinalize = false
         session.authorizationTokens.append(token)
         let now = registry.now(namespace)
-        authorizations[token] = Authorization(token: token, sessionID: sessionID, authorizedAt: now, snapshot: snapshot)
+        authorizations[token] = Authorization(token: token, sessionID: session.id, authorizedAt: now, snapshot: session.$fields)
         retained.authorizations.created(namespace, token)
         sweep.noteExpiry(now + configuration.authorizationLifetime)
         return KlarnaSDKResult(approved: true, showForm: true, authorizationToken: token, finalizeRequired: false)
@@ -296,14 +300,15 @@ struct PaymentsLedger: NamespaceStateValue {
 
     /// The order, and whether this call placed it (false: the same body again for a token's order).
     mutating func createOrder(_ namespace: Namespace, token: String, _ request: KlarnaCreateOrderRequest, redirectBase: String?,
-                              outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> (order: KlarnaOrder, placed: Bool, scenario: String?) {
+                              outcome: ScenarioOutcome = .approve)
+    throws(KlarnaError) -> (order: KlarnaOrder, placed: Bool, scenario: String?, request: Shared<KlarnaCreateOrderRequest>) {
         if outcome.klarna == .expireToken { throw .invalidAuthorizationToken }
         let authorization = try liveAuthorization(namespace, token)
         if let orderID = authorization.orderID, let existing = orders[orderID] {
             // create_order is idempotent per token (krokedil/klarna-payments-for-woocommerce#31): the same
             // body answers the same order; another body is a 409 (§2.5, inferred).
-            guard authorization.orderRequest == request else { throw .differentRequestBody }
-            return (existing.order, false, nil)
+            guard existing.request == request else { throw .differentRequestBody }
+            return (existing.order, false, nil, existing.$request)
         }
         guard let session = sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
         guard session.orderID == nil else { throw .sessionCompleted }
@@ -334,13 +339,13 @@ struct PaymentsLedger: NamespaceStateValue {
         let order = KlarnaOrder(orderId: orderID, redirectUrl: redirect, fraudStatus: fraudStatus,
                                 authorizedPaymentMethod: KlarnaAuthorizedPaymentMethod(type: "invoice", numberOfDays: 30))
         authorization.orderID = orderID
-        authorization.orderRequest = request
         session.orderID = orderID
         let now = registry.now(namespace)
-        orders[orderID] = Order(order: order, sessionID: session.id, authorizationToken: token,
-                                                  request: request, createdAt: now)
+        let placed = Order(order: order, sessionID: session.id, authorizationToken: authorization.token,
+                           request: request.sharing(authorization.snapshot), createdAt: now)
+        orders[orderID] = placed
         retained.orders.created(namespace, orderID)
-        return (order, true, session.scenario)
+        return (order, true, session.scenario, placed.$request)
     }
 
     mutating func cancelAuthorization(_ namespace: Namespace, token: String, outcome: ScenarioOutcome = .approve) throws(KlarnaError) {
@@ -570,7 +575,7 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
         }
         if result.placed {
             // The same order in Order Management (klarna-api.md §5): captured at once with auto_capture (§2.5).
-            orders?.place(namespace, orderID: result.order.orderId, request: request, fraudStatus: result.order.fraudStatus,
+            orders?.place(namespace, orderID: result.order.orderId, request: result.request, fraudStatus: result.order.fraudStatus,
                           scenario: result.scenario, captured: request.autoCapture == true)
         }
         return result.order

@@ -35,22 +35,60 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         var deleted = false
     }
 
+    /// One `historyList` entry (swedbankpay-api.md §1.4), 40 bytes: its name is one of the fifteen the ledger writes and
+    /// `initiatedBy` one of three, each kept in a byte.
     struct HistoryEntry: Sendable {
+        enum Name: String, Sendable, CaseIterable, Codable {
+            case paymentCreated = "PaymentCreated", paymentLoaded = "PaymentLoaded"
+            case paymentInstrumentSelected = "PaymentInstrumentSelected", paymentAttemptStarted = "PaymentAttemptStarted"
+            case paymentAttemptFailed = "PaymentAttemptFailed", paymentAttemptAborted = "PaymentAttemptAborted"
+            case paymentPaid = "PaymentPaid", paymentFailed = "PaymentFailed", paymentAborted = "PaymentAborted"
+            case paymentCaptured = "PaymentCaptured", paymentPartialCaptured = "PaymentPartialCaptured"
+            case paymentCancelled = "PaymentCancelled", paymentPartialCancelled = "PaymentPartialCancelled"
+            case paymentReversed = "PaymentReversed", paymentPartialReversed = "PaymentPartialReversed"
+        }
+
+        enum Initiator: String, Sendable, Codable {
+            case merchant = "Merchant", consumer = "Consumer", system = "System"
+        }
+
         var created: Date
-        var name: String
-        var instrument: String? = nil
-        var number: Int? = nil
-        var prefill: Bool? = nil
-        var initiatedBy: String
+        var instrument: String?
+        var number: Int?
+        var prefill: Bool?
+        var event: Name
+        var initiator: Initiator
+        var name: String { event.rawValue }
+        var initiatedBy: String { initiator.rawValue }
+
+        /// `name` is one of ``Name``'s and `initiatedBy` `Merchant`, `Consumer` or `System`: every caller passes one of these.
+        init(created: Date, name: String, instrument: String? = nil, number: Int? = nil, prefill: Bool? = nil, initiatedBy: String) {
+            guard let event = Name(rawValue: name) else { preconditionFailure("history entry \(name) is not one the ledger writes") }
+            self.created = created
+            self.instrument = instrument
+            self.number = number
+            self.prefill = prefill
+            self.event = event
+            initiator = Initiator(rawValue: initiatedBy) ?? .system
+        }
     }
 
     struct Attempt: Sendable {
         var id: SwedbankPayAttemptID
         var instrument: String
-        var prefill: Bool
         /// The `/psp/<instrument>/payments/<paymentID>` of the v3.0 callback (inferred: one per attempt).
         var paymentID: String
         var started: Date
+        /// Last: packed after the date instead of padded to 8 bytes between the strings.
+        var prefill: Bool
+
+        init(id: SwedbankPayAttemptID, instrument: String, prefill: Bool, paymentID: String, started: Date) {
+            self.id = id
+            self.instrument = instrument
+            self.paymentID = paymentID
+            self.started = started
+            self.prefill = prefill
+        }
     }
 
     struct FailedAttempt: Sendable {
@@ -65,7 +103,9 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         var attempt: Attempt
         var transactionType: SwedbankPayTransactionType
         var amount: Int
-        var details: JSONText
+        /// `paid.details`, kept as compact JSON text (a few short strings).
+        var detailsJSON: CompactJSON
+        var details: JSONText { detailsJSON.node.jsonText }
         var created: Date
         /// The Authorization or Sale that paid: what a v3.0 callback's `transaction` names (§1.8).
         var transactionID: String
@@ -89,31 +129,34 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
     final class Order {
         let id: String
         let token: String
-        let version: SwedbankPayAPIVersion
         let scenario: String?
         let created: Date
         var updated: Date
         var request: SwedbankPayCreateOrderRequest
         let initiatingSystemUserAgent: String
         let availableInstruments: [String]
+        // The one-byte members side by side (no padding between them).
+        let version: SwedbankPayAPIVersion
         var status = SwedbankPayOrderStatus.initialized
-        var integration = "HostedView"
         var swishPending = false
-        var currentAttempt: Attempt?
+        var integration = "HostedView"
+        /// Open only between a payer's steps: boxed, 8 bytes the rest of the order's life.
+        @Boxed var currentAttempt: Attempt? = nil
         var payment: Payment?
         var capturedAmount = 0
         var cancelledAmount = 0
         var reversedAmount = 0
-        var abortReason: String?
-        var failure: SwedbankPayProblem?
-        var cancelReason: String?
+        @Boxed var abortReason: String? = nil
+        /// Rare (a failed Recur or UnscheduledPurchase): boxed, 8 bytes when absent.
+        @Boxed var failure: SwedbankPayProblem? = nil
+        @Boxed var cancelReason: String? = nil
         var failedAttempts: [FailedAttempt] = []
-        var history: [HistoryEntry] = []
+        private(set) var history: [HistoryEntry] = []
         var transactions: [Transaction] = []
         /// The tokens the paid attempt generated (`paid.tokens`).
         var generatedTokens: [StoredToken] = []
         /// The token a Recur, UnscheduledPurchase or one-click Purchase was paid with.
-        var usedToken: StoredToken?
+        @Boxed var usedToken: StoredToken? = nil
 
         init(id: String, token: String, version: SwedbankPayAPIVersion, scenario: String?, created: Date,
              request: SwedbankPayCreateOrderRequest, initiatingSystemUserAgent: String, availableInstruments: [String]) {
@@ -129,6 +172,13 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         }
 
         var resourceID: String { "/psp/paymentorders/\(id)" }
+
+        /// Appends to ``history`` with its buffer exactly as long as the list: it grows by one to three entries a step
+        /// and is kept for the order's life, where doubling would leave up to half of it empty.
+        func addHistory(_ entry: HistoryEntry) {
+            history.reserveCapacity(history.count + 1)
+            history.append(entry)
+        }
 
         /// A = the paid amount; C, X, R as captured, cancelled and reversed (inferred bookkeeping).
         var remainingCaptureAmount: Int {
@@ -161,7 +211,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
                 enablePaymentDetailsConsentCheckbox: request.enablePaymentDetailsConsentCheckbox, integration: integration,
                 scenario: scenario, currentAttempt: currentAttempt?.id, currentAttemptInstrument: currentAttempt?.instrument,
                 swishPending: swishPending, paidInstrument: payment?.attempt.instrument, paidTransactionType: payment?.transactionType,
-                request: request.json, created: created, updated: updated)
+                requestJSON: request.compactJSON, created: created, updated: updated)
         }
     }
 
@@ -174,7 +224,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         let order = Order(id: orderID, token: token, version: version, scenario: scenario, created: now, request: request,
                           initiatingSystemUserAgent: initiatingSystemUserAgent,
                           availableInstruments: Self.availableInstruments(configuration.instruments, request))
-        order.history.append(HistoryEntry(created: now, name: "PaymentCreated", initiatedBy: "Merchant"))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentCreated", initiatedBy: "Merchant"))
         let dropped = sweepOccasionally(namespace, now: now)
         orders[orderID] = order
         retained.orders.created(namespace, orderID)
@@ -183,12 +233,14 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
 
     /// The configured instruments ∩ `restrictedToInstruments`, Swish only for SEK (inferred). Verify, Recur and
     /// UnscheduledPurchase are card only (developer portal `_includes/payment-order-verify.md`: `["CreditCard"]`).
+    /// When that is all of them, the configured array itself (every such order shares it).
     static func availableInstruments(_ configured: [String], _ request: SwedbankPayCreateOrderRequest) -> [String] {
-        configured.filter { instrument in
+        let available = configured.filter { instrument in
             (request.orderOperation == .purchase || instrument == "CreditCard")
                 && (instrument != "Swish" || request.currency == "SEK")
                 && (request.restrictedToInstruments.map { $0.contains(instrument) } ?? true)
         }
+        return available.count == configured.count ? configured : available
     }
 
     func order(_ namespace: Namespace, _ orderID: String) throws(SwedbankPayProblem) -> Order {
@@ -210,9 +262,9 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
                               paymentID: ids.uuid(), started: now)
         // A new attempt replaces one still open (inferred: the payer chose again).
         order.currentAttempt = attempt
-        order.history.append(HistoryEntry(created: now, name: "PaymentInstrumentSelected", instrument: instrument, initiatedBy: "Consumer"))
-        order.history.append(HistoryEntry(created: now, name: "PaymentAttemptStarted", instrument: instrument, number: attempt.id.number,
-                                          prefill: prefill, initiatedBy: "Consumer"))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentInstrumentSelected", instrument: instrument, initiatedBy: "Consumer"))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentAttemptStarted", instrument: instrument, number: attempt.id.number,
+                                      prefill: prefill, initiatedBy: "Consumer"))
         return attempt.id
     }
 
@@ -227,11 +279,11 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         let transactionID = ids.uuid(), transactionNumber = nextNumber(namespace)
         // A Verify order's card is checked, not charged: nothing to capture (developer portal `_includes/payment-order-verify.md`).
         let transactionType = order.request.orderOperation == .verify ? .verification : transactionType
-        order.payment = Payment(attempt: attempt, transactionType: transactionType, amount: order.request.amount, details: details, created: now,
+        order.payment = Payment(attempt: attempt, transactionType: transactionType, amount: order.request.amount, detailsJSON: CompactJSON(JSONNode(details)), created: now,
                                 transactionID: transactionID, transactionNumber: transactionNumber)
         generateTokens(order, namespace, instrument: attempt.instrument, details: details)
-        order.history.append(HistoryEntry(created: now, name: "PaymentPaid", instrument: attempt.instrument, number: attempt.id.number,
-                                          initiatedBy: "Consumer"))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentPaid", instrument: attempt.instrument, number: attempt.id.number,
+                                      initiatedBy: "Consumer"))
         if transactionType == .sale {
             // Swish and Trustly are captured at once (swedbankpay-api.md §1.3): C = A, a Sale transaction (inferred).
             order.capturedAmount = order.request.amount
@@ -286,25 +338,25 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         order.usedToken = token
         let attempt = Attempt(id: SwedbankPayAttemptID(number: nextNumber(namespace)), instrument: token.instrument, prefill: false,
                               paymentID: ids.uuid(), started: now)
-        order.history.append(HistoryEntry(created: now, name: "PaymentAttemptStarted", instrument: token.instrument, number: attempt.id.number,
-                                          prefill: false, initiatedBy: "Merchant"))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentAttemptStarted", instrument: token.instrument, number: attempt.id.number,
+                                      prefill: false, initiatedBy: "Merchant"))
         if let declined {
             order.failedAttempts.append(FailedAttempt(created: now, instrument: token.instrument, number: attempt.id.number, status: .failed,
                                                       problem: declined))
-            order.history.append(HistoryEntry(created: now, name: "PaymentAttemptFailed", instrument: token.instrument,
-                                              number: attempt.id.number, initiatedBy: "Merchant"))
+            order.addHistory(HistoryEntry(created: now, name: "PaymentAttemptFailed", instrument: token.instrument,
+                                          number: attempt.id.number, initiatedBy: "Merchant"))
             order.status = .failed
             order.failure = declined
-            order.history.append(HistoryEntry(created: now, name: "PaymentFailed", initiatedBy: "System"))
+            order.addHistory(HistoryEntry(created: now, name: "PaymentFailed", initiatedBy: "System"))
             return
         }
         order.status = .paid
         let details = JSONText.object([("cardBrand", .string(token.cardBrand)), ("maskedPan", .string(token.name)),
                                        ("expiryDate", .string(token.expiryDate)), ("transactionInitiator", .string("MERCHANT"))])
-        order.payment = Payment(attempt: attempt, transactionType: .authorization, amount: order.request.amount, details: details, created: now,
+        order.payment = Payment(attempt: attempt, transactionType: .authorization, amount: order.request.amount, detailsJSON: CompactJSON(JSONNode(details)), created: now,
                                 transactionID: ids.uuid(), transactionNumber: nextNumber(namespace))
-        order.history.append(HistoryEntry(created: now, name: "PaymentPaid", instrument: token.instrument, number: attempt.id.number,
-                                          initiatedBy: "Merchant"))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentPaid", instrument: token.instrument, number: attempt.id.number,
+                                      initiatedBy: "Merchant"))
     }
 
     mutating func endAttempt(_ order: Order, _ attemptID: SwedbankPayAttemptID, status: SwedbankPayFailedAttemptStatus,
@@ -323,8 +375,8 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         order.swishPending = false
         order.failedAttempts.append(FailedAttempt(created: now, instrument: attempt.instrument, number: attempt.id.number, status: status,
                                                   problem: problem))
-        order.history.append(HistoryEntry(created: now, name: status == .aborted ? "PaymentAttemptAborted" : "PaymentAttemptFailed",
-                                          instrument: attempt.instrument, number: attempt.id.number, initiatedBy: initiatedBy))
+        order.addHistory(HistoryEntry(created: now, name: status == .aborted ? "PaymentAttemptAborted" : "PaymentAttemptFailed",
+                                      instrument: attempt.instrument, number: attempt.id.number, initiatedBy: initiatedBy))
         // The failed Sale or Authorization is not kept: its id and number only name it in a v3.0 callback.
         return callback(order, namespace, attempt: attempt, segment: attempt.instrument == "Swish" ? "sales" : "authorizations",
                         transaction: (ids.uuid(), nextNumber(namespace)), postPurchase: false,
@@ -341,7 +393,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
                                       initiatedBy: initiatedBy)
         order.status = .aborted
         order.abortReason = reason
-        order.history.append(HistoryEntry(created: now, name: "PaymentAborted", initiatedBy: initiatedBy))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentAborted", initiatedBy: initiatedBy))
         return initiatedBy == "Merchant" ? nil : event
     }
 
@@ -352,7 +404,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         let event = endCurrentAttempt(order, status: .failed, problem: problem, now: now, namespace: namespace, initiatedBy: "System")
         order.status = .failed
         order.failure = problem
-        order.history.append(HistoryEntry(created: now, name: "PaymentFailed", initiatedBy: "System"))
+        order.addHistory(HistoryEntry(created: now, name: "PaymentFailed", initiatedBy: "System"))
         return ((), event)
     }
 
@@ -438,8 +490,8 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
                                       vatAmount: vatAmount, description: request.description, payeeReference: request.payeeReference,
                                       receiptReference: request.receiptReference, created: now)
         order.transactions.append(transaction)
-        order.history.append(HistoryEntry(created: now, name: historyName, instrument: payment.attempt.instrument,
-                                          number: transaction.number, initiatedBy: "Merchant"))
+        order.addHistory(HistoryEntry(created: now, name: historyName, instrument: payment.attempt.instrument,
+                                      number: transaction.number, initiatedBy: "Merchant"))
         let event = callback(order, namespace, attempt: payment.attempt, segment: kind.collection, transaction: (transaction.id, transaction.number),
                              postPurchase: true, reason: "\(kind.rawValue) \(transaction.number)")
         return (transaction, event)

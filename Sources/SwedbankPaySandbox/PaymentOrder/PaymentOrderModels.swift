@@ -60,26 +60,83 @@ package struct SwedbankPayAttemptID: Hashable, Sendable, CustomStringConvertible
     package var description: String { String(number) }
 }
 
-/// The merchant's `urls` (swedbankpay-api.md §1.2), echoed byte for byte.
+/// The merchant's `urls` (swedbankpay-api.md §1.2), echoed byte for byte. The three an order seldom has are kept in
+/// one box, 8 bytes when it has none of them.
 package struct SwedbankPayOrderURLs: Sendable, Equatable {
     package var hostUrls: [String]
     package var completeUrl: String
     package var cancelUrl: String?
-    package var paymentUrl: String?
     package var callbackUrl: String?
-    package var logoUrl: String?
-    package var termsOfServiceUrl: String?
+    @Boxed private var seldom: Seldom? = nil
+
+    struct Seldom: Sendable, Equatable, Codable {
+        var paymentUrl, logoUrl, termsOfServiceUrl: String?
+    }
+
+    init(hostUrls: [String], completeUrl: String, cancelUrl: String?, paymentUrl: String?, callbackUrl: String?, logoUrl: String?,
+         termsOfServiceUrl: String?) {
+        self.hostUrls = hostUrls
+        self.completeUrl = completeUrl
+        self.cancelUrl = cancelUrl
+        self.callbackUrl = callbackUrl
+        if paymentUrl != nil || logoUrl != nil || termsOfServiceUrl != nil {
+            seldom = Seldom(paymentUrl: paymentUrl, logoUrl: logoUrl, termsOfServiceUrl: termsOfServiceUrl)
+        }
+    }
+
+    private subscript(seldom member: WritableKeyPath<Seldom, String?>) -> String? {
+        get { seldom?[keyPath: member] }
+        set {
+            var changed = seldom ?? Seldom()
+            changed[keyPath: member] = newValue
+            seldom = changed == Seldom() ? nil : changed
+        }
+    }
+
+    package var paymentUrl: String? { get { self[seldom: \.paymentUrl] } set { self[seldom: \.paymentUrl] = newValue } }
+    package var logoUrl: String? { get { self[seldom: \.logoUrl] } set { self[seldom: \.logoUrl] = newValue } }
+    package var termsOfServiceUrl: String? {
+        get { self[seldom: \.termsOfServiceUrl] }
+        set { self[seldom: \.termsOfServiceUrl] = newValue }
+    }
 }
 
-/// `payeeInfo` (swedbankpay-api.md §1.2).
+/// `payeeInfo` (swedbankpay-api.md §1.2). The optional members are kept in one box, 8 bytes when none is sent.
 package struct SwedbankPayPayeeInfo: Sendable, Equatable {
     package var payeeId: String
     package var payeeReference: String
-    package var payeeName: String?
-    package var orderReference: String?
-    package var productCategory: String?
-    package var subsite: String?
-    package var siteId: String?
+    @Boxed private var extras: Extras? = nil
+
+    struct Extras: Sendable, Equatable, Codable {
+        var payeeName, orderReference, productCategory, subsite, siteId: String?
+    }
+
+    init(payeeId: String, payeeReference: String, payeeName: String?, orderReference: String?, productCategory: String?,
+         subsite: String?, siteId: String?) {
+        self.payeeId = payeeId
+        self.payeeReference = payeeReference
+        let extras = Extras(payeeName: payeeName, orderReference: orderReference, productCategory: productCategory,
+                                subsite: subsite, siteId: siteId)
+        if extras != Extras() { self.extras = extras }
+    }
+
+    private subscript(extra member: WritableKeyPath<Extras, String?>) -> String? {
+        get { extras?[keyPath: member] }
+        set {
+            var changed = extras ?? Extras()
+            changed[keyPath: member] = newValue
+            extras = changed == Extras() ? nil : changed
+        }
+    }
+
+    package var payeeName: String? { get { self[extra: \.payeeName] } set { self[extra: \.payeeName] = newValue } }
+    package var orderReference: String? { get { self[extra: \.orderReference] } set { self[extra: \.orderReference] = newValue } }
+    package var productCategory: String? {
+        get { self[extra: \.productCategory] }
+        set { self[extra: \.productCategory] = newValue }
+    }
+    package var subsite: String? { get { self[extra: \.subsite] } set { self[extra: \.subsite] = newValue } }
+    package var siteId: String? { get { self[extra: \.siteId] } set { self[extra: \.siteId] = newValue } }
 }
 
 /// `payer` (swedbankpay-api.md §1.2): the fields the sandbox uses, plus the whole object for the echo.
@@ -133,8 +190,10 @@ package struct SwedbankPayOrderView: Sendable {
     /// The instrument that paid and how, once Paid (also when Cancelled/Reversed later).
     package let paidInstrument: String?
     package let paidTransactionType: SwedbankPayTransactionType?
+    /// The stored create request's `paymentorder` object (as updated by UpdateOrder), as stored: see ``request``.
+    package let requestJSON: CompactJSON
     /// The stored create request's `paymentorder` object (as updated by UpdateOrder): the scenario subject.
-    package let request: JSONNode
+    package var request: JSONNode { requestJSON.node }
     package let created: Date
     package let updated: Date
 }
@@ -148,24 +207,31 @@ struct SwedbankPayCreateOrderRequest: Sendable {
     var description: String
     var userAgent: String
     var language: String
-    var productName: String?
-    var implementation: String?
+    // The members an order seldom has are boxed: 8 bytes each when absent.
+    @Boxed var productName: String? = nil
+    @Boxed var implementation: String? = nil
     var urls: SwedbankPayOrderURLs
     var payeeInfo: SwedbankPayPayeeInfo
-    var payer: SwedbankPayPayer?
+    /// Absent in guest mode: boxed, 8 bytes then.
+    @Boxed var payer: SwedbankPayPayer? = nil
     var orderItems: [JSONNode]?
     var restrictedToInstruments: [String]?
-    var instrument: String?
+    @Boxed var instrument: String? = nil
     var disableStoredPaymentDetails: Bool
     var enablePaymentDetailsConsentCheckbox: Bool
-    var metadata: JSONNode?
+    @Boxed var metadata: JSONNode? = nil
+    /// The `paymentorder` object as sent, kept as compact text (``json`` parses it).
+    var compactJSON: CompactJSON
     /// The `paymentorder` object as sent.
-    var json: JSONNode
+    var json: JSONNode {
+        get { compactJSON.node }
+        set { compactJSON = CompactJSON(newValue) }
+    }
     /// The tokens a paid card attempt generates (`generatePaymentToken`, `generateRecurrenceToken`, `generateUnscheduledToken`).
     var generateTokens: Set<SwedbankPayTokenKind> = []
     /// The token a Recur (`recurrenceToken`), UnscheduledPurchase (`unscheduledToken`) or one-click Purchase
     /// (`paymentToken`) pays with.
-    var useToken: SwedbankPayTokenUse?
+    @Boxed var useToken: SwedbankPayTokenUse? = nil
 
     var orderOperation: SwedbankPayOrderOperation { SwedbankPayOrderOperation(rawValue: operation) ?? .purchase }
 }

@@ -152,7 +152,7 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
 
     package func addHistory(_ namespace: Namespace, orderID: String, name: String, instrument: String? = nil) {
         _ = try? change(namespace, orderID) { (_, order, now) throws(SwedbankPayProblem) in
-            order.history.append(.init(created: now, name: name, instrument: instrument, number: nil, prefill: nil, initiatedBy: "Consumer"))
+            order.addHistory(.init(created: now, name: name, instrument: instrument, number: nil, prefill: nil, initiatedBy: "Consumer"))
             return ((), nil)
         }
     }

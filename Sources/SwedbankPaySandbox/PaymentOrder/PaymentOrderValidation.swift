@@ -179,7 +179,7 @@ enum SwedbankPayOrderValidation {
             language: languages.contains(language) ? language : "en-US", productName: productName, implementation: implementation,
             urls: urls, payeeInfo: payeeInfo, payer: payer, orderItems: orderItems, restrictedToInstruments: restricted,
             instrument: instrument, disableStoredPaymentDetails: disableStored, enablePaymentDetailsConsentCheckbox: consentCheckbox,
-            metadata: metadata, json: object)
+            metadata: metadata, compactJSON: CompactJSON(object))
     }
 
     // MARK: Operations and tokens (Verify, Recur, UnscheduledPurchase)
@@ -194,7 +194,7 @@ enum SwedbankPayOrderValidation {
         let standIns = operation?.isMerchantInitiated == true ? serverToServerURLStandIns(object) : []
         let checked = standIns.isEmpty ? object : SwedbankPayOrderLedger.replacing(object, [("urls", standInURLs(object, standIns))])
         var request = try createRequest(checked, version: version, configuration: configuration)
-        request.json = object
+        if !standIns.isEmpty { request.json = object }
         if standIns.contains("hostUrls") { request.urls.hostUrls = [] }
         if standIns.contains("completeUrl") { request.urls.completeUrl = "" }
         try tokenRules(&request, object)

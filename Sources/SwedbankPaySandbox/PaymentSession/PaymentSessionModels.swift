@@ -122,7 +122,8 @@ struct WalletAttempt: Sendable {
 }
 
 /// Where the session is between the payer's steps (swedbankpay-api.md §3.6; the order's status wins over these, inferred).
-enum SessionPhase: Sendable {
+/// Indirect: a session is idle most of its life, and then takes 8 bytes instead of its largest attempt's size.
+indirect enum SessionPhase: Sendable {
     case idle
     case swish(SwishAttempt)
     case threeDSMethod(CardAttempt)
@@ -149,17 +150,18 @@ struct PaymentSessionRecord: Sendable {
     var prepared = false
     /// History `PaymentLoaded` is written once, by prepare-payment or the first page load (inferred).
     var paymentLoaded = false
+    // The flags side by side (one word for the four), the seldom-set instrument mode boxed.
+    var hideStoredPaymentOptions = false
+    var showConsentAffirmation = false
     /// From prepare-payment (`"ApplePay;ClickToPay"`); wallets are offered only when named (swedbankpay-api.md §3.8 sample 2, inferred).
     var deviceAcceptedWallets: Set<String> = []
     /// customize-payment's `paymentMethod` (swedbankpay-api.md §3.4).
-    var instrumentMode: String?
+    @Boxed var instrumentMode: String? = nil
     /// customize-payment's `restrictToPaymentMethods` (swedbankpay-api.md §3.4).
     var restriction: [String]?
-    var hideStoredPaymentOptions = false
-    var showConsentAffirmation = false
     var phase = SessionPhase.idle
     /// The failed attempt not yet acknowledged; once acknowledged it never reappears (swedbankpay-api.md §3.5).
-    var problem: SessionAttemptProblem?
+    @Boxed var problem: SessionAttemptProblem? = nil
     var failedAttempts = 0
 
     init(token: String, namespace: Namespace, orderID: String, id: String, instrument: String?) {

@@ -155,6 +155,8 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
                               _ change: (inout Step) throws -> Void, render: (PaymentSessionDocument) -> Rendered) throws -> SessionResult<Rendered> {
         let context = try context(token)
         defer { retained.retention.evictOverflow() }
+        // The same text as `token`, the instance the order holds: the session keeps no copy of its own.
+        let token = context.view.token
         return try ledgers.withState(context.namespace) { state throws -> SessionResult<Rendered> in
             var record = state.sessions[token] ?? PaymentSessionRecord(
                 token: token, namespace: context.namespace, orderID: context.orderID,

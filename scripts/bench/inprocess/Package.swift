@@ -17,6 +17,12 @@ let package = Package(
             .product(name: "PaymentSandbox", package: repository.lastPathComponent),
             .product(name: "PaymentSandboxTesting", package: repository.lastPathComponent),
         ]),
+        .target(name: "HeapStatistics"),
+        .executableTarget(name: "memory-per-flow", dependencies: [
+            "HeapStatistics",
+            .product(name: "PaymentSandbox", package: repository.lastPathComponent),
+            .product(name: "PaymentSandboxTesting", package: repository.lastPathComponent),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

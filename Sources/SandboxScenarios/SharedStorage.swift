@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// Stored models keep what the answers need compactly (docs/ARCHITECTURE.md: every provider store keeps its ledgers in
+/// one `NamespacedStore` for the objects' lifetimes, days to weeks). These two property wrappers put a struct's large
+/// groups of fields on the heap once: a copy of the holder copies a reference, not the group, and copies share it
+/// (a session, its authorization's snapshot and the order placed from it hold one set of order lines). The box is
+/// immutable: a change stores a new box, so each holder is still a plain value. Both are `Codable` as their value is
+/// (a `@Boxed` nil is left out when encoding and a missing key decodes as nil, as an `Optional` property is).
+
+/// A value shared by every copy of the struct that holds it (8 bytes inline instead of the value's size).
+@propertyWrapper
+package struct Shared<Value> {
+    private var box: SharedBox<Value>
+
+    package init(wrappedValue: Value) { box = SharedBox(wrappedValue) }
+
+    package var wrappedValue: Value {
+        get { box.value }
+        set { box = SharedBox(newValue) }
+    }
+
+    /// `$name`: the wrapper itself, so another holder can take the same box (`a.$fields = b.$fields`).
+    package var projectedValue: Shared<Value> {
+        get { self }
+        set { self = newValue }
+    }
+}
+
+/// An optional group of fields that is usually absent: nil costs 8 bytes inline, a value one shared box.
+@propertyWrapper
+package struct Boxed<Wrapped> {
+    private var box: SharedBox<Wrapped>?
+
+    package init(wrappedValue: Wrapped?) { box = wrappedValue.map(SharedBox.init) }
+
+    package var wrappedValue: Wrapped? {
+        get { box?.value }
+        set { box = newValue.map(SharedBox.init) }
+    }
+
+    package var projectedValue: Boxed<Wrapped> {
+        get { self }
+        set { self = newValue }
+    }
+}
+
+/// Immutable once made, so sharing it between threads is safe whenever its value is `Sendable`.
+private final class SharedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+extension Shared: Sendable where Value: Sendable {}
+extension Boxed: Sendable where Wrapped: Sendable {}
+
+extension Shared: Equatable where Value: Equatable {
+    package static func == (lhs: Shared, rhs: Shared) -> Bool { lhs.box === rhs.box || lhs.box.value == rhs.box.value }
+}
+
+extension Boxed: Equatable where Wrapped: Equatable {
+    package static func == (lhs: Boxed, rhs: Boxed) -> Bool { lhs.box === rhs.box || lhs.wrappedValue == rhs.wrappedValue }
+}
+
+extension Shared: Hashable where Value: Hashable {
+    package func hash(into hasher: inout Hasher) { hasher.combine(wrappedValue) }
+}
+
+extension Boxed: Hashable where Wrapped: Hashable {
+    package func hash(into hasher: inout Hasher) { hasher.combine(wrappedValue) }
+}
+
+extension Shared: Encodable where Value: Encodable {
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(wrappedValue)
+    }
+}
+
+extension Shared: Decodable where Value: Decodable {
+    package init(from decoder: any Decoder) throws {
+        self.init(wrappedValue: try decoder.singleValueContainer().decode(Value.self))
+    }
+}
+
+extension Boxed: Encodable where Wrapped: Encodable {
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let value = wrappedValue { try container.encode(value) } else { try container.encodeNil() }
+    }
+}
+
+extension Boxed: Decodable where Wrapped: Decodable {
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        self.init(wrappedValue: container.decodeNil() ? nil : try container.decode(Wrapped.self))
+    }
+}
+
+// Synthesized Codable of a struct with `@Boxed var x: T?` asks for `Boxed<T>` by key: absent is nil, nil is left out.
+extension KeyedDecodingContainer {
+    package func decode<Wrapped: Decodable>(_ type: Boxed<Wrapped>.Type, forKey key: Key) throws -> Boxed<Wrapped> {
+        Boxed(wrappedValue: try decodeIfPresent(Wrapped.self, forKey: key))
+    }
+}
+
+extension KeyedEncodingContainer {
+    package mutating func encode<Wrapped: Encodable>(_ value: Boxed<Wrapped>, forKey key: Key) throws {
+        try encodeIfPresent(value.wrappedValue, forKey: key)
+    }
+}
