@@ -144,8 +144,9 @@ struct PaymentsLedger: NamespaceStateValue {
         }
     }
 
+    /// A dictionary value: small (the answer boxed), as a dictionary keeps up to twice as many slots as values.
     struct Order {
-        var order: KlarnaOrder
+        @Shared var order: KlarnaOrder
         var sessionID: String
         var authorizationToken: String
         /// Shared with the order in Order Management.

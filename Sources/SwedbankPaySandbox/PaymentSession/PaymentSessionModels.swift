@@ -141,12 +141,22 @@ indirect enum SessionPhase: Sendable {
 }
 
 /// One payment session (one order's token), as the app drives it.
+/// A dictionary value, so kept small: what never changes is in one shared box.
 struct PaymentSessionRecord: Sendable {
-    let token: String
-    let namespace: Namespace
-    let orderID: String
+    struct Identity: Sendable {
+        let token: String
+        let namespace: Namespace
+        let orderID: String
+        /// `paymentSession.id`: 32 hex (swedbankpay-api.md §3.8 sample 1, inferred).
+        let id: String
+    }
+
+    @Shared var identity: Identity
+    var token: String { identity.token }
+    var namespace: Namespace { identity.namespace }
+    var orderID: String { identity.orderID }
     /// `paymentSession.id`: 32 hex (swedbankpay-api.md §3.8 sample 1, inferred).
-    let id: String
+    var id: String { identity.id }
     var prepared = false
     /// History `PaymentLoaded` is written once, by prepare-payment or the first page load (inferred).
     var paymentLoaded = false
@@ -165,10 +175,7 @@ struct PaymentSessionRecord: Sendable {
     var failedAttempts = 0
 
     init(token: String, namespace: Namespace, orderID: String, id: String, instrument: String?) {
-        self.token = token
-        self.namespace = namespace
-        self.orderID = orderID
-        self.id = id
+        identity = Identity(token: token, namespace: namespace, orderID: orderID, id: id)
         instrumentMode = instrument
     }
 }
