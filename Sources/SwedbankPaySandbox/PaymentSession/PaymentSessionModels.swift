@@ -143,7 +143,7 @@ indirect enum SessionPhase: Sendable {
 /// One payment session (one order's token), as the app drives it.
 /// A dictionary value, so kept small: what never changes is in one shared box.
 struct PaymentSessionRecord: Sendable {
-    struct Identity: Sendable {
+    struct Identity: Sendable, Codable {
         let token: String
         let namespace: Namespace
         let orderID: String
