@@ -8,19 +8,25 @@ package struct RetainedObjectKind: Sendable {
     package let retention: ObjectRetention
     let index: UInt8
 
-    /// Under the store's lock, right after the object was stored: it now counts, as the newest of the server.
+    /// Under the store's lock, right after a new object was stored: it now counts, as the newest of the server.
     /// The store calls ``ObjectRetention/evictOverflow()`` once its lock is released.
     package func created(_ namespace: Namespace, _ id: String) { retention.created(namespace, self, id) }
 
-    /// Objects the store dropped itself (expired and swept, cancelled); ids it no longer held are ignored.
-    package func removed(_ namespace: Namespace, _ ids: some Sequence<String>) { retention.removed(namespace, self, ids) }
+    /// Under the store's lock: objects the store dropped itself (expired and swept, cancelled). Only ids it held
+    /// until now: the retention keeps counts, not ids, and trusts this list.
+    package func removed(_ namespace: Namespace, _ ids: some Collection<String>) { retention.removed(namespace, self, count: ids.count) }
 
     /// All of the namespace's objects of this kind went (a reset).
     package func removedAll(_ namespace: Namespace) { retention.removedAll(namespace, self) }
 
-    /// How an eviction drops one object from its store (set once the store is made; it runs with no lock held and
-    /// may find the object gone already). Until set, an evicted object only leaves the count.
-    package func onEviction(_ remove: @escaping @Sendable (Namespace, String) -> Void) { retention.setRemoval(self, remove) }
+    /// How the retention reaches this kind's objects in their store, set once the store is made. Both run with no
+    /// lock held and take the store's: `evict` drops one object and says whether it was still there; `holds`
+    /// says whether it is (for dropping the bookkeeping of objects the store dropped itself). Until set, an
+    /// evicted object only leaves the count.
+    package func onEviction(holds: @escaping @Sendable (Namespace, String) -> Bool,
+                            evict: @escaping @Sendable (Namespace, String) -> Bool) {
+        retention.setAccess(self, holds: holds, evict: evict)
+    }
 }
 
 /// Every object the providers keep, across namespaces and providers, in the order they were created, and the bound
@@ -29,17 +35,19 @@ package struct RetainedObjectKind: Sendable {
 /// eviction handler (so it then answers as an unknown one) and journaled as `EVICTED` in its namespace, a burst of them
 /// grouped into one entry per namespace (``journalGroupSeconds``).
 ///
-/// The bookkeeping is one lock: a queue of (namespace, kind, id) in creation order and, per namespace and kind, the
-/// set of ids held. What a store drops itself (sweeps, resets) leaves a dead queue entry, skipped when it comes up
-/// and compacted away once dead entries outnumber live ones, so the bookkeeping stays within about twice what is
-/// held however many objects come and go. Namespaces are numbered in the queue (a slot each, reused once nothing
-/// refers to it), so an entry costs its id's reference and a few bytes.
+/// The bookkeeping (one lock) is small, as it is paid per object: counts per namespace and kind, and, when there is
+/// a bound, a queue of (id, namespace and kind) in creation order, 20 bytes an entry in chunks of 4,096 (the id's
+/// text is the store's own, shared). The stores are the truth of what exists: an object a store dropped itself
+/// (a sweep) leaves a dead entry, which an eviction that reaches it finds gone (`evict` answers false) and skips.
+/// Once dead entries may outnumber live ones, the queue is compacted by asking the stores (`holds`), a chunk at a
+/// time with no lock held, so the queue stays within about twice what is held. A reset retires its namespace and
+/// kind at once: their entries are dead without asking.
 ///
-/// Lock order: a store's lock, then this one; never the other way: evictions call the stores' handlers after this
-/// lock is released, and ``evictOverflow()`` is called under no store's lock at all (a handler takes its store's
+/// Lock order: a store's lock, then this one; never the other way: evictions and compactions call the stores after
+/// this lock is released, and ``evictOverflow()`` is called under no store's lock at all (a handler takes its store's
 /// lock, which is not reentrant): after the creating store's lock is released, by the outermost caller.
 package final class ObjectRetention: Sendable {
-    /// At most this many objects are held; nil: no bound (still counted).
+    /// At most this many objects are held; nil: no bound (still counted, no queue kept).
     package let maxObjects: Int?
     /// Evictions in one namespace within this many seconds of the base clock share one journal entry.
     package let journalGroupSeconds: TimeInterval
@@ -49,7 +57,8 @@ package final class ObjectRetention: Sendable {
     private struct Kind {
         let provider: String
         let name: String
-        var remove: (@Sendable (Namespace, String) -> Void)?
+        var holds: (@Sendable (Namespace, String) -> Bool)?
+        var evict: (@Sendable (Namespace, String) -> Bool)?
     }
     private let kinds = Locked<[Kind]>([])
     private let ledger = Locked(Ledger())
@@ -64,7 +73,7 @@ package final class ObjectRetention: Sendable {
     }
 
     /// A kind of object of `provider` (e.g. "acme", "session"); its store then names how an eviction
-    /// removes one (``RetainedObjectKind/onEviction(_:)``). At most 255 kinds.
+    /// reaches one (``RetainedObjectKind/onEviction(holds:evict:)``). At most 255 kinds.
     package func kind(provider: String, name: String) -> RetainedObjectKind {
         kinds.withLock { kinds in
             precondition(kinds.count < Int(UInt8.max), "too many kinds of retained object")
@@ -73,8 +82,12 @@ package final class ObjectRetention: Sendable {
         }
     }
 
-    fileprivate func setRemoval(_ kind: RetainedObjectKind, _ remove: @escaping @Sendable (Namespace, String) -> Void) {
-        kinds.withLock { $0[Int(kind.index)].remove = remove }
+    fileprivate func setAccess(_ kind: RetainedObjectKind, holds: @escaping @Sendable (Namespace, String) -> Bool,
+                               evict: @escaping @Sendable (Namespace, String) -> Bool) {
+        kinds.withLock { kinds in
+            kinds[Int(kind.index)].holds = holds
+            kinds[Int(kind.index)].evict = evict
+        }
     }
 
     /// Objects held now, the bound, and objects evicted since the server started.
@@ -83,14 +96,15 @@ package final class ObjectRetention: Sendable {
     }
 
     /// Entries of the creation-order queue, dead ones included (the bookkeeping's own size, for tests).
-    package var queuedEntries: Int { ledger.withLock { $0.queue.count - $0.head } }
+    package var queuedEntries: Int { ledger.withLock { $0.queue.count } }
 
     fileprivate func created(_ namespace: Namespace, _ kind: RetainedObjectKind, _ id: String) {
-        ledger.withLock { $0.created(namespace, kind.index, id) }
+        ledger.withLock { $0.created(namespace, kind.index, id, queued: maxObjects != nil) }
     }
 
-    fileprivate func removed(_ namespace: Namespace, _ kind: RetainedObjectKind, _ ids: some Sequence<String>) {
-        ledger.withLock { $0.removed(namespace, kind.index, ids) }
+    fileprivate func removed(_ namespace: Namespace, _ kind: RetainedObjectKind, count: Int) {
+        guard count > 0 else { return }
+        ledger.withLock { $0.removed(namespace, kind.index, count: count) }
     }
 
     fileprivate func removedAll(_ namespace: Namespace, _ kind: RetainedObjectKind) {
@@ -101,11 +115,33 @@ package final class ObjectRetention: Sendable {
     /// store calls it after each creation); cheap when nothing is over.
     package func evictOverflow() {
         guard let maxObjects else { return }
-        let evicted = ledger.withLock { $0.takeOldest(over: maxObjects) }
+        compactIfMostlyDead()
+        var evicted: [Ledger.Candidate] = []
+        while true {
+            let candidates = ledger.withLock { $0.takeOldest(over: maxObjects) }
+            guard !candidates.isEmpty else { break }
+            let kinds = self.kinds.withLock { $0 }
+            let gone = candidates.map { kinds[Int($0.kind)].evict?($0.namespace, $0.id) ?? true }
+            ledger.withLock { $0.settle(candidates, gone: gone) }
+            evicted += zip(candidates, gone).compactMap { $1 ? $0 : nil }
+        }
         guard !evicted.isEmpty else { return }
+        journalEvictions(evicted, kinds: kinds.withLock { $0 }, max: maxObjects)
+    }
+
+    /// Drops the entries of objects their stores dropped themselves, once dead entries may outnumber live ones:
+    /// each chunk's entries are checked with their store (`holds`) with no lock held, then the dead ones are
+    /// marked under the lock, and the queue is packed at the end. One compaction runs at a time.
+    private func compactIfMostlyDead() {
+        guard let chunkIDs = ledger.withLock({ $0.beginCompaction() }) else { return }
         let kinds = self.kinds.withLock { $0 }
-        for object in evicted { kinds[Int(object.kind)].remove?(object.namespace, object.id) }
-        journalEvictions(evicted, kinds: kinds, max: maxObjects)
+        for chunkID in chunkIDs {
+            let entries = ledger.withLock { $0.entriesToCheck(chunk: chunkID) }
+            guard !entries.isEmpty else { continue }
+            let held = entries.map { kinds[Int($0.kind)].holds?($0.namespace, $0.id) ?? true }
+            ledger.withLock { $0.markDead(chunk: chunkID, entries, held: held) }
+        }
+        ledger.withLock { $0.finishCompaction() }
     }
 
     // MARK: The journal
@@ -144,7 +180,7 @@ package final class ObjectRetention: Sendable {
 
     /// Journals `evicted`: per namespace, a new entry, or the namespace's entry of the last ``journalGroupSeconds``
     /// changed in place. The groups' lock is held while the journal changes, so two bursts never interleave.
-    private func journalEvictions(_ evicted: [Ledger.Eviction], kinds: [Kind], max: Int) {
+    private func journalEvictions(_ evicted: [Ledger.Candidate], kinds: [Kind], max: Int) {
         guard let journal else { return }
         let now = clock.now()
         let window = journalGroupSeconds
@@ -180,23 +216,29 @@ package final class ObjectRetention: Sendable {
 // MARK: The bookkeeping
 
 extension ObjectRetention {
-    /// The queue and the sets, under ``ObjectRetention``'s lock.
+    /// The counts and the queue, under ``ObjectRetention``'s lock.
     struct Ledger {
-        struct Queued {
-            var slot: UInt32
-            var kind: UInt8
-            var id: String
-        }
-
-        /// A namespace's held ids per kind, and how many queue entries name its slot.
+        /// One namespace's objects of one kind: a queue entry names its slot (4 bytes, not the namespace's name).
         struct Slot {
             var namespace: Namespace
-            var held: [Set<String>] = []
-            var heldCount = 0
+            var kind: UInt8
+            /// Objects held (created, not yet dropped, evicted or reset).
+            var held = 0
+            /// Queue entries that name this slot, and candidates of an eviction under way.
             var queued = 0
+            var pending = 0
+            /// Reset: its entries are dead; creations in its namespace and kind go to a new slot.
+            var retired = false
         }
 
-        struct Eviction: Sendable {
+        private struct SlotKey: Hashable {
+            var namespace: Namespace
+            var kind: UInt8
+        }
+
+        /// An object an eviction is about to drop (with no lock held), or did.
+        struct Candidate: Sendable {
+            var slot: UInt32
             var namespace: Namespace
             var kind: UInt8
             var id: String
@@ -204,119 +246,229 @@ extension ObjectRetention {
 
         var held = 0
         var evicted = 0
-        var queue: [Queued] = []
-        /// The oldest entry not yet taken: entries before it are spent, dropped in batches.
-        var head = 0
-        var slots: [Slot?] = []
-        var slotOfNamespace: [Namespace: UInt32] = [:]
-        var freeSlots: [UInt32] = []
+        /// Candidates handed out and not yet settled: they still count in ``held``.
+        private var inFlight = 0
+        var queue = CreationQueue()
+        private var slots: [Slot?] = []
+        private var liveSlot: [SlotKey: UInt32] = [:]
+        private var freeSlots: [UInt32] = []
+        private var compacting = false
+        /// The queue's length after the last compaction: the next waits until it doubled.
+        private var packedCount = 0
 
-        mutating func slot(for namespace: Namespace) -> UInt32 {
-            if let slot = slotOfNamespace[namespace] { return slot }
+        private mutating func slot(_ namespace: Namespace, _ kind: UInt8) -> UInt32 {
+            let key = SlotKey(namespace: namespace, kind: kind)
+            if let slot = liveSlot[key] { return slot }
             let slot: UInt32
             if let free = freeSlots.popLast() {
                 slot = free
-                slots[Int(slot)] = Slot(namespace: namespace)
+                slots[Int(slot)] = Slot(namespace: namespace, kind: kind)
             } else {
                 slot = UInt32(slots.count)
-                slots.append(Slot(namespace: namespace))
+                slots.append(Slot(namespace: namespace, kind: kind))
             }
-            slotOfNamespace[namespace] = slot
+            liveSlot[key] = slot
             return slot
         }
 
-        /// Frees the slot once nothing is held under it and no queue entry names it.
-        mutating func releaseIfUnused(_ slot: UInt32) {
-            guard let state = slots[Int(slot)], state.heldCount == 0, state.queued == 0 else { return }
-            slots[Int(slot)] = nil
-            slotOfNamespace[state.namespace] = nil
-            freeSlots.append(slot)
+        /// Frees the slot once nothing is held under it and nothing refers to it.
+        private mutating func releaseIfUnused(_ index: UInt32) {
+            guard let slot = slots[Int(index)], slot.retired || slot.held == 0, slot.queued == 0, slot.pending == 0 else { return }
+            if !slot.retired { liveSlot[SlotKey(namespace: slot.namespace, kind: slot.kind)] = nil }
+            slots[Int(index)] = nil
+            freeSlots.append(index)
         }
 
-        mutating func created(_ namespace: Namespace, _ kind: UInt8, _ id: String) {
-            let slot = slot(for: namespace)
-            let inserted = slots[Int(slot)]!.withHeld(kind) { $0.insert(id).inserted }
-            guard inserted else { return }
-            slots[Int(slot)]!.heldCount += 1
-            slots[Int(slot)]!.queued += 1
+        mutating func created(_ namespace: Namespace, _ kind: UInt8, _ id: String, queued: Bool) {
+            let index = slot(namespace, kind)
+            slots[Int(index)]!.held += 1
             held += 1
-            queue.append(Queued(slot: slot, kind: kind, id: id))
+            guard queued else { return }
+            slots[Int(index)]!.queued += 1
+            queue.append(id, slot: index)
         }
 
-        mutating func removed(_ namespace: Namespace, _ kind: UInt8, _ ids: some Sequence<String>) {
-            guard let slot = slotOfNamespace[namespace] else { return }
-            var count = 0
-            slots[Int(slot)]!.withHeld(kind) { held in
-                for id in ids where held.remove(id) != nil { count += 1 }
-            }
-            forget(count, slot: slot)
+        mutating func removed(_ namespace: Namespace, _ kind: UInt8, count: Int) {
+            guard let index = liveSlot[SlotKey(namespace: namespace, kind: kind)] else { return }
+            let count = min(count, slots[Int(index)]!.held)
+            slots[Int(index)]!.held -= count
+            held -= count
+            releaseIfUnused(index)
         }
 
         mutating func removedAll(_ namespace: Namespace, _ kind: UInt8) {
-            guard let slot = slotOfNamespace[namespace] else { return }
-            let count = slots[Int(slot)]!.withHeld(kind) { held in
-                defer { held = [] }
-                return held.count
-            }
-            forget(count, slot: slot)
+            let key = SlotKey(namespace: namespace, kind: kind)
+            guard let index = liveSlot.removeValue(forKey: key) else { return }
+            held -= slots[Int(index)]!.held
+            slots[Int(index)]!.held = 0
+            slots[Int(index)]!.retired = true
+            releaseIfUnused(index)
         }
 
-        private mutating func forget(_ count: Int, slot: UInt32) {
-            guard count > 0 else { return }
-            slots[Int(slot)]!.heldCount -= count
-            held -= count
-            releaseIfUnused(slot)
-            compactIfMostlyDead()
-        }
-
-        /// Takes the oldest held objects off the books until at most `max` are held.
-        mutating func takeOldest(over max: Int) -> [Eviction] {
-            var taken: [Eviction] = []
-            while held > max, head < queue.count {
-                let entry = queue[head]
-                head += 1
-                slots[Int(entry.slot)]!.queued -= 1
-                let wasHeld = slots[Int(entry.slot)]!.withHeld(entry.kind) { $0.remove(entry.id) != nil }
-                if wasHeld {
-                    slots[Int(entry.slot)]!.heldCount -= 1
-                    held -= 1
-                    evicted += 1
-                    taken.append(Eviction(namespace: slots[Int(entry.slot)]!.namespace, kind: entry.kind, id: entry.id))
+        /// Takes entries off the front of the queue until the rest holds at most `max` objects: the live-looking ones
+        /// (their slot still holds objects) are candidates, for ``settle(_:gone:)`` once their stores were asked.
+        mutating func takeOldest(over max: Int) -> [Candidate] {
+            var taken: [Candidate] = []
+            while held - inFlight > max, let (id, index) = queue.popFirst().map({ ($0.id, $0.slot) }) {
+                guard index != CreationQueue.dead else { continue }
+                slots[Int(index)]!.queued -= 1
+                let slot = slots[Int(index)]!
+                guard !slot.retired, slot.held > 0 else {
+                    releaseIfUnused(index)
+                    continue
                 }
-                releaseIfUnused(entry.slot)
-            }
-            if head >= 4096 && head * 2 >= queue.count {
-                queue.removeFirst(head)
-                head = 0
+                slots[Int(index)]!.pending += 1
+                inFlight += 1
+                taken.append(Candidate(slot: index, namespace: slot.namespace, kind: slot.kind, id: id))
             }
             return taken
         }
 
-        /// Drops dead entries (objects the stores dropped themselves) once they outnumber the live ones.
-        mutating func compactIfMostlyDead() {
-            guard queue.count - head > 2 * held + 1024 else { return }
-            var kept: [Queued] = []
-            kept.reserveCapacity(held)
-            for index in slots.indices where slots[index] != nil { slots[index]!.queued = 0 }
-            for entry in queue[head...] where slots[Int(entry.slot)]?.isHeld(entry.kind, entry.id) == true {
-                kept.append(entry)
-                slots[Int(entry.slot)]!.queued += 1
+        /// What the stores said of ``takeOldest(over:)``'s candidates: `gone[i]` if it was still there and is now
+        /// evicted. An object a reset dropped meanwhile left the count with the reset.
+        mutating func settle(_ candidates: [Candidate], gone: [Bool]) {
+            inFlight -= candidates.count
+            for (candidate, gone) in zip(candidates, gone) {
+                let index = Int(candidate.slot)
+                slots[index]!.pending -= 1
+                if gone {
+                    evicted += 1
+                    if !slots[index]!.retired && slots[index]!.held > 0 {
+                        slots[index]!.held -= 1
+                        held -= 1
+                    }
+                }
+                releaseIfUnused(candidate.slot)
             }
-            queue = kept
-            head = 0
-            for index in slots.indices where slots[index] != nil { releaseIfUnused(UInt32(index)) }
+        }
+
+        // MARK: Compaction
+
+        /// The chunks to check, when dead entries may outnumber live ones and no compaction is under way.
+        mutating func beginCompaction() -> [Int]? {
+            guard !compacting, queue.count > 2 * held + 1024, queue.count > 2 * packedCount else { return nil }
+            compacting = true
+            return queue.chunkIDs
+        }
+
+        /// The entries of a chunk whose slot still holds objects, by position: the ones to ask their stores about.
+        /// Entries of a retired or empty slot are marked dead here at once.
+        mutating func entriesToCheck(chunk: Int) -> [(position: Int, slot: UInt32, namespace: Namespace, kind: UInt8, id: String)] {
+            var entries: [(position: Int, slot: UInt32, namespace: Namespace, kind: UInt8, id: String)] = []
+            for (position, id, index) in queue.entries(ofChunk: chunk) where index != CreationQueue.dead {
+                let slot = slots[Int(index)]!
+                if slot.retired || slot.held == 0 {
+                    markDead(chunk: chunk, position: position, slot: index)
+                } else {
+                    entries.append((position, index, slot.namespace, slot.kind, id))
+                }
+            }
+            return entries
+        }
+
+        mutating func markDead(chunk: Int, _ entries: [(position: Int, slot: UInt32, namespace: Namespace, kind: UInt8, id: String)],
+                               held: [Bool]) {
+            for (entry, held) in zip(entries, held) where !held {
+                markDead(chunk: chunk, position: entry.position, slot: entry.slot)
+            }
+        }
+
+        private mutating func markDead(chunk: Int, position: Int, slot: UInt32) {
+            // The entry may have been taken by an eviction since it was read.
+            guard queue.markDead(chunk: chunk, position: position, ifSlot: slot) else { return }
+            slots[Int(slot)]!.queued -= 1
+            releaseIfUnused(slot)
+        }
+
+        mutating func finishCompaction() {
+            queue.pack()
+            packedCount = queue.count
+            compacting = false
         }
     }
 }
 
-extension ObjectRetention.Ledger.Slot {
-    /// Runs `body` on the held ids of `kind` (an empty set until the kind is first used here).
-    mutating func withHeld<Result>(_ kind: UInt8, _ body: (inout Set<String>) -> Result) -> Result {
-        while held.count <= Int(kind) { held.append([]) }
-        return body(&held[Int(kind)])
+/// The creation-order queue of ``ObjectRetention``: (id, slot) pairs in chunks of ``chunkSize``, so it never holds
+/// twice its size while growing and gives memory back a chunk at a time as the front is taken.
+struct CreationQueue {
+    /// The slot of an entry found dead by a compaction (skipped, dropped by ``pack()``).
+    static let dead = UInt32.max
+    static let chunkSize = 4096
+
+    private struct Chunk {
+        /// Stable while the chunk lives, so a compaction finds it again after the lock was released.
+        let id: Int
+        var ids: [String] = []
+        var slots: [UInt32] = []
+        /// Entries before it were taken.
+        var start = 0
+        var live: Int { ids.count - start }
     }
 
-    func isHeld(_ kind: UInt8, _ id: String) -> Bool {
-        Int(kind) < held.count && held[Int(kind)].contains(id)
+    private var chunks: [Chunk] = []
+    private var nextChunkID = 0
+    private(set) var count = 0
+
+    var chunkIDs: [Int] { chunks.map(\.id) }
+
+    mutating func append(_ id: String, slot: UInt32) {
+        if chunks.isEmpty || chunks[chunks.count - 1].ids.count >= Self.chunkSize {
+            var chunk = Chunk(id: nextChunkID)
+            nextChunkID += 1
+            chunk.ids.reserveCapacity(Self.chunkSize)
+            chunk.slots.reserveCapacity(Self.chunkSize)
+            chunks.append(chunk)
+        }
+        chunks[chunks.count - 1].ids.append(id)
+        chunks[chunks.count - 1].slots.append(slot)
+        count += 1
+    }
+
+    mutating func popFirst() -> (id: String, slot: UInt32)? {
+        guard !chunks.isEmpty else { return nil }
+        let start = chunks[0].start
+        let entry = (chunks[0].ids[start], chunks[0].slots[start])
+        chunks[0].start += 1
+        count -= 1
+        if chunks[0].start == chunks[0].ids.count {
+            chunks.removeFirst()
+        }
+        return entry
+    }
+
+    private func index(ofChunk id: Int) -> Int? {
+        var low = 0, high = chunks.count
+        while low < high {
+            let middle = (low + high) / 2
+            if chunks[middle].id < id { low = middle + 1 } else { high = middle }
+        }
+        return low < chunks.count && chunks[low].id == id ? low : nil
+    }
+
+    /// The chunk's entries not yet taken, with their positions in it; none once the chunk is gone.
+    func entries(ofChunk id: Int) -> [(Int, String, UInt32)] {
+        guard let index = index(ofChunk: id) else { return [] }
+        let chunk = chunks[index]
+        return (chunk.start..<chunk.ids.count).map { ($0, chunk.ids[$0], chunk.slots[$0]) }
+    }
+
+    /// Marks an entry dead if it is still in the queue with that slot.
+    mutating func markDead(chunk id: Int, position: Int, ifSlot slot: UInt32) -> Bool {
+        guard let index = index(ofChunk: id), position >= chunks[index].start, chunks[index].slots[position] == slot else { return false }
+        chunks[index].slots[position] = Self.dead
+        chunks[index].ids[position] = ""
+        return true
+    }
+
+    /// Drops the dead entries and the taken ones, refilling full chunks.
+    mutating func pack() {
+        var packed = CreationQueue()
+        packed.nextChunkID = nextChunkID
+        for chunk in chunks {
+            for position in chunk.start..<chunk.ids.count where chunk.slots[position] != Self.dead {
+                packed.append(chunk.ids[position], slot: chunk.slots[position])
+            }
+        }
+        self = packed
     }
 }

@@ -15,7 +15,8 @@ import Testing
             kind = retention.kind(provider: "test", name: name)
             let held = Locked<Set<String>>([])
             self.held = held
-            kind.onEviction { namespace, id in held.withLock { _ = $0.remove("\(namespace.name)/\(id)") } }
+            kind.onEviction(holds: { namespace, id in held.withLock { $0.contains("\(namespace.name)/\(id)") } },
+                            evict: { namespace, id in held.withLock { $0.remove("\(namespace.name)/\(id)") != nil } })
         }
 
         func create(_ namespace: String, _ id: String) {
@@ -24,9 +25,10 @@ import Testing
             kind.retention.evictOverflow()
         }
 
+        /// As the stores do: tells the retention the ids it held and dropped (not the others).
         func drop(_ namespace: String, _ ids: [String]) {
-            held.withLock { held in for id in ids { held.remove("\(namespace)/\(id)") } }
-            kind.removed(Namespace(namespace), ids)
+            let dropped = held.withLock { held in ids.filter { held.remove("\(namespace)/\($0)") != nil } }
+            kind.removed(Namespace(namespace), dropped)
         }
 
         var ids: Set<String> { held.withLock { $0 } }
@@ -54,7 +56,7 @@ import Testing
         let retention = ObjectRetention(maxObjects: 3)
         let store = FakeStore(retention, name: "session")
         for id in ["1", "2", "3"] { store.create("a", id) }
-        store.drop("a", ["1", "2", "never-created"])  // a sweep, plus an id the retention never saw
+        store.drop("a", ["1", "2", "never-created"])  // a sweep (the store held only the first two)
         #expect(retention.counts == (1, 3, 0))
         store.create("a", "4")
         store.create("a", "5")
@@ -90,6 +92,22 @@ import Testing
         }
         #expect(retention.counts.held == 0)
         #expect(largest <= 2 * 1000 + 1024 + 1000, "the queue grew to \(largest) entries")
+    }
+
+    @Test func aCompaction_AsksTheStores_AndKeepsTheLiveEntriesInTheirOrder() {
+        let retention = ObjectRetention(maxObjects: 5000)
+        let store = FakeStore(retention, name: "session")
+        for round in 0..<3 {
+            store.create("a", "keep-\(round)")
+            let swept = (0..<2000).map { "r\(round)-\($0)" }
+            for id in swept { store.create("b", id) }
+            store.drop("b", swept)  // the store's own sweep: the queue still names them until a compaction
+        }
+        #expect(retention.queuedEntries < 3000, "not compacted: \(retention.queuedEntries) entries")
+        for index in 0..<4998 { store.create("c", "\(index)") }
+        #expect(retention.counts == (5000, 5000, 1))
+        #expect(!store.ids.contains("a/keep-0"))
+        #expect(store.ids.isSuperset(of: ["a/keep-1", "a/keep-2", "c/0"]))
     }
 
     @Test func theBookkeeping_StaysBounded_UnderEvictions() {

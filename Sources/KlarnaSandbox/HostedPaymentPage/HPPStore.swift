@@ -265,10 +265,11 @@ package final class KlarnaHPPStore: NamespacedState, Sendable {
         self.retained = retained
         let ledgers = NamespacedStore { HPPLedger(registry: registry, ids: ids, configuration: configuration, retained: retained) }
         self.ledgers = ledgers
-        retained.onEviction { namespace, id in _ = ledgers.withState(namespace) { $0.sessions.removeValue(forKey: id) != nil } }
+        retained.onEviction(holds: { namespace, id in ledgers.withState(namespace) { $0.sessions[id] != nil } },
+                            evict: { namespace, id in ledgers.withState(namespace) { $0.sessions.removeValue(forKey: id) != nil } })
     }
 
-    /// Counts every session held with the server's bound (see ``HPPLedger/retainHeldObjects(_:)``).
+    /// Counts every session held with the server's bound, once, after a restore (see ``HPPLedger/retainHeldObjects(_:)``).
     package func retainHeldObjects() {
         ledgers.forEach { namespace, ledger in ledger.retainHeldObjects(namespace) }
         retained.retention.evictOverflow()
@@ -327,8 +328,8 @@ package final class KlarnaHPPStore: NamespacedState, Sendable {
 
     package func reset(_ namespace: Namespace) {
         generations.withLock { $0[namespace, default: 0] += 1 }
-        ledgers.reset(namespace)
-        retained.removedAll(namespace)
+        // Under the namespace's lock, so an eviction meanwhile finds the objects either held and counted or gone.
+        _ = ledgers.reset(namespace) { _ in retained.removedAll(namespace) }
     }
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }

@@ -54,11 +54,52 @@ enum OrderManagementWrite: String, Sendable, Codable {
     case extendDueDate = "extend-due-date", orderShippingInfo = "shipping-info"
 }
 
-/// The first answer to one Klarna-Idempotency-Key of one write on an order (§5).
-struct IdempotentAnswer: Sendable, Codable {
+/// The first answer to one Klarna-Idempotency-Key of one write on an order (§5), replayed byte for byte. Kept small,
+/// as an order keeps it for its life: a capture's or refund's 201 as its new id (the capture's own string) and the
+/// origin of its `Location` (one string per origin a namespace was reached at), its headers made again when replayed;
+/// any other answer (a 204, an error) as it was.
+struct IdempotentAnswer: Sendable {
+    enum Kept: Sendable {
+        case response(HTTPResponse)
+        /// `<idHeader>: <id>` and `Location: <origin>/ordermanagement/v1/orders/<order id>/<collection>/<id>`.
+        case created(idHeader: String, id: String, origin: String)
+    }
+
     var operation: OrderManagementWrite
     var key: String
-    var response: HTTPResponse
+    var kept: Kept
+
+    /// The id headers of a 201 and the collection their `Location` names (§5).
+    private static let collections = ["Capture-Id": "captures", "Refund-Id": "refunds"]
+
+    /// `response` kept compactly when it can be made again exactly; `origins`: the namespace's origins, reused.
+    init(operation: OrderManagementWrite, key: String, response: HTTPResponse, orderID: String, origins: OrderManagementLedger.Origins) {
+        self.operation = operation
+        self.key = key
+        kept = .response(response)
+        let fields = response.headers.fields
+        guard response.status == .created, response.body.isEmpty, fields.count == 2, let collection = Self.collections[fields[0].name],
+              fields[1].name == "Location" else { return }
+        let path = "/ordermanagement/v1/orders/\(orderID)/\(collection)/\(fields[0].value)"
+        guard fields[1].value.hasSuffix(path) else { return }
+        let origin = String(fields[1].value.dropLast(path.utf8.count))
+        let interned = origins.strings.first { $0 == origin } ?? {
+            if origins.strings.count >= 4 { origins.strings.removeFirst() }
+            origins.strings.append(origin)
+            return origin
+        }()
+        kept = .created(idHeader: fields[0].name, id: fields[0].value, origin: interned)
+    }
+
+    func response(orderID: String) -> HTTPResponse {
+        switch kept {
+        case .response(let response):
+            return response
+        case .created(let idHeader, let id, let origin):
+            let location = "\(origin)/ordermanagement/v1/orders/\(orderID)/\(Self.collections[idHeader] ?? "")/\(id)"
+            return HTTPResponse(status: .created, headers: HTTPHeaders([(idHeader, id), ("Location", location)]))
+        }
+    }
 }
 
 /// Order Management's ledger of one namespace: its orders and the rules that change them. A plain value that
@@ -155,6 +196,14 @@ struct OrderManagementLedger: NamespaceStateValue {
     }
 
     var orders: [String: Order] = [:]
+    /// The origins its idempotent answers were reached at, each kept once (``IdempotentAnswer``); a class, as the
+    /// writes that add to it run while an order of this ledger is being changed.
+    let origins = Origins()
+
+    final class Origins {
+        /// The last few, most recent last.
+        var strings: [String] = []
+    }
     /// Its expiry bound is when the first order is due to be dropped (extensions only move that later).
     var sweep = SweepSchedule()
 
@@ -231,11 +280,14 @@ struct OrderManagementLedger: NamespaceStateValue {
         guard let order = orders[orderID] else { return unknownOrder(orderID).response(for: request, ids: ids) }
         if let idempotencyKey,
            let first = order.answers.first(where: { $0.operation == operation && $0.key == idempotencyKey }) {
-            return first.response
+            return first.response(orderID: orderID)
         }
         let response: HTTPResponse
         do { response = try change(order, registry.now(namespace)) } catch { response = error.response(for: request, ids: ids) }
-        if let idempotencyKey { order.answers.append(IdempotentAnswer(operation: operation, key: idempotencyKey, response: response)) }
+        if let idempotencyKey {
+            order.answers.append(IdempotentAnswer(operation: operation, key: idempotencyKey, response: response, orderID: orderID,
+                                                  origins: origins))
+        }
         return response
     }
 
@@ -513,10 +565,11 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
             OrderManagementLedger(registry: registry, ids: ids, configuration: configuration, retained: retained)
         }
         self.ledgers = ledgers
-        retained.onEviction { namespace, id in _ = ledgers.withState(namespace) { $0.orders.removeValue(forKey: id) != nil } }
+        retained.onEviction(holds: { namespace, id in ledgers.withState(namespace) { $0.orders[id] != nil } },
+                            evict: { namespace, id in ledgers.withState(namespace) { $0.orders.removeValue(forKey: id) != nil } })
     }
 
-    /// Counts every order held with the server's bound (see ``OrderManagementLedger/retainHeldObjects(_:)``).
+    /// Counts every order held with the server's bound, once, after a restore (see ``OrderManagementLedger/retainHeldObjects(_:)``).
     package func retainHeldObjects() {
         ledgers.forEach { namespace, ledger in ledger.retainHeldObjects(namespace) }
         retained.retention.evictOverflow()
@@ -615,8 +668,8 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
     }
 
     package func reset(_ namespace: Namespace) {
-        ledgers.reset(namespace)
-        retained.removedAll(namespace)
+        // Under the namespace's lock, so an eviction meanwhile finds the objects either held and counted or gone.
+        _ = ledgers.reset(namespace) { _ in retained.removedAll(namespace) }
     }
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }
@@ -630,6 +683,39 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
 
 // Synthesized, so a field added to an order is kept too.
 extension OrderManagementLedger.Order: Codable {}
+
+/// `{"operation", "key", "response": {…}}`, or for a kept 201 `"created": {"id_header", "id", "origin"}` instead of
+/// `response` (files with `response` only load as they always did).
+extension IdempotentAnswer: Codable {
+    private enum CodingKeys: String, CodingKey { case operation, key, response, created }
+    private struct Created: Codable {
+        var idHeader: String
+        var id: String
+        var origin: String
+        enum CodingKeys: String, CodingKey { case idHeader = "id_header", id, origin }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        operation = try container.decode(OrderManagementWrite.self, forKey: .operation)
+        key = try container.decode(String.self, forKey: .key)
+        if let created = try container.decodeIfPresent(Created.self, forKey: .created) {
+            kept = .created(idHeader: created.idHeader, id: created.id, origin: created.origin)
+        } else {
+            kept = .response(try container.decode(HTTPResponse.self, forKey: .response))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(operation, forKey: .operation)
+        try container.encode(key, forKey: .key)
+        switch kept {
+        case .response(let response): try container.encode(response, forKey: .response)
+        case .created(let idHeader, let id, let origin): try container.encode(Created(idHeader: idHeader, id: id, origin: origin), forKey: .created)
+        }
+    }
+}
 
 extension OrderManagementLedger: SavableNamespaceState {
     struct Saved: Codable {

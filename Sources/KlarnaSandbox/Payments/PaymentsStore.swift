@@ -204,9 +204,10 @@ struct PaymentsLedger: NamespaceStateValue {
         let session = try liveSession(namespace, id)
         guard session.orderID == nil else { throw .sessionCompleted }
         sessions[id] = nil
-        for token in session.authorizationTokens { authorizations[token] = nil }
+        // Only the tokens still held: an evicted one has left the count already.
+        let tokens = session.authorizationTokens.filter { authorizations.removeValue(forKey: $0) != nil }
         retained.sessions.removed(namespace, [id])
-        retained.authorizations.removed(namespace, session.authorizationTokens)
+        retained.authorizations.removed(namespace, tokens)
     }
 
     /// A session within its lifetime. An expired one stays stored (a token issued before expiry can still
@@ -511,17 +512,19 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
         self.retained = retained
         let ledgers = NamespacedStore { PaymentsLedger(registry: registry, ids: ids, configuration: configuration, retained: retained) }
         self.ledgers = ledgers
-        retained.sessions.onEviction { namespace, id in _ = ledgers.withState(namespace) { $0.sessions.removeValue(forKey: id) != nil } }
-        retained.authorizations.onEviction { namespace, token in
-            _ = ledgers.withState(namespace) { $0.authorizations.removeValue(forKey: token) != nil }
-        }
-        retained.orders.onEviction { namespace, id in _ = ledgers.withState(namespace) { $0.orders.removeValue(forKey: id) != nil } }
-        retained.customerTokens.onEviction { namespace, id in
-            _ = ledgers.withState(namespace) { $0.customerTokens.removeValue(forKey: id) != nil }
-        }
+        retained.sessions.onEviction(holds: { namespace, id in ledgers.withState(namespace) { $0.sessions[id] != nil } },
+                                     evict: { namespace, id in ledgers.withState(namespace) { $0.sessions.removeValue(forKey: id) != nil } })
+        retained.authorizations.onEviction(
+            holds: { namespace, token in ledgers.withState(namespace) { $0.authorizations[token] != nil } },
+            evict: { namespace, token in ledgers.withState(namespace) { $0.authorizations.removeValue(forKey: token) != nil } })
+        retained.orders.onEviction(holds: { namespace, id in ledgers.withState(namespace) { $0.orders[id] != nil } },
+                                   evict: { namespace, id in ledgers.withState(namespace) { $0.orders.removeValue(forKey: id) != nil } })
+        retained.customerTokens.onEviction(
+            holds: { namespace, id in ledgers.withState(namespace) { $0.customerTokens[id] != nil } },
+            evict: { namespace, id in ledgers.withState(namespace) { $0.customerTokens.removeValue(forKey: id) != nil } })
     }
 
-    /// Counts every object held with the server's bound (see ``PaymentsLedger/retainHeldObjects(_:)``).
+    /// Counts every object held with the server's bound, once, after a restore (see ``PaymentsLedger/retainHeldObjects(_:)``).
     package func retainHeldObjects() {
         ledgers.forEach { namespace, ledger in ledger.retainHeldObjects(namespace) }
         retained.sessions.retention.evictOverflow()
@@ -599,8 +602,8 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
     }
 
     package func reset(_ namespace: Namespace) {
-        ledgers.reset(namespace)
-        retained.removedAll(namespace)
+        // Under the namespace's lock, so an eviction meanwhile finds the objects either held and counted or gone.
+        _ = ledgers.reset(namespace) { _ in retained.removedAll(namespace) }
     }
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }

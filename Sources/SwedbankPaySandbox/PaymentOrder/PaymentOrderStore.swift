@@ -51,11 +51,13 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
         self.ledgers = ledgers
         let tokens = Locked<[String: (namespace: Namespace, orderID: String)]>([:])
         self.tokens = tokens
-        retained.orders.onEviction { namespace, id in
-            guard let token = ledgers.withState(namespace, { $0.orders.removeValue(forKey: id)?.token }) else { return }
+        retained.orders.onEviction(holds: { namespace, id in ledgers.withState(namespace) { $0.orders[id] != nil } }) { namespace, id in
+            guard let token = ledgers.withState(namespace, { $0.orders.removeValue(forKey: id)?.token }) else { return false }
             tokens.withLock { $0[token] = nil }
+            return true
         }
-        retained.tokens.onEviction { namespace, token in _ = ledgers.withState(namespace) { $0.tokens.removeValue(forKey: token) != nil } }
+        retained.tokens.onEviction(holds: { namespace, token in ledgers.withState(namespace) { $0.tokens[token] != nil } },
+                                   evict: { namespace, token in ledgers.withState(namespace) { $0.tokens.removeValue(forKey: token) != nil } })
         let generations = Locked<[Namespace: Int]>([:])
         self.generations = generations
         callbacks = SwedbankPayCallbacks(registry: registry, configuration: configuration, journal: journal, outbox: outbox,
@@ -88,7 +90,7 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
     /// as unknown, the order stays.
     package func forgetSessionToken(_ token: String) { tokens.withLock { $0[token] = nil } }
 
-    /// Counts every order and token held with the server's bound (see ``SwedbankPayOrderLedger/retainHeldObjects(_:)``).
+    /// Counts every order and token held with the server's bound, once, after a restore (see ``SwedbankPayOrderLedger/retainHeldObjects(_:)``).
     package func retainHeldObjects() {
         ledgers.forEach { namespace, ledger in ledger.retainHeldObjects(namespace) }
         retained.orders.retention.evictOverflow()
@@ -253,10 +255,13 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
 
     package func reset(_ namespace: Namespace) {
         generations.withLock { $0[namespace, default: 0] += 1 }
-        let dropped = ledgers.reset(namespace) { $0.sessionTokens } ?? []
+        // Counted off under the namespace's lock, so an eviction meanwhile finds the objects either held and counted or gone.
+        let dropped = ledgers.reset(namespace) { [retained] (ledger) -> [String] in
+            retained.orders.removedAll(namespace)
+            retained.tokens.removedAll(namespace)
+            return ledger.sessionTokens
+        } ?? []
         tokens.withLock { index in for token in dropped { index[token] = nil } }
-        retained.orders.removedAll(namespace)
-        retained.tokens.removedAll(namespace)
     }
 
     package func snapshot(_ namespace: Namespace) -> JSONText { ledgers.withState(namespace) { $0.snapshot(namespace) } }

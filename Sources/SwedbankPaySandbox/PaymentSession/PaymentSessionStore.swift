@@ -39,14 +39,16 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         self.settings = settings
         self.journal = journal
         retained = orders.retention.kind(provider: "swedbankpay", name: "payment_session")
-        retained.onEviction { [ledgers] namespace, token in
-            _ = ledgers.withState(namespace) { $0.sessions.removeValue(forKey: token) != nil }
+        retained.onEviction(holds: { [ledgers] namespace, token in ledgers.withState(namespace) { $0.sessions[token] != nil } }) {
+            [ledgers] namespace, token in
+            guard ledgers.withState(namespace, { $0.sessions.removeValue(forKey: token) != nil }) else { return false }
             orders.forgetSessionToken(token)
+            return true
         }
     }
 
     /// Counts every payment session held with the server's bound, in token order (a record keeps no creation time):
-    /// for state filled without its creations (a restore).
+    /// for state filled without its creations (a restore), once.
     package func retainHeldObjects() {
         ledgers.forEach { namespace, ledger in
             for token in ledger.sessions.keys.sorted() { retained.created(namespace, token) }
@@ -61,8 +63,8 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     }
 
     package func reset(_ namespace: Namespace) {
-        ledgers.reset(namespace)
-        retained.removedAll(namespace)
+        // Under the namespace's lock, so an eviction meanwhile finds the objects either held and counted or gone.
+        _ = ledgers.reset(namespace) { _ in retained.removedAll(namespace) }
     }
 
     package func snapshot(_ namespace: Namespace) -> JSONText {
