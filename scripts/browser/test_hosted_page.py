@@ -17,115 +17,25 @@ Prints one line per check, then "N passed, N failed"; exits 1 when anything fail
 """
 from __future__ import annotations
 
-import argparse
 import base64
-import ctypes
 import json
 import pathlib
 import re
-import shutil
-import signal
-import subprocess
 import sys
-import threading
-import time
-import traceback
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-sys.path.insert(0, str(HERE))
 sys.dont_write_bytecode = True  # no __pycache__ in scripts/browser
-try:
-    from selenium.common.exceptions import NoAlertPresentException
-    from selenium.webdriver.common.by import By
+import harness  # noqa: E402  (first: it says how to install selenium when it is missing)
+from harness import ROOT, WAIT, bk, expect  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
 
-    import browser as bk
-except ImportError:
-    sys.exit("selenium is not installed: run scripts/browser/install-browser.sh, then use .build/browser-venv/bin/python")
-
-CART = {
-    "purchase_country": "GB", "purchase_currency": "GBP", "locale": "en-GB",
-    "order_amount": 62400, "order_tax_amount": 10400,
-    "order_lines": [
-        {"type": "physical", "name": "Battery Power Pack", "quantity": 1, "unit_price": 59500, "tax_rate": 2000,
-         "total_amount": 59500, "total_tax_amount": 9917},
-        {"type": "shipping_fee", "name": "Shipping", "quantity": 1, "unit_price": 2900, "tax_rate": 2000,
-         "total_amount": 2900, "total_tax_amount": 483},
-    ],
-}
+CART = harness.KLARNA_CART
 HTML_NAME = '<img src=x onerror=alert(1)>"quote'
 BUTTONS = ("pay", "cancel", "back", "reject")
-WAIT = 10  # seconds for any one thing to happen in the browser
-
-
-class Abort(BaseException):
-    """The run's time limit or a signal: stop every check, clean up, exit 1."""
-
-
-class CheckFailed(AssertionError):
-    pass
-
-
-def expect(condition, message: str) -> None:
-    if not condition:
-        raise CheckFailed(message)
 
 
 # --- the sandbox -----------------------------------------------------------------------------------------
-
-def _die_with_parent() -> None:
-    # Linux: SIGTERM the sandbox if this script dies without cleaning up (e.g. SIGKILL).
-    try:
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-class Sandbox:
-    """payment-sandbox on a free port; the URL is read from its start-up line."""
-
-    def __init__(self, binary: str, log_path: pathlib.Path):
-        self.binary, self.log_path = binary, log_path
-        self.proc: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 20) -> str:
-        binary = pathlib.Path(self.binary).resolve()
-        if not binary.is_file():
-            raise RuntimeError(f"no sandbox binary at {binary}: swift build -c release, or pass --binary or --base-url")
-        log = open(self.log_path, "wb")
-        # From the repository, where the bundled scenarios are (./scenarios).
-        self.proc = subprocess.Popen([str(binary), "--port", "0"], cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log,
-                                     stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
-        log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            m = re.search(r"listening on (http://\S+)", self.log_path.read_text(errors="replace"))
-            if m:
-                return m.group(1).rstrip("/")
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise RuntimeError(f"sandbox did not start: {self.log_path.read_text(errors='replace')[-2000:]}")
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(3)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
-class NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None  # a 3xx comes back as the answer
-
 
 class Api:
     """The sandbox's HTTP API with Basic auth and a namespace of its own."""
@@ -133,37 +43,15 @@ class Api:
     def __init__(self, base: str, namespace: str):
         self.base, self.namespace = base, namespace
         self.auth = "Basic " + base64.b64encode(b"browser-e2e:secret").decode()
-        self.opener = urllib.request.build_opener(NoRedirects)
 
     def call(self, method: str, path: str, body=None, auth: bool = True, headers: dict | None = None) -> tuple[int, object]:
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base + path, data=data, method=method, headers=headers or {})
-        req.add_header("Sandbox-Namespace", self.namespace)
+        headers = dict(headers or {}, **{"Sandbox-Namespace": self.namespace})
         if auth:
-            req.add_header("Authorization", self.auth)
-        if data is not None:
-            req.add_header("Content-Type", "application/json")
-        try:
-            with self.opener.open(req, timeout=WAIT) as r:
-                status, raw = r.status, r.read()
-        except urllib.error.HTTPError as e:
-            status, raw = e.code, e.read()
-        try:
-            return status, json.loads(raw) if raw else None
-        except ValueError:
-            return status, raw.decode(errors="replace")
-
-    def wait_healthy(self, timeout: float = 20) -> None:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                if self.call("GET", "/__sandbox/health", auth=False)[0] == 200:
-                    return
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"GET {self.base}/__sandbox/health did not answer 200 in {timeout} s")
-            time.sleep(0.1)
+            headers["Authorization"] = self.auth
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        status, _, answer = harness.http(method, self.base + path, body, headers)
+        return status, answer
 
     def hpp_status(self, session_id: str) -> dict:
         status, body = self.call("GET", f"/hpp/v1/sessions/{session_id}")
@@ -173,32 +61,11 @@ class Api:
 
 # --- the merchant ----------------------------------------------------------------------------------------
 
-class Merchant:
+class Merchant(harness.Merchant):
     """Where merchant_urls point: records each request's path and query, answers 200 with a small page."""
 
-    def __init__(self):
-        hits = self.hits = []
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):
-                u = urllib.parse.urlsplit(self.path)
-                hits.append((self.command, u.path, dict(urllib.parse.parse_qsl(u.query))))
-                page = f"<!doctype html><title>merchant</title><h1 id=merchant>merchant {u.path}</h1>".encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(page)))
-                self.end_headers()
-                self.wfile.write(page)
-
-            do_POST = do_GET
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.base = f"http://127.0.0.1:{self.server.server_port}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def page(self, path: str) -> bytes:
+        return f"<!doctype html><title>merchant</title><h1 id=merchant>merchant {path}</h1>".encode()
 
     def urls(self) -> dict:
         b = self.base
@@ -210,45 +77,26 @@ class Merchant:
             "error": b + "/error?sid={{session_id}}",
         }
 
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
 
 # --- the checks ------------------------------------------------------------------------------------------
 
-class Run:
-    def __init__(self, api: Api, merchant: Merchant, driver, artifacts: pathlib.Path, screenshot: pathlib.Path):
-        self.api, self.merchant, self.d = api, merchant, driver
-        self.artifacts, self.screenshot = artifacts, screenshot
-        self.results: list[tuple[str, bool]] = []
+class Run(harness.Checks):
+    CHECKS = [
+        ("hosted page", "hosted_page"),
+        ("pay", "pay"),
+        ("cancel", "cancel"),
+        ("cancel distributed", "cancel_distributed"),
+        ("back", "back"),
+        ("reject", "reject"),
+        ("pay, scenarios", "scenarios"),
+        ("custom scheme", "custom_scheme"),
+        ("no merchant_urls", "no_merchant_urls"),
+        ("escaping", "escaping"),
+    ]
 
-    def check(self, name: str, fn) -> None:
-        t0 = time.monotonic()
-        try:
-            info = fn()
-            self.results.append((name, True))
-            print(f"ok    {name:<18} {info}  ({time.monotonic() - t0:.1f} s)", flush=True)
-        except Exception as e:  # one check failing must not stop the others
-            self.results.append((name, False))
-            where = self._save_failure(name)
-            print(f"FAIL  {name:<18} {type(e).__name__}: {e}  ({time.monotonic() - t0:.1f} s; {where})", flush=True)
-            if not isinstance(e, CheckFailed):
-                traceback.print_exc(limit=4)
-        try:  # the next check starts in a fresh tab (an external-scheme launch can leave state behind)
-            bk.reset_tab(self.d)
-        except Exception:
-            pass
-
-    def _save_failure(self, name: str) -> str:
-        try:
-            slug = re.sub(r"\W+", "-", name)
-            png = self.artifacts / f"failed-{slug}.png"
-            self.d.save_screenshot(str(png))
-            (self.artifacts / f"failed-{slug}.html").write_text(self.d.page_source)
-            return f"see {png}"
-        except Exception as e:
-            return f"no screenshot: {type(e).__name__}"
+    def __init__(self, api: Api, merchant: Merchant, driver, artifacts, screenshot):
+        super().__init__(driver, artifacts)
+        self.api, self.merchant, self.screenshot = api, merchant, screenshot
 
     # helpers
 
@@ -291,9 +139,6 @@ class Run:
         expect(any(h["method"] == "POST" for h in hops) and hops[-1]["status_of_previous"] == 303,
                f"expected a form POST answered 303, got {[(h['method'], h['url'], h['status_of_previous']) for h in hops]}")
         return path, query
-
-    def js(self, script: str, *args):
-        return self.d.execute_script(script, *args)
 
     # checks
 
@@ -456,13 +301,7 @@ class Run:
         cart["order_lines"][0]["name"] = HTML_NAME
         _, url = self.create(self.merchant.urls(), cart)
         self.d.get(url)
-        try:
-            alert = self.d.switch_to.alert
-            text = alert.text
-            alert.dismiss()
-            raise CheckFailed(f"the line name ran as script: alert({text!r})")
-        except NoAlertPresentException:
-            pass
+        self.no_alert("the line name")
         self.open(url)
         name = self.js("var n = document.querySelector('#order-lines .order-line .name'); return n && n.innerText")
         expect(name == HTML_NAME, f"the first line's name reads {name!r}, expected the text {HTML_NAME!r}")
@@ -472,91 +311,23 @@ class Run:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    source = ap.add_mutually_exclusive_group()
-    source.add_argument("--binary", default=str(ROOT / ".build/release/payment-sandbox"),
-                        help="payment-sandbox to start (default: .build/release/payment-sandbox)")
-    source.add_argument("--base-url", help="use this running sandbox instead of starting one")
-    ap.add_argument("--artifacts", default=str(ROOT / ".build/artifacts"),
-                    help="screenshots, logs (default: .build/artifacts)")
+    ap = harness.arguments(__doc__, timeout=240, update_docs="also copy the screenshot to docs/hosted-page.png")
     ap.add_argument("--screenshot", help="the page's screenshot (default: ARTIFACTS/hosted-page.png)")
-    ap.add_argument("--update-docs", action="store_true", help="also copy the screenshot to docs/hosted-page.png")
-    ap.add_argument("--timeout", type=float, default=240, help="for the whole run, seconds (default 240)")
     args = ap.parse_args()
-
-    artifacts = pathlib.Path(args.artifacts).resolve()
-    artifacts.mkdir(parents=True, exist_ok=True)
-    for old in artifacts.glob("failed-*"):
-        old.unlink()
+    artifacts = harness.artifacts_dir(args.artifacts)
     screenshot = pathlib.Path(args.screenshot or artifacts / "hosted-page.png").resolve()
     screenshot.unlink(missing_ok=True)  # only a passing "hosted page" check writes it
 
-    def abort(signum, _frame):
-        raise Abort(f"signal {signum}" if signum != signal.SIGALRM else f"time limit of {args.timeout:.0f} s")
+    def start(session: harness.Session) -> Run:
+        namespace = f"browser-e2e-{uuid.uuid4().hex[:8]}"
+        base = session.start_sandbox("sandbox.log", health_headers={"Sandbox-Namespace": namespace},
+                                     note=f"namespace {namespace}")
+        api = Api(base, namespace)
+        merchant = session.start_merchant(Merchant)
+        driver = session.start_browser(390, 844, driver_log="chromedriver.log")
+        return Run(api, merchant, driver, artifacts, screenshot)
 
-    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGALRM):
-        signal.signal(s, abort)
-    signal.setitimer(signal.ITIMER_REAL, args.timeout)
-
-    sandbox = merchant = driver = None
-    try:
-        t0 = time.monotonic()
-        if args.base_url:
-            base = args.base_url.rstrip("/")
-        else:
-            sandbox = Sandbox(args.binary, artifacts / "sandbox.log")
-            base = sandbox.start()
-        api = Api(base, f"browser-e2e-{uuid.uuid4().hex[:8]}")
-        api.wait_healthy()
-        print(f"sandbox  {base} healthy in {time.monotonic() - t0:.1f} s (namespace {api.namespace})", flush=True)
-        merchant = Merchant()
-        t0 = time.monotonic()
-        driver = bk.start_browser(390, 844, driver_log=str(artifacts / "chromedriver.log"))
-        print(f"browser  Chromium {driver.capabilities.get('browserVersion')}, 390x844, "
-              f"started in {time.monotonic() - t0:.1f} s", flush=True)
-
-        run = Run(api, merchant, driver, artifacts, screenshot)
-        run.check("hosted page", run.hosted_page)
-        run.check("pay", run.pay)
-        run.check("cancel", run.cancel)
-        run.check("cancel distributed", run.cancel_distributed)
-        run.check("back", run.back)
-        run.check("reject", run.reject)
-        run.check("pay, scenarios", run.scenarios)
-        run.check("custom scheme", run.custom_scheme)
-        run.check("no merchant_urls", run.no_merchant_urls)
-        run.check("escaping", run.escaping)
-
-        if args.update_docs and screenshot.exists():
-            docs = ROOT / "docs" / "hosted-page.png"
-            docs.parent.mkdir(exist_ok=True)
-            shutil.copyfile(screenshot, docs)
-            print(f"copied   {screenshot} -> {docs} ({docs.stat().st_size // 1024} KB)")
-        failed = sum(1 for _, ok in run.results if not ok)
-        if failed and sandbox:
-            print(f"--- last lines of {sandbox.log_path} ---")
-            print("\n".join(sandbox.log_path.read_text(errors="replace").splitlines()[-20:]))
-        print(f"{len(run.results) - failed} passed, {failed} failed")
-        return 1 if failed else 0
-    except (Abort, KeyboardInterrupt) as e:
-        print(f"aborted: {e or type(e).__name__}", flush=True)
-        return 1
-    except Exception as e:
-        print(f"FAIL  setup: {type(e).__name__}: {e}", flush=True)
-        return 1
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        for s in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(s, signal.SIG_IGN)  # cleanup runs to the end
-        if driver:
-            try:
-                driver.quit()
-            except Exception:
-                pass
-        if merchant:
-            merchant.stop()
-        if sandbox:
-            sandbox.stop()
+    return harness.run(args, artifacts, start, docs=[(screenshot, ROOT / "docs" / "hosted-page.png")])
 
 
 if __name__ == "__main__":

@@ -18,48 +18,20 @@ Prints one line per check, then "N passed, N failed"; exits 1 when anything fail
 """
 from __future__ import annotations
 
-import argparse
 import base64
-import ctypes
-import json
-import os
-import pathlib
 import re
 import secrets
-import shutil
-import signal
-import subprocess
 import sys
-import time
-import traceback
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-sys.path.insert(0, str(HERE))
 sys.dont_write_bytecode = True  # no __pycache__ in scripts/browser
-try:
-    from selenium.common.exceptions import NoAlertPresentException
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
+import harness  # noqa: E402  (first: it says how to install selenium when it is missing)
+from harness import ROOT, WAIT, bk, expect  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
-    import browser as bk
-except ImportError:
-    sys.exit("selenium is not installed: run scripts/browser/install-browser.sh, then use .build/browser-venv/bin/python")
-
-CART = {
-    "purchase_country": "GB", "purchase_currency": "GBP", "locale": "en-GB",
-    "order_amount": 62400, "order_tax_amount": 10400,
-    "order_lines": [
-        {"type": "physical", "name": "Battery Power Pack", "quantity": 1, "unit_price": 59500, "tax_rate": 2000,
-         "total_amount": 59500, "total_tax_amount": 9917},
-        {"type": "shipping_fee", "name": "Shipping", "quantity": 1, "unit_price": 2900, "tax_rate": 2000,
-         "total_amount": 2900, "total_tax_amount": 483},
-    ],
-}
+CART = harness.KLARNA_CART
 PAYMENT_ORDER = {"paymentorder": {
     "operation": "Purchase", "currency": "SEK", "amount": 1500, "vatAmount": 375, "description": "Test Purchase",
     "userAgent": "selenium", "language": "sv-SE",
@@ -68,111 +40,29 @@ PAYMENT_ORDER = {"paymentorder": {
     "payeeInfo": {"payeeId": "5cabf558-5283-482f-b252-4d58e06f6f3b", "payeeReference": "UI0001", "payeeName": "Test Shop"},
 }}
 HTML_NAMESPACE = '<img src=x onerror=alert(1)>"ns'
-WAIT = 10  # seconds for any one thing to happen in the browser
-
-
-class Abort(BaseException):
-    """The run's time limit or a signal: stop every check, clean up, exit 1."""
-
-
-class CheckFailed(AssertionError):
-    pass
-
-
-def expect(condition, message: str) -> None:
-    if not condition:
-        raise CheckFailed(message)
 
 
 # --- the sandbox -----------------------------------------------------------------------------------------
 
-def _die_with_parent() -> None:
-    # Linux: SIGTERM the sandbox if this script dies without cleaning up (e.g. SIGKILL).
-    try:
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-class Sandbox:
-    """payment-sandbox on a free port with a control token; the URL is read from its start-up line."""
-
-    def __init__(self, binary: str, token: str, log_path: pathlib.Path):
-        self.binary, self.token, self.log_path = binary, token, log_path
-        self.proc: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 20) -> str:
-        binary = pathlib.Path(self.binary).resolve()
-        if not binary.is_file():
-            raise RuntimeError(f"no sandbox binary at {binary}: swift build -c release, or pass --binary or --base-url")
-        log = open(self.log_path, "wb")
-        # From the repository, where the bundled scenarios are (./scenarios). The token through the environment,
-        # so it is not in the process list.
-        env = dict(os.environ, PAYMENT_SANDBOX_CONTROL_TOKEN=self.token)
-        self.proc = subprocess.Popen([str(binary), "--port", "0"], cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                     stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
-        log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            m = re.search(r"listening on (http://\S+)", self.log_path.read_text(errors="replace"))
-            if m:
-                return m.group(1).rstrip("/")
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise RuntimeError(f"sandbox did not start: {self.log_path.read_text(errors='replace')[-2000:]}")
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(3)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
 class Api:
     """The sandbox's HTTP API as a merchant of one namespace, with the control token on every call."""
 
-    def __init__(self, base: str, token: str, namespace: str):
-        self.base, self.token, self.namespace = base, token, namespace
+    def __init__(self, token: str, namespace: str):
+        self.base, self.token, self.namespace = "", token, namespace  # base: once the sandbox is up
+
+    def headers(self, namespace: str | None = None) -> dict:
+        return {"Sandbox-Namespace": namespace or self.namespace, "Sandbox-Control-Token": self.token,
+                "Authorization": "Basic " + base64.b64encode(b"ui-e2e:secret").decode()}
 
     def call(self, method: str, path: str, body=None, headers: dict | None = None, namespace: str | None = None):
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base + path, data=data, method=method, headers=headers or {})
-        req.add_header("Sandbox-Namespace", namespace or self.namespace)
-        req.add_header("Sandbox-Control-Token", self.token)
-        if "Authorization" not in (headers or {}):
-            req.add_header("Authorization", "Basic " + base64.b64encode(b"ui-e2e:secret").decode())
-        if data is not None and "Content-Type" not in (headers or {}):
-            req.add_header("Content-Type", "application/json")
-        try:
-            with urllib.request.urlopen(req, timeout=WAIT) as r:
-                status, raw = r.status, r.read()
-        except urllib.error.HTTPError as e:
-            status, raw = e.code, e.read()
-        try:
-            return status, json.loads(raw) if raw else None
-        except ValueError:
-            return status, raw.decode(errors="replace")
+        status, _, answer = harness.http(method, self.base + path, body, dict(self.headers(namespace), **(headers or {})),
+                                         follow_redirects=True)
+        return status, answer
 
     def ok(self, method: str, path: str, body=None, statuses=(200,), **kw) -> dict:
         status, answer = self.call(method, path, body, **kw)
         expect(status in statuses and isinstance(answer, dict), f"{method} {path}: {status} {str(answer)[:300]}")
         return answer
-
-    def wait_healthy(self, timeout: float = 20) -> None:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                if self.call("GET", "/__sandbox/health")[0] == 200:
-                    return
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"GET {self.base}/__sandbox/health did not answer 200 in {timeout} s")
-            time.sleep(0.1)
 
     def klarna_flow(self) -> dict:
         """A session authorized and ordered, a second session with an HPP session: their ids."""
@@ -192,53 +82,30 @@ class Api:
 
 # --- the checks ------------------------------------------------------------------------------------------
 
-class Run:
-    def __init__(self, api: Api, driver, artifacts: pathlib.Path):
-        self.api, self.d, self.artifacts = api, driver, artifacts
-        self.results: list[tuple[str, bool]] = []
+class Run(harness.Checks):
+    CHECKS = [
+        ("token", "token"),
+        ("overview", "overview"),
+        ("objects, journal", "objects"),
+        ("scenario", "scenario"),
+        ("clock", "clock_controls"),
+        ("refresh", "refresh"),
+        ("reset", "reset"),
+        ("phone", "phone"),
+    ]
+    fresh_tab = False  # the checks share one tab (phone replaces it itself, for the phone's viewport)
+
+    def __init__(self, api: Api, driver, artifacts):
+        super().__init__(driver, artifacts)
+        self.api = api
         self.ids: dict = {}
         self.fresh = False  # the sandbox was started for this run: no namespaces but this run's
-
-    def check(self, name: str, fn) -> None:
-        t0 = time.monotonic()
-        try:
-            info = fn()
-            self.results.append((name, True))
-            print(f"ok    {name:<18} {info}  ({time.monotonic() - t0:.1f} s)", flush=True)
-        except Exception as e:  # one check failing must not stop the others
-            self.results.append((name, False))
-            where = self._save_failure(name)
-            print(f"FAIL  {name:<18} {type(e).__name__}: {e}  ({time.monotonic() - t0:.1f} s; {where})", flush=True)
-            if not isinstance(e, CheckFailed):
-                traceback.print_exc(limit=4)
-
-    def _save_failure(self, name: str) -> str:
-        try:
-            slug = re.sub(r"\W+", "-", name)
-            png = self.artifacts / f"failed-{slug}.png"
-            self.d.save_screenshot(str(png))
-            (self.artifacts / f"failed-{slug}.html").write_text(self.d.page_source)
-            return f"see {png}"
-        except Exception as e:
-            return f"no screenshot: {type(e).__name__}"
 
     # helpers
 
     @property
     def page_url(self) -> str:
         return f"{self.api.base}/__sandbox/ui/namespace?name={urllib.parse.quote(self.api.namespace, safe='')}"
-
-    def js(self, script: str, *args):
-        return self.d.execute_script(script, *args)
-
-    def no_alert(self) -> None:
-        try:
-            alert = self.d.switch_to.alert
-            text = alert.text
-            alert.dismiss()
-            raise CheckFailed(f"a value ran as script: alert({text!r})")
-        except NoAlertPresentException:
-            pass
 
     def open_namespace(self) -> None:
         bk.clear_events(self.d)
@@ -305,7 +172,7 @@ class Run:
 
     def overview(self) -> str:
         self.d.get(f"{self.api.base}/__sandbox/ui")
-        self.no_alert()
+        self.no_alert("a value")
         names = self.js("return Array.from(document.querySelectorAll('li.namespace'), l => [l.dataset.namespace, l.innerText])")
         listed = {n: t for n, t in names}
         expect(self.api.namespace in listed, f"{self.api.namespace} is not listed: {names}")
@@ -427,95 +294,36 @@ class Run:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    source = ap.add_mutually_exclusive_group()
-    source.add_argument("--binary", default=str(ROOT / ".build/release/payment-sandbox"),
-                        help="payment-sandbox to start (default: .build/release/payment-sandbox)")
-    source.add_argument("--base-url", help="use this running sandbox instead of starting one (with --token)")
+    ap = harness.arguments(__doc__, timeout=240,
+                           update_docs="also copy the screenshots to docs/images/sandbox-ui.png and docs/images/sandbox-ui-phone.png",
+                           base_url_help="use this running sandbox instead of starting one (with --token)")
     ap.add_argument("--token", help="the running sandbox's control token (with --base-url)")
-    ap.add_argument("--artifacts", default=str(ROOT / ".build/artifacts"), help="screenshots, logs (default: .build/artifacts)")
-    ap.add_argument("--update-docs", action="store_true",
-                    help="also copy the screenshots to docs/images/sandbox-ui.png and docs/images/sandbox-ui-phone.png")
-    ap.add_argument("--timeout", type=float, default=240, help="for the whole run, seconds (default 240)")
     args = ap.parse_args()
     if args.base_url and not args.token:
         ap.error("--base-url needs --token (the page is tested under a control token)")
-
-    artifacts = pathlib.Path(args.artifacts).resolve()
-    artifacts.mkdir(parents=True, exist_ok=True)
-    for old in list(artifacts.glob("failed-*")) + [artifacts / "sandbox-ui.png", artifacts / "sandbox-ui-phone.png"]:
+    artifacts = harness.artifacts_dir(args.artifacts)
+    for old in (artifacts / "sandbox-ui.png", artifacts / "sandbox-ui-phone.png"):
         old.unlink(missing_ok=True)
 
-    def abort(signum, _frame):
-        raise Abort(f"signal {signum}" if signum != signal.SIGALRM else f"time limit of {args.timeout:.0f} s")
-
-    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGALRM):
-        signal.signal(s, abort)
-    signal.setitimer(signal.ITIMER_REAL, args.timeout)
-
-    sandbox = driver = None
-    try:
-        t0 = time.monotonic()
+    def start(session: harness.Session) -> Run:
         token = args.token or secrets.token_urlsafe(24)
-        if args.base_url:
-            base = args.base_url.rstrip("/")
-        else:
-            sandbox = Sandbox(args.binary, token, artifacts / "sandbox-ui.log")
-            base = sandbox.start()
-        api = Api(base, token, f"ui-e2e-{uuid.uuid4().hex[:8]}")
-        api.wait_healthy()
-        print(f"sandbox  {base} healthy in {time.monotonic() - t0:.1f} s (namespace {api.namespace})", flush=True)
+        namespace = f"ui-e2e-{uuid.uuid4().hex[:8]}"
+        api = Api(token, namespace)
+        # The token through the environment, so it is not in the process list.
+        api.base = session.start_sandbox("sandbox-ui.log", env={"PAYMENT_SANDBOX_CONTROL_TOKEN": token},
+                                         health_headers=api.headers(), note=f"namespace {namespace}")
         ids = api.klarna_flow()
         ids["payment_order"] = api.payment_order()
         api.ok("POST", "/payments/v1/sessions", CART, namespace=HTML_NAMESPACE)
-        t0 = time.monotonic()
-        driver = bk.start_browser(1280, 900, mobile=False, driver_log=str(artifacts / "chromedriver-ui.log"))
-        print(f"browser  Chromium {driver.capabilities.get('browserVersion')}, 1280x900, "
-              f"started in {time.monotonic() - t0:.1f} s", flush=True)
+        driver = session.start_browser(1280, 900, mobile=False, driver_log="chromedriver-ui.log")
 
         run = Run(api, driver, artifacts)
         run.ids = ids
-        run.fresh = sandbox is not None
-        run.check("token", run.token)
-        run.check("overview", run.overview)
-        run.check("objects, journal", run.objects)
-        run.check("scenario", run.scenario)
-        run.check("clock", run.clock_controls)
-        run.check("refresh", run.refresh)
-        run.check("reset", run.reset)
-        run.check("phone", run.phone)
+        run.fresh = session.sandbox is not None
+        return run
 
-        if args.update_docs:
-            docs = ROOT / "docs" / "images"
-            docs.mkdir(parents=True, exist_ok=True)
-            for name in ("sandbox-ui.png", "sandbox-ui-phone.png"):
-                if (artifacts / name).exists():
-                    shutil.copyfile(artifacts / name, docs / name)
-                    print(f"copied   {artifacts / name} -> {docs / name} ({(docs / name).stat().st_size // 1024} KB)")
-        failed = sum(1 for _, ok in run.results if not ok)
-        if failed and sandbox:
-            print(f"--- last lines of {sandbox.log_path} ---")
-            print("\n".join(sandbox.log_path.read_text(errors="replace").splitlines()[-20:]))
-        print(f"{len(run.results) - failed} passed, {failed} failed")
-        return 1 if failed else 0
-    except (Abort, KeyboardInterrupt) as e:
-        print(f"aborted: {e or type(e).__name__}", flush=True)
-        return 1
-    except Exception as e:
-        print(f"FAIL  setup: {type(e).__name__}: {e}", flush=True)
-        traceback.print_exc(limit=4)
-        return 1
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        for s in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(s, signal.SIG_IGN)  # cleanup runs to the end
-        if driver:
-            try:
-                driver.quit()
-            except Exception:
-                pass
-        if sandbox:
-            sandbox.stop()
+    screenshots = ("sandbox-ui.png", "sandbox-ui-phone.png")
+    return harness.run(args, artifacts, start, docs=[(artifacts / n, ROOT / "docs" / "images" / n) for n in screenshots])
 
 
 if __name__ == "__main__":

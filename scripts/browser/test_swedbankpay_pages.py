@@ -25,38 +25,20 @@ Prints one line per check, then "N passed, N failed"; exits 1 when anything fail
 """
 from __future__ import annotations
 
-import argparse
-import ctypes
-import json
 import os
 import pathlib
 import re
-import shutil
-import signal
-import subprocess
 import sys
-import threading
 import time
-import traceback
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-sys.path.insert(0, str(HERE))
 sys.dont_write_bytecode = True  # no __pycache__ in scripts/browser
-try:
-    from selenium.common.exceptions import NoAlertPresentException
-    from selenium.webdriver.common.by import By
+import harness  # noqa: E402  (first: it says how to install selenium when it is missing)
+from harness import ROOT, WAIT, CheckFailed, bk, expect  # noqa: E402
+from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
 
-    import browser as bk
-except ImportError:
-    sys.exit("selenium is not installed: run scripts/browser/install-browser.sh, then use .build/browser-venv/bin/python")
-
-WAIT = 10  # seconds for any one thing to happen in the browser
 SWISH_WAIT = 15  # the Swish outcome is shown about 3 s after the attempt; the waiting page reloads every 2 s
 PROBLEM = "https://api.payex.com/psp/errordetail/"
 PAYER_MSISDN = "+46739000001"
@@ -79,71 +61,7 @@ def hostile(label: str) -> str:
     return f"\"><img src=x onerror=alert('{label}')><script>alert('{label}')</script>'&amp; {label}"
 
 
-class Abort(BaseException):
-    """The run's time limit or a signal: stop every check, clean up, exit 1."""
-
-
-class CheckFailed(AssertionError):
-    pass
-
-
-def expect(condition, message: str) -> None:
-    if not condition:
-        raise CheckFailed(message)
-
-
 # --- the sandbox -----------------------------------------------------------------------------------------
-
-def _die_with_parent() -> None:
-    # Linux: SIGTERM the sandbox if this script dies without cleaning up (e.g. SIGKILL).
-    try:
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-class Sandbox:
-    """payment-sandbox on a free port; the URL is read from its start-up line."""
-
-    def __init__(self, binary: str, log_path: pathlib.Path):
-        self.binary, self.log_path = binary, log_path
-        self.proc: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 20) -> str:
-        binary = pathlib.Path(self.binary).resolve()
-        if not binary.is_file():
-            raise RuntimeError(f"no sandbox binary at {binary}: swift build -c release, or pass --binary or --base-url")
-        log = open(self.log_path, "wb")
-        # From the repository, where the bundled scenarios are (./scenarios); the variable says so explicitly.
-        env = dict(os.environ)
-        env.setdefault("PAYMENT_SANDBOX_BUNDLED_SCENARIOS", str(ROOT / "scenarios"))
-        self.proc = subprocess.Popen([str(binary), "--port", "0"], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                                     stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
-        log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            m = re.search(r"listening on (http://\S+)", self.log_path.read_text(errors="replace"))
-            if m:
-                return m.group(1).rstrip("/")
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise RuntimeError(f"sandbox did not start: {self.log_path.read_text(errors='replace')[-2000:]}")
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(3)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
-class NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None  # a 3xx comes back as the answer
-
 
 class Order:
     """A payment order as created: its Bearer token, id (/psp/paymentorders/…) and operations."""
@@ -176,7 +94,6 @@ class Api:
 
     def __init__(self, base: str, run_id: str):
         self.base, self.run_id = base, run_id
-        self.opener = urllib.request.build_opener(NoRedirects)
         self.count = 0
 
     def call(self, method: str, url: str, body=None, headers: dict | None = None,
@@ -184,36 +101,7 @@ class Api:
         """(status, response headers, JSON or text). url may be a path below base."""
         if url.startswith("/"):
             url = self.base + url
-        data = None
-        hdrs = dict(headers or {})
-        if body is not None:
-            data = json.dumps(body).encode()
-            hdrs.setdefault("Content-Type", "application/json;version=3.1")
-        elif form is not None:
-            data = urllib.parse.urlencode(form).encode()
-            hdrs.setdefault("Content-Type", "application/x-www-form-urlencoded")
-        req = urllib.request.Request(url, data=data, method=method, headers=hdrs)
-        try:
-            with self.opener.open(req, timeout=WAIT) as r:
-                status, rh, raw = r.status, dict(r.headers), r.read()
-        except urllib.error.HTTPError as e:
-            status, rh, raw = e.code, dict(e.headers), e.read()
-        try:
-            return status, rh, json.loads(raw) if raw else None
-        except ValueError:
-            return status, rh, raw.decode(errors="replace")
-
-    def wait_healthy(self, timeout: float = 20) -> None:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                if self.call("GET", "/__sandbox/health")[0] == 200:
-                    return
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"GET {self.base}/__sandbox/health did not answer 200 in {timeout} s")
-            time.sleep(0.1)
+        return harness.http(method, url, body, headers, form=form, json_type="application/json;version=3.1")
 
     def create(self, merchant: "Merchant", scenario: str | None = None, **changes) -> Order:
         self.count += 1
@@ -317,43 +205,24 @@ EMBED_PAGE = """<!doctype html>
 """
 
 
-class Merchant:
+class Merchant(harness.Merchant):
     """Where completeUrl and cancelUrl point (main#merchant-complete, main#merchant-cancel), and the merchant
     pages that embed view-checkout. Records each request's method, path and query."""
 
+    extra_headers = {"Cache-Control": "no-store"}
+
     def __init__(self):
-        hits = self.hits = []
-        pages = self.pages = {}
+        self.pages: dict[str, str] = {}
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):
-                u = urllib.parse.urlsplit(self.path)
-                hits.append((self.command, u.path, dict(urllib.parse.parse_qsl(u.query))))
-                if u.path in pages:
-                    page = pages[u.path].encode()
-                elif u.path in ("/complete", "/cancel"):
-                    name = u.path.strip("/")
-                    page = (f"<!doctype html><title>merchant {name}</title>"
-                            f"<main id=merchant-{name}><h1>merchant {u.path}</h1></main>").encode()
-                else:
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(page)))
-                self.send_header("Cache-Control", "no-store")
-                self.end_headers()
-                self.wfile.write(page)
-
-            do_POST = do_GET
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.base = f"http://127.0.0.1:{self.server.server_port}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def page(self, path: str) -> bytes | None:
+        if path in self.pages:
+            return self.pages[path].encode()
+        if path in ("/complete", "/cancel"):
+            name = path.strip("/")
+            return (f"<!doctype html><title>merchant {name}</title>"
+                    f"<main id=merchant-{name}><h1>merchant {path}</h1></main>").encode()
+        return None
 
     def shop(self, name: str, script: str, callbacks: str) -> str:
         """A merchant page that loads view-checkout (script) and opens it in #checkout; returns its URL."""
@@ -367,55 +236,38 @@ class Merchant:
         self.pages[path] = EMBED_PAGE % {"menu": menu.replace('"', "&quot;")}
         return self.base + path
 
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
 
 # --- the checks ------------------------------------------------------------------------------------------
 
-class Run:
+class Run(harness.Checks):
+    CHECKS = [
+        ("menu", "menu"),
+        ("card frictionless", "card_frictionless"),
+        ("card 3ds approve", "card_3ds"),
+        ("saved cards", "saved_cards"),
+        ("card scenarios", "card_declined"),
+        ("3ds slow acs", "card_3ds_slow_acs"),
+        ("3ds cres posted", "card_3ds_cres_posted"),
+        ("3ds abandoned", "card_3ds_abandoned"),
+        ("invalid card", "invalid_card"),
+        ("swish", "swish"),
+        ("swish declined", "swish_declined"),
+        ("invoice", "web_method"),
+        ("cancel", "cancel"),
+        ("view-checkout onPaid", "view_on_paid"),
+        ("view-checkout redirect", "view_redirect"),
+        ("embed postMessage", "embed_messages"),
+        ("unknown token", "unknown_token"),
+        ("3ds escaping", "acs_escaping"),
+        ("swish escaping", "swish_escaping"),
+    ]
+    name_width = 22
+
     def __init__(self, api: Api, merchant: Merchant, driver, artifacts: pathlib.Path, screenshot: pathlib.Path):
-        self.api, self.merchant, self.d = api, merchant, driver
-        self.artifacts, self.screenshot = artifacts, screenshot
-        self.results: list[tuple[str, bool]] = []
-
-    def check(self, name: str, fn) -> None:
-        t0 = time.monotonic()
-        try:
-            info = fn()
-            self.results.append((name, True))
-            print(f"ok    {name:<22} {info}  ({time.monotonic() - t0:.1f} s)", flush=True)
-        except Exception as e:  # one check failing must not stop the others
-            self.results.append((name, False))
-            where = self._save_failure(name)
-            print(f"FAIL  {name:<22} {type(e).__name__}: {e}  ({time.monotonic() - t0:.1f} s; {where})", flush=True)
-            if not isinstance(e, CheckFailed):
-                traceback.print_exc(limit=4)
-        try:  # the next check starts in a fresh tab
-            self.d.switch_to.default_content()
-            bk.reset_tab(self.d)
-        except Exception:
-            pass
-
-    def _save_failure(self, name: str) -> str:
-        try:
-            slug = re.sub(r"\W+", "-", name)
-            png = self.artifacts / f"failed-{slug}.png"
-            try:
-                self.d.switch_to.alert.dismiss()
-            except Exception:
-                pass
-            self.d.save_screenshot(str(png))
-            (self.artifacts / f"failed-{slug}.html").write_text(self.d.page_source)
-            return f"see {png}"
-        except Exception as e:
-            return f"no screenshot: {type(e).__name__}"
+        super().__init__(driver, artifacts)
+        self.api, self.merchant, self.screenshot = api, merchant, screenshot
 
     # helpers
-
-    def js(self, script: str, *args):
-        return self.d.execute_script(script, *args)
 
     def open(self, order: Order, query: str = "") -> None:
         """Open the order's payment menu and wait for it."""
@@ -583,13 +435,7 @@ class Run:
         script, bold = "<script>alert(1)</script>", "<b>x</b>"
         order = self.api.create(self.merchant, description=script, payeeName=bold)
         self.d.get(order.checkout)
-        try:
-            alert = self.d.switch_to.alert
-            text = alert.text
-            alert.dismiss()
-            raise CheckFailed(f"the description ran as script: alert({text!r})")
-        except NoAlertPresentException:
-            pass
+        self.no_alert("the description")
         self.wait_menu()
         texts = self.js("return ['order-description', 'payee-name'].map(function (i) {"
                         " var e = document.getElementById(i); return e && e.innerText.trim() })")
@@ -1036,114 +882,32 @@ class Run:
         return f"HTTP {status}, data-reason={reason}"
 
 
-CHECKS = [
-    ("menu", "menu"),
-    ("card frictionless", "card_frictionless"),
-    ("card 3ds approve", "card_3ds"),
-    ("saved cards", "saved_cards"),
-    ("card scenarios", "card_declined"),
-    ("3ds slow acs", "card_3ds_slow_acs"),
-    ("3ds cres posted", "card_3ds_cres_posted"),
-    ("3ds abandoned", "card_3ds_abandoned"),
-    ("invalid card", "invalid_card"),
-    ("swish", "swish"),
-    ("swish declined", "swish_declined"),
-    ("invoice", "web_method"),
-    ("cancel", "cancel"),
-    ("view-checkout onPaid", "view_on_paid"),
-    ("view-checkout redirect", "view_redirect"),
-    ("embed postMessage", "embed_messages"),
-    ("unknown token", "unknown_token"),
-    ("3ds escaping", "acs_escaping"),
-    ("swish escaping", "swish_escaping"),
-]
-
-
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    source = ap.add_mutually_exclusive_group()
-    source.add_argument("--binary", default=str(ROOT / ".build/release/payment-sandbox"),
-                        help="payment-sandbox to start (default: .build/release/payment-sandbox)")
-    source.add_argument("--base-url", help="use this running sandbox instead of starting one")
-    ap.add_argument("--artifacts", default=str(ROOT / ".build/artifacts"),
-                    help="screenshots, logs (default: .build/artifacts)")
+    ap = harness.arguments(__doc__, timeout=300, update_docs="also copy the screenshot to docs/swedbankpay-checkout.png")
     ap.add_argument("--screenshot", help="the menu's screenshot (default: ARTIFACTS/swedbankpay-checkout.png)")
-    ap.add_argument("--update-docs", action="store_true", help="also copy the screenshot to docs/swedbankpay-checkout.png")
-    ap.add_argument("--timeout", type=float, default=300, help="for the whole run, seconds (default 300)")
-    ap.add_argument("--only", nargs="+", metavar="NAME", help=f"run only these checks: {', '.join(n for n, _ in CHECKS)}")
+    ap.add_argument("--only", nargs="+", metavar="NAME", help=f"run only these checks: {', '.join(n for n, _ in Run.CHECKS)}")
     args = ap.parse_args()
-
-    names = [n for n, _ in CHECKS]
+    names = [n for n, _ in Run.CHECKS]
     unknown = [n for n in args.only or [] if n not in names]
     if unknown:
         ap.error(f"unknown check {unknown}; checks: {names}")
-
-    artifacts = pathlib.Path(args.artifacts).resolve()
-    artifacts.mkdir(parents=True, exist_ok=True)
-    for old in artifacts.glob("failed-*"):
-        old.unlink()
+    artifacts = harness.artifacts_dir(args.artifacts)
     screenshot = pathlib.Path(args.screenshot or artifacts / "swedbankpay-checkout.png").resolve()
     screenshot.unlink(missing_ok=True)  # only a passing "menu" check writes it
 
-    def abort(signum, _frame):
-        raise Abort(f"signal {signum}" if signum != signal.SIGALRM else f"time limit of {args.timeout:.0f} s")
+    def start(session: harness.Session) -> Run:
+        run_id = uuid.uuid4().hex[:8]
+        # The bundled scenarios (./scenarios) named explicitly, unless the environment names them.
+        scenarios = os.environ.get("PAYMENT_SANDBOX_BUNDLED_SCENARIOS", str(ROOT / "scenarios"))
+        base = session.start_sandbox("sandbox-swedbankpay.log", env={"PAYMENT_SANDBOX_BUNDLED_SCENARIOS": scenarios},
+                                     note=f"tokens pages-{run_id}-<n>")
+        api = Api(base, run_id)
+        merchant = session.start_merchant(Merchant)
+        driver = session.start_browser(390, 844, driver_log="chromedriver-swedbankpay.log",
+                                       note=f"; merchant {merchant.base}")
+        return Run(api, merchant, driver, artifacts, screenshot)
 
-    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGALRM):
-        signal.signal(s, abort)
-    signal.setitimer(signal.ITIMER_REAL, args.timeout)
-
-    sandbox = merchant = driver = None
-    try:
-        t0 = time.monotonic()
-        if args.base_url:
-            base = args.base_url.rstrip("/")
-        else:
-            sandbox = Sandbox(args.binary, artifacts / "sandbox-swedbankpay.log")
-            base = sandbox.start()
-        api = Api(base, uuid.uuid4().hex[:8])
-        api.wait_healthy()
-        print(f"sandbox  {base} healthy in {time.monotonic() - t0:.1f} s (tokens pages-{api.run_id}-<n>)", flush=True)
-        merchant = Merchant()
-        t0 = time.monotonic()
-        driver = bk.start_browser(390, 844, driver_log=str(artifacts / "chromedriver-swedbankpay.log"))
-        print(f"browser  Chromium {driver.capabilities.get('browserVersion')}, 390x844, "
-              f"started in {time.monotonic() - t0:.1f} s; merchant {merchant.base}", flush=True)
-
-        run = Run(api, merchant, driver, artifacts, screenshot)
-        for name, method in CHECKS:
-            if not args.only or name in args.only:
-                run.check(name, getattr(run, method))
-
-        if args.update_docs and screenshot.exists():
-            docs = ROOT / "docs" / "swedbankpay-checkout.png"
-            docs.parent.mkdir(exist_ok=True)
-            shutil.copyfile(screenshot, docs)
-            print(f"copied   {screenshot} -> {docs} ({docs.stat().st_size // 1024} KB)")
-        failed = sum(1 for _, ok in run.results if not ok)
-        if failed and sandbox:
-            print(f"--- last lines of {sandbox.log_path} ---")
-            print("\n".join(sandbox.log_path.read_text(errors="replace").splitlines()[-20:]))
-        print(f"{len(run.results) - failed} passed, {failed} failed")
-        return 1 if failed else 0
-    except (Abort, KeyboardInterrupt) as e:
-        print(f"aborted: {e or type(e).__name__}", flush=True)
-        return 1
-    except Exception as e:
-        print(f"FAIL  setup: {type(e).__name__}: {e}", flush=True)
-        return 1
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        for s in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(s, signal.SIG_IGN)  # cleanup runs to the end
-        if driver:
-            try:
-                driver.quit()
-            except Exception:
-                pass
-        if merchant:
-            merchant.stop()
-        if sandbox:
-            sandbox.stop()
+    return harness.run(args, artifacts, start, docs=[(screenshot, ROOT / "docs" / "swedbankpay-checkout.png")])
 
 
 if __name__ == "__main__":
