@@ -11,7 +11,8 @@ package final class CallbackOutbox: NamespacedState, Sendable {
     package enum State: String, Sendable, Codable {
         /// Being delivered, or waiting for its first call or a retry.
         case pending
-        /// Not sent (a scenario's `callback_not_sent`): it waits to be delivered by hand.
+        /// Not sent (a scenario's `callback_not_sent`), or restored from the state file while pending: it waits to
+        /// be delivered by hand.
         case held
         /// A call got a 2xx.
         case delivered
