@@ -75,9 +75,10 @@ public final class PaymentSandbox: Sendable {
                "providerKinds (whose vocabularies the engine loaded) are the providers made here, in order")
 
         let states = providers.flatMap(\.states)
-        let (registry, scenarios) = (self.registry, self.scenarios)
+        let (registry, scenarios, outbox) = (self.registry, self.scenarios, self.outbox)
         stateFile = configuration.stateFile.map {
-            SandboxStateFile(url: $0, registry: registry, scenarios: scenarios, ids: configuration.ids, states: states, logger: configuration.logger)
+            SandboxStateFile(url: $0, registry: registry, scenarios: scenarios, ids: configuration.ids, states: states + [outbox],
+                             logger: configuration.logger)
         }
         var router = Router()
         ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: states + [outbox],

@@ -41,8 +41,12 @@ public struct SandboxConfiguration: Sendable {
     /// journal and the rest of the process.
     public static let defaultMaxObjects = 1_000_000
     /// Callbacks the outbox (`/__sandbox/callbacks`) keeps across all namespaces, and per namespace; the oldest go first.
-    public var callbackOutboxCapacity = 10_000
-    public var callbackOutboxCapacityPerNamespace = 1_000
+    /// `--callback-outbox` / `PAYMENT_SANDBOX_CALLBACK_OUTBOX`, `--callback-outbox-per-namespace` /
+    /// `PAYMENT_SANDBOX_CALLBACK_OUTBOX_PER_NAMESPACE`.
+    public var callbackOutboxCapacity = SandboxConfiguration.defaultCallbackOutboxCapacity
+    public var callbackOutboxCapacityPerNamespace = SandboxConfiguration.defaultCallbackOutboxCapacityPerNamespace
+    public static let defaultCallbackOutboxCapacity = 10_000
+    public static let defaultCallbackOutboxCapacityPerNamespace = 1_000
     /// Lifetimes, offered payment categories and accepted credentials of Klarna Payments.
     public var klarnaPayments = KlarnaPaymentsConfiguration()
     public var klarnaHPP = KlarnaHPPConfiguration()

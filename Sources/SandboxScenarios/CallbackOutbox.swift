@@ -4,13 +4,15 @@ import Foundation
 /// Every callback the providers make, kept per namespace so a test machine the sandbox cannot reach can read
 /// them (`GET /__sandbox/callbacks`) and have one delivered now, to its own URL or another
 /// (`POST /__sandbox/callbacks/{id}/deliver`). Bounded: at most ``capacityPerNamespace`` per namespace and
-/// ``capacity`` in all; the oldest go first. A namespace reset forgets its callbacks.
+/// ``capacity`` in all; the oldest go first. A namespace reset forgets its callbacks. The state file keeps them
+/// (``savedSection()``); one still waiting for a call comes back `held` (``restoreSection(from:)``).
 package final class CallbackOutbox: NamespacedState, Sendable {
     /// Where a callback stands.
-    package enum State: String, Sendable {
+    package enum State: String, Sendable, Codable {
         /// Being delivered, or waiting for its first call or a retry.
         case pending
-        /// Not sent (a scenario's `callback_not_sent`): it waits to be delivered by hand.
+        /// Not sent (a scenario's `callback_not_sent`), or restored from the state file while pending: it waits to
+        /// be delivered by hand.
         case held
         /// A call got a 2xx.
         case delivered
@@ -19,7 +21,7 @@ package final class CallbackOutbox: NamespacedState, Sendable {
     }
 
     /// One call of a callback.
-    package struct Attempt: Sendable {
+    package struct Attempt: Sendable, Codable {
         /// When it started, on the namespace's sandbox clock.
         package var time: Date
         package var url: String
@@ -32,9 +34,11 @@ package final class CallbackOutbox: NamespacedState, Sendable {
         /// Delivered by hand (`POST /__sandbox/callbacks/{id}/deliver`).
         package var manual: Bool
         package var durationSeconds: Double
+        /// What happened to the callback after this call: why a restored callback is `held`.
+        package var note: String?
 
         package init(time: Date, url: String, status: Int?, error: String?, simulated: Bool = false, manual: Bool = false,
-                    durationSeconds: Double = 0) {
+                    durationSeconds: Double = 0, note: String? = nil) {
             self.time = time
             self.url = url
             self.status = status
@@ -42,6 +46,7 @@ package final class CallbackOutbox: NamespacedState, Sendable {
             self.simulated = simulated
             self.manual = manual
             self.durationSeconds = durationSeconds
+            self.note = note
         }
 
         package var delivered: Bool { status.map { (200..<300).contains($0) } ?? false }
@@ -188,5 +193,136 @@ package final class CallbackOutbox: NamespacedState, Sendable {
             counts.append((state.rawValue, .int(entries.count { $0.state == state })))
         }
         return .object(counts)
+    }
+}
+
+// MARK: The state file
+
+extension CallbackOutbox {
+    /// One kept callback as the state file has it (its namespace is its section's).
+    private struct SavedEntry: Codable {
+        var id: String
+        var number: Int
+        var object: String
+        var operation: String
+        var description: String
+        var url: String
+        /// `[name, value]` pairs, in order.
+        var headers: [[String]]
+        /// The body as text when it is UTF-8 (callbacks are JSON), else `bodyBase64`.
+        var body: String?
+        var bodyBase64: Data?
+        var created: Date
+        var state: State
+        var due: Date?
+        var scenario: String?
+        var attempts: [Attempt]
+
+        init(_ entry: Entry) {
+            id = entry.id
+            number = entry.number
+            object = entry.object
+            operation = entry.operation
+            description = entry.description
+            url = entry.url
+            headers = entry.headers.map { [$0.name, $0.value] }
+            body = String(bytes: entry.body, encoding: .utf8)
+            bodyBase64 = body == nil ? entry.body : nil
+            created = entry.created
+            state = entry.state
+            due = entry.due
+            scenario = entry.scenario
+            attempts = entry.attempts
+        }
+
+        func entry(in namespace: Namespace) throws -> Entry {
+            let headers = try headers.map { pair -> (name: String, value: String) in
+                guard pair.count == 2 else { throw SavedStateError("callback \(id): a header is not a [name, value] pair") }
+                return (pair[0], pair[1])
+            }
+            guard let body = body.map({ Data($0.utf8) }) ?? bodyBase64 else { throw SavedStateError("callback \(id) has no body") }
+            return Entry(id: id, number: number, namespace: namespace, object: object, operation: operation, description: description,
+                         url: url, headers: headers, body: body, created: created, state: state, due: due, scenario: scenario,
+                         attempts: attempts)
+        }
+    }
+
+    private struct SavedNamespace: Codable {
+        var namespace: String
+        var callbacks: [SavedEntry]
+    }
+
+    private struct SavedContents: Decodable {
+        var sequence: UInt64
+        var namespaces: [SavedNamespace]
+    }
+
+    /// Every namespace's callbacks; `sequence` is the last number given (ids go on after it). nil before the first
+    /// callback: nothing to keep.
+    package func savedSection() throws -> SavedStoreSection? {
+        let (byNamespace, lastNumber) = state.withLock { ($0.byNamespace, $0.nextNumber - 1) }
+        guard lastNumber > 0 else { return nil }
+        let encoder = JSONEncoder()
+        var namespaces: [Data] = [], names: [String] = []
+        for (namespace, entries) in byNamespace.sorted(by: { $0.key.name < $1.key.name }) where !entries.isEmpty {
+            namespaces.append(try encoder.encode(SavedNamespace(namespace: namespace.name, callbacks: entries.map(SavedEntry.init))))
+            names.append(namespace.name)
+        }
+        // Callbacks are not objects (sessions, tokens, orders): the snapshot's object count leaves them out.
+        return SavedStoreSection(sequence: UInt64(lastNumber), namespaces: namespaces, namespaceNames: names, objectCount: 0)
+    }
+
+    /// Takes the callbacks of a state file, on start. A callback that was `pending` (underway, or waiting for a late
+    /// first call or a retry) has lost its timer with the process: it comes back `held`, with a note in its last
+    /// result, to be delivered by hand. Over the bounds, the oldest go. New ids go on after the restored ones.
+    package func restoreSection(from decoder: any Decoder) throws {
+        let contents = try SavedContents(from: decoder)
+        var restored: [Namespace: [Entry]] = [:]
+        var lastNumber = Int(clamping: contents.sequence)
+        for saved in contents.namespaces {
+            let namespace = Namespace(saved.namespace)
+            for savedEntry in saved.callbacks {
+                var entry = try savedEntry.entry(in: namespace)
+                if entry.state == .pending { Self.hold(&entry) }
+                restored[namespace, default: []].append(entry)
+                lastNumber = max(lastNumber, entry.number)
+            }
+        }
+        state.withLock { ledger in
+            for (namespace, entries) in restored {
+                var all = (ledger.byNamespace[namespace] ?? []) + entries
+                all.sort { $0.number < $1.number }
+                ledger.count += entries.count
+                if all.count > capacityPerNamespace {
+                    let over = all.count - capacityPerNamespace
+                    all.removeFirst(over)
+                    ledger.count -= over
+                    ledger.evicted += over
+                }
+                ledger.byNamespace[namespace] = all
+            }
+            while ledger.count > capacity {
+                guard let oldest = ledger.byNamespace.min(by: { ($0.value.first?.number ?? .max) < ($1.value.first?.number ?? .max) })?.key
+                else { break }
+                ledger.byNamespace[oldest]!.removeFirst()
+                if ledger.byNamespace[oldest]!.isEmpty { ledger.byNamespace[oldest] = nil }
+                ledger.count -= 1
+                ledger.evicted += 1
+            }
+            ledger.nextNumber = max(ledger.nextNumber, lastNumber + 1)
+        }
+    }
+
+    /// A restored callback whose next call was lost with the process: `held`, nothing due, and its last result says
+    /// why (one without a call yet gets a result that says it was not called).
+    private static func hold(_ entry: inout Entry) {
+        let note = "held after a restart: the sandbox was stopped while this callback waited for a call, and its timer "
+            + "is not kept in the state file; deliver it with POST /__sandbox/callbacks/\(entry.id)/deliver"
+        if entry.attempts.isEmpty {
+            entry.attempts.append(Attempt(time: entry.created, url: entry.url, status: nil, error: "not called before the restart"))
+        }
+        entry.attempts[entry.attempts.count - 1].note = note
+        entry.state = .held
+        entry.due = nil
     }
 }

@@ -31,6 +31,9 @@ struct CommandLineOptions: Equatable {
     var controlToken: String?
     /// Objects held across all namespaces before the oldest are evicted; nil (`0`): no bound.
     var maxObjects: Int? = SandboxConfiguration.defaultMaxObjects
+    /// Callbacks the outbox keeps across all namespaces, and per namespace, before the oldest go.
+    var callbackOutbox = SandboxConfiguration.defaultCallbackOutboxCapacity
+    var callbackOutboxPerNamespace = SandboxConfiguration.defaultCallbackOutboxCapacityPerNamespace
     /// Where state is kept across a restart (loaded on start, written on SIGTERM, on request and every interval).
     var stateFile: String?
     /// How often the state file is also written while running.
@@ -74,6 +77,10 @@ struct CommandLineOptions: Equatable {
           --max-objects N          sessions, tokens and orders held across all namespaces; past it the oldest of the
                                    server are evicted and answer as unknown ones, 0 = no bound
                                    (PAYMENT_SANDBOX_MAX_OBJECTS, default \(SandboxConfiguration.defaultMaxObjects))
+          --callback-outbox N      callbacks kept for GET /__sandbox/callbacks across all namespaces; past it the
+                                   oldest go (PAYMENT_SANDBOX_CALLBACK_OUTBOX, default \(SandboxConfiguration.defaultCallbackOutboxCapacity))
+          --callback-outbox-per-namespace N  the same in each namespace
+                                   (PAYMENT_SANDBOX_CALLBACK_OUTBOX_PER_NAMESPACE, default \(SandboxConfiguration.defaultCallbackOutboxCapacityPerNamespace))
           --state-file PATH        keep every namespace's objects, clocks, default scenarios and counters across a
                                    restart: loaded on start, written on SIGTERM/SIGINT, on POST /__sandbox/snapshot
                                    and every --snapshot-interval (PAYMENT_SANDBOX_STATE_FILE; default: none)
@@ -136,6 +143,8 @@ struct CommandLineOptions: Equatable {
                 if let inlineValue { options.trustProxy = try parseTrust(inlineValue, source: name) }
             case "--control-token": options.controlToken = try parseToken(try value(), source: name)
             case "--max-objects": options.maxObjects = try parseBound(try value(), source: name)
+            case "--callback-outbox": options.callbackOutbox = try parseCount(try value(), source: name)
+            case "--callback-outbox-per-namespace": options.callbackOutboxPerNamespace = try parseCount(try value(), source: name)
             case "--state-file": options.stateFile = try parsePath(try value(), source: name)
             case "--snapshot-interval": options.snapshotIntervalSeconds = try parseSeconds(try value(), source: name)
             default: throw UsageError(message: "unknown option '\(argument)'")
@@ -170,6 +179,10 @@ struct CommandLineOptions: Equatable {
         if let (name, value) = variable("HANDLER_TIMEOUT") { handlerTimeoutSeconds = try Self.parseSeconds(value, source: name) }
         if let (name, value) = variable("PUBLIC_URL") { publicURL = try Self.parseBaseURL(value, source: name) }
         if let (name, value) = variable("MAX_OBJECTS") { maxObjects = try Self.parseBound(value, source: name) }
+        if let (name, value) = variable("CALLBACK_OUTBOX") { callbackOutbox = try Self.parseCount(value, source: name) }
+        if let (name, value) = variable("CALLBACK_OUTBOX_PER_NAMESPACE") {
+            callbackOutboxPerNamespace = try Self.parseCount(value, source: name)
+        }
         if let (name, value) = variable("STATE_FILE") { stateFile = try Self.parsePath(value, source: name) }
         if let (name, value) = variable("SNAPSHOT_INTERVAL") { snapshotIntervalSeconds = try Self.parseSeconds(value, source: name) }
     }

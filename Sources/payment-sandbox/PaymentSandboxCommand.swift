@@ -99,6 +99,8 @@ enum PaymentSandboxCommand {
         configuration.trustedForwardedHeaders = options.trustProxy
         configuration.controlToken = options.controlToken
         configuration.maxObjects = options.maxObjects
+        configuration.callbackOutboxCapacity = options.callbackOutbox
+        configuration.callbackOutboxCapacityPerNamespace = options.callbackOutboxPerNamespace
         configuration.stateFile = options.stateFile.map { URL(fileURLWithPath: $0) }
         configuration.snapshotInterval = options.snapshotIntervalSeconds.map { .seconds($0) }
         // SIGTERM must end the process within a second: 0.7 s grace, 0.1 s (shutdownLingerPeriod) to deliver the

@@ -109,6 +109,7 @@ struct CallbackRoutes: Sendable {
             ("simulated", .bool(attempt.simulated)),
             ("manual", .bool(attempt.manual)),
             ("duration_ms", .double((attempt.durationSeconds * 1_000_000).rounded() / 1000)),
+            ("note", attempt.note.map(JSONText.string) ?? .null),
         ])
     }
 }
