@@ -10,6 +10,11 @@ package struct CompactJSON: Sendable, Equatable, Hashable, Codable, CustomString
 
     package init(_ node: JSONNode) { text = node.description }
 
+    private init(text: String) { self.text = text }
+
+    /// The same value, its text the instance `interner` keeps of an equal one (card details alike in many payments).
+    package func interned(_ interner: inout StringInterner) -> CompactJSON { CompactJSON(text: interner(text)) }
+
     /// The value as a tree. The text was written from a parsed value, so it parses (the limits only guard the stack).
     package var node: JSONNode {
         (try? JSONDocument.parse(text, limits: JSONDocument.Limits(maxDepth: 4096, maxBytes: .max))) ?? JSONNode(.null)

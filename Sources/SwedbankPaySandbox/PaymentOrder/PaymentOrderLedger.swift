@@ -18,6 +18,8 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
     var sweep = SweepSchedule(tracksExpiry: false)
     /// Stored-card tokens by value; a deleted one stays, refused as inactive (developer portal `_includes/problems/problems.md`).
     var tokens: [String: StoredToken] = [:]
+    /// What a merchant sends alike in each order (its URLs, payee id, description, user agent), kept once.
+    var interner = StringInterner()
 
     var isEmpty: Bool { orders.isEmpty && tokens.isEmpty }
 
@@ -221,8 +223,10 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
     mutating func create(_ namespace: Namespace, orderID: String, token: String, _ request: SwedbankPayCreateOrderRequest,
                          version: SwedbankPayAPIVersion, scenario: String?, initiatingSystemUserAgent: String) -> [String] {
         let now = registry.now(namespace)
+        var request = request
+        request.intern(&interner)
         let order = Order(id: orderID, token: token, version: version, scenario: scenario, created: now, request: request,
-                          initiatingSystemUserAgent: initiatingSystemUserAgent,
+                          initiatingSystemUserAgent: interner(initiatingSystemUserAgent),
                           availableInstruments: Self.availableInstruments(configuration.instruments, request))
         order.addHistory(HistoryEntry(created: now, name: "PaymentCreated", initiatedBy: "Merchant"))
         let dropped = sweepOccasionally(namespace, now: now)
@@ -279,7 +283,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         let transactionID = ids.uuid(), transactionNumber = nextNumber(namespace)
         // A Verify order's card is checked, not charged: nothing to capture (developer portal `_includes/payment-order-verify.md`).
         let transactionType = order.request.orderOperation == .verify ? .verification : transactionType
-        order.payment = Payment(attempt: attempt, transactionType: transactionType, amount: order.request.amount, detailsJSON: CompactJSON(JSONNode(details)), created: now,
+        order.payment = Payment(attempt: attempt, transactionType: transactionType, amount: order.request.amount, detailsJSON: CompactJSON(JSONNode(details)).interned(&interner), created: now,
                                 transactionID: transactionID, transactionNumber: transactionNumber)
         generateTokens(order, namespace, instrument: attempt.instrument, details: details)
         order.addHistory(HistoryEntry(created: now, name: "PaymentPaid", instrument: attempt.instrument, number: attempt.id.number,
@@ -353,7 +357,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         order.status = .paid
         let details = JSONText.object([("cardBrand", .string(token.cardBrand)), ("maskedPan", .string(token.name)),
                                        ("expiryDate", .string(token.expiryDate)), ("transactionInitiator", .string("MERCHANT"))])
-        order.payment = Payment(attempt: attempt, transactionType: .authorization, amount: order.request.amount, detailsJSON: CompactJSON(JSONNode(details)), created: now,
+        order.payment = Payment(attempt: attempt, transactionType: .authorization, amount: order.request.amount, detailsJSON: CompactJSON(JSONNode(details)).interned(&interner), created: now,
                                 transactionID: ids.uuid(), transactionNumber: nextNumber(namespace))
         order.addHistory(HistoryEntry(created: now, name: "PaymentPaid", instrument: token.instrument, number: attempt.id.number,
                                       initiatedBy: "Merchant"))

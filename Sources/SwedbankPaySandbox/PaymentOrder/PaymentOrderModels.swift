@@ -234,6 +234,17 @@ struct SwedbankPayCreateOrderRequest: Sendable {
     @Boxed var useToken: SwedbankPayTokenUse? = nil
 
     var orderOperation: SwedbankPayOrderOperation { SwedbankPayOrderOperation(rawValue: operation) ?? .purchase }
+
+    /// Its strings that a merchant sends alike in each order, replaced by the instances `interner` keeps.
+    mutating func intern(_ interner: inout StringInterner) {
+        description = interner(description)
+        userAgent = interner(userAgent)
+        urls.hostUrls = interner(urls.hostUrls)
+        urls.completeUrl = interner(urls.completeUrl)
+        urls.cancelUrl = interner(urls.cancelUrl)
+        urls.callbackUrl = interner(urls.callbackUrl)
+        payeeInfo.payeeId = interner(payeeInfo.payeeId)
+    }
 }
 
 /// The token an order pays with, and its kind.
