@@ -75,10 +75,10 @@ public final class PaymentSandbox: Sendable {
                "providerKinds (whose vocabularies the engine loaded) are the providers made here, in order")
 
         let states = providers.flatMap(\.states)
-        let (registry, scenarios, outbox) = (self.registry, self.scenarios, self.outbox)
+        let (registry, scenarios, outbox, retention) = (self.registry, self.scenarios, self.outbox, self.retention)
         stateFile = configuration.stateFile.map {
             SandboxStateFile(url: $0, registry: registry, scenarios: scenarios, ids: configuration.ids, states: states + [outbox],
-                             logger: configuration.logger)
+                             retention: retention, logger: configuration.logger)
         }
         var router = Router()
         ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: states + [outbox],

@@ -56,6 +56,7 @@ final class SandboxStateFile: Sendable {
     private let scenarios: ScenarioEngine
     private let ids: any IDGenerator
     private let states: [any NamespacedState]
+    private let retention: ObjectRetention?
     private let logger: (any HTTPServerLogger)?
     private let queue = DispatchQueue(label: "payment-sandbox.state-file")
     /// Whether the file was loaded (or found absent): only then may it be written, so a file that failed to load
@@ -65,12 +66,13 @@ final class SandboxStateFile: Sendable {
     private let lastFailure = Locked<String?>(nil)
 
     init(url: URL, registry: NamespaceRegistry, scenarios: ScenarioEngine, ids: any IDGenerator, states: [any NamespacedState],
-         logger: (any HTTPServerLogger)?) {
+         retention: ObjectRetention? = nil, logger: (any HTTPServerLogger)?) {
         self.url = url
         self.registry = registry
         self.scenarios = scenarios
         self.ids = ids
         self.states = states
+        self.retention = retention
         self.logger = logger
         testPause = ProcessInfo.processInfo.environment[Self.testPauseVariable].flatMap(Double.init)
     }
@@ -161,6 +163,8 @@ final class SandboxStateFile: Sendable {
         } catch {
             throw failure("cannot be read: \(Self.reason(error))")
         }
+        // Restored objects count toward the server's bound, oldest of the whole server first.
+        retention?.retain(states.flatMap { $0.heldObjects() })
         registry.restore(offsets: Dictionary(uniqueKeysWithValues: body.clocks.map { (Namespace($0.key), $0.value) }))
         scenarios.restore(body.scenarios)
         if let position = body.ids { ids.restorePosition(position) }

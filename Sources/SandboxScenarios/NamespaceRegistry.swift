@@ -67,4 +67,11 @@ package protocol NamespacedState: Sendable {
     func savedSection() throws -> SavedStoreSection?
     /// Fills the store from the section ``savedSection()`` wrote, on start before any request.
     func restoreSection(from decoder: any Decoder) throws
+    /// What it holds that counts toward the server's bound on objects, for counting after a restore
+    /// (``ObjectRetention/retain(_:)``, once every store is restored); none by default.
+    func heldObjects() -> [HeldObject]
+}
+
+extension NamespacedState {
+    package func heldObjects() -> [HeldObject] { [] }
 }

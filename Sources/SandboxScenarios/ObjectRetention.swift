@@ -213,6 +213,34 @@ package final class ObjectRetention: Sendable {
     }
 }
 
+// MARK: Objects restored
+
+/// An object a store holds that was put there without its creation being counted (a restore), for
+/// ``ObjectRetention/retain(_:)``: when it was created and what it is.
+package struct HeldObject: Sendable {
+    package var created: Date
+    package var kind: RetainedObjectKind
+    package var namespace: Namespace
+    package var id: String
+
+    package init(created: Date, kind: RetainedObjectKind, namespace: Namespace, id: String) {
+        self.created = created
+        self.kind = kind
+        self.namespace = namespace
+        self.id = id
+    }
+}
+
+extension ObjectRetention {
+    /// Counts objects that came into their stores without their creations (a restore: every store's, at once), in
+    /// creation order across the whole server, then evicts the oldest while more than ``maxObjects`` are held. Once.
+    package func retain(_ objects: [HeldObject]) {
+        let ordered = objects.sorted { ($0.created, $0.kind.index, $0.namespace.name, $0.id) < ($1.created, $1.kind.index, $1.namespace.name, $1.id) }
+        for object in ordered { object.kind.created(object.namespace, object.id) }
+        evictOverflow()
+    }
+}
+
 // MARK: The bookkeeping
 
 extension ObjectRetention {

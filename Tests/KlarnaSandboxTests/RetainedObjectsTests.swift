@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Klarna Payments' objects in the server-wide bound (ObjectRetention): what a store counts, and retainHeldObjects,
+// Klarna Payments' objects in the server-wide bound (ObjectRetention): what a store counts, and heldObjects,
 // which counts state that was filled without its creations (a restore), oldest first.
 import Foundation
 import Testing
@@ -13,7 +13,7 @@ import Testing
         try store.createSession(namespace, try KlarnaJSON.decode(KlarnaSessionFields.self, from: Data(PaymentsStoreTests.cart.utf8))).sessionId
     }
 
-    @Test func retainHeldObjects_CountsWhatTheStoreHolds_OldestFirst() throws {
+    @Test func heldObjects_CountWhatTheStoreHolds_OldestFirst() throws {
         let retention = ObjectRetention(maxObjects: 3)
         let store = KlarnaPaymentsStore(registry: NamespaceRegistry(clock: clock), ids: SequentialIDGenerator(), retention: retention)
         let first = try session(store)
@@ -22,7 +22,7 @@ import Testing
         #expect(retention.counts.held == 2)
         store.retained.removedAll(namespace)  // as if the sessions had been filled in without their creations
         #expect(retention.counts.held == 0)
-        store.retainHeldObjects()
+        retention.retain(store.heldObjects())
         #expect(retention.counts.held == 2)
         clock.advance(by: 1)
         let third = try session(store)

@@ -206,9 +206,9 @@ struct HPPLedger: NamespaceStateValue {
         if sessions.count < before.count { retained.removed(namespace, before.keys.filter { sessions[$0] == nil }) }
     }
 
-    /// Counts every session held with ``retained``, oldest first: for state filled without its creations (a restore).
-    func retainHeldObjects(_ namespace: Namespace) {
-        for session in sessions.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) { retained.created(namespace, session.id) }
+    /// Its sessions as counted toward the server's bound after a restore.
+    func heldObjects(_ namespace: Namespace) -> [HeldObject] {
+        sessions.values.map { HeldObject(created: $0.createdAt, kind: retained, namespace: namespace, id: $0.id) }
     }
 
     func snapshot(_ namespace: Namespace) -> JSONText {
@@ -269,10 +269,11 @@ package final class KlarnaHPPStore: NamespacedState, Sendable {
                             evict: { namespace, id in ledgers.withState(namespace) { $0.sessions.removeValue(forKey: id) != nil } })
     }
 
-    /// Counts every session held with the server's bound, once, after a restore (see ``HPPLedger/retainHeldObjects(_:)``).
-    package func retainHeldObjects() {
-        ledgers.forEach { namespace, ledger in ledger.retainHeldObjects(namespace) }
-        retained.retention.evictOverflow()
+    /// Every session held, for counting toward the server's bound after a restore (``ObjectRetention/retain(_:)``).
+    package func heldObjects() -> [HeldObject] {
+        var held: [HeldObject] = []
+        ledgers.forEach { namespace, ledger in held += ledger.heldObjects(namespace) }
+        return held
     }
 
     func create(_ namespace: Namespace, _ request: KlarnaHPPCreateRequest, paymentSessionID: String, paymentSessionExpiresAt: Date,
@@ -377,9 +378,8 @@ extension HPPLedger: SavableNamespaceState {
 
 extension KlarnaHPPStore {
     package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
-    /// The restored objects count toward the server's bound (``retainHeldObjects()``): at start, before any request.
+    /// The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
     package func restoreSection(from decoder: any Decoder) throws {
         try ledgers.restoreSection(from: decoder)
-        retainHeldObjects()
     }
 }

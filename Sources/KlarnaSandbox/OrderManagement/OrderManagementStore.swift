@@ -508,9 +508,9 @@ struct OrderManagementLedger: NamespaceStateValue {
         if dropped >= 4096 { FreedMemory.returnToSystem() }
     }
 
-    /// Counts every order held with ``retained``, oldest first: for state filled without its creations (a restore).
-    func retainHeldObjects(_ namespace: Namespace) {
-        for order in orders.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) { retained.created(namespace, order.id) }
+    /// Its orders as counted toward the server's bound after a restore.
+    func heldObjects(_ namespace: Namespace) -> [HeldObject] {
+        orders.values.map { HeldObject(created: $0.createdAt, kind: retained, namespace: namespace, id: $0.id) }
     }
 
     func snapshot(_ namespace: Namespace) -> JSONText {
@@ -569,10 +569,11 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
                             evict: { namespace, id in ledgers.withState(namespace) { $0.orders.removeValue(forKey: id) != nil } })
     }
 
-    /// Counts every order held with the server's bound, once, after a restore (see ``OrderManagementLedger/retainHeldObjects(_:)``).
-    package func retainHeldObjects() {
-        ledgers.forEach { namespace, ledger in ledger.retainHeldObjects(namespace) }
-        retained.retention.evictOverflow()
+    /// Every order held, for counting toward the server's bound after a restore (``ObjectRetention/retain(_:)``).
+    package func heldObjects() -> [HeldObject] {
+        var held: [HeldObject] = []
+        ledgers.forEach { namespace, ledger in held += ledger.heldObjects(namespace) }
+        return held
     }
 
     /// An order placed through KP create-order or an HPP session: AUTHORIZED, or CAPTURED in full when
@@ -735,9 +736,8 @@ extension OrderManagementLedger: SavableNamespaceState {
 
 extension KlarnaOrderManagementStore {
     package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
-    /// The restored objects count toward the server's bound (``retainHeldObjects()``): at start, before any request.
+    /// The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
     package func restoreSection(from decoder: any Decoder) throws {
         try ledgers.restoreSection(from: decoder)
-        retainHeldObjects()
     }
 }

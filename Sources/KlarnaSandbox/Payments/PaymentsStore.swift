@@ -449,14 +449,13 @@ struct PaymentsLedger: NamespaceStateValue {
         if dropped >= 4096 { FreedMemory.returnToSystem() }
     }
 
-    /// Counts everything the namespace holds with ``retained``, oldest first: for state that was filled without
-    /// its creations (a restore).
-    func retainHeldObjects(_ namespace: Namespace) {
-        var held: [(Date, RetainedObjectKind, String)] = sessions.values.map { ($0.createdAt, retained.sessions, $0.id) }
-        held += authorizations.values.map { ($0.authorizedAt, retained.authorizations, $0.token) }
-        held += orders.values.map { ($0.createdAt, retained.orders, $0.order.orderId) }
-        held += customerTokens.values.map { ($0.createdAt, retained.customerTokens, $0.id) }
-        for (_, kind, id) in held.sorted(by: { $0.0 < $1.0 }) { kind.created(namespace, id) }
+    /// Its sessions, tokens and orders as counted toward the server's bound after a restore.
+    func heldObjects(_ namespace: Namespace) -> [HeldObject] {
+        var held = sessions.values.map { HeldObject(created: $0.createdAt, kind: retained.sessions, namespace: namespace, id: $0.id) }
+        held += authorizations.values.map { HeldObject(created: $0.authorizedAt, kind: retained.authorizations, namespace: namespace, id: $0.token) }
+        held += orders.values.map { HeldObject(created: $0.createdAt, kind: retained.orders, namespace: namespace, id: $0.order.orderId) }
+        held += customerTokens.values.map { HeldObject(created: $0.createdAt, kind: retained.customerTokens, namespace: namespace, id: $0.id) }
+        return held
     }
 
     func snapshot(_ namespace: Namespace) -> JSONText {
@@ -524,10 +523,11 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
             evict: { namespace, id in ledgers.withState(namespace) { $0.customerTokens.removeValue(forKey: id) != nil } })
     }
 
-    /// Counts every object held with the server's bound, once, after a restore (see ``PaymentsLedger/retainHeldObjects(_:)``).
-    package func retainHeldObjects() {
-        ledgers.forEach { namespace, ledger in ledger.retainHeldObjects(namespace) }
-        retained.sessions.retention.evictOverflow()
+    /// Every object held, for counting toward the server's bound after a restore (``ObjectRetention/retain(_:)``).
+    package func heldObjects() -> [HeldObject] {
+        var held: [HeldObject] = []
+        ledgers.forEach { namespace, ledger in held += ledger.heldObjects(namespace) }
+        return held
     }
 
     func createSession(_ namespace: Namespace, _ fields: KlarnaSessionFields, scenario: String? = nil) throws(KlarnaError) -> KlarnaMerchantSession {
@@ -663,9 +663,8 @@ extension PaymentsLedger: SavableNamespaceState {
 
 extension KlarnaPaymentsStore {
     package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
-    /// The restored objects count toward the server's bound (``retainHeldObjects()``): at start, before any request.
+    /// The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
     package func restoreSection(from decoder: any Decoder) throws {
         try ledgers.restoreSection(from: decoder)
-        retainHeldObjects()
     }
 }

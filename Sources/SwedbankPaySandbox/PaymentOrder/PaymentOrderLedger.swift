@@ -564,17 +564,20 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         return dropped
     }
 
-    /// Counts every order and token held with ``retained``, oldest first: for state filled without its creations (a
-    /// restore). Tokens count as made with their order's payment, else (the order gone) after the orders.
-    func retainHeldObjects(_ namespace: Namespace) {
+    /// Its orders and tokens as counted toward the server's bound after a restore. A token counts as made with its
+    /// order's payment, else (the order gone) with the namespace's newest order.
+    func heldObjects(_ namespace: Namespace) -> [HeldObject] {
+        var held: [HeldObject] = []
         var tokensLeft = tokens
-        for order in orders.values.sorted(by: { ($0.created, $0.id) < ($1.created, $1.id) }) {
-            retained.orders.created(namespace, order.id)
+        for order in orders.values {
+            held.append(HeldObject(created: order.created, kind: retained.orders, namespace: namespace, id: order.id))
             for token in order.generatedTokens where tokensLeft.removeValue(forKey: token.token) != nil {
-                retained.tokens.created(namespace, token.token)
+                held.append(HeldObject(created: order.payment?.created ?? order.created, kind: retained.tokens, namespace: namespace, id: token.token))
             }
         }
-        for token in tokensLeft.keys.sorted() { retained.tokens.created(namespace, token) }
+        let newest = orders.values.lazy.map(\.created).max() ?? .distantPast
+        held += tokensLeft.keys.map { HeldObject(created: newest, kind: retained.tokens, namespace: namespace, id: $0) }
+        return held
     }
 
     /// The session tokens of its orders (to forget them when the namespace is reset).

@@ -90,10 +90,11 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
     /// as unknown, the order stays.
     package func forgetSessionToken(_ token: String) { tokens.withLock { $0[token] = nil } }
 
-    /// Counts every order and token held with the server's bound, once, after a restore (see ``SwedbankPayOrderLedger/retainHeldObjects(_:)``).
-    package func retainHeldObjects() {
-        ledgers.forEach { namespace, ledger in ledger.retainHeldObjects(namespace) }
-        retained.orders.retention.evictOverflow()
+    /// Every order and token held, for counting toward the server's bound after a restore (``ObjectRetention/retain(_:)``).
+    package func heldObjects() -> [HeldObject] {
+        var held: [HeldObject] = []
+        ledgers.forEach { namespace, ledger in held += ledger.heldObjects(namespace) }
+        return held
     }
 
     package func snapshot(_ namespace: Namespace, orderID: String) -> SwedbankPayOrderView? {
@@ -311,6 +312,5 @@ extension SwedbankPayOrderStore {
             tokens.withLock { index in for (token, orderID) in orders { index[token] = (namespace, orderID) } }
         }
         // The restored objects count toward the server's bound: at start, before any request.
-        retainHeldObjects()
     }
 }

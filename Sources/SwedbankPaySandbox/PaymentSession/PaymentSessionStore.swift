@@ -47,13 +47,14 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         }
     }
 
-    /// Counts every payment session held with the server's bound, in token order (a record keeps no creation time):
-    /// for state filled without its creations (a restore), once.
-    package func retainHeldObjects() {
-        ledgers.forEach { namespace, ledger in
-            for token in ledger.sessions.keys.sorted() { retained.created(namespace, token) }
+    /// Every payment session held, for counting toward the server's bound after a restore
+    /// (``ObjectRetention/retain(_:)``), as made with its order (a record keeps no creation time of its own).
+    package func heldObjects() -> [HeldObject] {
+        var sessions: [(Namespace, String, String)] = []
+        ledgers.forEach { namespace, ledger in sessions += ledger.sessions.values.map { (namespace, $0.token, $0.orderID) } }
+        return sessions.map { namespace, token, orderID in
+            HeldObject(created: orders.snapshot(namespace, orderID: orderID)?.created ?? .distantPast, kind: retained, namespace: namespace, id: token)
         }
-        retained.retention.evictOverflow()
     }
 
     /// The payment sessions over `orders`; `journal` gets the business decisions.
@@ -349,9 +350,8 @@ extension SwedbankPayPaymentSessionStore.Ledger: SavableNamespaceState, Codable 
 
 extension SwedbankPayPaymentSessionStore {
     package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
-    /// The restored objects count toward the server's bound (``retainHeldObjects()``): at start, before any request.
+    /// The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
     package func restoreSection(from decoder: any Decoder) throws {
         try ledgers.restoreSection(from: decoder)
-        retainHeldObjects()
     }
 }
