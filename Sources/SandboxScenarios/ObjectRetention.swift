@@ -115,25 +115,28 @@ package final class ObjectRetention: Sendable {
     /// store calls it after each creation); cheap when nothing is over.
     package func evictOverflow() {
         guard let maxObjects else { return }
-        compactIfMostlyDead()
+        // One lock in the common case (nothing over, nothing to compact).
+        var (chunkIDs, candidates) = ledger.withLock { ($0.beginCompaction(), $0.takeOldest(over: maxObjects)) }
+        if let chunkIDs { compact(chunkIDs) }
         var evicted: [Ledger.Candidate] = []
-        while true {
-            let candidates = ledger.withLock { $0.takeOldest(over: maxObjects) }
-            guard !candidates.isEmpty else { break }
+        while !candidates.isEmpty {
             let kinds = self.kinds.withLock { $0 }
             let gone = candidates.map { kinds[Int($0.kind)].evict?($0.namespace, $0.id) ?? true }
-            ledger.withLock { $0.settle(candidates, gone: gone) }
             evicted += zip(candidates, gone).compactMap { $1 ? $0 : nil }
+            candidates = ledger.withLock { [candidates] ledger in
+                ledger.settle(candidates, gone: gone)
+                return ledger.takeOldest(over: maxObjects)
+            }
         }
         guard !evicted.isEmpty else { return }
         journalEvictions(evicted, kinds: kinds.withLock { $0 }, max: maxObjects)
     }
 
-    /// Drops the entries of objects their stores dropped themselves, once dead entries may outnumber live ones:
-    /// each chunk's entries are checked with their store (`holds`) with no lock held, then the dead ones are
-    /// marked under the lock, and the queue is packed at the end. One compaction runs at a time.
-    private func compactIfMostlyDead() {
-        guard let chunkIDs = ledger.withLock({ $0.beginCompaction() }) else { return }
+    /// Drops the entries of objects their stores dropped themselves, once dead entries may outnumber live ones
+    /// (``Ledger/beginCompaction()`` said which chunks): each chunk's entries are checked with their store
+    /// (`holds`) with no lock held, then the dead ones are marked under the lock, and the queue is packed at the
+    /// end. One compaction runs at a time.
+    private func compact(_ chunkIDs: [Int]) {
         let kinds = self.kinds.withLock { $0 }
         for chunkID in chunkIDs {
             let entries = ledger.withLock { $0.entriesToCheck(chunk: chunkID) }

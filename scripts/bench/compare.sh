@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# compare.sh - the throughput figures of two builds of the sandbox, measured in one run, alternating.
+#
+#   bash scripts/bench/compare.sh BEFORE_BINARY AFTER_BINARY
+#
+# Each round starts a fresh sandbox of each build in turn (the order flips every round: A B, B A, ...), and
+# measures it as scripts/bench.sh does: `wrk -t2 -c32 --latency` on GET /__sandbox/health for DURATION
+# (requests/s and p99), then kpflow (scripts/bench/kpflow.swift: 32 connections over 32 namespaces, whole
+# Klarna Payments flows) for a 2 s warm-up and DURATION (flows/s). A shared machine's drift hits both builds
+# alike; the medians over ROUNDS rounds are printed, with every round's figures.
+# Each binary runs from where it was built, so it finds its own bundled scenarios.
+#
+# Environment: ROUNDS=8, DURATION=5 (seconds). Needs wrk (apt-get install wrk) and swiftc for kpflow.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+[[ $# == 2 ]] || { echo "usage: $0 BEFORE_BINARY AFTER_BINARY" >&2; exit 2; }
+BINS=("$1" "$2")
+NAMES=(before after)
+ROUNDS=${ROUNDS:-8}
+DURATION=${DURATION:-5}
+KPFLOW=$ROOT/.build/kpflow
+for bin in "${BINS[@]}"; do [[ -x $bin ]] || { echo "not an executable: $bin" >&2; exit 2; }; done
+command -v wrk >/dev/null || { echo "wrk not found (apt-get install wrk)" >&2; exit 2; }
+if [[ ! -x $KPFLOW || $ROOT/scripts/bench/kpflow.swift -nt $KPFLOW ]]; then
+    mkdir -p "$ROOT/.build"
+    swiftc -O -parse-as-library "$ROOT/scripts/bench/kpflow.swift" -o "$KPFLOW"
+fi
+TMP=$(mktemp -d)
+PID=
+cleanup() { [[ -n $PID ]] && kill "$PID" 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT
+
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# One build, one round: prints "health_rps p99_ms flows_per_s".
+measure() { # binary
+    local port
+    port=$(freeport)
+    "$1" --port "$port" --quiet >"$TMP/sandbox.log" 2>&1 &
+    PID=$!
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/__sandbox/health" >/dev/null && break; sleep 0.1; done
+    wrk -t2 -c32 -d2s "http://127.0.0.1:$port/__sandbox/health" >/dev/null
+    wrk -t2 -c32 -d"${DURATION}s" --latency "http://127.0.0.1:$port/__sandbox/health" >"$TMP/wrk.out"
+    "$KPFLOW" --port "$port" --duration 2 --prefix kp-warm- >/dev/null 2>&1 || true
+    "$KPFLOW" --port "$port" --duration "$DURATION" >"$TMP/kp.out" 2>/dev/null || true
+    kill "$PID"; wait "$PID" 2>/dev/null || true; PID=
+    python3 - "$TMP/wrk.out" "$TMP/kp.out" <<'EOF'
+import re, sys
+wrk = open(sys.argv[1]).read()
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", wrk).group(1))
+value, unit = re.search(r"99%\s+([\d.]+)(us|ms|s)", wrk).groups()
+p99 = float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+lines = open(sys.argv[2]).read().splitlines() or [""]
+kp = dict(pair.split("=", 1) for pair in lines[-1].split() if "=" in pair)
+print(f"{rps:.0f} {p99:.2f} {float(kp.get('flows_per_s', 0)):.0f}")
+EOF
+}
+
+echo "round build health_req_per_s p99_ms kp_flows_per_s" | tee "$TMP/all"
+for round in $(seq "$ROUNDS"); do
+    order=(0 1); ((round % 2 == 0)) && order=(1 0)
+    for index in "${order[@]}"; do
+        echo "$round ${NAMES[$index]} $(measure "${BINS[$index]}")" | tee -a "$TMP/all"
+    done
+done
+python3 - "$TMP/all" <<'EOF'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1]).read().splitlines()[1:]]
+for name in ("before", "after"):
+    mine = [row for row in rows if row[1] == name]
+    medians = [statistics.median(float(row[column]) for row in mine) for column in (2, 3, 4)]
+    print(f"median {name}: health {medians[0]:.0f} req/s, p99 {medians[1]:.2f} ms, Klarna {medians[2]:.0f} flows/s ({len(mine)} rounds)")
+EOF
