@@ -353,6 +353,13 @@ import Testing
         other.create("b", "48")
         #expect(!store.ids.contains("a/new-0"))
         #expect(retention.counts == (100, 100, 51))
+        // A reset of a, then evictions through all of its entries: its slot goes with its last entry, not before.
+        store.reset("a")
+        for index in 0..<150 { other.create("b", "drain-\(index)") }
+        #expect(store.ids.isEmpty)
+        #expect(other.ids == Set((50..<150).map { "b/drain-\($0)" }))
+        #expect(retention.counts == (100, 100, 151))
+        #expect(retention.queuedEntries == 100)
     }
 
     @Test func aCompaction_WhileAnEvictionTakesTheWholeChunkItIsChecking() {
@@ -372,6 +379,22 @@ import Testing
         other.create("b", "next")
         #expect(!store.ids.contains("a/live-2"))
         #expect(retention.counts == (100, 100, 3))
+        store.reset("a")
+        for index in 0..<150 { other.create("b", "drain-\(index)") }
+        #expect(store.ids.isEmpty)
+        #expect(other.ids == Set((50..<150).map { "b/drain-\($0)" }))
+        #expect(retention.counts == (100, 100, 55))
+        #expect(retention.queuedEntries == 100)
+    }
+
+    @Test func aCreationWhileAnEvictionIsUnderWay_EvictsOneMore_NotEverything() {
+        let retention = ObjectRetention(maxObjects: 3)
+        let store = FakeStore(retention, name: "session")
+        for id in ["1", "2", "3"] { store.create("a", id) }
+        store.beforeEvict.withLock { $0 = { _, _ in store.create("b", "meanwhile") } }  // while a/1 is a candidate
+        store.create("b", "1")
+        #expect(store.ids == ["a/3", "b/1", "b/meanwhile"])
+        #expect(retention.counts == (3, 3, 2))
     }
 
     @Test func aReset_BeforeAnEvictionReachesItsStore_LeavesTheCountsTrue() {
