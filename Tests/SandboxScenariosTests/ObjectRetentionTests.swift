@@ -457,6 +457,22 @@ import Testing
         #expect(store.vanished.withLock { $0 } == 4)
     }
 
+    @Test func aKindWithoutEvictionHandlers_ItsEvictedObjectsLeaveTheCountOnce() {
+        // Until a store names how an eviction reaches its objects, an evicted one only leaves the count and stays
+        // in the store; the store's own sweep later drops it and says so, as for any object it held until then.
+        let retention = ObjectRetention(maxObjects: 2)
+        let kind = retention.kind(provider: "test", name: "unhandled")
+        for id in ["1", "2", "3"] {
+            kind.created(Namespace("a"), id)
+            retention.evictOverflow()
+        }
+        #expect(retention.counts == (2, 2, 1))
+        kind.removed(Namespace("a"), ["1"])
+        withKnownIssue("the retention keeps counts, not ids: it cannot tell that 1 had left the count already") {
+            #expect(retention.counts.held == 2, "2 and 3 are held and counted")
+        }
+    }
+
     @Test func withoutABound_SweepsAndResetsKeepTheCountsTrue_AndNothingIsQueued() {
         let retention = ObjectRetention()
         let sessions = FakeStore(retention, name: "session"), orders = FakeStore(retention, name: "order")
