@@ -12,8 +12,8 @@ import Testing
     final class FakeStore: Sendable {
         let held: Locked<Set<String>>
         let kind: RetainedObjectKind
-        /// Objects the retention's evictions removed (`evict` answered true).
-        let vanished: Locked<Int>
+        /// Objects the retention's evictions removed (`evict` answered true), and the questions its compactions asked.
+        let vanished, asked: Locked<Int>
         let beforeEvict, afterEvict, beforeHolds: Locked<Hook?>
         typealias Hook = @Sendable (_ namespace: String, _ id: String) -> Void
 
@@ -21,10 +21,11 @@ import Testing
             kind = retention.kind(provider: "test", name: name)
             let held = Locked<Set<String>>([])
             self.held = held
-            let vanished = Locked(0), beforeEvict = Locked<Hook?>(nil), afterEvict = Locked<Hook?>(nil), beforeHolds = Locked<Hook?>(nil)
-            (self.vanished, self.beforeEvict, self.afterEvict, self.beforeHolds) = (vanished, beforeEvict, afterEvict, beforeHolds)
+            let vanished = Locked(0), asked = Locked(0), beforeEvict = Locked<Hook?>(nil), afterEvict = Locked<Hook?>(nil), beforeHolds = Locked<Hook?>(nil)
+            (self.vanished, self.asked, self.beforeEvict, self.afterEvict, self.beforeHolds) = (vanished, asked, beforeEvict, afterEvict, beforeHolds)
             kind.onEviction(holds: { namespace, id in
                                 Self.runOnce(beforeHolds, namespace.name, id)
+                                asked.withLock { $0 += 1 }
                                 return held.withLock { $0.contains("\(namespace.name)/\(id)") }
                             },
                             evict: { namespace, id in
@@ -268,19 +269,31 @@ import Testing
     }
 
     @Test func concurrentCreationsSweepsResetsAndEvictions_LeaveTheCountsEqualToTheStores() {
-        let max = 150
+        // Eight threads: two fill a namespace each (reset now and then), four make objects their store mostly sweeps
+        // soon (dead entries pile up between live ones: compactions), two sweep and reset anywhere at random.
+        let max = 1000
         let retention = ObjectRetention(maxObjects: max)
         let stores = [FakeStore(retention, name: "session"), FakeStore(retention, name: "order")]
         let namespaces = (0..<8).map { "ns-\($0)" }
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
             var generator = SeededGenerator(state: UInt64(worker + 1))
+            let own = stores[worker % 2], namespace = namespaces[worker]
             for step in 0..<4000 {
-                let store = stores[Int.random(in: 0..<2, using: &generator)]
-                let namespace = namespaces.randomElement(using: &generator)!
-                switch Int.random(in: 0..<100, using: &generator) {
-                case 0..<94: store.create(namespace, "w\(worker)-\(step)")
-                case 94..<99: store.drop(namespace, store.ids(in: namespace).filter { _ in Bool.random(using: &generator) })
-                default: store.reset(namespace)
+                switch worker {
+                case 0, 1:
+                    own.create(namespace, "\(step)")
+                    if step % 700 == 699 { own.reset(namespace) }
+                case 2..<6:
+                    own.create(namespace, "\(step)")
+                    if step % 10 == 9 { own.drop(namespace, (step - 8...step).map { "\($0)" }) }  // one in ten stays
+                default:
+                    let store = stores[Int.random(in: 0..<2, using: &generator)]
+                    let namespace = namespaces.randomElement(using: &generator)!
+                    switch Int.random(in: 0..<100, using: &generator) {
+                    case 0..<90: store.create(namespace, "w\(worker)-\(step)")
+                    case 90..<99: store.drop(namespace, store.ids(in: namespace).filter { _ in Bool.random(using: &generator) })
+                    default: store.reset(namespace)
+                    }
                 }
             }
         }
@@ -289,7 +302,8 @@ import Testing
         #expect(held <= max)
         #expect(retention.counts.evicted == stores.reduce(0) { $0 + $1.vanished.withLock { $0 } })
         #expect(retention.counts.evicted > 0)
-        // Quiet again: the next creation compacts what the sweeps and resets left dead (the workers made about 8 × 3,750).
+        #expect(stores.reduce(0) { $0 + $1.asked.withLock { $0 } } > 0, "no compaction ran among the workers")
+        // Quiet again: the next creation compacts what the sweeps and resets left dead (the workers made about 31,000).
         stores[0].create("ns-0", "last")
         #expect(retention.counts.held == stores.reduce(0) { $0 + $1.ids.count })
         #expect(retention.queuedEntries <= 2 * max + 1024 + 2 * CreationQueue.chunkSize, "\(retention.queuedEntries) entries")
