@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ObjectRetention: the server-wide bound on objects, oldest first across namespaces and kinds, its counts through
-// sweeps and resets, the size of its own bookkeeping, and the EVICTED journal entries.
+// sweeps and resets, the size of its own bookkeeping, and the EVICTED journal entries; against a model of the rule,
+// under concurrency, and with resets, creations and evictions in the middle of an eviction or a compaction.
 import Foundation
 import Testing
 @testable import SandboxScenarios
@@ -21,8 +22,10 @@ import Testing
             kind = retention.kind(provider: "test", name: name)
             let held = Locked<Set<String>>([])
             self.held = held
-            let vanished = Locked(0), asked = Locked(0), beforeEvict = Locked<Hook?>(nil), afterEvict = Locked<Hook?>(nil), beforeHolds = Locked<Hook?>(nil)
-            (self.vanished, self.asked, self.beforeEvict, self.afterEvict, self.beforeHolds) = (vanished, asked, beforeEvict, afterEvict, beforeHolds)
+            let vanished = Locked(0), asked = Locked(0)
+            let beforeEvict = Locked<Hook?>(nil), afterEvict = Locked<Hook?>(nil), beforeHolds = Locked<Hook?>(nil)
+            (self.vanished, self.asked) = (vanished, asked)
+            (self.beforeEvict, self.afterEvict, self.beforeHolds) = (beforeEvict, afterEvict, beforeHolds)
             kind.onEviction(holds: { namespace, id in
                                 Self.runOnce(beforeHolds, namespace.name, id)
                                 asked.withLock { $0 += 1 }
