@@ -275,7 +275,9 @@ import Testing
         // Eight threads: two fill a namespace each (reset now and then), four make objects their store mostly sweeps
         // soon (dead entries pile up between live ones: compactions), two sweep and reset anywhere at random.
         let max = 1000
-        let retention = ObjectRetention(maxObjects: max)
+        let clock = ManualClock()
+        let journal = Journal(capacity: 1000, registry: NamespaceRegistry(clock: clock))
+        let retention = ObjectRetention(maxObjects: max, journal: journal, clock: clock)
         let stores = [FakeStore(retention, name: "session"), FakeStore(retention, name: "order")]
         let namespaces = (0..<8).map { "ns-\($0)" }
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
@@ -310,6 +312,11 @@ import Testing
         stores[0].create("ns-0", "last")
         #expect(retention.counts.held == stores.reduce(0) { $0 + $1.ids.count })
         #expect(retention.queuedEntries <= 2 * max + 1024 + 2 * CreationQueue.chunkSize, "\(retention.queuedEntries) entries")
+        // The clock stood still: one EVICTED entry per namespace, its note counting every eviction there.
+        let journaled = namespaces.map { namespace in
+            journal.entries(Namespace(namespace), .init(method: "EVICTED")).reduce(0) { $0 + (Int($1.note.prefix { $0.isNumber }) ?? 0) }
+        }
+        #expect(journaled.reduce(0, +) == retention.counts.evicted)
     }
 
     @Test func theBookkeeping_StaysBounded_AfterAResetDropsMostOfWhatIsHeld() {
