@@ -284,8 +284,9 @@ extension ObjectRetention {
         private var liveSlot: [SlotKey: UInt32] = [:]
         private var freeSlots: [UInt32] = []
         private var compacting = false
-        /// The queue's length after the last compaction: the next waits until it doubled.
-        private var packedCount = 0
+        /// Entries the last compaction kept beyond what was held (dead ones no store could be asked about, or
+        /// dropped while it ran): the next waits until the queue's excess over what is held is twice that.
+        private var keptBeyondHeld = 0
 
         private mutating func slot(_ namespace: Namespace, _ kind: UInt8) -> UInt32 {
             let key = SlotKey(namespace: namespace, kind: kind)
@@ -377,7 +378,7 @@ extension ObjectRetention {
 
         /// The chunks to check, when dead entries may outnumber live ones and no compaction is under way.
         mutating func beginCompaction() -> [Int]? {
-            guard !compacting, queue.count > 2 * held + 1024, queue.count > 2 * packedCount else { return nil }
+            guard !compacting, queue.count > 2 * held + 1024, queue.count - held > 2 * keptBeyondHeld else { return nil }
             compacting = true
             return queue.chunkIDs
         }
@@ -413,7 +414,7 @@ extension ObjectRetention {
 
         mutating func finishCompaction() {
             queue.pack()
-            packedCount = queue.count
+            keptBeyondHeld = max(0, queue.count - held)
             compacting = false
         }
     }
