@@ -21,8 +21,8 @@ package struct RetainedObjectKind: Sendable {
 
     /// How the retention reaches this kind's objects in their store, set once the store is made. Both run with no
     /// lock held and take the store's: `evict` drops one object and says whether it was still there; `holds`
-    /// says whether it is (for dropping the bookkeeping of objects the store dropped itself). Until set, an
-    /// evicted object only leaves the count.
+    /// says whether it is (for dropping the bookkeeping of objects the store dropped itself). Until set, the
+    /// kind's objects are never evicted (passed over by evictions).
     package func onEviction(holds: @escaping @Sendable (Namespace, String) -> Bool,
                             evict: @escaping @Sendable (Namespace, String) -> Bool) {
         retention.setAccess(self, holds: holds, evict: evict)
@@ -121,7 +121,7 @@ package final class ObjectRetention: Sendable {
         var evicted: [Ledger.Candidate] = []
         while !candidates.isEmpty {
             let kinds = self.kinds.withLock { $0 }
-            let gone = candidates.map { kinds[Int($0.kind)].evict?($0.namespace, $0.id) ?? true }
+            let gone = candidates.map { kinds[Int($0.kind)].evict?($0.namespace, $0.id) ?? false }
             evicted += zip(candidates, gone).compactMap { $1 ? $0 : nil }
             candidates = ledger.withLock { [candidates] ledger in
                 ledger.settle(candidates, gone: gone)
