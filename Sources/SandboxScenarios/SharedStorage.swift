@@ -32,11 +32,16 @@ package struct Shared<Value> {
 package struct Boxed<Wrapped> {
     private var box: SharedBox<Wrapped>?
 
-    package init(wrappedValue: Wrapped?) { box = wrappedValue.map(SharedBox.init) }
+    // nil makes no box and names no box type: absent groups are the common case, set on every request's parse.
+    package init(wrappedValue: Wrapped?) {
+        if let wrappedValue { box = SharedBox(wrappedValue) } else { box = nil }
+    }
 
     package var wrappedValue: Wrapped? {
         get { box?.value }
-        set { box = newValue.map(SharedBox.init) }
+        set {
+            if let newValue { box = SharedBox(newValue) } else { box = nil }
+        }
     }
 
     package var projectedValue: Boxed<Wrapped> {

@@ -47,4 +47,20 @@ struct JSONObjectReaderTests {
         #expect(object.read("m", .array).value?.count == 2)
         #expect(JSONField<[String]>.strings.expected == "an array of strings")
     }
+
+    @Test("the plain reads answer as the generic read of their field")
+    func plainReadsMatchTheGenericOnes() throws {
+        let object = try reader(#"{"s": "x", "b": true, "n": 1.5, "i": 7, "o": {"k": 1}, "a": [1, "x"], "ss": ["p", "q"], "z": null}"#)
+        for key in ["s", "b", "n", "i", "o", "a", "ss", "z", "missing"] {
+            #expect(object.string(key).value == object.read(key, .string).value && object.string(key).isWrongType == object.read(key, .string).isWrongType)
+            #expect(object.bool(key).value == object.read(key, .bool).value && object.bool(key).isWrongType == object.read(key, .bool).isWrongType)
+            #expect(object.number(key).value == object.read(key, .number).value && object.number(key).isWrongType == object.read(key, .number).isWrongType)
+            #expect(object.integer(key).value == object.read(key, .integer).value && object.integer(key).isWrongType == object.read(key, .integer).isWrongType)
+            #expect(object.object(key).isWrongType == object.read(key, .object).isWrongType && (object.object(key).value == nil) == (object.read(key, .object).value == nil))
+            #expect(object.array(key).value?.count == object.read(key, .array).value?.count && object.array(key).isWrongType == object.read(key, .array).isWrongType)
+            #expect(object.strings(key).value == object.read(key, .strings).value && object.strings(key).isWrongType == object.read(key, .strings).isWrongType)
+        }
+        #expect(object.string("s").value == "x" && object.integer("i").value == 7 && object.integer("n").isWrongType)
+        #expect(object.strings("ss").value == ["p", "q"] && object.strings("a").isWrongType && object.object("o").value?.node("k") != nil)
+    }
 }

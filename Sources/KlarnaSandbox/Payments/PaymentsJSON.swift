@@ -28,21 +28,22 @@ struct KlarnaJSONObject {
 
     func node(_ key: String) -> JSONNode? { reader.node(key) }
 
-    private func read<Value>(_ key: String, _ field: JSONField<Value>) throws(KlarnaError) -> Value? {
-        switch reader.read(key, field) {
+    /// What a read found; its path if of the wrong type. The reads are the reader's plain (non-generic) ones.
+    private func value<Value>(_ key: String, _ read: JSONRead<Value>) throws(KlarnaError) -> Value? {
+        switch read {
         case .absent: return nil
         case .value(let value): return value
         case .wrongType: throw .badValue(childPath(key))
         }
     }
 
-    func string(_ key: String) throws(KlarnaError) -> String? { try read(key, .string) }
+    func string(_ key: String) throws(KlarnaError) -> String? { try value(key, reader.string(key)) }
 
     /// Every number in Klarna's request bodies is a whole number (minor units, quantities, rates): `1.5`,
     /// `1e2` and numbers beyond 64 bits are `BAD_VALUE`.
-    func int(_ key: String) throws(KlarnaError) -> Int? { try read(key, .integer) }
+    func int(_ key: String) throws(KlarnaError) -> Int? { try value(key, reader.integer(key)) }
 
-    func bool(_ key: String) throws(KlarnaError) -> Bool? { try read(key, .bool) }
+    func bool(_ key: String) throws(KlarnaError) -> Bool? { try value(key, reader.bool(key)) }
 
     func object<T: KlarnaJSONDecodable>(_ key: String, as type: T.Type = T.self) throws(KlarnaError) -> T? {
         guard let node = node(key) else { return nil }
@@ -50,7 +51,7 @@ struct KlarnaJSONObject {
     }
 
     func objects<T: KlarnaJSONDecodable>(_ key: String, as type: T.Type = T.self) throws(KlarnaError) -> [T]? {
-        guard let elements = try read(key, .array) else { return nil }
+        guard let elements = try value(key, reader.array(key)) else { return nil }
         let path = childPath(key)
         var result: [T] = []
         result.reserveCapacity(elements.count)
@@ -62,7 +63,7 @@ struct KlarnaJSONObject {
 
     /// A wrong element is named by its index (`merchant_data[2]`).
     func strings(_ key: String) throws(KlarnaError) -> [String]? {
-        guard let elements = try read(key, .array) else { return nil }
+        guard let elements = try value(key, reader.array(key)) else { return nil }
         var result: [String] = []
         for (index, element) in elements.enumerated() {
             guard let string = element.stringValue else { throw .badValue("\(childPath(key))[\(index)]") }

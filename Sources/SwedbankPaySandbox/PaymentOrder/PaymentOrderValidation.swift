@@ -32,13 +32,15 @@ struct SwedbankPayJSONReader {
     }
 
     /// The member's value; absent (noted when required) or of the wrong type (noted) is nil.
-    private mutating func read<Value>(_ key: String, _ field: JSONField<Value>, required isRequired: Bool = false) -> Value? {
-        switch reader.read(key, field) {
+    /// (`read`: the reader's plain, non-generic read of `key`; `expected` is read only for a problem.)
+    private mutating func value<Value>(_ key: String, _ read: JSONRead<Value>, _ field: @autoclosure () -> JSONField<Value>,
+                                       required isRequired: Bool = false) -> Value? {
+        switch read {
         case .absent:
             if isRequired { required(key) }
             return nil
         case .wrongType:
-            wrongType(key, field.expected)
+            wrongType(key, field().expected)
             return nil
         case .value(let value):
             return value
@@ -46,7 +48,7 @@ struct SwedbankPayJSONReader {
     }
 
     mutating func string(_ key: String, required isRequired: Bool = false, maxLength: Int? = nil) -> String? {
-        guard let string = read(key, .string, required: isRequired) else { return nil }
+        guard let string = value(key, reader.string(key), .string, required: isRequired) else { return nil }
         if isRequired && string.isEmpty { required(key); return nil }
         if let maxLength, string.count > maxLength {
             problems.append(.init(name: name(key), description: "The field \(Self.field(key)) must be a string with a maximum length of \(maxLength)."))
@@ -55,12 +57,12 @@ struct SwedbankPayJSONReader {
     }
 
     /// Whole numbers only: `1.5` and `"15"` are type errors (swedbankpay-api.md §1.2: integers; strict types inferred).
-    mutating func int(_ key: String, required isRequired: Bool = false) -> Int? { read(key, .integer, required: isRequired) }
+    mutating func int(_ key: String, required isRequired: Bool = false) -> Int? { value(key, reader.integer(key), .integer, required: isRequired) }
 
-    mutating func bool(_ key: String) -> Bool? { read(key, .bool) }
+    mutating func bool(_ key: String) -> Bool? { value(key, reader.bool(key), .bool) }
 
     mutating func strings(_ key: String, required isRequired: Bool = false) -> [String]? {
-        guard let strings = read(key, .strings, required: isRequired) else { return nil }
+        guard let strings = value(key, reader.strings(key), .strings, required: isRequired) else { return nil }
         if isRequired && strings.isEmpty { required(key) }
         return strings
     }
@@ -79,7 +81,7 @@ struct SwedbankPayJSONReader {
 
     /// A child object: nil (noted) when absent and required, or not an object.
     mutating func object(_ key: String, required isRequired: Bool = false) -> SwedbankPayJSONReader? {
-        guard let object = read(key, .object, required: isRequired) else { return nil }
+        guard let object = value(key, reader.object(key), .object, required: isRequired) else { return nil }
         return SwedbankPayJSONReader(object.members, path: name(key))
     }
 
