@@ -114,6 +114,13 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
         }
     }
 
+    /// `body`'s elements for every namespace, joined (one shard's lock at a time).
+    package func flatMap<Element>(_ body: (Namespace, inout State) -> [Element]) -> [Element] {
+        var all: [Element] = []
+        forEach { namespace, state in all += body(namespace, &state) }
+        return all
+    }
+
     /// Runs `body` on every namespace's slot, one shard's lock at a time (the state file's encoding).
     func forEachSlot(_ body: (Namespace, Slot) throws -> Void) rethrows {
         for shard in shards {

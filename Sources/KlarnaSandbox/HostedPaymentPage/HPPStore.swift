@@ -271,9 +271,7 @@ package final class KlarnaHPPStore: NamespacedState, Sendable {
 
     /// Every session held, for counting toward the server's bound after a restore (``ObjectRetention/retain(_:)``).
     package func heldObjects() -> [HeldObject] {
-        var held: [HeldObject] = []
-        ledgers.forEach { namespace, ledger in held += ledger.heldObjects(namespace) }
-        return held
+        ledgers.flatMap { namespace, ledger in ledger.heldObjects(namespace) }
     }
 
     func create(_ namespace: Namespace, _ request: KlarnaHPPCreateRequest, paymentSessionID: String, paymentSessionExpiresAt: Date,

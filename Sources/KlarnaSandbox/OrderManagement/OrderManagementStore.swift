@@ -571,9 +571,7 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
 
     /// Every order held, for counting toward the server's bound after a restore (``ObjectRetention/retain(_:)``).
     package func heldObjects() -> [HeldObject] {
-        var held: [HeldObject] = []
-        ledgers.forEach { namespace, ledger in held += ledger.heldObjects(namespace) }
-        return held
+        ledgers.flatMap { namespace, ledger in ledger.heldObjects(namespace) }
     }
 
     /// An order placed through KP create-order or an HPP session: AUTHORIZED, or CAPTURED in full when

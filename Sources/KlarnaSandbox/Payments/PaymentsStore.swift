@@ -525,9 +525,7 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
 
     /// Every object held, for counting toward the server's bound after a restore (``ObjectRetention/retain(_:)``).
     package func heldObjects() -> [HeldObject] {
-        var held: [HeldObject] = []
-        ledgers.forEach { namespace, ledger in held += ledger.heldObjects(namespace) }
-        return held
+        ledgers.flatMap { namespace, ledger in ledger.heldObjects(namespace) }
     }
 
     func createSession(_ namespace: Namespace, _ fields: KlarnaSessionFields, scenario: String? = nil) throws(KlarnaError) -> KlarnaMerchantSession {

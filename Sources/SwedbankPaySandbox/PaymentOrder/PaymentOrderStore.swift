@@ -92,9 +92,7 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
 
     /// Every order and token held, for counting toward the server's bound after a restore (``ObjectRetention/retain(_:)``).
     package func heldObjects() -> [HeldObject] {
-        var held: [HeldObject] = []
-        ledgers.forEach { namespace, ledger in held += ledger.heldObjects(namespace) }
-        return held
+        ledgers.flatMap { namespace, ledger in ledger.heldObjects(namespace) }
     }
 
     package func snapshot(_ namespace: Namespace, orderID: String) -> SwedbankPayOrderView? {

@@ -50,8 +50,7 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     /// Every payment session held, for counting toward the server's bound after a restore
     /// (``ObjectRetention/retain(_:)``), as made with its order (a record keeps no creation time of its own).
     package func heldObjects() -> [HeldObject] {
-        var sessions: [(Namespace, String, String)] = []
-        ledgers.forEach { namespace, ledger in sessions += ledger.sessions.values.map { (namespace, $0.token, $0.orderID) } }
+        let sessions = ledgers.flatMap { namespace, ledger in ledger.sessions.values.map { (namespace, $0.token, $0.orderID) } }
         return sessions.map { namespace, token, orderID in
             HeldObject(created: orders.snapshot(namespace, orderID: orderID)?.created ?? .distantPast, kind: retained, namespace: namespace, id: token)
         }
