@@ -28,6 +28,15 @@ struct ControlRouteTests {
             #expect(uptime >= 0 && uptime < 60)
             // "objects": what the server holds and has evicted (issue 13 §1, MaxObjectsTests).
             #expect(Set(json.keys) == ["status", "version", "uptime_seconds", "objects"])
+            // Written by hand for speed: the bytes JSONText writes for the same values.
+            let objects = try #require(json["objects"] as? [String: Any])
+            let expected = JSONText.object([
+                ("status", .string("ok")), ("version", .string(SandboxVersion.current)), ("uptime_seconds", .int(uptime)),
+                ("objects", .object([("held", .int(try #require(objects["held"] as? Int))),
+                                     ("max", (objects["max"] as? Int).map(JSONText.int) ?? .null),
+                                     ("evicted", .int(try #require(objects["evicted"] as? Int)))])),
+            ])
+            #expect(response.bodyText == String(decoding: expected.data, as: UTF8.self))
         }
     }
 
