@@ -90,10 +90,9 @@ extension JSONField where Value == [String] {
 
 // MARK: Typed reads without generics at run time
 
-/// The reads a request body's readers make on every request (the providers' `KlarnaJSONObject`,
-/// `SwedbankPayJSONReader`), as plain functions: called from another module, a generic ``JSONObjectReader/read(_:_:)``
-/// looks its types' metadata up at run time on every call (a shared table, a tenth of a Klarna flow's time), these
-/// do not. Each is `read(key, .<field>)`.
+/// The reads the providers' body readers make on every request, as plain functions: called from another module, a
+/// generic ``JSONObjectReader/read(_:_:)`` looks its types' metadata up at run time on every call (a shared table,
+/// a tenth of a whole purchase's time), these do not. Each is `read(key, .<field>)`.
 extension JSONObjectReader {
     package func string(_ key: String) -> JSONRead<String> { read(key, .string) }
     package func bool(_ key: String) -> JSONRead<Bool> { read(key, .bool) }
