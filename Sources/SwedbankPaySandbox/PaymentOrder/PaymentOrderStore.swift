@@ -309,6 +309,6 @@ extension SwedbankPayOrderStore {
             let orders = ledgers.withState(namespace) { ledger in ledger.orders.values.map { ($0.token, $0.id) } }
             tokens.withLock { index in for (token, orderID) in orders { index[token] = (namespace, orderID) } }
         }
-        // The restored objects count toward the server's bound: at start, before any request.
+        // The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
     }
 }
