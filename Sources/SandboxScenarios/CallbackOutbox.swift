@@ -88,6 +88,19 @@ package final class CallbackOutbox: NamespacedState, Sendable {
         var count = 0
         var nextNumber = 1
         var evicted = 0
+
+        /// Drops the oldest callbacks of the whole outbox (the namespace whose first entry came first) while it
+        /// holds more than `capacity`.
+        mutating func evictOldest(over capacity: Int) {
+            while count > capacity {
+                guard let oldest = byNamespace.min(by: { ($0.value.first?.number ?? .max) < ($1.value.first?.number ?? .max) })?.key
+                else { break }
+                byNamespace[oldest]!.removeFirst()
+                if byNamespace[oldest]!.isEmpty { byNamespace[oldest] = nil }
+                count -= 1
+                evicted += 1
+            }
+        }
     }
 
     package init(registry: NamespaceRegistry, capacity: Int = 10_000, capacityPerNamespace: Int = 1_000) {
@@ -114,15 +127,7 @@ package final class CallbackOutbox: NamespacedState, Sendable {
                 ledger.count -= 1
                 ledger.evicted += 1
             }
-            while ledger.count > capacity {
-                // The oldest of the whole outbox: the namespace whose first entry came first.
-                guard let oldest = ledger.byNamespace.min(by: { ($0.value.first?.number ?? .max) < ($1.value.first?.number ?? .max) })?.key
-                else { break }
-                ledger.byNamespace[oldest]!.removeFirst()
-                if ledger.byNamespace[oldest]!.isEmpty { ledger.byNamespace[oldest] = nil }
-                ledger.count -= 1
-                ledger.evicted += 1
-            }
+            ledger.evictOldest(over: capacity)
             return entry.id
         }
     }
@@ -301,14 +306,7 @@ extension CallbackOutbox {
                 }
                 ledger.byNamespace[namespace] = all
             }
-            while ledger.count > capacity {
-                guard let oldest = ledger.byNamespace.min(by: { ($0.value.first?.number ?? .max) < ($1.value.first?.number ?? .max) })?.key
-                else { break }
-                ledger.byNamespace[oldest]!.removeFirst()
-                if ledger.byNamespace[oldest]!.isEmpty { ledger.byNamespace[oldest] = nil }
-                ledger.count -= 1
-                ledger.evicted += 1
-            }
+            ledger.evictOldest(over: capacity)
             ledger.nextNumber = max(ledger.nextNumber, lastNumber + 1)
         }
     }
