@@ -78,7 +78,7 @@ struct CLITests {
     @Test("serves on --port 0, prints its address, answers health and exits 0 on SIGTERM within a second")
     func serveAndTerminate() async throws {
         try await Self.withChild(["--port", "0", "--quiet"]) { child in
-            let line = try #require(try await child.firstStdoutLine(timeout: .seconds(5)), "no startup line; stderr: \(child.stderr)")
+            let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout), "no startup line; stderr: \(child.stderr)")
             let port = try #require(Self.listeningPort(line), "unexpected startup line: \(line)")
             #expect(port > 0)
             #expect(try await Self.waitUntilHealthy(port: port), "health never answered 200")
@@ -105,9 +105,9 @@ struct CLITests {
         // window between printing the line and handling signals is short.
         for attempt in 0..<10 {
             let outcome: String? = try await Self.withChild(["--port", "0", "--quiet"], sigtermOnFirstLine: true) { child in
-                _ = try #require(try await child.firstStdoutLine(timeout: .seconds(5)), "no startup line; stderr: \(child.stderr)")
-                guard let status = try await child.waitForExit(timeout: .seconds(1)) else {
-                    return "still running 1 s after SIGTERM (the signal was lost)"
+                _ = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout), "no startup line; stderr: \(child.stderr)")
+                guard let status = try await child.waitForExit(timeout: .seconds(5)) else {
+                    return "still running 5 s after SIGTERM (the signal was lost)"
                 }
                 if child.terminatedBySignal { return "killed by signal \(status) instead of stopping gracefully" }
                 if child.stderr.contains("WARNING: ThreadSanitizer") { return "ThreadSanitizer reported races (exit status \(status))" }
@@ -123,7 +123,7 @@ struct CLITests {
     @Test("SIGTERM while a keep-alive client is connected still exits 0 within a second")
     func terminateWithOpenConnection() async throws {
         try await Self.withChild(["--port", "0", "--quiet"]) { child in
-            let line = try #require(try await child.firstStdoutLine(timeout: .seconds(5)))
+            let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout))
             let port = try #require(Self.listeningPort(line), "unexpected startup line: \(line)")
             #expect(try await Self.waitUntilHealthy(port: port))
             let client = try await RawClient.connect(port: port)
@@ -139,7 +139,7 @@ struct CLITests {
     @Test("without --quiet each request is logged on stdout")
     func requestLog() async throws {
         try await Self.withChild(["--port", "0"]) { child in
-            let line = try #require(try await child.firstStdoutLine(timeout: .seconds(5)))
+            let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout))
             let port = try #require(Self.listeningPort(line), "unexpected startup line: \(line)")
             #expect(try await RawClient.exchange(port: port, rawRequest("GET", "/__sandbox/health")).status == 200)
             let deadline = ContinuousClock.now + .seconds(2)
@@ -180,7 +180,7 @@ struct CLITests {
     @Test("--public-url is the base of every Swedbank Pay href, whatever Host says")
     func publicURL() async throws {
         try await Self.withChild(["--port", "0", "--quiet", "--public-url", "https://pay.example.test:8443/"]) { child in
-            let line = try #require(try await child.firstStdoutLine(timeout: .seconds(5)), "no startup line; stderr: \(child.stderr)")
+            let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout), "no startup line; stderr: \(child.stderr)")
             let port = try #require(Self.listeningPort(line))
             let body = #"{"paymentorder":{"operation":"Purchase","currency":"SEK","amount":1500,"vatAmount":0,"description":"x","#
                 + #""userAgent":"cli","language":"sv-SE","urls":{"hostUrls":["https://example.com"],"completeUrl":"https://example.com/done"},"#
@@ -239,14 +239,14 @@ struct CLITests {
         // A port that was free a moment ago: the one a stopped sandbox had.
         let port = try await withSandbox { $0.port }
         try await Self.withChild(["--quiet"], environment: ["PAYMENT_SANDBOX_PORT": String(port)]) { child in
-            let line = try #require(try await child.firstStdoutLine(timeout: .seconds(5)), "no startup line; stderr: \(child.stderr)")
+            let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout), "no startup line; stderr: \(child.stderr)")
             #expect(Self.listeningPort(line) == port, "\(line)")
             #expect(try await Self.waitUntilHealthy(port: port))
             child.terminate()
             try await Self.expectStopsCleanly(child)
         }
         try await Self.withChild(["--port", "0", "--quiet"], environment: ["PAYMENT_SANDBOX_PORT": "1"]) { child in
-            let line = try #require(try await child.firstStdoutLine(timeout: .seconds(5)), "no startup line; stderr: \(child.stderr)")
+            let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout), "no startup line; stderr: \(child.stderr)")
             let chosen = try #require(Self.listeningPort(line), "\(line)")
             #expect(chosen != 1)
             #expect(try await Self.waitUntilHealthy(port: chosen))
@@ -258,7 +258,7 @@ struct CLITests {
     @Test("SIGINT stops it too")
     func interrupt() async throws {
         try await Self.withChild(["--port", "0", "--quiet"]) { child in
-            let line = try #require(try await child.firstStdoutLine(timeout: .seconds(5)))
+            let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout))
             let port = try #require(Self.listeningPort(line))
             #expect(try await Self.waitUntilHealthy(port: port))
             child.interrupt()

@@ -10,7 +10,7 @@ extension CLITests {
     static func withListening<T>(_ arguments: [String], environment: [String: String?] = [:],
                                  _ body: (RunningServer) async throws -> T) async throws -> T {
         try await withChild(["--port", "0", "--quiet"] + arguments, environment: environment) { child in
-            let line = try #require(try await child.firstStdoutLine(timeout: .seconds(5)), "no startup line; stderr: \(child.stderr)")
+            let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout), "no startup line; stderr: \(child.stderr)")
             let port = try #require(listeningPort(line), "\(line)")
             let result = try await body(RunningServer(port: port, inProcess: nil))
             child.terminate()

@@ -51,9 +51,9 @@ struct ChildProcessTests {
             #expect(exited.stderr == "err\n")
 
             let child = try ChildProcess(Self.shell, ["-c", "echo ready; exec sleep 30"])
-            _ = try await child.firstStdoutLine(timeout: .seconds(5))
+            _ = try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout)
             child.terminate()
-            #expect(try await child.waitForExit(timeout: .seconds(5)) == SIGTERM)
+            #expect(try await child.waitForExit(timeout: .seconds(30)) == SIGTERM)
             #expect(child.terminatedBySignal)
             #expect(!child.isRunning)
         }

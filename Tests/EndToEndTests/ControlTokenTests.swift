@@ -143,7 +143,7 @@ struct ControlTokenTests {
             try await alone {
                 let child = try ChildProcess(binary, ["--port", "0", "--quiet"] + arguments, environment: environment)
                 defer { child.kill() }
-                let line = try #require(try await child.firstStdoutLine(timeout: .seconds(5)), "no startup line; stderr: \(child.stderr)")
+                let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout), "no startup line; stderr: \(child.stderr)")
                 let port = try #require(CLITests.listeningPort(line), "\(line)")
                 let server = RunningServer(port: port)
                 try Self.expectRefused(try await Self.send(server, "GET", "/__sandbox/state"), invalidToken: false, "\(arguments)")

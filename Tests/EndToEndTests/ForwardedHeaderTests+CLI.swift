@@ -20,7 +20,7 @@ extension ForwardedHeaderTests {
             try await alone {
                 let child = try ChildProcess(binary, ["--port", "0", "--quiet"] + arguments, environment: environment)
                 defer { child.kill() }
-                let line = try #require(try await child.firstStdoutLine(timeout: .seconds(5)), "no startup line; stderr: \(child.stderr)")
+                let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout), "no startup line; stderr: \(child.stderr)")
                 let server = RunningServer(port: try #require(CLITests.listeningPort(line), "\(line)"))
                 let hrefs = try await Self.swedbankPayHrefs(server, [Self.phpSDKForwarded])
                 #expect(hrefs.allSatisfy { $0.hasPrefix("\(expected)://127.0.0.1:\(server.port)/") }, "\(arguments) \(environment): \(hrefs)")

@@ -254,7 +254,7 @@ struct GracefulStopTests {
     @Test("SIGTERM under load from 150 keep-alive clients: every request written before the signal is answered, exit 0")
     func sigtermAnswersEveryRequestWrittenBeforeIt() async throws {
         try await CLITests.withChild(["--port", "0", "--quiet"]) { child in
-            let line = try #require(try await child.firstStdoutLine(timeout: .seconds(5)), "no startup line; stderr: \(child.stderr)")
+            let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout), "no startup line; stderr: \(child.stderr)")
             let port = try #require(CLITests.listeningPort(line), "unexpected startup line: \(line)")
             var clients: [RawClient] = []
             defer { clients.forEach { $0.close() } }

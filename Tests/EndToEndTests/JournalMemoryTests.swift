@@ -37,7 +37,7 @@ struct JournalMemoryTests {
         return try await ResourceGate.shared {
             let child = try ChildProcess(binary, ["--port", "0", "--quiet"])
             defer { child.kill() }
-            let line = try #require(try await child.firstStdoutLine(timeout: .seconds(10)), "no startup line; stderr: \(child.stderr)")
+            let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout), "no startup line; stderr: \(child.stderr)")
             let port = try #require(CLITests.listeningPort(line), "unexpected startup line: \(line)")
             func send(_ range: Range<Int>) async throws {
                 for index in range {

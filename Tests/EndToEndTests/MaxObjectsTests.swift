@@ -215,7 +215,7 @@ extension CLITests {
     func maxObjects() async throws {
         func bound(_ arguments: [String], _ environment: [String: String?]) async throws -> Any? {
             try await Self.withChild(["--port", "0", "--quiet"] + arguments, environment: environment) { child in
-                let line = try #require(try await child.firstStdoutLine(timeout: .seconds(5)), "no startup line; stderr: \(child.stderr)")
+                let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout), "no startup line; stderr: \(child.stderr)")
                 let port = try #require(Self.listeningPort(line), "\(line)")
                 let health = try await RawClient.exchange(port: port, rawRequest("GET", "/__sandbox/health")).jsonObject()
                 child.terminate()

@@ -23,7 +23,7 @@ struct ScenarioDirectoryTests {
             let child = try ChildProcess(executable, ["--port", "0", "--quiet"] + arguments, environment: environment,
                                          workingDirectory: workingDirectory)
             defer { child.kill() }
-            let line = try #require(try await child.firstStdoutLine(timeout: .seconds(10)), "no startup line; stderr: \(child.stderr)")
+            let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout), "no startup line; stderr: \(child.stderr)")
             let port = try #require(CLITests.listeningPort(line), "unexpected startup line: \(line); stderr: \(child.stderr)")
             return try await body(port, line)
         }

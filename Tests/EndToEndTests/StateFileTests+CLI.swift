@@ -12,7 +12,7 @@ struct StateFileCLITests {
     /// Starts the executable with `--state-file`; returns it with the port it listens on.
     static func start(_ file: URL, environment: [String: String?] = [:]) async throws -> (ChildProcess, RunningServer) {
         let child = try ChildProcess(try CLITests.binary(), ["--port", "0", "--quiet", "--state-file", file.path], environment: environment)
-        let line = try #require(try await child.firstStdoutLine(timeout: .seconds(10)), "no startup line; stderr: \(child.stderr)")
+        let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout), "no startup line; stderr: \(child.stderr)")
         let port = try #require(CLITests.listeningPort(line), "unexpected startup line: \(line)")
         return (child, RunningServer(port: port, inProcess: nil))
     }
@@ -81,7 +81,7 @@ struct StateFileCLITests {
                 try #require(second.stderr.contains("test pause:"), "the write never paused; stderr: \(second.stderr)")
                 #expect(FileManager.default.fileExists(atPath: file.path + ".tmp"))
                 second.kill()
-                _ = try await second.waitForExit(timeout: .seconds(5))
+                _ = try await second.waitForExit(timeout: .seconds(30))
                 _ = await snapshot.value
                 #expect(try Data(contentsOf: file) == good, "the last good file changed")
 
@@ -118,7 +118,7 @@ struct StateFileCLITests {
                 let child = try ChildProcess(try CLITests.binary(), ["--port", "0", "--quiet"],
                                              environment: ["PAYMENT_SANDBOX_STATE_FILE": file.path, "PAYMENT_SANDBOX_SNAPSHOT_INTERVAL": "0.2"])
                 defer { child.kill() }
-                let line = try #require(try await child.firstStdoutLine(timeout: .seconds(10)), "no startup line; stderr: \(child.stderr)")
+                let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout), "no startup line; stderr: \(child.stderr)")
                 let server = RunningServer(port: try #require(CLITests.listeningPort(line)), inProcess: nil)
                 let session = try await KlarnaClient(server, namespace: StateFileTests.namespace, password: "secret").newSession()
                 // Written by the interval, without a signal or a request.
@@ -143,7 +143,7 @@ struct StateFileCLITests {
             defer { child.kill() }
             try FileManager.default.removeItem(at: directory)       // nowhere to write any more
             child.terminate()
-            let status = try await child.waitForExit(timeout: .seconds(5))
+            let status = try await child.waitForExit(timeout: .seconds(30))
             #expect(status == 1, "exit status \(String(describing: status)); stderr: \(child.stderr)")
             #expect(child.stderr.contains("payment-sandbox: state file \(file.path): cannot be written: open \(file.path).tmp"), "\(child.stderr)")
         }

@@ -135,6 +135,10 @@ final class ChildProcess: Sendable {
 
     var isRunning: Bool { reapIfExited() == nil }
 
+    /// How long a test waits for a child's startup line. Generous: it bounds only a failure, and a child built
+    /// with ThreadSanitizer on a loaded 2-core CI machine took over 5 s to start.
+    static let startupTimeout: Duration = .seconds(30)
+
     /// The first complete line on stdout, waiting up to `timeout`.
     func firstStdoutLine(timeout: Duration) async throws -> String? {
         let deadline = ContinuousClock.now + timeout
@@ -292,7 +296,7 @@ private enum Spawn {
 extension ChildProcess {
     /// Runs the CLI to completion (at most `timeout`) and returns its exit status and output.
     static func run(_ executable: URL, _ arguments: [String], environment: [String: String?] = [:], workingDirectory: URL? = nil,
-                    timeout: Duration = .seconds(5)) async throws -> (status: Int32?, stdout: String, stderr: String) {
+                    timeout: Duration = .seconds(30)) async throws -> (status: Int32?, stdout: String, stderr: String) {
         let child = try ChildProcess(executable, arguments, environment: environment, workingDirectory: workingDirectory)
         let status = try await child.waitForExit(timeout: timeout)
         if status == nil {

@@ -261,7 +261,7 @@ enum PlaygroundData {
 /// Runs the payment-sandbox executable in `workingDirectory` to completion (at most `timeout`), with the
 /// PAYMENT_SANDBOX_* variables of this process removed and `environment` added.
 func runCLI(_ arguments: [String], workingDirectory: URL, environment: [String: String] = [:],
-            timeout: Duration = .seconds(10)) async throws -> (status: Int32?, stdout: String, stderr: String) {
+            timeout: Duration = .seconds(30)) async throws -> (status: Int32?, stdout: String, stderr: String) {
     let binary = try #require(CLIBinary.locate(), "\(CLIBinary.notFoundMessage)")
     return try await ResourceGate.shared {
         try await ChildProcess.run(binary, arguments, environment: environment, workingDirectory: workingDirectory, timeout: timeout)
