@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "PaymentSandbox", targets: ["PaymentSandbox"]),
         .library(name: "PaymentSandboxTesting", targets: ["PaymentSandboxTesting"]),
+        .library(name: "PaymentSandboxKlarnaMobile", targets: ["PaymentSandboxKlarnaMobile"]),
         .executable(name: "payment-sandbox", targets: ["payment-sandbox"]),
     ],
     targets: [
@@ -33,6 +34,8 @@ let package = Package(
                 resources: [.copy("klarna"), .copy("swedbankpay")]),
         // For users' tests: one client for an in-process or a live sandbox, and typed control calls.
         .target(name: "PaymentSandboxTesting", dependencies: ["PaymentSandbox", "SandboxHTTP"], swiftSettings: strict),
+        // Klarna's Mobile SDK for iOS (KlarnaPaymentView and its listener), played by a sandbox through SandboxClient.
+        .target(name: "PaymentSandboxKlarnaMobile", dependencies: ["PaymentSandboxTesting", "SandboxHTTP"], swiftSettings: strict),
         // The command line: flags, environment, signals. Process-only code lives here.
         .executableTarget(name: "payment-sandbox",
                           dependencies: ["PaymentSandbox", "SandboxHTTP", "SandboxScenarios", "KlarnaSandbox", "SwedbankPaySandbox"], swiftSettings: strict),
@@ -42,6 +45,8 @@ let package = Package(
         .testTarget(name: "SwedbankPaySandboxTests", dependencies: ["SwedbankPaySandbox"], swiftSettings: strict),
         .testTarget(name: "PaymentSandboxTestingTests", dependencies: ["PaymentSandboxTesting", "PaymentSandbox"],
                     swiftSettings: strict),
+        .testTarget(name: "PaymentSandboxKlarnaMobileTests",
+                    dependencies: ["PaymentSandboxKlarnaMobile", "PaymentSandboxTesting", "PaymentSandbox"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests",
                     dependencies: ["PaymentSandbox", "SandboxHTTP", "SandboxScenarios", "KlarnaSandbox", "SwedbankPaySandbox"], swiftSettings: strict),
     ],

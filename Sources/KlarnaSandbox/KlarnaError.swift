@@ -33,6 +33,14 @@ package struct KlarnaError: Error, ProviderError, Equatable, Sendable {
     // Klarna Payments' catalogue (klarna-api.md §3.1).
     package static func badValue(_ path: String) -> KlarnaError { KlarnaError(.badRequest, code: "BAD_VALUE", messages: ["Bad value: \(path)"]) }
     package static let invalidSessionID = KlarnaError(.notFound, code: "NOT_FOUND", messages: ["Invalid session id"])
+    /// The SDK stand-ins' answer to a client token or session id that names no live session where it was looked for.
+    static func unknownSDKSession(in namespace: Namespace) -> KlarnaError {
+        KlarnaError(.notFound, code: "NOT_FOUND", messages: [
+            "Invalid session id",
+            "No live session has this client token or session id in namespace \"\(namespace.name)\" (unknown, expired after "
+                + "48 hours, changed, or created in another namespace: send the namespace the session was created in)",
+        ])
+    }
     package static let invalidAuthorizationToken = KlarnaError(.notFound, code: "NOT_FOUND", messages: ["Invalid authorization token"])
     package static let sessionCompleted = KlarnaError(.notFound, code: "SESSION_COMPLETED", messages: ["Session has already been completed"])
     package static let rejected = KlarnaError(.forbidden, code: "REJECTED", messages: ["Rejected"])

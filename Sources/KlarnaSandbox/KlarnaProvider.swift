@@ -29,7 +29,7 @@ package final class KlarnaProvider: SandboxProvider {
 
     package var pathPrefixes: [SandboxPathPrefix] {
         let errors = KlarnaErrorFormat(ids: context.ids)
-        return ["/payments/", "/hpp/", "/__sandbox/klarna/hpp/", "/ordermanagement/", "/customer-token/"]
+        return ["/payments/", "/hpp/", "/__sandbox/klarna/hpp/", "/__sandbox/klarna/payments/", "/ordermanagement/", "/customer-token/"]
             .map { SandboxPathPrefix($0, errors: errors) }
     }
 

@@ -9,10 +9,14 @@ extension ScenarioOperation {
     package static let klarnaPaymentsReadSession = ScenarioOperation("klarna.payments.read_session")
     package static let klarnaPaymentsUpdateSession = ScenarioOperation("klarna.payments.update_session")
     package static let klarnaPaymentsCancelSession = ScenarioOperation("klarna.payments.cancel_session")
+    /// The SDK's `initialize(clientToken:)` (the sandbox's `.../initialize` stand-in).
+    package static let klarnaPaymentsInitialize = ScenarioOperation("klarna.payments.initialize")
     /// The SDK's `load` (the sandbox's `.../load` stand-in).
     package static let klarnaPaymentsLoad = ScenarioOperation("klarna.payments.load")
     /// The SDK's `authorize` (the sandbox's `.../authorize` stand-in).
     package static let klarnaPaymentsAuthorize = ScenarioOperation("klarna.payments.authorize")
+    /// The SDK's `reauthorize` (the sandbox's `.../reauthorize` stand-in).
+    package static let klarnaPaymentsReauthorize = ScenarioOperation("klarna.payments.reauthorize")
     /// The SDK's `finalize` (the sandbox's `.../finalize` stand-in).
     package static let klarnaPaymentsFinalize = ScenarioOperation("klarna.payments.finalize")
     package static let klarnaPaymentsCreateOrder = ScenarioOperation("klarna.payments.create_order")
@@ -146,12 +150,18 @@ enum KlarnaScenarioVocabulary {
         .init(.klarnaPaymentsReadSession, "GET /payments/v1/sessions/{session_id}: read a session.", request: KlarnaScenarioVocabulary.noBody),
         .init(.klarnaPaymentsUpdateSession, "POST /payments/v1/sessions/{session_id}: update a session (204).", request: KlarnaScenarioVocabulary.session),
         .init(.klarnaPaymentsCancelSession, "DELETE /payments/v1/sessions/{session_id}: cancel a session.", request: KlarnaScenarioVocabulary.noBody),
+        .init(.klarnaPaymentsInitialize, outcomes: ["invalid_client_token"],
+              "The SDK's initialize(clientToken:), played by POST /__sandbox/klarna/payments/sessions/{client_token}/initialize.",
+              request: KlarnaScenarioVocabulary.session),
         .init(.klarnaPaymentsLoad, outcomes: ["reject", "show_form_false", "invalid_client_token"],
-              "The SDK's load(), played by POST /__sandbox/klarna/payments/sessions/{session_id}/load.", request: KlarnaScenarioVocabulary.session),
+              "The SDK's load(), played by POST /__sandbox/klarna/payments/sessions/{client_token}/load.", request: KlarnaScenarioVocabulary.session),
         .init(.klarnaPaymentsAuthorize, outcomes: ["reject", "cancel", "finalize_required", "show_form_false", "invalid_client_token"],
-              "The SDK's authorize(), played by POST /__sandbox/klarna/payments/sessions/{session_id}/authorize.", request: KlarnaScenarioVocabulary.session),
+              "The SDK's authorize(), played by POST /__sandbox/klarna/payments/sessions/{client_token}/authorize.", request: KlarnaScenarioVocabulary.session),
+        .init(.klarnaPaymentsReauthorize, outcomes: ["reject", "cancel", "show_form_false", "invalid_client_token"],
+              "The SDK's reauthorize(), played by POST /__sandbox/klarna/payments/sessions/{client_token}/reauthorize.",
+              request: KlarnaScenarioVocabulary.session),
         .init(.klarnaPaymentsFinalize, outcomes: ["reject", "cancel", "invalid_client_token"],
-              "The SDK's finalize(), played by POST /__sandbox/klarna/payments/sessions/{session_id}/finalize.", request: KlarnaScenarioVocabulary.session),
+              "The SDK's finalize(), played by POST /__sandbox/klarna/payments/sessions/{client_token}/finalize.", request: KlarnaScenarioVocabulary.session),
         .init(.klarnaPaymentsCreateOrder, outcomes: ["expire_token", "mismatched_fields", "cart_changed", "rejected", "fraud_pending", "fraud_rejected"],
               "POST /payments/v1/authorizations/{authorizationToken}/order: create an order from an authorization.", request: KlarnaScenarioVocabulary.order),
         .init(.klarnaPaymentsCancelAuthorization, outcomes: ["expire_token"],
@@ -216,10 +226,10 @@ enum KlarnaScenarioVocabulary {
             }
             return KlarnaOutcome.reject(reason: reason)
         },
-        .init(KlarnaOutcome.cancel, "authorize, finalize. The customer closed the form: approved: false, show_form: true."),
+        .init(KlarnaOutcome.cancel, "authorize, reauthorize, finalize. The customer closed the form: approved: false, show_form: true."),
         .init(KlarnaOutcome.finalizeRequired, "authorize. approved: false, finalize_required: true; finalize then approves."),
-        .init(KlarnaOutcome.showFormFalse, "load, authorize. The SDK error ShowFormFalseError."),
-        .init(KlarnaOutcome.invalidClientToken, "load, authorize, finalize. The SDK error InvalidClientTokenError."),
+        .init(KlarnaOutcome.showFormFalse, "load, authorize, reauthorize. The SDK error ShowFormFalseError."),
+        .init(KlarnaOutcome.invalidClientToken, "initialize, load, authorize, reauthorize, finalize. The SDK error InvalidClientTokenError."),
         .init(KlarnaOutcome.expireToken, "create_order, cancel_authorization, create_customer_token. The authorization token acts as if 60 minutes had passed: 404 NOT_FOUND \"Invalid authorization token\"."),
         .init("mismatched_fields", "create_order, create_customer_token. 409 BAD_VALUE \"Not matching fields: [a, b]\"; requires \"fields\".",
               parameters: [.init("fields", .stringSet, required: true,

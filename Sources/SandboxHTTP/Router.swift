@@ -115,22 +115,16 @@ package struct Router: Sendable {
         accessChecks.sort { $0.prefix.count > $1.prefix.count }
     }
 
-    /// `handler`, preceded by the access check for `path` if one applies.
-    private func checked(_ handler: Handler, path: String) -> Handler {
+    /// `handler` when the access check for the request's path (if one applies) passes; what the check edits (a
+    /// credential it consumed) is the request everyone after it sees, the journal included. A refusal answers instead.
+    private func checked(_ handler: Handler, _ request: inout HTTPRequest) -> Handler {
+        let path = request.path
         guard let check = accessChecks.first(where: { path.hasPrefix($0.prefix) })?.check else { return handler }
-        switch handler {
-        case .immediate(let body):
-            return .immediate { request in
-                var request = request
-                try check(&request)
-                return try body(request)
-            }
-        case .async(let body):
-            return .async { request in
-                var request = request
-                try check(&request)
-                return try await body(request)
-            }
+        do {
+            try check(&request)
+            return handler
+        } catch {
+            return .immediate { _ in throw error }
         }
     }
 
@@ -162,7 +156,7 @@ package struct Router: Sendable {
             let handlers = candidate.handlers
             if let handler = handlers[method] ?? (request.method == .head ? handlers["GET"] : nil) ?? handlers["*"] {
                 request.parameters = candidate.parameters
-                return .handler(checked(handler, path: request.path))
+                return .handler(checked(handler, &request))
             }
         }
         var allowed = Set(candidates.flatMap(\.handlers.keys)).sorted().map(HTTPMethod.init(rawValue:))

@@ -178,12 +178,12 @@ struct KlarnaPaymentsFlowTests {
             let wrongToken = try await client.post("/__sandbox/klarna/payments/sessions/\(fresh)/load", #"{"client_token": "\#(clientToken)"}"#)
             expectJSON(wrongToken, #"""
                 {"show_form": false, "error": {"name": "InvalidClientTokenError", "action": "Initialize",
-                 "message": "Error performing Klarna.Payments.init().", "is_fatal": false}}
+                 "message": "Error performing Klarna.Payments.init()", "is_fatal": false}}
                 """#)
             let category = try await client.post("/__sandbox/klarna/payments/sessions/\(fresh)/load", #"{"payment_method_category": "pay_now"}"#)
             expectJSON(category, #"""
-                {"show_form": false, "error": {"name": "InvalidPaymentMethodCategoryError", "action": "Load",
-                 "message": "Payment method category \"pay_now\" is not available for this session.", "is_fatal": false}}
+                {"show_form": false, "error": {"name": "ShowFormFalseError", "action": "Load",
+                 "message": "Error performing Klarna.Payments.load()", "is_fatal": true}}
                 """#)
             let completed = try await client.post("/__sandbox/klarna/payments/sessions/\(sessionID)/load")
             #expect(try completed.jsonObject()["show_form"] as? Bool == false, "\(completed)")
@@ -496,7 +496,7 @@ struct KlarnaPaymentsFlowTests {
             expectKlarnaError(try await client.readSession(missing), 404, "NOT_FOUND", session)
             expectKlarnaError(try await client.updateSession(missing, "{}"), 404, "NOT_FOUND", session)
             expectKlarnaError(try await client.delete("/payments/v1/sessions/\(missing)"), 404, "NOT_FOUND", session)
-            expectSDKInvalidClientToken(try await client.authorize(missing))
+            expectSDKUnknownSession(try await client.authorize(missing), namespace: client.namespace ?? "")
             expectKlarnaError(try await client.createOrder(missing), 404, "NOT_FOUND", token)
             expectKlarnaError(try await client.cancelAuthorization(missing), 404, "NOT_FOUND", ["Authorization cannot be deleted"])
             expectKlarnaError(try await client.createCustomerToken(missing), 404, "NOT_FOUND", token)

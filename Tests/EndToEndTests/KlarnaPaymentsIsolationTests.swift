@@ -35,7 +35,7 @@ struct KlarnaPaymentsIsolationTests {
 
             expectKlarnaError(try await b.readSession(sessionID), 404, "NOT_FOUND", ["Invalid session id"])
             expectKlarnaError(try await b.updateSession(sessionID, "{}"), 404, "NOT_FOUND", ["Invalid session id"])
-            expectSDKInvalidClientToken(try await b.authorize(sessionID))
+            expectSDKUnknownSession(try await b.authorize(sessionID), namespace: nameB)
             expectKlarnaError(try await b.createOrder(token), 404, "NOT_FOUND", ["Invalid authorization token"])
             expectKlarnaError(try await b.cancelAuthorization(token), 404, "NOT_FOUND", ["Authorization cannot be deleted"])
 

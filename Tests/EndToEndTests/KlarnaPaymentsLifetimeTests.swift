@@ -71,7 +71,7 @@ struct KlarnaPaymentsLifetimeTests {
             let invalid = ["Invalid session id"]
             expectKlarnaError(try await client.readSession(sessionID), 404, "NOT_FOUND", invalid)
             expectKlarnaError(try await client.updateSession(sessionID, "{}"), 404, "NOT_FOUND", invalid)
-            expectSDKInvalidClientToken(try await client.authorize(sessionID))
+            expectSDKUnknownSession(try await client.authorize(sessionID), namespace: client.namespace ?? "")
         }
     }
 

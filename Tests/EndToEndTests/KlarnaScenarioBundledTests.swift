@@ -169,13 +169,13 @@ struct KlarnaScenarioBundledTests {
             // Even with the session's own client token, the SDK refuses it.
             ScenarioExpect.sdkError(try await client.load(sequentialID(1), #"{"clientToken": "\#(clientToken ?? "")"}"#), approved: nil,
                                     name: "InvalidClientTokenError", action: "Initialize",
-                                    message: "Error performing Klarna.Payments.init().", isFatal: false)
+                                    message: "Error performing Klarna.Payments.init()", isFatal: false)
             ScenarioExpect.sdkError(try await client.authorize(sequentialID(1), scenario: nil), name: "InvalidClientTokenError",
                                     action: "Authorize",
-                                    message: "Error performing Klarna.Payments.authorize(): the client token is invalid or expired.",
+                                    message: "Error performing Klarna.Payments.authorize()",
                                     isFatal: false)
             ScenarioExpect.sdkError(try await client.finalize(sequentialID(1)), name: "InvalidClientTokenError", action: "Finalize",
-                                    message: "Error performing Klarna.Payments.finalize(): the client token is invalid or expired.",
+                                    message: "Error performing Klarna.Payments.finalize()",
                                     isFatal: false)
             let state = try await client.paymentsState()
             #expect((state["authorizations"] as? [Any])?.isEmpty == true, "\(state)")

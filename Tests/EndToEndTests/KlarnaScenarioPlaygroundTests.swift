@@ -42,9 +42,9 @@ struct KlarnaScenarioPlaygroundTests {
             let session = try await client.newSession(KlarnaExamples.usSession)
             let data = PlaygroundData.jsonData(email: "customer+red@email.us")
             ScenarioExpect.sdkError(try await client.load(session, data), approved: nil, name: "ShowFormFalseError", action: "Load",
-                                    message: ScenarioExpect.showFormFalseMessage, isFatal: true)
+                                    message: ScenarioExpect.showFormFalseMessage("load"), isFatal: true)
             ScenarioExpect.sdkError(try await client.authorize(session, data, scenario: nil), name: "ShowFormFalseError", action: "Authorize",
-                                    message: ScenarioExpect.showFormFalseMessage, isFatal: true)
+                                    message: ScenarioExpect.showFormFalseMessage("authorize"), isFatal: true)
             // Load without the +red data shows the form.
             expectJSON(try await client.load(session, PlaygroundData.jsonData(email: "customer@email.us")), #"{"show_form": true}"#)
         }

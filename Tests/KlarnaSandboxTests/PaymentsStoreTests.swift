@@ -120,7 +120,7 @@ import Testing
         #expect(wrongToken.error == .invalidClientToken(action: "Initialize"))
         #expect(wrongToken.showForm == false)
         let category = store.load(namespace, sessionID: id, clientToken: nil, category: "pay_over_time")
-        #expect(category.error?.name == "InvalidPaymentMethodCategoryError")
+        #expect(category.error == .showFormFalse(action: "Load"))
         #expect(ClientToken.sessionID(of: token) == id)
     }
 

@@ -102,7 +102,7 @@ struct HPPConsumerFlow: Sendable {
         case .approve?, .finalizeRequired?:
             var result = payments.authorize(namespace, sessionID: kpSessionID, data: nil, outcome: outcome)
             if outcome.klarna == .finalizeRequired {
-                result = payments.authorize(namespace, sessionID: kpSessionID, data: nil, outcome: .approve, finalizing: true)
+                result = payments.authorize(namespace, sessionID: kpSessionID, data: nil, outcome: .approve, call: .finalize)
             }
             guard let token = result.authorizationToken else {
                 // The KP session is no longer usable (completed or cancelled elsewhere).

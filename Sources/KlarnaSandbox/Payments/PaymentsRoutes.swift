@@ -80,28 +80,11 @@ package struct KlarnaPaymentsRoutes: Sendable {
             }
         }
 
-        // The SDK's authorize(), load() and finalize(), without the SDK (issue: "What Klarna's SDK would do").
-        // Scenario conditions see the session as the customer authorizes it (stored fields + jsonData).
-        for (action, operation) in [("authorize", ScenarioOperation.klarnaPaymentsAuthorize), ("finalize", .klarnaPaymentsFinalize),
-                                    ("load", .klarnaPaymentsLoad)] {
-            router.addImmediate("POST /__sandbox/klarna/payments/sessions/:session_id/\(action)") { request in
-                let namespace = Namespace(for: request)
-                let id = try request.parameters.require("session_id")
-                let body = try SDKRequest.decode(request.body)
-                let view = store.customerView(namespace, sessionID: id, data: body.jsonData)
-                let subject = view.map { JSONNode($0.fields.json) }
-                return play(operation, request, namespace, subject: subject, object: id, sticky: view?.scenario) { outcome in
-                    let result: KlarnaSDKResult
-                    switch operation {
-                    case .klarnaPaymentsLoad:
-                        result = store.load(namespace, sessionID: id, clientToken: body.clientToken,
-                                                  category: body.paymentMethodCategory, outcome: outcome)
-                    default:
-                        result = store.authorize(namespace, sessionID: id, data: body.jsonData, outcome: outcome,
-                                                       finalizing: operation == .klarnaPaymentsFinalize)
-                    }
-                    return .json(result.json.data)
-                }
+        // The SDK's calls, without the SDK (klarna-mobile-sdk.md §1), keyed by the client token the app holds (or the
+        // session id). Scenario conditions see the session as the customer authorizes it (stored fields + jsonData).
+        for call in KlarnaSDKCall.allCases {
+            router.addImmediate("POST /__sandbox/klarna/payments/sessions/:session_id/\(call.rawValue)") { request in
+                try standIn(call, request, store: store, play: play)
             }
         }
         // Where an order's redirect_url leads: a 303 to merchant_urls.confirmation with its placeholders filled.
@@ -112,6 +95,30 @@ package struct KlarnaPaymentsRoutes: Sendable {
             }
             return HTTPResponse(status: .seeOther, headers: ["Location": location])
         }
+    }
+}
+
+/// One SDK call played for `request`. A key that names no live session of the request's namespace (garbage, unknown,
+/// expired, tampered or another namespace's) is a 404 in Klarna's format naming the namespace: the mobile stand-in
+/// reports it as the SDK does, InvalidClientTokenError. Every other answer is the SDK's result, as the scenario decides.
+private func standIn(_ call: KlarnaSDKCall, _ request: HTTPRequest, store: KlarnaPaymentsStore, play: ScenarioPlayer<KlarnaErrorFormat>) throws -> HTTPReply {
+    let namespace = Namespace(for: request)
+    let key = try request.parameters.require("session_id")
+    guard let id = store.sessionID(forKey: key, namespace) else { throw KlarnaError.unknownSDKSession(in: namespace) }
+    let body = try SDKRequest.decode(request.body)
+    let view = store.customerView(namespace, sessionID: id, data: body.jsonData)
+    let subject = view.map { JSONNode($0.fields.json) }
+    return play(call.operation, request, namespace, subject: subject, object: id, sticky: view?.scenario) { outcome in
+        let result: KlarnaSDKResult
+        switch call {
+        case .initialize:
+            result = store.initialize(namespace, sessionID: id, outcome: outcome)
+        case .load:
+            result = store.load(namespace, sessionID: id, clientToken: body.clientToken, category: body.paymentMethodCategory, outcome: outcome)
+        case .authorize, .reauthorize, .finalize:
+            result = store.authorize(namespace, sessionID: id, data: body.jsonData, outcome: outcome, call: call)
+        }
+        return HTTPResponse.json(result.json.data)
     }
 }
 

@@ -62,26 +62,40 @@ package struct KlarnaSDKError: Equatable, Sendable {
     package var name, action, message: String
     package var isFatal: Bool
 
-    /// The docs' example: action Initialize, name InvalidClientTokenError, "Error performing
-    /// Klarna.Payments.init()." The fix is a new client token, so it is not fatal (inferred).
+    /// "Client token invalid, expired or tampered" (klarna-mobile-sdk.md §3): a new token and `initialize` fix it, so
+    /// it is not fatal.
     static func invalidClientToken(action: String) -> KlarnaSDKError {
-        KlarnaSDKError(name: "InvalidClientTokenError", action: action,
-                       message: action == "Initialize" ? "Error performing Klarna.Payments.init()."
-                           : "Error performing Klarna.Payments.\(action.lowercased())(): the client token is invalid or expired.",
+        KlarnaSDKError(name: "InvalidClientTokenError", action: action, message: "Error performing Klarna.Payments.\(method(of: action))()",
                        isFatal: false)
     }
 
-    /// Klarna's pre-screen decided not to show the form (playground "+red"): fatal for this purchase.
+    /// Klarna decided not to show the form: on `load` a category the session does not offer or a pre-screen decline,
+    /// on `authorize` a rejected customer (klarna-mobile-sdk.md §3). Fatal for this purchase.
     static func showFormFalse(action: String) -> KlarnaSDKError {
-        KlarnaSDKError(name: "ShowFormFalseError", action: action,
-                       message: "Klarna is not available for this purchase: the form cannot be shown.", isFatal: true)
+        KlarnaSDKError(name: "ShowFormFalseError", action: action, message: "Error performing Klarna.Payments.\(method(of: action))()",
+                       isFatal: true)
     }
 
-    /// A category the session does not offer. Klarna's docs describe this error but its name was not
-    /// retrievable; this name is the sandbox's.
-    static func categoryNotOffered(_ category: String, action: String) -> KlarnaSDKError {
-        KlarnaSDKError(name: "InvalidPaymentMethodCategoryError", action: action,
-                       message: "Payment method category \"\(category)\" is not available for this session.", isFatal: false)
+    /// The JavaScript call behind an action, as Klarna's messages name it (`Initialize` is `init`).
+    private static func method(of action: String) -> String {
+        action == "Initialize" ? "init" : action.prefix(1).lowercased() + action.dropFirst()
+    }
+}
+
+/// Which SDK call a stand-in request plays (klarna-mobile-sdk.md §1): its error `action` and its scenario operation.
+package enum KlarnaSDKCall: String, CaseIterable, Sendable {
+    case initialize, load, authorize, reauthorize, finalize
+
+    package var action: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
+
+    package var operation: ScenarioOperation {
+        switch self {
+        case .initialize: .klarnaPaymentsInitialize
+        case .load: .klarnaPaymentsLoad
+        case .authorize: .klarnaPaymentsAuthorize
+        case .reauthorize: .klarnaPaymentsReauthorize
+        case .finalize: .klarnaPaymentsFinalize
+        }
     }
 }
 
@@ -232,23 +246,43 @@ struct PaymentsLedger: NamespaceStateValue {
         return (fields, session.scenario)
     }
 
-    /// `authorize()` (or with `finalizing`, `finalize()`) in the customer's device, as the scenario decides.
+    /// The id of the live session that `key` names in this namespace: its session id, or its client token as issued
+    /// (a token whose claims or signature were changed names none). nil: unknown, expired or another namespace's.
+    func sessionID(forKey key: String, _ namespace: Namespace) -> String? {
+        if let id = ClientToken.sessionID(of: key) {
+            guard let session = try? liveSession(namespace, id), session.clientToken == key else { return nil }
+            return id
+        }
+        return (try? liveSession(namespace, key))?.id
+    }
+
+    /// `initialize(clientToken:)`: the token names a live session (checked by the caller) that has no order yet.
+    func initialize(_ namespace: Namespace, sessionID: String, outcome: ScenarioOutcome = .approve) -> KlarnaSDKResult {
+        guard let session = try? liveSession(namespace, sessionID), session.orderID == nil,
+              outcome.klarna != .invalidClientToken else {
+            return .failed(.invalidClientToken(action: KlarnaSDKCall.initialize.action), approved: nil)
+        }
+        return KlarnaSDKResult(showForm: true)
+    }
+
+    /// `authorize()`, `reauthorize()` or `finalize()` in the customer's device, as the scenario decides.
     /// A session that is unknown, expired or completed has no usable client token: the SDK reports
     /// InvalidClientTokenError rather than an HTTP error.
     mutating func authorize(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?, outcome: ScenarioOutcome = .approve,
-                   finalizing: Bool = false) -> KlarnaSDKResult {
-        let action = finalizing ? "Finalize" : "Authorize"
+                            call: KlarnaSDKCall = .authorize) -> KlarnaSDKResult {
+        let action = call.action
         guard let session = try? liveSession(namespace, sessionID), session.orderID == nil else {
             return .failed(.invalidClientToken(action: action), approved: false)
         }
         switch outcome.klarna ?? .approve {
         case .reject:
-            // A hard decline: the form is not shown again (Klarna's playground "+denied").
+            // A hard decline: the form is not shown again (Klarna's playground "+denied"); the mobile SDK reports it
+            // as ShowFormFalseError (klarna-mobile-sdk.md §3), the JavaScript SDK's answer has only these two fields.
             return KlarnaSDKResult(approved: false, showForm: false)
         case .cancel:
             // The customer closed the form: it stays available.
             return KlarnaSDKResult(approved: false, showForm: true)
-        case .finalizeRequired where !finalizing:
+        case .finalizeRequired where call == .authorize:
             session.awaitingFinalize = true
             return KlarnaSDKResult(approved: false, showForm: true, finalizeRequired: true)
         case .showFormFalse:
@@ -272,7 +306,8 @@ struct PaymentsLedger: NamespaceStateValue {
         return KlarnaSDKResult(approved: true, showForm: true, authorizationToken: token, finalizeRequired: false)
     }
 
-    /// `load()`: the widget checks its client token and that the category is offered.
+    /// `load()`: the widget checks its client token and that the category is offered (a category it does not offer
+    /// is ShowFormFalseError, klarna-mobile-sdk.md §3).
     func load(_ namespace: Namespace, sessionID: String, clientToken: String?, category: String?,
               outcome: ScenarioOutcome = .approve) -> KlarnaSDKResult {
         guard let session = try? liveSession(namespace, sessionID), session.orderID == nil,
@@ -285,7 +320,7 @@ struct PaymentsLedger: NamespaceStateValue {
         default: break
         }
         if let category, !configuration.paymentMethodCategories.contains(where: { $0.identifier == category }) {
-            return .failed(.categoryNotOffered(category, action: "Load"), approved: nil)
+            return .failed(.showFormFalse(action: "Load"), approved: nil)
         }
         return KlarnaSDKResult(showForm: true)
     }
@@ -550,10 +585,18 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
         ledgers.withState(namespace) { $0.customerView(namespace, sessionID: sessionID, data: data) }
     }
 
+    func sessionID(forKey key: String, _ namespace: Namespace) -> String? {
+        ledgers.withState(namespace) { $0.sessionID(forKey: key, namespace) }
+    }
+
+    func initialize(_ namespace: Namespace, sessionID: String, outcome: ScenarioOutcome = .approve) -> KlarnaSDKResult {
+        ledgers.withState(namespace) { $0.initialize(namespace, sessionID: sessionID, outcome: outcome) }
+    }
+
     func authorize(_ namespace: Namespace, sessionID: String, data: KlarnaSessionFields?, outcome: ScenarioOutcome = .approve,
-                   finalizing: Bool = false) -> KlarnaSDKResult {
+                   call: KlarnaSDKCall = .authorize) -> KlarnaSDKResult {
         defer { retained.sessions.retention.evictOverflow() }
-        return ledgers.withState(namespace) { $0.authorize(namespace, sessionID: sessionID, data: data, outcome: outcome, finalizing: finalizing) }
+        return ledgers.withState(namespace) { $0.authorize(namespace, sessionID: sessionID, data: data, outcome: outcome, call: call) }
     }
 
     func load(_ namespace: Namespace, sessionID: String, clientToken: String?, category: String?,

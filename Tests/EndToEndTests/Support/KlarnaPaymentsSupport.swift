@@ -347,9 +347,19 @@ func expectSDKInvalidClientToken(_ response: RawResponse, action: String = "Auth
     expectJSON(response, """
         {"approved": false, "show_form": false,
          "error": {"name": "InvalidClientTokenError", "action": "\(action)",
-                   "message": "Error performing Klarna.Payments.\(action.lowercased())(): the client token is invalid or expired.",
+                   "message": "Error performing Klarna.Payments.\(action.lowercased())()",
                    "is_fatal": false}}
         """, sourceLocation: sourceLocation)
+}
+
+/// What the SDK stand-ins answer for a client token or session id that names no live session of `namespace`:
+/// Klarna's 404 NOT_FOUND, naming the namespace it looked in.
+func expectSDKUnknownSession(_ response: RawResponse, namespace: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    expectKlarnaError(response, 404, "NOT_FOUND", [
+        "Invalid session id",
+        "No live session has this client token or session id in namespace \"\(namespace)\" (unknown, expired after 48 hours, "
+            + "changed, or created in another namespace: send the namespace the session was created in)",
+    ], sourceLocation: sourceLocation)
 }
 
 /// Decodes one base64url JWT segment (no padding) as a JSON object.

@@ -231,7 +231,7 @@ enum ScenarioExpect {
             """, sourceLocation: sourceLocation)
     }
 
-    static let showFormFalseMessage = "Klarna is not available for this purchase: the form cannot be shown."
+    static func showFormFalseMessage(_ call: String) -> String { "Error performing Klarna.Payments.\(call)()" }
 }
 
 // MARK: Bodies for the playground
