@@ -137,6 +137,16 @@ class ReadmeTests(unittest.TestCase):
         self.assertTrue(any(b.language == "swift" for b in blocks))
         run_examples.chains_of(blocks)
 
+    def test_the_client_pages_parse_and_each_has_a_block_that_runs(self):
+        pages = sorted((run_examples.REPO / "docs" / "clients").glob("*.md"))
+        self.assertTrue(pages)
+        for page in pages:
+            with self.subTest(page=page.name):
+                blocks = run_examples.parse(page)
+                run_examples.chains_of(blocks)
+                self.assertTrue(any(b.language in run_examples.CHAIN_LANGUAGES | run_examples.SWIFT_LANGUAGES
+                                    and not b.skip for b in blocks))
+
 
 if __name__ == "__main__":
     unittest.main()
