@@ -1,23 +1,31 @@
 #!/usr/bin/env python3
-"""Runs every example of README.md as a reader would copy it, and fails when one fails.
+"""Runs every example of README.md (or of other Markdown pages) as a reader would copy it, and fails when one fails.
 
-    python3 scripts/readme/run-examples.py --binary .build/debug/payment-sandbox [--readme README.md]
-                                           [--only LINE] [--verbose] [--no-swift]
+    python3 scripts/readme/run-examples.py --binary .build/debug/payment-sandbox [--readme FILE [FILE ...]]
+                                           [--python PYTHON] [--only [FILE:]LINE] [--verbose] [--no-swift]
+
+--readme takes one or more Markdown files (default README.md), e.g. `--readme docs/clients/*.md`; each is
+parsed on its own (markers, `continues`), and their blocks run one after the other.
 
 Fenced blocks:
 - ```sh / ```bash / ```shell: run with `bash -euo pipefail`, in the repository, each block in a fresh bash
   against a freshly started sandbox on 127.0.0.1:8080 (the binary given, with the bundled scenarios, as
   `swift run payment-sandbox` serves it). A failing command fails the block.
+- ```python (or python3, py): run as a script by the interpreter of --python (default: the one running this
+  script; CI gives a venv's with `requests`), in the repository, against a freshly started sandbox on
+  127.0.0.1:8080 as a shell block is. An exception (a non-zero exit) fails the block.
 - ```swift: all Swift blocks become the test target of one temporary SwiftPM package under
-  .build/readme-swift/ that depends on this repository by path; `swift test` builds and runs them.
-  Each block must therefore be a whole file (imports included).
-- Any other language (text, json, xml, ...) is not run. A fence without a language is an error: say whether
-  it is something to run (sh, swift) or a sample (text, json).
+  .build/readme-swift/ that depends on this repository by path (and on every library product it declares);
+  `swift test` builds and runs them. Each block must therefore be a whole file (imports included).
+- Any other language (text, json, xml, php, kotlin, ...) is not run. A fence without a language is an error:
+  say whether it is something to run (sh, python, swift) or a sample (text, json).
 
 A marker on the line right before the fence changes that:
 - `<!-- readme-example: skip (reason) -->`: not run; the reason is printed (and required).
-- `<!-- readme-example: continues -->`: a shell block run in the same bash, against the same sandbox, right
-  after the shell block before it (for a README that says "in the same shell as above").
+- `<!-- readme-example: continues -->`: a shell or python block run against the same sandbox, right after the
+  shell or python block before it in the same file (for a page that says "in the same shell as above"). A shell
+  block continuing a shell block runs in the same bash (its variables); a python block is a script of its own
+  and shares only the sandbox's state (and what the bash before it exported).
 - `<!-- readme-example: servers -->`: every command line of the block starts a server (`swift run
   payment-sandbox --port 0`, ...): no sandbox is started for it; each line runs alone until its output says
   "listening on" (it fails if the command exits first), then gets SIGTERM and must exit 0.
@@ -26,8 +34,8 @@ curl exits 0 whatever the status, so a block also fails when the sandbox answere
 a 4xx or 5xx status that the block does not mention (an example that shows an error says its status).
 
 `jq` and `uuidgen` are not on a fresh Debian machine: the blocks see commands of those names that fail.
-Prints per block the section, line and pass / fail / skip (reason), then "N passed, N failed, N skipped".
-Exits 1 when a block fails, 2 when README.md or the set-up is wrong. Port 8080 must be free.
+Prints per block the file, section, line and pass / fail / skip (reason), then "N passed, N failed, N skipped".
+Exits 1 when a block fails, 2 when a page or the set-up is wrong. Port 8080 must be free.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -47,6 +56,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 HOST, PORT = "127.0.0.1", 8080
 SHELL_LANGUAGES = {"sh", "bash", "shell"}
+PYTHON_LANGUAGES = {"python", "python3", "py"}
+# Blocks that run against a started sandbox, one after the other in a bash (a chain).
+CHAIN_LANGUAGES = SHELL_LANGUAGES | PYTHON_LANGUAGES
 SWIFT_LANGUAGES = {"swift"}
 # Tools a fresh Debian machine does not have: the README must not need them.
 ABSENT_TOOLS = {"jq": "jq", "uuidgen": "uuidgen (util-linux's uuid-runtime)"}
@@ -65,6 +77,7 @@ class Block:
     section: str
     language: str
     code: str
+    doc: str = "README.md"  # the page, as given (relative to the repository when inside it)
     skip: str | None = None  # the reason
     continues: bool = False
     servers: bool = False
@@ -74,11 +87,21 @@ class Block:
 
 @dataclass
 class Chain:
-    """Shell blocks that run in one bash against one sandbox: a block and those that continue it."""
+    """Shell and python blocks that run in one bash against one sandbox: a block and those that continue it."""
     blocks: list[Block] = field(default_factory=list)
 
 
+def doc_label(path: Path) -> str:
+    """The page's name in reports and generated files: relative to the repository when inside it."""
+    resolved = path.resolve()
+    try:
+        return str(resolved.relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
 def parse(readme: Path) -> list[Block]:
+    label = doc_label(readme)
     lines = readme.read_text(encoding="utf-8").split("\n")
     blocks: list[Block] = []
     section = "(top)"
@@ -120,8 +143,8 @@ def parse(readme: Path) -> list[Block]:
             raise ReadmeError(f"line {number}: fence never closed")
         index += 1
         if not language:
-            raise ReadmeError(f"line {number}: fence without a language: use sh or swift (run) or text, json, ... (not run)")
-        block = Block(line=number, section=section, language=language, code="\n".join(body) + "\n")
+            raise ReadmeError(f"line {number}: fence without a language: use sh, python or swift (run) or text, json, ... (not run)")
+        block = Block(line=number, section=section, language=language, code="\n".join(body) + "\n", doc=label)
         if pending:
             kind, reason = pending[1].group("kind"), (pending[1].group("reason") or "").strip()
             if kind == "skip":
@@ -129,8 +152,8 @@ def parse(readme: Path) -> list[Block]:
                     raise ReadmeError(f"line {pending[0]}: a skip needs its reason: <!-- readme-example: skip (why) -->")
                 block.skip = reason
             elif kind == "continues":
-                if language not in SHELL_LANGUAGES:
-                    raise ReadmeError(f"line {pending[0]}: only shell blocks can continue another")
+                if language not in CHAIN_LANGUAGES:
+                    raise ReadmeError(f"line {pending[0]}: only shell and python blocks can continue another")
                 block.continues = True
             elif kind == "servers":
                 if language not in SHELL_LANGUAGES:
@@ -147,7 +170,7 @@ def parse(readme: Path) -> list[Block]:
 
 def report(block: Block) -> None:
     text = {"pass": "pass", "fail": "FAIL", "skip": f"skip ({block.skip})"}[block.outcome]
-    print(f"[{block.section}] line {block.line} ({block.language}): {text}" + (f": {block.detail}" if block.detail and block.outcome == "fail" else ""), flush=True)
+    print(f"[{block.doc} / {block.section}] line {block.line} ({block.language}): {text}" + (f": {block.detail}" if block.detail and block.outcome == "fail" else ""), flush=True)
 
 
 def tail(text: str, count: int = 60) -> str:
@@ -264,11 +287,18 @@ def run_servers(block: Block, work: Path, timeout: float, verbose: bool) -> None
         print("  output:\n" + tail("\n".join(outputs)), flush=True)
 
 
-def run_chain(chain: Chain, binary: Path, work: Path, timeout: float, verbose: bool) -> None:
-    """One bash runs the chain's blocks in order; after each, it notes the block's index on fd 3."""
+def run_chain(chain: Chain, binary: Path, work: Path, timeout: float, verbose: bool, python: str) -> None:
+    """One bash runs the chain's blocks in order (a python block as `$python file`); after each, it notes the
+    block's index on fd 3."""
     parts = ['exec 3>>"$1"; set --']
     for position, block in enumerate(chain.blocks):
-        parts.append(f"# README.md line {block.line}\n{block.code}\nprintf '%s\\n' {position} >&3")
+        if block.language in PYTHON_LANGUAGES:
+            source = work / f"block-{position}.py"
+            source.write_text(f"# {block.doc} line {block.line}\n{block.code}")
+            code = f"{shlex.quote(python)} {shlex.quote(str(source))}"
+        else:
+            code = block.code
+        parts.append(f"# {block.doc} line {block.line}\n{code}\nprintf '%s\\n' {position} >&3")
     script = work / "block.sh"
     script.write_text("\n".join(parts) + "\n")
     status = work / "status"
@@ -328,7 +358,7 @@ def run_chain(chain: Chain, binary: Path, work: Path, timeout: float, verbose: b
 # Swift blocks ------------------------------------------------------------------------------------------------
 
 PACKAGE_SWIFT = """// swift-tools-version:6.0
-// Generated by scripts/readme/run-examples.py: the README's Swift examples as one test target.
+// Generated by scripts/readme/run-examples.py: the pages' Swift examples as one test target.
 import PackageDescription
 
 let package = Package(
@@ -337,8 +367,7 @@ let package = Package(
     dependencies: [.package(path: {repo})],
     targets: [
         .testTarget(name: "ReadmeExampleTests",
-                    dependencies: [.product(name: "PaymentSandbox", package: "{package}"),
-                                   .product(name: "PaymentSandboxTesting", package: "{package}")],
+                    dependencies: [{products}],
                     path: "Tests/ReadmeExampleTests"),
     ],
     swiftLanguageModes: [.v6]
@@ -346,8 +375,19 @@ let package = Package(
 """
 
 
+LIBRARY_PRODUCT = re.compile(r'\.library\(\s*name:\s*"(?P<name>[^"]+)"')
+
+
+def library_products(manifest: str) -> list[str]:
+    """The library products a Package.swift declares, in order: the examples may import any of them."""
+    return list(dict.fromkeys(match["name"] for match in LIBRARY_PRODUCT.finditer(manifest)))
+
+
 def swift_file_name(block: Block) -> str:
-    return f"ReadmeLine{block.line}.swift"
+    """README.md line 12: ReadmeLine12.swift; docs/clients/swift-package.md line 40: DocsClientsSwiftPackageLine40.swift."""
+    stem = re.sub(r"\.md$", "", block.doc, flags=re.IGNORECASE)
+    words = [word for word in re.split(r"[^A-Za-z0-9]+", stem) if word]
+    return "".join(word[:1].upper() + word[1:].lower() for word in words) + f"Line{block.line}.swift"
 
 
 def run_swift(blocks: list[Block], timeout: float, verbose: bool) -> None:
@@ -356,11 +396,13 @@ def run_swift(blocks: list[Block], timeout: float, verbose: bool) -> None:
     if tests.exists():
         shutil.rmtree(tests)
     tests.mkdir(parents=True)
+    products = library_products((REPO / "Package.swift").read_text(encoding="utf-8"))
     (package / "Package.swift").write_text(
         PACKAGE_SWIFT.replace("{repo}", '"' + str(REPO).replace("\\", "\\\\").replace('"', '\\"') + '"')
-        .replace("{package}", REPO.name))
+        .replace("{products}", ",\n                                   ".join(
+            f'.product(name: "{name}", package: "{REPO.name}")' for name in products)))
     for block in blocks:
-        (tests / swift_file_name(block)).write_text(f"// README.md line {block.line}\n{block.code}")
+        (tests / swift_file_name(block)).write_text(f"// {block.doc} line {block.line}\n{block.code}")
     print(f"(building and testing {len(blocks)} Swift example(s) in {package.relative_to(REPO)}: swift test)", flush=True)
     try:
         result = subprocess.run(["swift", "test"], cwd=package, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -383,52 +425,110 @@ def run_swift(blocks: list[Block], timeout: float, verbose: bool) -> None:
 
 # -------------------------------------------------------------------------------------------------------------
 
+def chains_of(blocks: list[Block]) -> list[Chain]:
+    """The shell and python blocks of one page in chains: a block and the blocks that continue it."""
+    chains: list[Chain] = []
+    for block in blocks:
+        if block.language not in CHAIN_LANGUAGES:
+            continue
+        if block.continues:
+            if not chains:
+                raise ReadmeError(f"line {block.line}: 'continues' needs a shell or python block before it")
+            chains[-1].blocks.append(block)
+        else:
+            chains.append(Chain([block]))
+    for chain in chains:
+        if chain.blocks[0].servers and len(chain.blocks) > 1:
+            raise ReadmeError(f"line {chain.blocks[1].line}: a block cannot continue a servers block")
+        skipped = [b for b in chain.blocks if b.skip]
+        if skipped and (skipped[0] is not chain.blocks[0] or len(skipped) != len(chain.blocks)):
+            raise ReadmeError(f"line {skipped[0].line}: a chain is skipped whole or not at all")
+    return chains
+
+
+def parse_only(values: list[str], docs: list[str]) -> set[tuple[str, int]]:
+    """`--only LINE` (one page given) or `--only FILE:LINE`, as (page label, line)."""
+    selected = set()
+    for value in values:
+        name, _, line = value.rpartition(":")
+        if not line.isdigit():
+            raise ReadmeError(f"--only {value}: give LINE or FILE:LINE")
+        if not name:
+            if len(docs) != 1:
+                raise ReadmeError(f"--only {value}: several pages are given: say which, as FILE:LINE")
+            name = docs[0]
+        else:
+            name = doc_label(Path(name))
+            if name not in docs:
+                raise ReadmeError(f"--only {value}: {name} is not among the pages given")
+        selected.add((name, int(line)))
+    return selected
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description="Run the README's shell and Swift examples.")
+    parser = argparse.ArgumentParser(description="Run the shell, python and Swift examples of README.md or other pages.")
     parser.add_argument("--binary", required=True, type=Path, help="the payment-sandbox executable to serve with")
-    parser.add_argument("--readme", type=Path, default=REPO / "README.md")
-    parser.add_argument("--only", type=int, action="append", default=[],
-                        help="run only the block (or chain) whose fence is on this line; repeatable")
+    parser.add_argument("--readme", type=Path, nargs="+", action="extend", metavar="FILE",
+                        help="the Markdown pages whose examples run (default README.md); repeatable")
+    parser.add_argument("--python", default=sys.executable,
+                        help="the interpreter of the python blocks (default: this one), e.g. a venv's with requests")
+    parser.add_argument("--only", action="append", default=[], metavar="[FILE:]LINE",
+                        help="run only the block (or chain) whose fence is on this line of FILE (of the only page "
+                             "given, without FILE); repeatable")
     parser.add_argument("--no-swift", action="store_true", help="do not build and run the Swift examples")
-    parser.add_argument("--timeout", type=float, default=180, help="seconds per shell block (default 180)")
+    parser.add_argument("--timeout", type=float, default=180, help="seconds per shell or python block (default 180)")
     parser.add_argument("--swift-timeout", type=float, default=1800, help="seconds for the Swift package")
     parser.add_argument("--verbose", action="store_true", help="print every block's output")
     arguments = parser.parse_args()
+    pages: list[Path] = arguments.readme or [REPO / "README.md"]
 
     binary = arguments.binary.resolve()
     if not os.access(binary, os.X_OK):
         print(f"run-examples: {arguments.binary} is not an executable", file=sys.stderr)
         return 2
-    try:
-        blocks = parse(arguments.readme)
-    except ReadmeError as error:
-        print(f"run-examples: {arguments.readme}: {error}", file=sys.stderr)
+    blocks: list[Block] = []
+    chains: list[Chain] = []
+    for page in pages:
+        try:
+            page_blocks = parse(page)
+            chains += chains_of(page_blocks)
+        except (ReadmeError, OSError) as error:
+            print(f"run-examples: {page}: {error}", file=sys.stderr)
+            return 2
+        blocks += page_blocks
+    docs = list(dict.fromkeys(doc_label(page) for page in pages))
+    if len(docs) != len(pages):
+        print("run-examples: a page is given twice", file=sys.stderr)
+        return 2
+    swift_blocks = [b for b in blocks if b.language in SWIFT_LANGUAGES]
+    runnable = [b for b in blocks if b.language in CHAIN_LANGUAGES | SWIFT_LANGUAGES]
+    names = [swift_file_name(b) for b in swift_blocks]
+    if len(set(names)) != len(names):
+        print("run-examples: two pages' Swift blocks would share a file name: " + ", ".join(sorted(names)), file=sys.stderr)
         return 2
 
-    chains: list[Chain] = []
-    swift_blocks: list[Block] = []
-    previous_shell: Block | None = None
-    for block in blocks:
-        if block.language in SHELL_LANGUAGES:
-            if block.continues:
-                if previous_shell is None:
-                    print(f"run-examples: line {block.line}: 'continues' needs a shell block before it", file=sys.stderr)
-                    return 2
-                chains[-1].blocks.append(block)
-            else:
-                chains.append(Chain([block]))
-            previous_shell = block
-        elif block.language in SWIFT_LANGUAGES:
-            swift_blocks.append(block)
-    runnable = [b for b in blocks if b.language in SHELL_LANGUAGES | SWIFT_LANGUAGES]
-
-    unknown = set(arguments.only) - {b.line for b in runnable}
+    try:
+        only = parse_only(arguments.only, docs)
+    except ReadmeError as error:
+        print(f"run-examples: {error}", file=sys.stderr)
+        return 2
+    unknown = only - {(b.doc, b.line) for b in runnable}
     if unknown:
-        print(f"run-examples: no sh or swift fence on line(s) {sorted(unknown)}", file=sys.stderr)
+        listed = ", ".join(f"{doc}:{line}" for doc, line in sorted(unknown))
+        print(f"run-examples: no sh, python or swift fence on line(s) {listed}", file=sys.stderr)
         return 2
 
     def selected(chain_blocks: list[Block]) -> bool:
-        return not arguments.only or any(b.line in arguments.only for b in chain_blocks)
+        return not only or any((b.doc, b.line) in only for b in chain_blocks)
+
+    python_needed = any(b.language in PYTHON_LANGUAGES and not b.skip for chain in chains
+                        if selected(chain.blocks) for b in chain.blocks)
+    if python_needed and not (shutil.which(arguments.python) or os.access(arguments.python, os.X_OK)):
+        print(f"run-examples: --python {arguments.python} is not an executable", file=sys.stderr)
+        return 2
+    # Absolute (the blocks run in the repository), but not resolved: a venv's python is a symbolic link, and only
+    # through the link does it find its venv.
+    python = os.path.abspath(shutil.which(arguments.python) or arguments.python)
 
     with tempfile.TemporaryDirectory(prefix="readme-examples-") as temporary:
         work = Path(temporary)
@@ -436,22 +536,15 @@ def main() -> int:
         for chain in chains:
             if not selected(chain.blocks):
                 continue
-            skipped = [b for b in chain.blocks if b.skip]
-            if skipped:
-                if skipped[0] is not chain.blocks[0] or len(skipped) != len(chain.blocks):
-                    print(f"run-examples: line {skipped[0].line}: a chain is skipped whole or not at all", file=sys.stderr)
-                    return 2
+            if chain.blocks[0].skip:
                 for block in chain.blocks:
                     block.outcome = "skip"
                     report(block)
                 continue
             if chain.blocks[0].servers:
-                if len(chain.blocks) > 1:
-                    print(f"run-examples: line {chain.blocks[1].line}: a block cannot continue a servers block", file=sys.stderr)
-                    return 2
                 run_servers(chain.blocks[0], work, arguments.timeout, arguments.verbose)
             else:
-                run_chain(chain, binary, work, arguments.timeout, arguments.verbose)
+                run_chain(chain, binary, work, arguments.timeout, arguments.verbose, python)
         swift_selected = [b for b in swift_blocks if selected([b])]
         for block in [b for b in swift_selected if b.skip]:
             block.outcome = "skip"

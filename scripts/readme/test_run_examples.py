@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of run-examples.py's README parsing and error-status check (no sandbox needed).
+"""Tests of run-examples.py's page parsing, chains, names and error-status check (no sandbox needed).
 
     python3 scripts/readme/test_run_examples.py
 """
@@ -59,12 +59,59 @@ class ParseTests(unittest.TestCase):
             ("<!-- readme-example: skip (x) -->\n", "right before a fence"),
             ("<!-- readme-example: skip (x) -->\n<!-- readme-example: skip (y) -->\n```sh\nx\n```\n", "not followed by a fence"),
             ("<!-- readme-example: maybe -->\n```sh\nx\n```\n", "unknown readme-example marker"),
-            ("<!-- readme-example: continues -->\n```swift\nx\n```\n", "only shell blocks"),
+            ("<!-- readme-example: continues -->\n```swift\nx\n```\n", "only shell and python blocks"),
             ("```sh\nx\n", "never closed"),
         ]:
             with self.subTest(text=text):
                 with self.assertRaises(run_examples.ReadmeError) as raised:
                     parse(text)
+                self.assertIn(message, str(raised.exception))
+
+
+    def test_python_blocks_chain_with_shell_blocks_of_the_same_page(self):
+        blocks = parse("```sh\nexport A=1\n```\n<!-- readme-example: continues -->\n```python\nprint(1)\n```\n"
+                       "```python\nprint(2)\n```\n<!-- readme-example: continues -->\n```sh\necho $A\n```\n"
+                       "```php\n<?php echo 1;\n```\n")
+        chains = run_examples.chains_of(blocks)
+        self.assertEqual([[b.line for b in chain.blocks] for chain in chains], [[1, 5], [8, 12]])
+
+    def test_chain_mistakes_are_errors(self):
+        for text, message in [
+            ("<!-- readme-example: continues -->\n```python\nx\n```\n", "needs a shell or python block before it"),
+            ("<!-- readme-example: servers -->\n```sh\nx\n```\n<!-- readme-example: continues -->\n```sh\ny\n```\n",
+             "cannot continue a servers block"),
+            ("<!-- readme-example: skip (y) -->\n```sh\nx\n```\n<!-- readme-example: continues -->\n```python\ny\n```\n",
+             "skipped whole or not at all"),
+        ]:
+            with self.subTest(text=text):
+                with self.assertRaises(run_examples.ReadmeError) as raised:
+                    run_examples.chains_of(parse(text))
+                self.assertIn(message, str(raised.exception))
+
+
+class NamingTests(unittest.TestCase):
+    def test_swift_files_are_named_after_the_page_and_line(self):
+        block = run_examples.Block(line=40, section="s", language="swift", code="", doc="docs/clients/swift-package.md")
+        self.assertEqual(run_examples.swift_file_name(block), "DocsClientsSwiftPackageLine40.swift")
+        block.doc = "README.md"
+        self.assertEqual(run_examples.swift_file_name(block), "ReadmeLine40.swift")
+
+    def test_library_products_come_from_the_manifest(self):
+        manifest = ('products: [\n .library(name: "A", targets: ["A"]),\n .executable(name: "x", targets: ["x"]),\n'
+                    '    .library(\n        name: "B", type: .static, targets: ["B"])]')
+        self.assertEqual(run_examples.library_products(manifest), ["A", "B"])
+        self.assertIn("PaymentSandboxTesting",
+                      run_examples.library_products((run_examples.REPO / "Package.swift").read_text()))
+
+    def test_only_takes_a_line_of_the_only_page_or_file_and_line(self):
+        self.assertEqual(run_examples.parse_only(["12"], ["README.md"]), {("README.md", 12)})
+        self.assertEqual(run_examples.parse_only(["docs/clients/ios.md:7"], ["README.md", "docs/clients/ios.md"]),
+                         {("docs/clients/ios.md", 7)})
+        for values, docs, message in [(["12"], ["a.md", "b.md"], "say which"), (["x"], ["a.md"], "LINE or FILE:LINE"),
+                                      (["c.md:3"], ["a.md"], "not among the pages")]:
+            with self.subTest(values=values):
+                with self.assertRaises(run_examples.ReadmeError) as raised:
+                    run_examples.parse_only(values, docs)
                 self.assertIn(message, str(raised.exception))
 
 
@@ -88,6 +135,17 @@ class ReadmeTests(unittest.TestCase):
         blocks = run_examples.parse(run_examples.REPO / "README.md")
         self.assertTrue(any(b.language == "sh" and not b.skip for b in blocks))
         self.assertTrue(any(b.language == "swift" for b in blocks))
+        run_examples.chains_of(blocks)
+
+    def test_the_client_pages_parse_and_each_has_a_block_that_runs(self):
+        pages = sorted((run_examples.REPO / "docs" / "clients").glob("*.md"))
+        self.assertTrue(pages)
+        for page in pages:
+            with self.subTest(page=page.name):
+                blocks = run_examples.parse(page)
+                run_examples.chains_of(blocks)
+                self.assertTrue(any(b.language in run_examples.CHAIN_LANGUAGES | run_examples.SWIFT_LANGUAGES
+                                    and not b.skip for b in blocks))
 
 
 if __name__ == "__main__":
