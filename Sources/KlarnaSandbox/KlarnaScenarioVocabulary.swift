@@ -214,7 +214,7 @@ enum KlarnaScenarioVocabulary {
     ]
 
     static let outcomes: [ScenarioVocabulary.Outcome] = [
-        .init("reject", "load, authorize, finalize. The SDK answers approved: false, show_form: false. Optional \"reason\": one of Klarna's playground reject reasons.",
+        .init("reject", "load, authorize, reauthorize, finalize. The SDK answers approved: false, show_form: false. Optional \"reason\": one of Klarna's playground reject reasons.",
               parameters: [.init("reason", .string(values: KlarnaOutcome.rejectReasons),
                                  "One of Klarna's playground reject reasons (the +reject_reason_<reason> email tag).")]) { reader in
             guard let node = reader["reason"] else { return KlarnaOutcome.reject(reason: nil) }
