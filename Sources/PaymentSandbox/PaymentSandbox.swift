@@ -186,11 +186,14 @@ public final class PaymentSandbox: Sendable {
 
     /// One request answered in-process, without a socket, as the server answers it (``Router/respond(to:timeout:)``
     /// with the server's handler timeout) and journaled as the server journals it. A dropped connection is thrown
-    /// as `URLError(.networkConnectionLost)`, as a URLSession client sees it.
+    /// as `URLError(.networkConnectionLost)`, as a URLSession client sees it. Links are built on the request's own
+    /// ``HTTPRequest/publicOriginOverride`` when the caller set one (the URL an in-process client used), else on
+    /// ``SandboxConfiguration/publicBaseURL`` as over a socket.
     package func respond(to request: HTTPRequest) async throws -> HTTPResponse {
         let started = ContinuousClock.now
         var request = request
         request.trustedForwardedHeaders = configuration.http.trustedForwardedHeaders
+        if request.publicOriginOverride == nil { request.publicOriginOverride = configuration.http.publicBaseURL }
         let exchange = await router.respond(to: request, timeout: configuration.http.handlerTimeout)
         let elapsed = ContinuousClock.now - started
         journal.exchangeCompleted(exchange, durationSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)

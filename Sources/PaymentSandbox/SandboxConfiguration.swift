@@ -69,6 +69,17 @@ public struct SandboxConfiguration: Sendable {
         set { http.trustedForwardedHeaders = newValue }
     }
 
+    /// The base of every link the sandbox hands out: Swedbank Pay's hrefs, Klarna's `redirect_url` and `session_url`
+    /// (Payments, the Hosted Payment Page), Order Management's `Location`, e.g. `https://localhost:8443` behind a TLS
+    /// proxy; whatever `Host` and forwarded headers say (``HTTPServerConfiguration/publicBaseURL``). `--public-url` /
+    /// `PAYMENT_SANDBOX_PUBLIC_URL`. nil: built from the trusted proxy's headers (``trustedForwardedHeaders``), else
+    /// `http://` and `Host`. A request sent in-process through `SandboxURLProtocol` keeps the scheme and host its URL
+    /// names instead.
+    public var publicBaseURL: String? {
+        get { http.publicBaseURL }
+        set { http.publicBaseURL = newValue }
+    }
+
     public init(
         host: String = "127.0.0.1", port: Int = 0, scenarioDirectories: [URL] = [],
         logger: (any HTTPServerLogger)? = nil

@@ -4,7 +4,6 @@ import Foundation
 import FoundationNetworking
 #endif
 import PaymentSandbox
-internal import SandboxHTTP
 
 /// Sends requests to a sandbox, in one of two modes with the same API:
 /// - in-process (``init(sandbox:namespace:)``, ``inProcess(_:namespace:)``): no socket and no port; each request
@@ -117,41 +116,8 @@ public struct SandboxClient: Sendable {
             for case (let name as String, let value as String) in http.allHeaderFields { headers.append((name, value)) }
             return SandboxResponse(status: http.statusCode, headerFields: headers, body: data)
         case .inProcess(let sandbox):
-            return try await respondInProcess(sandbox, to: request)
+            return try await InProcessExchange.respond(sandbox, to: request, body: request.httpBody ?? Data())
         }
-    }
-
-    private func respondInProcess(_ sandbox: PaymentSandbox, to request: URLRequest) async throws -> SandboxResponse {
-        guard let url = request.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            throw URLError(.badURL)
-        }
-        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        if let query = components.percentEncodedQuery { target += "?" + query }
-        var headers = HTTPHeaders()
-        let host = components.host.map { host in components.port.map { "\(host):\($0)" } ?? host } ?? "localhost"
-        headers.add(name: "Host", value: host)
-        for (name, value) in request.allHTTPHeaderFields ?? [:] where name.lowercased() != "host" { headers.add(name: name, value: value) }
-        let body = request.httpBody ?? Data()
-        if !body.isEmpty && headers["Content-Length"] == nil { headers.add(name: "Content-Length", value: String(body.count)) }
-        let parsed: HTTPRequest
-        do {
-            parsed = try HTTPRequest(method: HTTPMethod(request.httpMethod ?? "GET"), target: target, headers: headers, body: body,
-                                     id: SandboxClient.nextRequestID())
-        } catch {
-            throw URLError(.badURL)
-        }
-        let response = try await sandbox.respond(to: parsed)
-        var fields = response.headers.map { ($0.name, $0.value) }
-        let noBody = parsed.method == .head || response.status.code == 204 || response.status.code == 304
-        fields.append(("Content-Length", String(response.body.count)))
-        return SandboxResponse(status: response.status.code, headerFields: fields, body: noBody ? Data() : response.body)
-    }
-
-    private static let requestCounter = Locked(0)
-
-    /// `inproc-1`, `inproc-2`, ...: what the journal and error bodies show as the request id.
-    private static func nextRequestID() -> String {
-        "inproc-\(requestCounter.withLock { $0 += 1; return $0 })"
     }
 
     func url(for path: String) throws -> URL {

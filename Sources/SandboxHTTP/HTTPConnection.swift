@@ -292,6 +292,7 @@ final class HTTPConnection {
         }
         var request = request
         request.trustedForwardedHeaders = configuration.trustedForwardedHeaders
+        request.publicOriginOverride = configuration.publicBaseURL
         // Resolution, the handler and error mapping are the router's (Router.respond(to:timeout:) does the same).
         switch loop.shared.router.route(request) {
         case .answered(let exchange):

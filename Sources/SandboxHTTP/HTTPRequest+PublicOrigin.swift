@@ -27,7 +27,13 @@ extension HTTPRequest {
     ///
     /// A scheme other than http/https or a host that is not a plain `host[:port]` is ignored, so a header cannot
     /// inject text into the hrefs built on it. nil when no valid host is known.
+    ///
+    /// ``publicOriginOverride`` wins over all of this (without a trailing `/`): the configured public base URL, or the
+    /// URL an in-process client used. Neither comes from the request's headers.
     package var publicOrigin: String? {
+        if let override = publicOriginOverride, !override.isEmpty {
+            return override.hasSuffix("/") ? String(override.dropLast()) : override
+        }
         var scheme: String?, host: String?
         if trustedForwardedHeaders.contains(.forwarded) {
             // Several field lines of one name are one comma-separated list (RFC 9110 §5.3).

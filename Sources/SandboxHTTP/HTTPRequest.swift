@@ -24,6 +24,10 @@ package struct HTTPRequest: Sendable {
     /// The forwarded headers a trusted proxy sets (``HTTPServerConfiguration/trustedForwardedHeaders``);
     /// ``publicOrigin`` reads only these.
     package var trustedForwardedHeaders: TrustedForwardedHeaders = []
+    /// The origin (or base URL) ``publicOrigin`` returns whatever the headers say: the configured one
+    /// (``HTTPServerConfiguration/publicBaseURL``, set on every request by the server and by in-process dispatch), or
+    /// for an in-process request the scheme and authority of the URL its client used, which the dispatch keeps.
+    package var publicOriginOverride: String?
 
     package struct QueryItem: Sendable, Equatable {
         package var name: String

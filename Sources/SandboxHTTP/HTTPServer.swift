@@ -37,6 +37,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// (``HTTPRequest/publicOrigin``): name only those a proxy in front sets. None by default, because any client
     /// can send them (some payment SDKs send `Forwarded: for=<payer ip>; proto=https`).
     public var trustedForwardedHeaders: TrustedForwardedHeaders = []
+    /// The base of every link the sandbox hands out (hrefs, `Location`, redirect URLs), e.g. `https://localhost:8443`,
+    /// whatever the request's `Host` or forwarded headers say (``HTTPRequest/publicOrigin``). nil: built from them.
+    public var publicBaseURL: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, limits: HTTPParserLimits = HTTPParserLimits(),

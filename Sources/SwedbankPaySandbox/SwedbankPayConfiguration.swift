@@ -5,8 +5,11 @@ import Foundation
 public struct SwedbankPayConfiguration: Sendable {
     /// Which Bearer tokens the merchant API accepts: any non-empty one by default (swedbankpay-api.md §1.1).
     public var acceptedTokens: Set<String>?
-    /// The base of every href the sandbox hands out (operations, the session API, pages), e.g.
-    /// `https://sandbox.test:8443`. nil: ``HTTPRequest/publicOrigin`` (a trusted proxy's forwarded headers, else `Host`).
+    /// The base of Swedbank Pay's hrefs only (operations, the session API, pages), e.g. `https://sandbox.test:8443`,
+    /// kept for compatibility: prefer `SandboxConfiguration.publicBaseURL` (`--public-url`), which every link of
+    /// every provider follows and which wins over this one, as does the URL of a request sent in-process through
+    /// `SandboxURLProtocol`. Used only when neither is set; nil: ``HTTPRequest/publicOrigin`` (a trusted proxy's
+    /// forwarded headers, else `Host`).
     public var publicBaseURL: String?
     /// Currencies a payment order may use (inferred).
     public var currencies: Set<String> = ["SEK", "NOK", "DKK", "EUR", "USD"]

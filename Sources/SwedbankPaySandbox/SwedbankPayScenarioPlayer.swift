@@ -53,11 +53,13 @@ extension SwedbankPayProblem {
     }
 }
 
-/// This sandbox's base URL as the client sees it: the configured one, else what the proxy in front reports or
-/// `Host` (``HTTPRequest/publicOrigin``). Forwarded headers count only from a trusted proxy: Swedbank Pay's PHP SDK
-/// sends `Forwarded: for=<payer ip>; proto=https` on every call (SwedbankPay/swedbank-pay-sdk-php:
-/// src/SwedbankPay/Api/Client/Client.php).
+/// This sandbox's base URL as the client sees it (``HTTPRequest/publicOrigin``): the sandbox's public base URL or the
+/// URL of an in-process request (``HTTPRequest/publicOriginOverride``), else `configured`
+/// (``SwedbankPayConfiguration/publicBaseURL``), else what the proxy in front reports or `Host`. Forwarded headers
+/// count only from a trusted proxy: Swedbank Pay's PHP SDK sends `Forwarded: for=<payer ip>; proto=https` on every
+/// call (SwedbankPay/swedbank-pay-sdk-php: src/SwedbankPay/Api/Client/Client.php).
 func publicBaseURL(_ request: HTTPRequest, configured: String?) -> String {
+    if request.publicOriginOverride?.isEmpty == false, let origin = request.publicOrigin { return origin }
     if let configured, !configured.isEmpty { return configured.hasSuffix("/") ? String(configured.dropLast()) : configured }
     return request.publicOrigin ?? "http://localhost"
 }

@@ -65,7 +65,8 @@ struct CommandLineOptions: Equatable {
           --head-timeout SECONDS   time to send a request head, 408 past it (PAYMENT_SANDBOX_HEAD_TIMEOUT, default 10)
           --idle-timeout SECONDS   keep-alive idle time (PAYMENT_SANDBOX_IDLE_TIMEOUT, default 60)
           --handler-timeout SECONDS  slowest answer before a 503 (PAYMENT_SANDBOX_HANDLER_TIMEOUT, default 120)
-          --public-url URL         base of the hrefs in Swedbank Pay answers, e.g. https://localhost:8443 behind a TLS
+          --public-url URL         base of every link the sandbox hands out (Swedbank Pay hrefs, Klarna redirect_url
+                                   and session_url, Location headers), e.g. https://localhost:8443 behind a TLS
                                    proxy (PAYMENT_SANDBOX_PUBLIC_URL; default: with --trust-proxy the proxy's
                                    Forwarded / X-Forwarded-Proto/-Host, else http:// and the Host header)
           --trust-proxy[=WHICH]    a proxy in front sets forwarded headers: build hrefs on them (its value is the

@@ -95,7 +95,7 @@ enum PaymentSandboxCommand {
         configuration.http.headTimeout = .seconds(options.headTimeoutSeconds)
         configuration.http.idleTimeout = .seconds(options.idleTimeoutSeconds)
         configuration.http.handlerTimeout = .seconds(options.handlerTimeoutSeconds)
-        configuration.swedbankPay.publicBaseURL = options.publicURL
+        configuration.publicBaseURL = options.publicURL
         configuration.trustedForwardedHeaders = options.trustProxy
         configuration.controlToken = options.controlToken
         configuration.maxObjects = options.maxObjects

@@ -80,4 +80,18 @@ import Testing
             #expect(try Self.origin([("Host", host)]) == "http://\(host)", "\(host)")
         }
     }
+
+    /// The configured public base URL, or an in-process client's URL (HTTPRequest.publicOriginOverride), wins over
+    /// `Host` and every forwarded header, trusted or not; a trailing `/` is dropped.
+    @Test func override_WinsOverHostAndProxy() throws {
+        for trusted: TrustedForwardedHeaders in [[], .all] {
+            var request = try HTTPRequest(method: .get, target: "/", headers: HTTPHeaders([("Host", "h:8080"), ("X-Forwarded-Proto", "http"),
+                                                                                          ("X-Forwarded-Host", "proxy.test")]))
+            request.trustedForwardedHeaders = trusted
+            request.publicOriginOverride = "https://pay.example.test:8443/"
+            #expect(request.publicOrigin == "https://pay.example.test:8443")
+            request.publicOriginOverride = ""
+            #expect(request.publicOrigin == (trusted.isEmpty ? "http://h:8080" : "http://proxy.test"))
+        }
+    }
 }

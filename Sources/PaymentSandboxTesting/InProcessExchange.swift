@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import PaymentSandbox
+internal import SandboxHTTP
+
+/// How a `URLRequest` reaches a sandbox with no socket, for ``SandboxClient``'s in-process mode and
+/// ``SandboxURLProtocol``: the request as the server would have parsed it, ``PaymentSandbox/respond(to:)``, and the
+/// answer as an HTTP client sees it.
+enum InProcessExchange {
+    /// Answers `request` (its URL's path and query; `Host` from its URL) with `body`.
+    ///
+    /// - Parameter publicOrigin: the origin the answer's links are built on (``HTTPRequest/publicOriginOverride``);
+    ///   nil: the sandbox's ``SandboxConfiguration/publicBaseURL``, else `Host`, as over a socket.
+    /// - Throws: `URLError(.badURL)` when the URL is no request target; `URLError(.networkConnectionLost)` when the
+    ///   sandbox drops the connection (`commit_then_drop`).
+    static func respond(_ sandbox: PaymentSandbox, to request: URLRequest, body: Data,
+                        publicOrigin: String? = nil) async throws -> SandboxResponse {
+        guard let url = request.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw URLError(.badURL)
+        }
+        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { target += "?" + query }
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: authority(of: components) ?? "localhost")
+        for (name, value) in request.allHTTPHeaderFields ?? [:] where name.lowercased() != "host" { headers.add(name: name, value: value) }
+        if !body.isEmpty && headers["Content-Length"] == nil { headers.add(name: "Content-Length", value: String(body.count)) }
+        var parsed: HTTPRequest
+        do {
+            parsed = try HTTPRequest(method: HTTPMethod(request.httpMethod ?? "GET"), target: target, headers: headers, body: body,
+                                     id: nextRequestID())
+        } catch {
+            throw URLError(.badURL)
+        }
+        parsed.publicOriginOverride = publicOrigin
+        let response = try await sandbox.respond(to: parsed)
+        var fields = response.headers.map { ($0.name, $0.value) }
+        let noBody = parsed.method == .head || response.status.code == 204 || response.status.code == 304
+        fields.append(("Content-Length", String(response.body.count)))
+        return SandboxResponse(status: response.status.code, headerFields: fields, body: noBody ? Data() : response.body)
+    }
+
+    /// `scheme://host[:port]` of `url` (the port only when it names one), or nil without a scheme and host.
+    static func origin(of url: URL) -> String? {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = components.scheme,
+              let authority = authority(of: components) else { return nil }
+        return scheme.lowercased() + "://" + authority
+    }
+
+    /// `host[:port]`, an IPv6 literal in brackets (RFC 3986 §3.2.2).
+    private static func authority(of components: URLComponents) -> String? {
+        guard var host = components.host, !host.isEmpty else { return nil }
+        if host.contains(":") && !host.hasPrefix("[") { host = "[\(host)]" }
+        return components.port.map { "\(host):\($0)" } ?? host
+    }
+
+    private static let requestCounter = Locked(0)
+
+    /// `inproc-1`, `inproc-2`, ...: what the journal and error bodies show as the request id.
+    private static func nextRequestID() -> String {
+        "inproc-\(requestCounter.withLock { $0 += 1; return $0 })"
+    }
+}
