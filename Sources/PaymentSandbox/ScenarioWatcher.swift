@@ -13,6 +13,8 @@ import Darwin
 /// Polls the scenario directories and reloads when a file was added, removed or changed (size or
 /// modification time). Polling works the same in containers with bind mounts, where file events often
 /// do not arrive. A set that became invalid leaves the last good one in place; the log says why.
+/// The walk and the reload run on the engine's file queue (``ScenarioEngine/onFileQueue(_:)``), not on the
+/// cooperative pool that runs the async handlers; the task only waits.
 enum ScenarioWatcher {
     static func start(_ engine: ScenarioEngine, every interval: Duration, logger: (any HTTPServerLogger)?) -> Task<Void, Never> {
         // Taken now, not in the task: a file changed right after start() must differ from it.
@@ -22,10 +24,15 @@ enum ScenarioWatcher {
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
                 guard !Task.isCancelled else { return }
-                let current = fingerprint(engine.directories)
-                guard current != last else { continue }
+                let seen = last
+                let (current, outcome) = await engine.onFileQueue { () -> ([String], Result<Int, ScenarioLoadFailure>?) in
+                    let current = fingerprint(engine.directories)
+                    return (current, current == seen ? nil : engine.reload())
+                }
                 last = current
-                switch engine.reload() {
+                switch outcome {
+                case nil:
+                    continue
                 case .success(let count):
                     logger?.log(.info, "scenario files changed: \(count) scenarios loaded")
                 case .failure(let failure):
@@ -36,8 +43,9 @@ enum ScenarioWatcher {
     }
 
     /// Path, size and modification time of every scenario file, and the problems of the walk (a missing
-    /// directory, a symbolic-link loop), so either appearing or going away triggers a reload. The walk
-    /// enters each directory once (``ScenarioLibrary/scan(_:)``): links cannot make it explode.
+    /// directory, a symbolic-link loop, a FIFO or device named `*.json`), so either appearing or going away
+    /// triggers a reload. The walk enters each directory once (``ScenarioLibrary/scan(_:)``): links cannot make
+    /// it explode, and opens nothing but directories.
     static func fingerprint(_ directories: [URL]) -> [String] {
         let (files, problems) = ScenarioLibrary.scan(directories)
         return problems.map { "problem:\($0)" } + files.map { "\($0.url.path)|\(statFingerprint($0.url.path))" }

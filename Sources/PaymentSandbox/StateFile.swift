@@ -41,9 +41,15 @@ package struct StateFileSummary: Sendable {
 ///  "stores": {"<store>": {"sequence": N, "namespaces": [{"namespace": "…", "sequence": n, "objects": {…}}]}}}
 /// ```
 ///
-/// Written atomically: a temporary file beside it (`<path>.tmp`), written and fsynced, renamed over the file, then
-/// the directory fsynced; a crash at any point leaves the last good file. Writes run one at a time on a queue of
-/// their own; the stores are encoded one shard at a time under its lock.
+/// Written atomically: a temporary file beside it (`<path>.tmp-<random>`, created exclusively, never through a link,
+/// mode 0600), written and fsynced, renamed over the file, then the directory fsynced; a crash at any point leaves
+/// the last good file. A state file that is a symbolic link stays one: the file it leads to is replaced, in that
+/// file's directory. Writes run one at a time on a queue of their own; the stores are encoded one shard at a time
+/// under its lock.
+///
+/// Loading reads a regular file only (a FIFO or a device is refused as what it is, never opened for blocking) and
+/// holds every value to what the control API would accept (``SavedValueBounds``, the clock's range): a file with
+/// one out of bounds is refused, naming the value's key path.
 final class SandboxStateFile: Sendable {
     static let format = "payment-sandbox-state"
     static let formatVersion = 1
@@ -81,27 +87,37 @@ final class SandboxStateFile: Sendable {
 
     // MARK: Loading
 
-    /// Loads the file once (a missing file is an empty start). Throws when it cannot be read, is not a state file
-    /// or is of another format version.
+    /// The largest state file read: far beyond what the stores' bound on objects (`--max-objects`) makes.
+    static let maxFileBytes = 1 << 30
+
+    /// Loads the file once (a missing file is an empty start). Throws when it cannot be read, is not a regular file,
+    /// is not a state file, is of another format version or holds a value out of bounds.
     func load() throws(StateFileError) {
         guard !isLoaded else { return }
         let path = url.path
         func failure(_ reason: String) -> StateFileError { StateFileError(path: path, reason: reason) }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path, isDirectory: &isDirectory),
-              isDirectory.boolValue else {
-            throw failure("its directory does not exist")
-        }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard !isDirectory.boolValue else { throw failure("is a directory") }
-            let data: Data
-            do {
-                data = try Data(contentsOf: url)
-            } catch {
-                throw failure("cannot be read (\(Self.reason(error)))")
+        let data: Data
+        do {
+            data = try RegularFile.read(path, limit: Self.maxFileBytes)
+        } catch {
+            switch error {
+            case .missing:
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path, isDirectory: &isDirectory),
+                      isDirectory.boolValue else {
+                    throw failure("its directory does not exist")
+                }
+                loaded.withLock { $0 = true }
+                return
+            case .notRegular(let kind):
+                throw failure(kind == "a directory" ? "is a directory" : "is not a regular file (\(kind))")
+            case .tooLarge(let limit):
+                throw failure("is larger than \(limit) bytes")
+            case .system(let reason):
+                throw failure("cannot be read (\(reason))")
             }
-            try restore(data, failure: failure)
         }
+        try restore(data, failure: failure)
         loaded.withLock { $0 = true }
     }
 
@@ -110,10 +126,21 @@ final class SandboxStateFile: Sendable {
         var format_version: Int?
     }
 
-    private struct Body: Decodable {
+    /// Everything but the stores: checked before any store is filled.
+    private struct Prelude: Decodable {
         var clocks: [String: TimeInterval]
         var scenarios: ScenarioEngine.SavedState
         var ids: [String: Int]?
+    }
+
+    /// The scenario counters' call counts, read apart to check them (the engine's saved state keeps its fields).
+    private struct ScenarioCounts: Decodable {
+        struct Scenarios: Decodable { var counters: [Counter] }
+        struct Counter: Decodable { var calls: Int }
+        var scenarios: Scenarios
+    }
+
+    private struct Body: Decodable {
         var stores: StoreSections
     }
 
@@ -155,19 +182,42 @@ final class SandboxStateFile: Sendable {
             throw failure("has format_version \(version); this payment-sandbox \(SandboxVersion.current) reads format_version "
                           + "\(Self.formatVersion) only")
         }
+        let prelude: Prelude
+        do {
+            prelude = try JSONDecoder().decode(Prelude.self, from: data)
+            let counts = try JSONDecoder().decode(ScenarioCounts.self, from: data)
+            for (index, counter) in counts.scenarios.counters.enumerated() where !SavedValueBounds.isCount(counter.calls) {
+                throw failure("scenarios.counters[\(index)].calls: \(SavedValueBounds.counterMessage(counter.calls))")
+            }
+        } catch let error as StateFileError {
+            throw error
+        } catch {
+            throw failure("cannot be read: \(Self.reason(error))")
+        }
+        // The limits of POST /__sandbox/clock and of the counters, before any store is filled.
+        for (name, offset) in prelude.clocks.sorted(by: { $0.key < $1.key }) where !registry.allowsOffset(offset) {
+            throw failure("clocks.\(name): an offset of \(offset) seconds puts the namespace's clock outside the range it can show, "
+                          + "\(SandboxClockRange.description) (what POST /__sandbox/clock allows)")
+        }
+        for (name, position) in (prelude.ids ?? [:]).sorted(by: { $0.key < $1.key }) where !SavedValueBounds.isCount(position) {
+            throw failure("ids.\(name): \(SavedValueBounds.counterMessage(position))")
+        }
         let decoder = JSONDecoder()
         decoder.userInfo[Self.statesKey] = StatesBox(states: states)
-        let body: Body
+        // Every date of every store within bounds (the page shows each, the sweeps compare them).
+        decoder.dateDecodingStrategy = .custom(SavedValueBounds.decodeDate)
         do {
-            body = try decoder.decode(Body.self, from: data)
+            _ = try decoder.decode(Body.self, from: data)
+        } catch let error as SavedValueOutOfBounds {
+            throw failure("\(error)")
         } catch {
             throw failure("cannot be read: \(Self.reason(error))")
         }
         // Restored objects count toward the server's bound, oldest of the whole server first.
         retention?.retain(states.flatMap { $0.heldObjects() })
-        registry.restore(offsets: Dictionary(uniqueKeysWithValues: body.clocks.map { (Namespace($0.key), $0.value) }))
-        scenarios.restore(body.scenarios)
-        if let position = body.ids { ids.restorePosition(position) }
+        registry.restore(offsets: Dictionary(uniqueKeysWithValues: prelude.clocks.map { (Namespace($0.key), $0.value) }))
+        scenarios.restore(prelude.scenarios)
+        if let position = prelude.ids { ids.restorePosition(position) }
     }
 
     /// A decoding error as a person reads it: what is wrong and where (`stores.klarna_payments.namespaces[0]`).
@@ -253,15 +303,27 @@ final class SandboxStateFile: Sendable {
         return (out, namespaceNames.count, objects)
     }
 
-    /// Temporary file in the same directory, write, fsync, rename, fsync the directory.
+    /// A new temporary file beside the file the path leads to, write, fsync, rename over it, fsync its directory.
     static func replaceAtomically(_ url: URL, with data: Data, testPause: Double?) throws {
         let path = url.path
-        let temporary = path + ".tmp"
         func failure(_ what: String) -> StateFileError {
             StateFileError(path: path, reason: "cannot be written: \(what): \(String(cString: strerror(errno)))")
         }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // A state file that is a symbolic link stays one: what it leads to is replaced, in its own directory.
+        let target = try writeTarget(path)
+        let directory = target.lastIndex(of: "/").map { $0 == target.startIndex ? "/" : String(target[..<$0]) } ?? "."
+        // Created exclusively and never through a link (a link planted at the name fails, its target untouched);
+        // a name of its own for each write, mode 0600 (the file holds every namespace's objects).
+        var temporary = ""
+        var fd: Int32 = -1
+        for _ in 0..<8 {
+            temporary = target + ".tmp-" + String(UInt64.random(in: .min ... .max) | 1 << 63, radix: 16)
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if fd >= 0 || errno != EEXIST { break }
+        }
         guard fd >= 0 else { throw failure("open \(temporary)") }
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
         var written = 0
         let ok = data.withUnsafeBytes { buffer -> Bool in
             while written < buffer.count {
@@ -281,12 +343,32 @@ final class SandboxStateFile: Sendable {
             FileHandle.standardError.write(Data("payment-sandbox: test pause: \(temporary) written, renaming in \(testPause) s\n".utf8))
             Thread.sleep(forTimeInterval: testPause)
         }
-        guard rename(temporary, path) == 0 else { throw failure("rename \(temporary)") }
-        let directory = open(url.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
-        if directory >= 0 {
-            _ = fsync(directory)
-            close(directory)
+        guard rename(temporary, target) == 0 else { throw failure("rename \(temporary)") }
+        renamed = true
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            _ = fsync(directoryFD)
+            close(directoryFD)
         }
+    }
+
+    /// The file a write replaces: `path` with the symbolic links at its end followed (relative ones from the link's
+    /// directory), or `path` itself when it is no link (or nothing is there yet).
+    static func writeTarget(_ path: String) throws(StateFileError) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(current, &info) == 0, Int(info.st_mode) & Int(S_IFMT) == Int(S_IFLNK) else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(current, &buffer, buffer.count - 1)
+            guard count > 0 else {
+                throw StateFileError(path: path, reason: "cannot be written: readlink \(current): \(String(cString: strerror(errno)))")
+            }
+            let destination = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = destination.hasPrefix("/") ? destination
+                : current.lastIndex(of: "/").map { String(current[...$0]) + destination } ?? destination
+        }
+        throw StateFileError(path: path, reason: "cannot be written: more than 40 symbolic links lead to the file")
     }
 }
 

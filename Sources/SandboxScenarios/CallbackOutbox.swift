@@ -282,12 +282,14 @@ extension CallbackOutbox {
     /// result, to be delivered by hand. Over the bounds, the oldest go. New ids go on after the restored ones.
     package func restoreSection(from decoder: any Decoder) throws {
         let contents = try SavedContents(from: decoder)
+        try SavedValueBounds.checkCounter(contents.sequence, at: [SavedKey("sequence")], in: decoder)
         var restored: [Namespace: [Entry]] = [:]
         var lastNumber = Int(clamping: contents.sequence)
         for saved in contents.namespaces {
             let namespace = Namespace(saved.namespace)
             for savedEntry in saved.callbacks {
                 var entry = try savedEntry.entry(in: namespace)
+                try SavedValueBounds.checkCounter(entry.number, at: [SavedKey("callback \(entry.id)"), SavedKey("number")], in: decoder)
                 if entry.state == .pending { Self.hold(&entry) }
                 restored[namespace, default: []].append(entry)
                 lastNumber = max(lastNumber, entry.number)

@@ -46,7 +46,13 @@ package final class NamespaceRegistry: Sendable {
     /// Every namespace's clock offset (the state file's `clocks`).
     package var allOffsets: [Namespace: TimeInterval] { offsets.withLock { $0 } }
 
-    /// Sets the offsets a state file kept.
+    /// Whether a clock moved by `offset` from the base clock lies within ``SandboxClockRange`` now: what
+    /// `POST /__sandbox/clock` allows, asked of the offsets a state file kept before ``restore(offsets:)``.
+    package func allowsOffset(_ offset: TimeInterval) -> Bool {
+        offset.isFinite && SandboxClockRange.contains(baseClock.now().addingTimeInterval(offset))
+    }
+
+    /// Sets the offsets a state file kept (each one ``allowsOffset(_:)``).
     package func restore(offsets restored: [Namespace: TimeInterval]) {
         offsets.withLock { $0.merge(restored) { _, new in new } }
     }

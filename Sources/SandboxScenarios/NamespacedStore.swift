@@ -174,6 +174,25 @@ package struct SweepSchedule: Sendable, Codable {
         earliestExpiry = tracksExpiry ? .distantFuture : .distantPast
     }
 
+    private enum CodingKeys: String, CodingKey { case creationsPerSweep, interval, creationsSinceSweep, nextSweep, earliestExpiry }
+
+    /// From a state file: the count of creations within ``SavedValueBounds`` (one at `Int.max` would trap on the next
+    /// creation), the interval a finite number of seconds, ≥ 0. `creationsPerSweep` may be anything (`Int.max`: never
+    /// by count).
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        creationsPerSweep = try container.decode(Int.self, forKey: .creationsPerSweep)
+        interval = try container.decode(TimeInterval.self, forKey: .interval)
+        creationsSinceSweep = try container.decode(Int.self, forKey: .creationsSinceSweep)
+        nextSweep = try container.decode(Date.self, forKey: .nextSweep)
+        earliestExpiry = try container.decode(Date.self, forKey: .earliestExpiry)
+        try SavedValueBounds.checkCounter(creationsSinceSweep, at: [SavedKey("creationsSinceSweep")], in: decoder)
+        guard interval.isFinite, interval >= 0 else {
+            throw SavedValueOutOfBounds(codingPath: decoder.codingPath + [SavedKey("interval")],
+                                        message: "\(interval) is not a number of seconds ≥ 0")
+        }
+    }
+
     /// An object that expires at `date` was created.
     package mutating func noteExpiry(_ date: Date) { if date < earliestExpiry { earliestExpiry = date } }
 

@@ -48,6 +48,69 @@ package protocol SavableNamespaceState: NamespaceStateValue {
     mutating func restore(_ saved: Saved)
 }
 
+/// The bounds a state file's values are held to when it is loaded: the file may have been edited by hand or come
+/// from elsewhere, and a value the control API would refuse must not load and then trap (a counter that cannot count
+/// on, a date the page cannot show). A value out of bounds refuses the whole file, naming its key path.
+package enum SavedValueBounds {
+    /// Counters (creation sequences, callback numbers, id positions, scenario calls): at most 2^53, the largest
+    /// integer a JSON number holds exactly; the counters (`UInt64`, `Int`) have room to go on far beyond it.
+    package static let maxCounter: UInt64 = 1 << 53
+    /// Dates: from 0001-01-01T00:00:00Z (`Date.distantPast`, which the stores write for "never") to
+    /// 10000-01-01T00:00:00Z, a year past the latest a clock can be set to (``SandboxClockRange``).
+    package static let earliestDate = Date.distantPast
+    package static let latestDate = Date(timeIntervalSince1970: 253_402_300_800)
+    package static let dateRangeDescription = "0001-01-01T00:00:00Z to 10000-01-01T00:00:00Z"
+
+    /// Throws ``SavedValueOutOfBounds`` at `decoder`'s path plus `keys` when `value` is not a count from 0 to
+    /// ``maxCounter``.
+    package static func checkCounter<Value: BinaryInteger>(_ value: Value, at keys: [SavedKey], in decoder: any Decoder) throws {
+        guard isCount(value) else {
+            throw SavedValueOutOfBounds(codingPath: decoder.codingPath + keys, message: counterMessage(value))
+        }
+    }
+
+    package static func isCount<Value: BinaryInteger>(_ value: Value) -> Bool { value >= 0 && value <= maxCounter }
+    package static func counterMessage<Value: BinaryInteger>(_ value: Value) -> String {
+        "\(value) is not a count from 0 to \(maxCounter)"
+    }
+
+    /// A date as `JSONEncoder`'s default writes it (seconds since 2001-01-01), refused outside the bounds: for
+    /// `JSONDecoder.dateDecodingStrategy = .custom(SavedValueBounds.decodeDate)`.
+    @Sendable package static func decodeDate(_ decoder: any Decoder) throws -> Date {
+        let container = try decoder.singleValueContainer()
+        let seconds = try container.decode(Double.self)
+        let date = Date(timeIntervalSinceReferenceDate: seconds)
+        guard seconds.isFinite, date >= earliestDate, date <= latestDate else {
+            throw SavedValueOutOfBounds(codingPath: decoder.codingPath,
+                                        message: "\(seconds) is not a date from \(dateRangeDescription) (seconds since 2001-01-01)")
+        }
+        return date
+    }
+}
+
+/// A value of a state file out of ``SavedValueBounds``: where (`stores.<store>.namespaces[0].sequence`) and why.
+package struct SavedValueOutOfBounds: Error, Sendable, CustomStringConvertible {
+    package var path: String
+    package var message: String
+
+    package init(codingPath: [any CodingKey], message: String) {
+        path = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
+        self.message = message
+    }
+
+    package var description: String { "\(path): \(message)" }
+}
+
+/// A key of a path in a state file, for the messages of ``SavedValueBounds``.
+package struct SavedKey: CodingKey {
+    package var stringValue: String
+    package var intValue: Int?
+    package init(_ name: String) { stringValue = name }
+    package init(index: Int) { stringValue = "\(index)"; intValue = index }
+    package init(stringValue: String) { self.stringValue = stringValue }
+    package init(intValue: Int) { self.init(index: intValue) }
+}
+
 /// What a store's section cannot be read as.
 package struct SavedStateError: Error, Sendable, CustomStringConvertible {
     package var message: String
@@ -93,9 +156,15 @@ extension NamespacedStore where State: SavableNamespaceState {
     }
 
     /// Fills the store from its section (written by ``savedSection()``), namespace by namespace through
-    /// ``restore(_:sequence:_:)``.
+    /// ``restore(_:sequence:_:)``. Sequences beyond ``SavedValueBounds/maxCounter`` refuse the section before
+    /// anything is restored (the next creation would overflow).
     package func restoreSection(from decoder: any Decoder) throws {
         let contents = try SavedSectionContents<State.Saved>(from: decoder)
+        try SavedValueBounds.checkCounter(contents.sequence, at: [SavedKey("sequence")], in: decoder)
+        for (index, entry) in contents.namespaces.enumerated() {
+            try SavedValueBounds.checkCounter(entry.sequence, at: [SavedKey("namespaces"), SavedKey(index: index), SavedKey("sequence")],
+                                              in: decoder)
+        }
         for entry in contents.namespaces {
             restore(Namespace(entry.namespace), sequence: entry.sequence) { $0.restore(entry.objects) }
         }

@@ -19,6 +19,10 @@ package final class ScenarioEngine: Sendable {
     /// Scenarios consulted at step 3, in order (a provider's playground scenario).
     package let contentRuleScenarios: [String]
     private let state: Locked<State>
+    /// Where the scenario files are read after the start: ``reloadOffLoop()`` and the watcher (``onFileQueue(_:)``),
+    /// one at a time. A thread of Dispatch's own, neither an event loop's nor one of the cooperative pool's that run
+    /// the async handlers: a slow file system holds up a reload, never the requests.
+    private let fileQueue = DispatchQueue(label: "payment-sandbox.scenario-files")
 
     private struct State {
         var library: ScenarioLibrary
@@ -83,6 +87,19 @@ package final class ScenarioEngine: Sendable {
         case .failure(let failure):
             state.withLock { $0.lastReloadProblems = failure.problems }
             return .failure(failure)
+        }
+    }
+
+    /// ``reload()`` on the engine's file queue (see ``onFileQueue(_:)``): for `POST /__sandbox/scenarios/reload`.
+    package func reloadOffLoop() async -> Result<Int, ScenarioLoadFailure> {
+        await onFileQueue { self.reload() }
+    }
+
+    /// Runs `work` (file-system work: reading the directories) on the engine's file queue, after any reload
+    /// queued before it, and returns what it returns. The caller's thread waits for nothing.
+    package func onFileQueue<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            fileQueue.async { continuation.resume(returning: work()) }
         }
     }
 

@@ -94,20 +94,30 @@ package struct ScenarioLibrary: Sendable {
         var device: UInt64
         var inode: UInt64
 
-        /// stat(2), following links; nil when nothing is there (a dangling link included).
-        static func of(_ path: String) -> (identity: FileIdentity, isDirectory: Bool)? {
+        /// stat(2), following links; nil when nothing is there (a dangling link included). `mode` is `st_mode`.
+        static func of(_ path: String) -> (identity: FileIdentity, mode: Int)? {
             var info = stat()
             guard stat(path, &info) == 0 else { return nil }
             let identity = FileIdentity(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
-            return (identity, Int(info.st_mode) & Int(S_IFMT) == Int(S_IFDIR))
+            return (identity, Int(info.st_mode))
         }
+    }
+
+    /// Whether a `st_mode` is a directory's, a regular file's.
+    static func isDirectory(_ mode: Int) -> Bool { mode & Int(S_IFMT) == Int(S_IFDIR) }
+    static func isRegular(_ mode: Int) -> Bool { mode & Int(S_IFMT) == Int(S_IFREG) }
+
+    /// The problem of a scenario file that is a FIFO, a device or a socket (or a link to one): never opened.
+    static func notRegularProblem(_ shown: String, mode: Int) -> ScenarioProblem {
+        fileProblem(shown, "not a regular file (\(RegularFile.kind(ofMode: mode))); not read")
     }
 
     /// The scenario files under `locations`, in load order: location by location, each directory's files
     /// sorted by relative path. Every directory is entered once (by device and inode): one reached again
     /// through another path or link is skipped, and a link back to a directory being walked (a loop)
     /// is a problem; a file reached twice is listed once. So the walk is linear in the tree's size,
-    /// whatever links it holds. Missing locations and unreadable directories are problems.
+    /// whatever links it holds. Missing locations, unreadable directories and scenario files that are not regular
+    /// files (a FIFO, a device, a socket, or a link to one) are problems; nothing is opened but directories.
     package static func scan(_ locations: [URL]) -> (files: [FoundFile], problems: [ScenarioProblem]) {
         var files: [FoundFile] = []
         var problems: [ScenarioProblem] = []
@@ -121,8 +131,12 @@ package struct ScenarioLibrary: Sendable {
                 continue
             }
             let identity = entry.identity
-            guard entry.isDirectory else {
-                if listedFiles.insert(identity).inserted { files.append(FoundFile(url: location, shown: shown)) }
+            guard isDirectory(entry.mode) else {
+                if !isRegular(entry.mode) {
+                    problems.append(notRegularProblem(shown, mode: entry.mode))
+                } else if listedFiles.insert(identity).inserted {
+                    files.append(FoundFile(url: location, shown: shown))
+                }
                 continue
             }
             guard enteredDirectories.insert(identity).inserted else { continue }
@@ -140,7 +154,7 @@ package struct ScenarioLibrary: Sendable {
                     let childRelative = relative.isEmpty ? name : relative + "/" + name
                     guard let entry = FileIdentity.of(child.path) else { continue }
                     let identity = entry.identity
-                    if entry.isDirectory {
+                    if isDirectory(entry.mode) {
                         if let ancestor = ancestors.first(where: { $0.identity == identity }) {
                             let target = ancestor.relative.isEmpty ? shown : shown + "/" + ancestor.relative
                             problems.append(fileProblem(shown + "/" + childRelative,
@@ -152,7 +166,11 @@ package struct ScenarioLibrary: Sendable {
                             walk(child, childRelative, ancestors + [(identity, childRelative)])
                         }
                     } else if name.hasSuffix(".json"), name != schemaFileName {
-                        found.append((childRelative, identity))
+                        if isRegular(entry.mode) {
+                            found.append((childRelative, identity))
+                        } else {
+                            problems.append(notRegularProblem(shown + "/" + childRelative, mode: entry.mode))
+                        }
                     }
                 }
             }
@@ -174,18 +192,16 @@ package struct ScenarioLibrary: Sendable {
         for file in files {
             let data: Data
             do {
-                // At most one byte past the limit is read. Not FileManager.attributesOfItem: it also resolves the
-                // owner's names, reading /etc/passwd and /etc/group for every file (a slower start).
-                let handle = try FileHandle(forReadingFrom: file.url)
-                defer { try? handle.close() }
-                let read = try handle.read(upToCount: Scenario.maxFileBytes + 1) ?? Data()
-                if read.count > Scenario.maxFileBytes {
-                    problems.append(fileProblem(file.shown, "file is larger than \(Scenario.maxFileBytes) bytes"))
-                    continue
-                }
-                data = read
+                // Opened without blocking and checked on the opened descriptor: the file may have been replaced by a
+                // FIFO since the scan. Not FileManager.attributesOfItem: it also resolves the owner's names, reading
+                // /etc/passwd and /etc/group for every file (a slower start).
+                data = try RegularFile.read(file.url.path, limit: Scenario.maxFileBytes)
             } catch {
-                problems.append(fileProblem(file.shown, "cannot read file: \(reason(error))"))
+                switch error {
+                case .tooLarge: problems.append(fileProblem(file.shown, "file is larger than \(Scenario.maxFileBytes) bytes"))
+                case .notRegular: problems.append(fileProblem(file.shown, "\(error); not read"))
+                case .missing, .system: problems.append(fileProblem(file.shown, "cannot read file: \(error)"))
+                }
                 continue
             }
             switch Scenario.parse(data, file: file.shown, vocabulary: vocabulary) {

@@ -36,7 +36,12 @@ enum PaymentSandboxCommand {
         case .healthcheck:
             exit(Healthcheck.run(host: options.host, port: options.port, timeoutSeconds: options.healthcheckTimeoutSeconds) ? 0 : 1)
         case .validate:
-            exit(validate(options.validatePaths))
+            // Read on a thread of its own; this one takes SIGTERM and SIGINT, so a slow file system cannot keep it.
+            let paths = options.validatePaths
+            TerminationSignals.exitOnSignal(during: "validate") {
+                testStartPause()
+                exit(validate(paths))
+            }
         case .schema:
             print(ScenarioSchema.text(for: .sandbox), terminator: "")
         case .serve:
@@ -68,6 +73,59 @@ enum PaymentSandboxCommand {
     }
 
     static func serve(_ options: CommandLineOptions) -> Never {
+        // Configured, made and started (the scenario files and the state file read) on a thread of its own, while
+        // this one waits for SIGTERM and SIGINT: a signal before the start finished ends the process at once.
+        let phase = Locked(StartPhase.starting)
+        let starter = Thread {
+            testStartPause()
+            let (configuration, directories) = configure(options)
+            let sandbox = PaymentSandbox(configuration: configuration)
+            let baseURL = start(sandbox, options)
+            let handedOver = phase.withLock { phase -> Bool in
+                guard case .starting = phase else { return false }
+                phase = .running(sandbox)
+                return true
+            }
+            guard handedOver else { return }  // a signal came first: the process is exiting
+            for warning in sandbox.scenarios.warnings { configuration.logger?.log(.warning, warning.description) }
+            let scenarioList = directories.map(\.path).joined(separator: ", ")
+            // Written straight to the descriptor: tests and scripts wait for this line, so it must not sit in a buffer.
+            let line = "payment-sandbox \(SandboxVersion.current) listening on \(baseURL.absoluteString) (scenarios: \(scenarioList.isEmpty ? "none" : scenarioList))\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+        starter.name = "payment-sandbox-start"
+        starter.start()
+
+        let signal = TerminationSignals.wait()
+        let started = phase.withLock { phase -> PaymentSandbox? in
+            if case .running(let sandbox) = phase { return sandbox }
+            phase = .abandoned
+            return nil
+        }
+        guard let sandbox = started else {
+            printError("payment-sandbox: \(signal.name) received while starting; not started")
+            exit(signal.exitStatus)
+        }
+        let logger = sandbox.configuration.logger
+        logger?.log(.info, "\(signal.name) received, stopping")
+        Task {
+            await sandbox.stop()
+            // The state file is written by the stop: a failure is worth a non-zero exit (and a line, even with --quiet).
+            if let failure = sandbox.stateFileWriteFailure {
+                printError("payment-sandbox: \(failure)")
+                exit(1)
+            }
+            exit(0)
+        }
+        // A second signal while stopping: leave at once.
+        let second = TerminationSignals.wait()
+        logger?.log(.warning, "\(second.name) received again, exiting without waiting")
+        exit(0)
+    }
+
+    /// The sandbox's configuration from the options, and its scenario directories (the bundled one first); exits 2
+    /// for a `--scenarios` that is no directory.
+    static func configure(_ options: CommandLineOptions) -> (SandboxConfiguration, [URL]) {
         var directories: [URL] = []
         if let bundled = bundledScenarioDirectory() {
             directories.append(bundled)
@@ -107,11 +165,21 @@ enum PaymentSandboxCommand {
         // last answers, and time to exit.
         configuration.http.shutdownGracePeriod = .milliseconds(700)
         configuration.logger = options.quiet ? nil : LineLogger(format: options.logFormat)
+        return (configuration, directories)
+    }
 
-        let sandbox = PaymentSandbox(configuration: configuration)
-        let baseURL: URL
+    /// Where a starting `serve` is: the main thread (signals) and the starting thread agree on it under a lock.
+    enum StartPhase: Sendable {
+        case starting
+        case running(PaymentSandbox)
+        /// A signal came before the start finished: the process exits, the sandbox is never handed over.
+        case abandoned
+    }
+
+    /// Starts `sandbox`; on failure says why and exits 1.
+    static func start(_ sandbox: PaymentSandbox, _ options: CommandLineOptions) -> URL {
         do {
-            baseURL = try sandbox.start()
+            return try sandbox.start()
         } catch let failure as ScenarioLoadFailure {
             printError("\(failure)\npayment-sandbox: not starting: \(failure.problems.count) problem\(failure.problems.count == 1 ? "" : "s") in the scenario files")
             exit(1)
@@ -125,28 +193,14 @@ enum PaymentSandboxCommand {
             printError("payment-sandbox: cannot listen on \(options.host):\(options.port): \(error)")
             exit(1)
         }
-        for warning in sandbox.scenarios.warnings { configuration.logger?.log(.warning, warning.description) }
-        let scenarioList = directories.map(\.path).joined(separator: ", ")
-        // Written straight to the descriptor: tests and scripts wait for this line, so it must not sit in a buffer.
-        let line = "payment-sandbox \(SandboxVersion.current) listening on \(baseURL.absoluteString) (scenarios: \(scenarioList.isEmpty ? "none" : scenarioList))\n"
-        FileHandle.standardOutput.write(Data(line.utf8))
+    }
 
-        let signalName = TerminationSignals.wait()
-        let logger = configuration.logger
-        logger?.log(.info, "\(signalName) received, stopping")
-        Task {
-            await sandbox.stop()
-            // The state file is written by the stop: a failure is worth a non-zero exit (and a line, even with --quiet).
-            if let failure = sandbox.stateFileWriteFailure {
-                printError("payment-sandbox: \(failure)")
-                exit(1)
-            }
-            exit(0)
-        }
-        // A second signal while stopping: leave at once.
-        let second = TerminationSignals.wait()
-        logger?.log(.warning, "\(second) received again, exiting without waiting")
-        exit(0)
+    /// Test-only: `PAYMENT_SANDBOX_TEST_START_PAUSE` seconds to wait, announced on stderr, before `validate` reads the
+    /// files or `serve` starts, so a test can signal a process that is still loading. Not for production use.
+    static func testStartPause() {
+        guard let seconds = ProcessInfo.processInfo.environment["PAYMENT_SANDBOX_TEST_START_PAUSE"].flatMap(Double.init) else { return }
+        printError("payment-sandbox: test pause: loading in \(seconds) s")
+        Thread.sleep(forTimeInterval: seconds)
     }
 
     /// Where the bundled scenarios are, the first that exists of: `PAYMENT_SANDBOX_BUNDLED_SCENARIOS` (set by
@@ -165,8 +219,8 @@ enum PaymentSandboxCommand {
         var folder = executable.deletingLastPathComponent()
         for _ in 0..<4 {
             folder = folder.deletingLastPathComponent()
-            if let manifest = try? String(contentsOf: folder.appendingPathComponent("Package.swift"), encoding: .utf8),
-               manifest.contains(#"name: "payment-sandbox""#) {
+            if let manifest = try? RegularFile.read(folder.appendingPathComponent("Package.swift").path, limit: 1 << 20),
+               String(decoding: manifest, as: UTF8.self).contains(#"name: "payment-sandbox""#) {
                 candidates.append(folder.appendingPathComponent("scenarios"))
                 break
             }

@@ -79,7 +79,7 @@ struct StateFileCLITests {
                 let deadline = ContinuousClock.now + .seconds(10)
                 while !second.stderr.contains("test pause:"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
                 try #require(second.stderr.contains("test pause:"), "the write never paused; stderr: \(second.stderr)")
-                #expect(FileManager.default.fileExists(atPath: file.path + ".tmp"))
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).contains { $0.hasPrefix("state.json.tmp-") })
                 second.kill()
                 _ = try await second.waitForExit(timeout: .seconds(30))
                 _ = await snapshot.value

@@ -238,7 +238,7 @@ struct StateFileTests {
             }
             await sandbox.stop()
             #expect(try Data(contentsOf: file) == contents, "\(label)")
-            #expect(!FileManager.default.fileExists(atPath: file.path + ".tmp"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["state.json"])
         }
     }
 }

@@ -101,8 +101,9 @@ struct ControlRoutes: Sendable {
                                           ("default_scenario", name.value.map(JSONText.string) ?? .null)]).data)
         }
         // Reads the scenario files again now (they are also watched). An invalid set leaves the last good one.
-        router.addImmediate("POST /__sandbox/scenarios/reload") { request in
-            switch scenarios.reload() {
+        // Async, the files read on the engine's own queue: file-system work never runs on a thread that serves requests.
+        router.add("POST /__sandbox/scenarios/reload") { request in
+            switch await scenarios.reloadOffLoop() {
             case .success:
                 return .json(Self.scenarioList(scenarios, Namespace(for: request)).data)
             case .failure(let failure):

@@ -213,8 +213,9 @@ enum SandboxUIPages {
     }
 
     /// `45 s`, `12 min 5 s`, `3 h 20 min`, `2 d 4 h`.
+    /// Beyond what an `Int` holds (or not finite) it is the seconds as a number: never a trap.
     static func duration(_ seconds: TimeInterval) -> String {
-        let total = Int(seconds.rounded(.down))
+        guard let total = Int(exactly: seconds.rounded(.down)) else { return "\(seconds) s" }
         let days = total / 86_400, hours = total % 86_400 / 3600, minutes = total % 3600 / 60, rest = total % 60
         if days > 0 { return "\(days) d \(hours) h" }
         if hours > 0 { return "\(hours) h \(minutes) min" }
