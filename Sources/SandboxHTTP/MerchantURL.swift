@@ -7,7 +7,8 @@
 /// scheme must be one that leads somewhere: `javascript:`, `data:`, `vbscript:` (and `file:`, `blob:`, `about:`,
 /// `filesystem:`) never are; http and https need a host. An authority (`//…`) must be well formed (RFC 3986 §3.2):
 /// userinfo of its own characters, a reg-name or a bracketed IPv6 / IPvFuture literal, a port of digits ≤ 65535.
-/// Where placeholders are allowed, `{` and `}` appear only as `{name}` or `{{name}}` outside the authority.
+/// Where placeholders are allowed, `{` and `}` appear only as `{name}` or `{{name}}` outside the authority. At most
+/// ``maxLength`` bytes: the sandbox keeps and sends what a merchant gives, so an endless URL is refused here.
 ///
 /// ```swift
 /// MerchantURL.violation(in: "myapp://done?sid={{session_id}}", rules: .redirect)   // nil
@@ -57,6 +58,8 @@ package enum MerchantURL {
         case host
         /// A port that is not all digits or is above 65535 (RFC 3986 §3.2.3).
         case port
+        /// Longer than ``MerchantURL/maxLength`` bytes; the length it had.
+        case tooLong(Int)
 
         package var description: String {
             switch self {
@@ -72,6 +75,7 @@ package enum MerchantURL {
             case .userinfo: "its user information holds a character not allowed there"
             case .host: "its host is not a valid host name or IP literal"
             case .port: "its port is not a number from 0 to 65535"
+            case .tooLong(let length): "it is \(length) bytes long, more than the \(MerchantURL.maxLength) allowed"
             }
         }
 
@@ -84,8 +88,16 @@ package enum MerchantURL {
     /// Schemes no merchant URL may have: they run script or show local or inline content rather than lead anywhere.
     package static let refusedSchemes: Set<String> = ["javascript", "vbscript", "data", "file", "blob", "about", "filesystem"]
 
+    /// The longest URL accepted, in bytes: 8 KiB. RFC 9112 §3 asks every HTTP party to handle request lines of at least
+    /// 8000 octets, so a URL this long can still be called; the sandbox's own parser takes up to 64 KiB for a request
+    /// line and its headers together (``HTTPParserLimits/maxHeadBytes``). A merchant URL is kept with its object and
+    /// with each callback and its attempts, so the bound is what keeps those small.
+    package static let maxLength = 8 * 1024
+
     /// The first thing wrong with `url` under `rules`, or nil when it is fine.
     package static func violation(in url: String, rules: Rules) -> Violation? {
+        let length = url.utf8.count
+        guard length <= maxLength else { return .tooLong(length) }
         let bytes = Array(url.utf8)
         guard !bytes.isEmpty else { return .empty }
         // Characters (RFC 3986 §2: unreserved, reserved, `%`); the first non-ASCII scalar is named whole.

@@ -36,9 +36,11 @@ package final class CallbackOutbox: NamespacedState, Sendable {
         package var durationSeconds: Double
         /// What happened to the callback after this call: why a restored callback is `held`.
         package var note: String?
+        /// The start of the answer's body (at most ``CallbackHTTPClient/answerPrefixBytes``); the rest is not read.
+        package var answer: String?
 
         package init(time: Date, url: String, status: Int?, error: String?, simulated: Bool = false, manual: Bool = false,
-                    durationSeconds: Double = 0, note: String? = nil) {
+                    durationSeconds: Double = 0, note: String? = nil, answer: String? = nil) {
             self.time = time
             self.url = url
             self.status = status
@@ -47,6 +49,7 @@ package final class CallbackOutbox: NamespacedState, Sendable {
             self.manual = manual
             self.durationSeconds = durationSeconds
             self.note = note
+            self.answer = answer
         }
 
         package var delivered: Bool { status.map { (200..<300).contains($0) } ?? false }
@@ -74,32 +77,76 @@ package final class CallbackOutbox: NamespacedState, Sendable {
         package var due: Date?
         /// The scenario decision that shaped it, when a rule matched.
         package var scenario: String?
+        /// The last ``CallbackOutbox/keptAttempts`` calls, oldest first.
         package var attempts: [Attempt] = []
+        /// Every call made, kept or not.
+        package var attemptCount = 0
+
+        /// Adds a call, dropping the oldest past ``CallbackOutbox/keptAttempts``.
+        mutating func append(_ attempt: Attempt) {
+            attempts.append(attempt)
+            attemptCount += 1
+            if attempts.count > CallbackOutbox.keptAttempts { attempts.removeFirst(attempts.count - CallbackOutbox.keptAttempts) }
+        }
     }
+
+    /// How many of a callback's calls are kept (the last ones); ``Entry/attemptCount`` counts them all.
+    package static let keptAttempts = 10
 
     package let stateName = "callback_outbox"
     package let capacity: Int
     package let capacityPerNamespace: Int
     private let registry: NamespaceRegistry
     private let state = Locked(Ledger())
+    private let removalObservers = Locked<[@Sendable ([String]) -> Void]>([])
 
     private struct Ledger: Sendable {
         var byNamespace: [Namespace: [Entry]] = [:]
+        /// Every kept entry's number and namespace in the order they came, from `orderStart` on: the oldest of the
+        /// whole outbox is the first whose entry is still its namespace's first. Pairs of entries gone another way
+        /// (a namespace's own bound, a reset) are skipped when they come up, and dropped when they pile up.
+        var order: [(number: Int, namespace: Namespace)] = []
+        var orderStart = 0
         var count = 0
         var nextNumber = 1
         var evicted = 0
+        /// Pairs of `order` looked at to evict, in all: what eviction costs (tests check that it stays linear).
+        var evictionSteps = 0
 
-        /// Drops the oldest callbacks of the whole outbox (the namespace whose first entry came first) while it
-        /// holds more than `capacity`.
-        mutating func evictOldest(over capacity: Int) {
-            while count > capacity {
-                guard let oldest = byNamespace.min(by: { ($0.value.first?.number ?? .max) < ($1.value.first?.number ?? .max) })?.key
-                else { break }
-                byNamespace[oldest]!.removeFirst()
-                if byNamespace[oldest]!.isEmpty { byNamespace[oldest] = nil }
+        /// Drops the oldest callbacks of the whole outbox while it holds more than `capacity`; returns their ids.
+        mutating func evictOldest(over capacity: Int) -> [String] {
+            var removed: [String] = []
+            while count > capacity, orderStart < order.count {
+                let (number, namespace) = order[orderStart]
+                orderStart += 1
+                evictionSteps += 1
+                guard let first = byNamespace[namespace]?.first, first.number == number else { continue }
+                removed.append(first.id)
+                byNamespace[namespace]!.removeFirst()
+                if byNamespace[namespace]!.isEmpty { byNamespace[namespace] = nil }
                 count -= 1
                 evicted += 1
             }
+            compactOrder()
+            return removed
+        }
+
+        /// Keeps `order` within a small multiple of what is kept: drops what was passed, and rebuilds it when the
+        /// pairs of entries gone outnumber the live ones.
+        mutating func compactOrder() {
+            if order.count - orderStart > 2 * count + 64 {
+                rebuildOrder()
+            } else if orderStart > 64, orderStart * 2 > order.count {
+                order.removeFirst(orderStart)
+                orderStart = 0
+            }
+        }
+
+        /// `order` from the namespaces' entries, oldest first.
+        mutating func rebuildOrder() {
+            order = byNamespace.flatMap { namespace, entries in entries.map { (number: $0.number, namespace: namespace) } }
+            order.sort { $0.number < $1.number }
+            orderStart = 0
         }
     }
 
@@ -109,27 +156,43 @@ package final class CallbackOutbox: NamespacedState, Sendable {
         self.capacityPerNamespace = max(1, capacityPerNamespace)
     }
 
+    /// Calls `observer` with the ids of callbacks that leave the outbox (evicted, or their namespace reset), outside
+    /// the outbox's lock: a sender ends their waits.
+    package func onRemoval(_ observer: @escaping @Sendable ([String]) -> Void) { removalObservers.withLock { $0.append(observer) } }
+
+    private func removed(_ ids: [String]) {
+        guard !ids.isEmpty else { return }
+        for observer in removalObservers.withLock({ $0 }) { observer(ids) }
+    }
+
+    /// Pairs looked at to evict since start (see ``Ledger/evictionSteps``).
+    package var evictionSteps: Int { state.withLock { $0.evictionSteps } }
+
     /// Keeps a new callback and returns its id (`cb_<n>`), evicting the oldest over the bounds.
     package func add(_ namespace: Namespace, object: String, operation: String, description: String, url: String,
                      headers: [(name: String, value: String)], body: Data, state: State, due: Date? = nil,
                      scenario: String? = nil) -> String {
         let created = registry.now(namespace)
-        return self.state.withLock { ledger in
+        let (id, removed) = self.state.withLock { ledger -> (String, [String]) in
             let number = ledger.nextNumber
             ledger.nextNumber += 1
             let entry = Entry(id: "cb_\(number)", number: number, namespace: namespace, object: object, operation: operation,
                               description: description, url: url, headers: headers, body: body, created: created, state: state,
                               due: due, scenario: scenario)
             ledger.byNamespace[namespace, default: []].append(entry)
+            ledger.order.append((number, namespace))
             ledger.count += 1
+            var removed: [String] = []
             if ledger.byNamespace[namespace]!.count > capacityPerNamespace {
-                ledger.byNamespace[namespace]!.removeFirst()
+                removed.append(ledger.byNamespace[namespace]!.removeFirst().id)
                 ledger.count -= 1
                 ledger.evicted += 1
             }
-            ledger.evictOldest(over: capacity)
-            return entry.id
+            removed += ledger.evictOldest(over: capacity)
+            return (entry.id, removed)
         }
+        self.removed(removed)
+        return id
     }
 
     /// Changes the entry, if it is still kept; returns it as changed.
@@ -143,12 +206,14 @@ package final class CallbackOutbox: NamespacedState, Sendable {
     }
 
     /// Records a call: `state` and `due` as they stand after it. A callback delivered meanwhile stays delivered.
-    package func record(_ namespace: Namespace, _ id: String, _ attempt: Attempt, state: State, due: Date?) {
+    /// Returns false when the callback is no longer kept (evicted, or its namespace reset).
+    @discardableResult
+    package func record(_ namespace: Namespace, _ id: String, _ attempt: Attempt, state: State, due: Date?) -> Bool {
         update(namespace, id) { entry in
-            entry.attempts.append(attempt)
+            entry.append(attempt)
             entry.state = entry.state == .delivered ? .delivered : (attempt.delivered ? .delivered : state)
             entry.due = entry.state == .delivered ? nil : due
-        }
+        } != nil
     }
 
     /// Records a call made by hand: a 2xx marks the callback delivered (ending retries still waiting); a failure
@@ -156,7 +221,7 @@ package final class CallbackOutbox: NamespacedState, Sendable {
     @discardableResult
     package func recordManual(_ namespace: Namespace, _ id: String, _ attempt: Attempt) -> Entry? {
         update(namespace, id) { entry in
-            entry.attempts.append(attempt)
+            entry.append(attempt)
             if attempt.delivered {
                 entry.state = .delivered
                 entry.due = nil
@@ -178,17 +243,23 @@ package final class CallbackOutbox: NamespacedState, Sendable {
         return all.filter { $0.object == object }
     }
 
-    /// Whether the callback was delivered (a call got a 2xx), e.g. by hand while a retry waited.
-    package func isDelivered(_ namespace: Namespace, _ id: String) -> Bool { entry(namespace, id)?.state == .delivered }
+    /// Whether the callback was delivered (a call got a 2xx), e.g. by hand while a retry waited, or is no longer kept
+    /// (evicted, or its namespace reset): either way nothing is left to send.
+    package func isDeliveredOrGone(_ namespace: Namespace, _ id: String) -> Bool {
+        entry(namespace, id).map { $0.state == .delivered } ?? true
+    }
 
     /// Callbacks dropped to stay within the bounds, since start.
     package var evicted: Int { state.withLock { $0.evicted } }
 
     package func reset(_ namespace: Namespace) {
-        state.withLock { ledger in
-            ledger.count -= ledger.byNamespace[namespace]?.count ?? 0
-            ledger.byNamespace[namespace] = nil
+        let removed = state.withLock { ledger -> [String] in
+            let entries = ledger.byNamespace.removeValue(forKey: namespace) ?? []
+            ledger.count -= entries.count
+            ledger.compactOrder()
+            return entries.map(\.id)
         }
+        self.removed(removed)
     }
 
     package func snapshot(_ namespace: Namespace) -> JSONText {
@@ -221,7 +292,10 @@ extension CallbackOutbox {
         var state: State
         var due: Date?
         var scenario: String?
+        /// The last calls (at most ``CallbackOutbox/keptAttempts``).
         var attempts: [Attempt]
+        /// Every call made; absent in files written before the attempts were bounded (then: `attempts.count`).
+        var attemptCount: Int?
 
         init(_ entry: Entry) {
             id = entry.id
@@ -238,6 +312,7 @@ extension CallbackOutbox {
             due = entry.due
             scenario = entry.scenario
             attempts = entry.attempts
+            attemptCount = entry.attemptCount
         }
 
         func entry(in namespace: Namespace) throws -> Entry {
@@ -248,7 +323,8 @@ extension CallbackOutbox {
             guard let body = body.map({ Data($0.utf8) }) ?? bodyBase64 else { throw SavedStateError("callback \(id) has no body") }
             return Entry(id: id, number: number, namespace: namespace, object: object, operation: operation, description: description,
                          url: url, headers: headers, body: body, created: created, state: state, due: due, scenario: scenario,
-                         attempts: attempts)
+                         attempts: Array(attempts.suffix(CallbackOutbox.keptAttempts)),
+                         attemptCount: max(attemptCount ?? attempts.count, attempts.count))
         }
     }
 
@@ -280,6 +356,7 @@ extension CallbackOutbox {
     /// Takes the callbacks of a state file, on start. A callback that was `pending` (underway, or waiting for a late
     /// first call or a retry) has lost its timer with the process: it comes back `held`, with a note in its last
     /// result, to be delivered by hand. Over the bounds, the oldest go. New ids go on after the restored ones.
+    /// One sort of all the callbacks, then each is looked at once: however many namespaces they are in.
     package func restoreSection(from decoder: any Decoder) throws {
         let contents = try SavedContents(from: decoder)
         try SavedValueBounds.checkCounter(contents.sequence, at: [SavedKey("sequence")], in: decoder)
@@ -295,22 +372,29 @@ extension CallbackOutbox {
                 lastNumber = max(lastNumber, entry.number)
             }
         }
-        state.withLock { ledger in
+        let removed = state.withLock { ledger -> [String] in
+            var removed: [String] = []
             for (namespace, entries) in restored {
                 var all = (ledger.byNamespace[namespace] ?? []) + entries
-                all.sort { $0.number < $1.number }
                 ledger.count += entries.count
                 if all.count > capacityPerNamespace {
+                    all.sort { $0.number < $1.number }
                     let over = all.count - capacityPerNamespace
+                    removed += all.prefix(over).map(\.id)
                     all.removeFirst(over)
                     ledger.count -= over
                     ledger.evicted += over
+                } else if !(zip(all, all.dropFirst()).allSatisfy { $0.number < $1.number }) {
+                    all.sort { $0.number < $1.number }
                 }
                 ledger.byNamespace[namespace] = all
             }
-            ledger.evictOldest(over: capacity)
+            ledger.rebuildOrder()
+            removed += ledger.evictOldest(over: capacity)
             ledger.nextNumber = max(ledger.nextNumber, lastNumber + 1)
+            return removed
         }
+        self.removed(removed)
     }
 
     /// A restored callback whose next call was lost with the process: `held`, nothing due, and its last result says
@@ -319,7 +403,7 @@ extension CallbackOutbox {
         let note = "held after a restart: the sandbox was stopped while this callback waited for a call, and its timer "
             + "is not kept in the state file; deliver it with POST /__sandbox/callbacks/\(entry.id)/deliver"
         if entry.attempts.isEmpty {
-            entry.attempts.append(Attempt(time: entry.created, url: entry.url, status: nil, error: "not called before the restart"))
+            entry.append(Attempt(time: entry.created, url: entry.url, status: nil, error: "not called before the restart"))
         }
         entry.attempts[entry.attempts.count - 1].note = note
         entry.state = .held

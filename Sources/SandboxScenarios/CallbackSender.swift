@@ -121,32 +121,43 @@ package enum CallbackRetrySchedule: Sendable {
 }
 
 /// Delivers the providers' callbacks: every callback passes through ``send(_:retrying:plan:)``. Each runs in its
-/// own task, never on the event loop. A 2xx ends it; any other status, or no answer within `timeout`, is a failure,
-/// retried by the caller's ``CallbackRetrySchedule``. Every call goes into the journal as
-/// `CALLBACK <url> <status or 0>` with the body and a note (the callback's, the call's number, what went wrong
-/// and when the retry is due), and every callback into the ``CallbackOutbox`` with its calls. A namespace reset
-/// (a new `generation`) drops pending retries, and so does a delivery by hand. The URL's scheme is not checked
-/// (local listeners use http).
+/// own task, never on the event loop. A 2xx ends it; any other status (a 3xx too: redirects are not followed), or no
+/// whole answer within `timeout` (one deadline for the call, see ``CallbackHTTPClient``), is a failure, retried by the
+/// caller's ``CallbackRetrySchedule``. Every call goes into the journal as `CALLBACK <url> <status or 0>` with the
+/// body and a note (the callback's, the call's number, what went wrong and when the retry is due), and every callback
+/// into the ``CallbackOutbox`` with its calls. A callback waiting for a late first call or a retry waits on
+/// ``CallbackTimers`` (no CPU until it is due); a namespace reset (a new `generation`) drops it, and so do a delivery
+/// by hand and the callback's leaving the outbox (evicted). The URL's scheme is not checked (local listeners use http).
 package final class CallbackSender: Sendable {
     private let registry: NamespaceRegistry
     private let journal: Journal?
     private let outbox: CallbackOutbox?
-    private let clockPollInterval: Duration
     private let generation: @Sendable (Namespace) -> Int
     private let client: CallbackHTTPClient
+    private let timers: CallbackTimers
 
-    /// `timeout`: how long a call waits for an answer; `clockPollInterval`: how often a waiting retry looks at the
-    /// sandbox clock; `generation`: the namespace's reset count; `journal`: where calls are recorded (nil: not);
+    /// `timeout`: the deadline of one call, answer included; `clockPollInterval`: how often the waiting callbacks'
+    /// one timer looks at a base clock other than the system's (a test's `ManualClock`; namespace clock moves are
+    /// seen at once); `generation`: the namespace's reset count; `journal`: where calls are recorded (nil: not);
     /// `outbox`: where callbacks are kept (nil: not).
     package init(registry: NamespaceRegistry, journal: Journal?, outbox: CallbackOutbox? = nil, timeout: TimeInterval,
                 clockPollInterval: Duration, generation: @escaping @Sendable (Namespace) -> Int) {
         self.registry = registry
         self.journal = journal
         self.outbox = outbox
-        self.clockPollInterval = clockPollInterval
         self.generation = generation
         client = CallbackHTTPClient(timeout: timeout)
+        let timers = CallbackTimers(registry: registry, pollInterval: clockPollInterval, generation: generation) { [weak outbox] namespace, id in
+            outbox.map { $0.entry(namespace, id) != nil } ?? false
+        }
+        self.timers = timers
+        outbox?.onRemoval { [weak timers] ids in timers?.cancel(outboxIDs: ids) }
     }
+
+    deinit { timers.cancelAll() }
+
+    /// Callbacks waiting for a late first call or a retry (tests).
+    package var waitingCallbacks: Int { timers.waiting }
 
     /// Starts delivering `callback` as `plan` says; returns at once.
     @discardableResult
@@ -178,17 +189,15 @@ package final class CallbackSender: Sendable {
             }
             let gate = CallbackGate()
             gates.append(gate)
-            // The task holds the sender only during a call and a clock check, never while it sleeps: a stopped,
-            // released sandbox ends its pending retries.
+            let timers = self.timers
+            // The task holds the sender only during a call, never while it waits: a stopped, released sandbox ends
+            // its waiting callbacks (the sender's deinit cancels their waits).
             Task { [weak self] in
                 defer { gate.open() }
-                /// Sleeps until `due` on the namespace's clock; false when the sandbox is gone or the namespace was reset.
+                /// Waits until `due` on the namespace's clock; false when the sandbox is gone, the namespace was reset
+                /// or the callback left the outbox.
                 func wait(until due: Date) async -> Bool {
-                    while true {
-                        guard let wait = self?.pollInterval(until: due, callback.namespace, generation: generation) else { return false }
-                        if wait == .zero { return true }
-                        do { try await Task.sleep(for: wait) } catch { return false }
-                    }
+                    await timers.wait(until: due, callback.namespace, generation: generation, outboxID: id)
                 }
                 if let delay = plan.delay {
                     do { try await Task.sleep(for: delay) } catch { return }
@@ -196,15 +205,15 @@ package final class CallbackSender: Sendable {
                 if let lateDue, await !wait(until: lateDue) { return }
                 var firstCall: Date?
                 for number in 1...schedule.calls {
-                    // Delivered by hand meanwhile (during a late first call's wait or a retry's): nothing left to do.
-                    if let id, self?.outbox?.isDelivered(callback.namespace, id) ?? true { return }
+                    // Delivered by hand meanwhile (during a late first call's wait or a retry's), or evicted: nothing left to do.
+                    if let id, self?.outbox?.isDeliveredOrGone(callback.namespace, id) ?? true { return }
                     let simulated = plan.simulatedFailures.map { number <= $0 } ?? true
                     guard let outcome = await self?.attempt(callback, id: id, number: number, schedule: schedule, firstCall: firstCall,
                                                             simulating: simulated ? plan.simulatedStatus : nil, simulated: simulated)
                     else { return }
                     gate.open()
                     firstCall = firstCall ?? outcome.started
-                    guard let due = outcome.retryDue else { return }
+                    guard outcome.kept, let due = outcome.retryDue else { return }
                     if await !wait(until: due) { return }
                 }
             }
@@ -212,20 +221,21 @@ package final class CallbackSender: Sendable {
         return CallbackDelivery(ids: ids, holdsRedirect: plan.holdsRedirect, firstAnswers: gates)
     }
 
-    /// One call and its journal entry: when it started on the sandbox clock and, when it got no 2xx and a retry
-    /// is left, when the retry is due, fixed before the journal shows the call (a test that reads the journal,
-    /// then moves the clock, sees it). `simulated`: the call is not made; it fails with `simulating` (a status,
-    /// nil for no answer).
+    /// One call and its journal entry: when it started on the sandbox clock, whether the outbox still keeps the
+    /// callback and, when it got no 2xx and a retry is left, when the retry is due, fixed before the journal shows
+    /// the call (a test that reads the journal, then moves the clock, sees it). `simulated`: the call is not made;
+    /// it fails with `simulating` (a status, nil for no answer).
     private func attempt(_ callback: Callback, id: String?, number: Int, schedule: CallbackRetrySchedule, firstCall: Date?,
-                         simulating: Int?, simulated: Bool) async -> (started: Date, retryDue: Date?) {
+                         simulating: Int?, simulated: Bool) async -> (started: Date, retryDue: Date?, kept: Bool) {
         let startedAt = registry.now(callback.namespace)
         let started = ContinuousClock.now
-        var (status, problem): (Int, String?)
+        let answer: CallbackAnswer
         if simulated {
-            (status, problem) = (simulating ?? 0, simulating == nil ? "no answer (simulated by the scenario)" : nil)
+            answer = CallbackAnswer(status: simulating ?? 0, problem: simulating == nil ? "no answer (simulated by the scenario)" : nil)
         } else {
-            (status, problem) = await client.post(callback.body, to: callback.url)
+            answer = await client.post(callback.body, to: callback.url)
         }
+        let (status, problem) = (answer.status, answer.problem)
         let elapsed = ContinuousClock.now - started
         let delivered = (200..<300).contains(status)
         let calls = schedule.calls
@@ -249,63 +259,187 @@ package final class CallbackSender: Sendable {
                 if number < calls { retryDue = (firstCall ?? startedAt) + offsets[number - 1] }
             }
         }
-        if let id {
-            outbox?.record(callback.namespace, id,
-                           CallbackOutbox.Attempt(time: startedAt, url: callback.url, status: status == 0 ? nil : status, error: problem,
-                                                  simulated: simulated, durationSeconds: elapsed / .seconds(1)),
-                           state: delivered ? .delivered : (retryDue == nil ? .failed : .pending), due: retryDue)
+        var kept = true
+        if let id, let outbox {
+            kept = outbox.record(callback.namespace, id,
+                                 CallbackOutbox.Attempt(time: startedAt, url: callback.url, status: status == 0 ? nil : status, error: problem,
+                                                        simulated: simulated, durationSeconds: elapsed / .seconds(1), answer: answer.answerText),
+                                 state: delivered ? .delivered : (retryDue == nil ? .failed : .pending), due: retryDue)
         }
         journal?.record(callback.namespace, method: "CALLBACK", path: callback.url, status: status, note: note,
                         body: callback.body, requestID: callback.requestID, durationSeconds: elapsed / .seconds(1))
-        return (startedAt, retryDue)
-    }
-
-    /// How long to sleep before looking at the clock again: `.zero` once `due` has come, nil when the namespace
-    /// was reset meanwhile (the retry is dropped).
-    private func pollInterval(until due: Date, _ namespace: Namespace, generation: Int) -> Duration? {
-        guard self.generation(namespace) == generation else { return nil }
-        return registry.now(namespace) >= due ? .zero : clockPollInterval
+        return (startedAt, retryDue, kept)
     }
 }
 
-/// POSTs callbacks: a URLSession made on the first call (most sandboxes never send one, and each URLSession
-/// holds descriptors).
+/// What one call of a callback got.
+package struct CallbackAnswer: Sendable {
+    /// The answer's status; 0 when none came (in time).
+    package var status: Int
+    /// What went wrong without an answer.
+    package var problem: String?
+    /// The start of the answer's body, at most ``CallbackHTTPClient/answerPrefixBytes``.
+    package var answer: Data?
+
+    package init(status: Int, problem: String?, answer: Data? = nil) {
+        self.status = status
+        self.problem = problem
+        self.answer = answer
+    }
+
+    /// The body's start as text (invalid UTF-8 replaced), for the outbox; nil when no answer came.
+    package var answerText: String? { answer.map { String(decoding: $0, as: UTF8.self) } }
+}
+
+/// POSTs callbacks. One deadline (`timeout`) covers a whole call, enforced by the sandbox: resolving, connecting,
+/// sending and the answer. Of the answer only the status and the first ``answerPrefixBytes`` of the body are read;
+/// then the connection is dropped. Redirects are not followed: a 3xx is the answer (a failed call).
+/// - `http://`: ``BoundedHTTPClient``, a connection per call, so a slow endpoint holds only its own.
+/// - `https://`: URLSession (libcurl: the only TLS here), one session made on the first such call, with as many
+///   connections per host as calls underway; a delegate keeps the answer's prefix and cancels the task once it has
+///   it. On Linux, swift-corelibs-foundation neither pauses nor stops a transfer at once: what arrives before the
+///   cancel (or the deadline) takes effect is read and dropped, not kept.
 package final class CallbackHTTPClient: Sendable {
+    /// How much of an answer's body is read and kept.
+    package static let answerPrefixBytes = 4 * 1024
     private let timeout: TimeInterval
-    private let urlSession = Locked<URLSession?>(nil)
+    private let secure = Locked<SecureCalls?>(nil)
 
     package init(timeout: TimeInterval) { self.timeout = timeout }
 
-    deinit { urlSession.withLock { $0?.invalidateAndCancel() } }
+    deinit { secure.withLock { $0?.invalidate() } }
 
-    private var session: URLSession {
-        urlSession.withLock { session in
-            if let session { return session }
-            let settings = URLSessionConfiguration.ephemeral
-            settings.timeoutIntervalForRequest = timeout
-            settings.timeoutIntervalForResource = timeout
-            settings.requestCachePolicy = .reloadIgnoringLocalCacheData
-            let made = URLSession(configuration: settings)
-            session = made
-            return made
+    /// One call.
+    package func post(_ body: Data, to target: String) async -> CallbackAnswer {
+        guard let url = URL(string: target), let scheme = url.scheme?.lowercased() else {
+            return CallbackAnswer(status: 0, problem: "not a URL: \(target.prefix(200))")
+        }
+        let deadline = ContinuousClock.now + .milliseconds(Int(max(0, timeout) * 1000))
+        switch scheme {
+        case "http":
+            switch await BoundedHTTPClient.post(body, headers: Callback.headers, to: target, deadline: deadline, bodyPrefix: Self.answerPrefixBytes) {
+            case .success(let answer): return CallbackAnswer(status: answer.status, problem: nil, answer: answer.body)
+            case .failure(.timedOut(let what)): return CallbackAnswer(status: 0, problem: "no whole answer within \(Self.seconds(timeout)) s: \(what)")
+            case .failure(let failure): return CallbackAnswer(status: 0, problem: failure.description)
+            }
+        case "https":
+            let calls = secure.withLock { calls in
+                if let calls { return calls }
+                let made = SecureCalls(timeout: timeout)
+                calls = made
+                return made
+            }
+            return await calls.post(body, to: url, deadline: deadline, timeout: timeout)
+        default:
+            return CallbackAnswer(status: 0, problem: "unsupported URL scheme \(scheme): (only http and https)")
         }
     }
 
-    /// One call: the answer's status (0 when none came) and what went wrong, if anything.
-    package func post(_ body: Data, to target: String) async -> (status: Int, problem: String?) {
-        guard let url = URL(string: target), url.scheme != nil else { return (0, "not a URL: \(target)") }
+    static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
+
+/// `https` callbacks through one URLSession. Its delegate refuses redirects, keeps the first
+/// ``CallbackHTTPClient/answerPrefixBytes`` of an answer's body and then cancels the task; the deadline answers at
+/// once and cancels the task too. Nothing is cached (no URLCache: it would keep bodies).
+final class SecureCalls: NSObject, URLSessionDataDelegate, Sendable {
+    private struct Call {
+        var continuation: CheckedContinuation<CallbackAnswer, Never>
+        var status: Int?
+        var body = Data()
+        var deadlineText: String
+    }
+
+    private let calls = Locked<[Int: Call]>([:])
+    private let urlSession = Locked<URLSession?>(nil)
+    private static let deadlineQueue = DispatchQueue(label: "sandbox.callback-deadlines")
+
+    init(timeout: TimeInterval) {
+        super.init()
+        let settings = URLSessionConfiguration.ephemeral
+        settings.timeoutIntervalForRequest = timeout
+        settings.timeoutIntervalForResource = timeout
+        settings.requestCachePolicy = .reloadIgnoringLocalCacheData
+        settings.urlCache = nil
+        settings.httpCookieStorage = nil
+        settings.httpShouldSetCookies = false
+        // libcurl's per-host cap would let a few slow calls to one host hold the connections every other call to it
+        // queues for; each call has its own deadline instead.
+        settings.httpMaximumConnectionsPerHost = 10_000
+        let session = URLSession(configuration: settings, delegate: self, delegateQueue: nil)
+        urlSession.withLock { $0 = session }
+    }
+
+    /// Ends the session (which holds its delegate, this, until then).
+    func invalidate() { urlSession.withLock { $0?.invalidateAndCancel(); $0 = nil } }
+
+    func post(_ body: Data, to url: URL, deadline: ContinuousClock.Instant, timeout: TimeInterval) async -> CallbackAnswer {
+        guard let session = urlSession.withLock({ $0 }) else { return CallbackAnswer(status: 0, problem: "the sandbox is stopping") }
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.httpMethod = "POST"
         for header in Callback.headers { request.setValue(header.value, forHTTPHeaderField: header.name) }
         request.httpBody = body
-        do {
-            let (_, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else { return (0, "no HTTP answer") }
-            return (http.statusCode, nil)
-        } catch let error as URLError where error.code == .timedOut {
-            return (0, "no answer within \(timeout) s")
-        } catch {
-            return (0, "\(error.localizedDescription)")
+        let task = session.dataTask(with: request)
+        let id = task.taskIdentifier
+        let remaining = deadline - .now
+        let nanoseconds = max(0, remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000)
+        let text = "no whole answer within \(CallbackHTTPClient.seconds(timeout)) s"
+        return await withCheckedContinuation { continuation in
+            calls.withLock { $0[id] = Call(continuation: continuation, deadlineText: text) }
+            task.resume()
+            Self.deadlineQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { [weak self] in
+                guard let self, let call = self.finish(id) else { return }
+                task.cancel()
+                call.continuation.resume(returning: CallbackAnswer(status: 0, problem: call.status.map { "\(call.deadlineText) (status \($0) came)" } ?? call.deadlineText))
+            }
         }
+    }
+
+    /// Takes the call out: whoever gets it answers it (the delegate or the deadline).
+    private func finish(_ id: Int) -> Call? { calls.withLock { $0.removeValue(forKey: id) } }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(nil)   // the 3xx is the answer
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        let status = (response as? HTTPURLResponse)?.statusCode
+        calls.withLock { $0[dataTask.taskIdentifier]?.status = status }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let limit = CallbackHTTPClient.answerPrefixBytes
+        let full = calls.withLock { calls -> Call? in
+            guard var call = calls[dataTask.taskIdentifier] else { return nil }
+            call.body.append(data.prefix(limit - call.body.count))
+            guard call.body.count >= limit else {
+                calls[dataTask.taskIdentifier] = call
+                return nil
+            }
+            calls[dataTask.taskIdentifier] = nil
+            return call
+        }
+        guard let full else { return }
+        dataTask.cancel()
+        let status = full.status ?? (dataTask.response as? HTTPURLResponse)?.statusCode ?? 0
+        full.continuation.resume(returning: CallbackAnswer(status: status, problem: status == 0 ? "no HTTP answer" : nil, answer: full.body))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let call = finish(task.taskIdentifier) else { return }
+        if let error {
+            let problem = (error as? URLError)?.code == .timedOut ? call.deadlineText : error.localizedDescription
+            call.continuation.resume(returning: CallbackAnswer(status: 0, problem: problem))
+            return
+        }
+        guard let status = call.status ?? (task.response as? HTTPURLResponse)?.statusCode else {
+            call.continuation.resume(returning: CallbackAnswer(status: 0, problem: "no HTTP answer"))
+            return
+        }
+        call.continuation.resume(returning: CallbackAnswer(status: status, problem: nil, answer: call.body))
     }
 }

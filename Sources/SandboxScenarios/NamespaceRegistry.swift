@@ -6,8 +6,15 @@ import Foundation
 package final class NamespaceRegistry: Sendable {
     package let baseClock: any SandboxClock
     private let offsets = Locked<[Namespace: TimeInterval]>([:])
+    private let clockObservers = Locked<[@Sendable () -> Void]>([])
 
     package init(clock: any SandboxClock) { baseClock = clock }
+
+    /// Calls `observer`, outside any lock, after every move of a namespace's clock (advance, set, reset, restore):
+    /// callbacks waiting for a time on a namespace's clock look again then, rather than polling it.
+    package func onClockMove(_ observer: @escaping @Sendable () -> Void) { clockObservers.withLock { $0.append(observer) } }
+
+    private func clockMoved() { for observer in clockObservers.withLock({ $0 }) { observer() } }
 
     /// The namespace's time: the base clock plus whatever `/__sandbox/clock` moved it by.
     package func now(_ namespace: Namespace) -> Date {
@@ -17,29 +24,36 @@ package final class NamespaceRegistry: Sendable {
     /// Moves the namespace's clock forward (or back) by `seconds`.
     package func advance(_ namespace: Namespace, by seconds: TimeInterval) {
         offsets.withLock { $0[namespace, default: 0] += seconds }
+        clockMoved()
     }
 
     /// Moves the namespace's clock by `seconds` only when it then lies within ``SandboxClockRange``, checked and
     /// moved under one lock (two moves racing cannot both pass the check). Returns the time before the move and
     /// whether it moved.
     package func advanceWithinRange(_ namespace: Namespace, by seconds: TimeInterval) -> (from: Date, moved: Bool) {
-        offsets.withLock { offsets in
+        let result = offsets.withLock { offsets -> (from: Date, moved: Bool) in
             let from = baseClock.now().addingTimeInterval(offsets[namespace] ?? 0)
             guard seconds.isFinite, SandboxClockRange.contains(from.addingTimeInterval(seconds)) else { return (from, false) }
             offsets[namespace, default: 0] += seconds
             return (from, true)
         }
+        if result.moved { clockMoved() }
+        return result
     }
 
     /// Sets the namespace's clock to `date`; it keeps running from there.
     package func set(_ namespace: Namespace, to date: Date) {
         let offset = date.timeIntervalSince(baseClock.now())
         offsets.withLock { $0[namespace] = offset }
+        clockMoved()
     }
 
     package func offset(_ namespace: Namespace) -> TimeInterval { offsets.withLock { $0[namespace] ?? 0 } }
 
-    package func reset(_ namespace: Namespace) { offsets.withLock { $0[namespace] = nil } }
+    package func reset(_ namespace: Namespace) {
+        offsets.withLock { $0[namespace] = nil }
+        clockMoved()
+    }
 
     /// The namespaces whose clock was moved (for the control page's list).
     package var namespacesWithOffset: [Namespace] { offsets.withLock { Array($0.keys) } }
@@ -55,6 +69,7 @@ package final class NamespaceRegistry: Sendable {
     /// Sets the offsets a state file kept (each one ``allowsOffset(_:)``).
     package func restore(offsets restored: [Namespace: TimeInterval]) {
         offsets.withLock { $0.merge(restored) { _, new in new } }
+        clockMoved()
     }
 }
 

@@ -22,7 +22,8 @@ public struct SwedbankPayConfiguration: Sendable {
     public var callbackRetryOffsets: [TimeInterval] = [30, 60, 360, 432, 864, 1265]
     /// How long one callback call may take, in real seconds (inferred).
     public var callbackTimeout: TimeInterval = 5
-    /// How often a waiting retry looks at the sandbox clock (real time).
+    /// How often (real time) waiting callbacks look at a base clock other than the system's (a test's `ManualClock`);
+    /// a move of a namespace's clock wakes them at once.
     public var callbackClockPollInterval: Duration = .milliseconds(50)
     /// Orders are forgotten this long after their last change on the namespace clock, so memory stays bounded.
     public var retentionAfterLastChange: TimeInterval = 48 * 3600

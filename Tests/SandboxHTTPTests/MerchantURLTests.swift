@@ -118,4 +118,17 @@ import Testing
         #expect(MerchantURL.Violation.port.description == "its port is not a number from 0 to 65535")
         #expect(MerchantURL.Violation.host.description == "its host is not a valid host name or IP literal")
     }
+
+    @Test func length_AtMost8KiB() {
+        let base = "https://example.com/"
+        let longest = base + String(repeating: "a", count: MerchantURL.maxLength - base.utf8.count)
+        #expect(MerchantURL.maxLength == 8192)
+        for rules in [MerchantURL.Rules.web, .redirect, .redirect.withPlaceholders()] {
+            #expect(MerchantURL.violation(in: longest, rules: rules) == nil)
+            #expect(MerchantURL.violation(in: longest + "a", rules: rules) == .tooLong(8193))
+            // Counted in bytes, before anything else is looked at (a 7 MiB URL is not scanned).
+            #expect(MerchantURL.violation(in: longest + "\u{E9}", rules: rules) == .tooLong(8194))
+        }
+        #expect(MerchantURL.Violation.tooLong(8193).description == "it is 8193 bytes long, more than the 8192 allowed")
+    }
 }

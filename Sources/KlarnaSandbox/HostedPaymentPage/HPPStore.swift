@@ -12,7 +12,8 @@ public struct KlarnaHPPConfiguration: Sendable {
     /// Klarna does not document the delay between retries (§4.5). Waited on the namespace's sandbox clock,
     /// so with a manual clock a test releases each retry with `POST /__sandbox/clock`.
     public var callbackRetryDelay: TimeInterval = 10
-    /// How often (real time) a waiting retry looks at the sandbox clock: it has no wake-up on change.
+    /// How often (real time) waiting callbacks look at a base clock other than the system's (a test's `ManualClock`);
+    /// a move of a namespace's clock wakes them at once.
     public var callbackClockPollInterval: Duration = .milliseconds(50)
     /// How long an expired session is kept (for its "expired" page) before it is forgotten.
     public var expiredSessionRetention: TimeInterval = 24 * 3600

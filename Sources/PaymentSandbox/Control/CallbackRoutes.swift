@@ -9,9 +9,10 @@ import SandboxScenarios
 /// - `GET /__sandbox/callbacks` (`?object=<id>`: only those about that object, also given as a resource path
 ///   ending in the id), oldest first.
 /// - `GET /__sandbox/callbacks/{id}`.
-/// - `POST /__sandbox/callbacks/{id}/deliver`, optionally `{"url": "http(s)://…"}` to send it elsewhere: one
-///   call now (journaled as `CALLBACK`), answered with the call's result and the callback as it now stands. A
-///   2xx marks it delivered, which ends any retries still waiting.
+/// - `POST /__sandbox/callbacks/{id}/deliver`, optionally `{"url": "http(s)://…"}` (at most ``MerchantURL/maxLength``
+///   bytes) to send it elsewhere: one call now (journaled as `CALLBACK`), answered with the call's result and the
+///   callback as it now stands. A 2xx marks it delivered, which ends any retries still waiting. A callback keeps its
+///   last ``CallbackOutbox/keptAttempts`` calls and counts them all (`attempt_count`).
 struct CallbackRoutes: Sendable {
     let outbox: CallbackOutbox
     let journal: Journal
@@ -52,17 +53,20 @@ struct CallbackRoutes: Sendable {
                 }
                 if let url = delivery.url {
                     if let violation = MerchantURL.violation(in: url, rules: .web) {
-                        throw HTTPError(.badRequest, "url: \"\(url)\" is not an absolute http(s) URL: \(violation)")
+                        let shown = url.count > 200 ? "\(url.prefix(200))…" : url
+                        throw HTTPError(.badRequest, "url: \"\(shown)\" is not an absolute http(s) URL: \(violation)")
                     }
                     target = url
                 }
             }
             let startedAt = outbox.now(namespace)
             let started = ContinuousClock.now
-            let (status, problem) = await client.post(entry.body, to: target)
+            let answer = await client.post(entry.body, to: target)
+            let (status, problem) = (answer.status, answer.problem)
             let elapsed = (ContinuousClock.now - started) / .seconds(1)
-            let attempt = CallbackOutbox.Attempt(time: startedAt, url: target, status: status == 0 ? nil : status, error: problem,
-                                                 manual: true, durationSeconds: elapsed)
+            // The callback's own URL is shared with its entry rather than copied into each attempt.
+            let attempt = CallbackOutbox.Attempt(time: startedAt, url: target == entry.url ? entry.url : target, status: status == 0 ? nil : status,
+                                                 error: problem, manual: true, durationSeconds: elapsed, answer: answer.answerText)
             var note = "\(entry.description), delivered by hand (\(entry.id))"
             if let problem { note += ": \(problem)" } else if !attempt.delivered { note += ": answered \(status)" }
             journal.record(namespace, method: "CALLBACK", path: target, status: status, note: note, body: entry.body,
@@ -95,6 +99,7 @@ struct CallbackRoutes: Sendable {
             ("due", entry.due.map { .string(ControlRoutes.iso8601($0)) } ?? .null),
             ("scenario", entry.scenario.map(JSONText.string) ?? .null),
             ("attempts", .array(entry.attempts.map(json))),
+            ("attempt_count", .int(entry.attemptCount)),
             ("last_result", entry.attempts.last.map(json) ?? .null),
         ])
     }
@@ -110,6 +115,7 @@ struct CallbackRoutes: Sendable {
             ("manual", .bool(attempt.manual)),
             ("duration_ms", .double((attempt.durationSeconds * 1_000_000).rounded() / 1000)),
             ("note", attempt.note.map(JSONText.string) ?? .null),
+            ("answer", attempt.answer.map(JSONText.string) ?? .null),
         ])
     }
 }
