@@ -134,7 +134,8 @@ final class HostileEndpoint: Sendable {
 
     private func serve(_ fd: Int32) {
         defer { _ = close(fd) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        // Long enough for a test machine that stalls the client for seconds between connecting and sending.
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         // The request: head, then Content-Length bytes of body.
         var buffer: [UInt8] = []
