@@ -51,6 +51,12 @@ package struct KlarnaError: Error, ProviderError, Equatable, Sendable {
     }
     package static let internalError = KlarnaError(.internalServerError, code: "INTERNAL_SERVER_ERROR", messages: ["Internal error"])
 
+    /// A `Sandbox-Namespace` header longer than a namespace name may be (``NamespaceRefusal``): Klarna's envelope
+    /// for a bad value, naming the header.
+    package static func namespaceRefused(_ refusal: NamespaceRefusal) -> KlarnaError {
+        KlarnaError(.badRequest, code: "BAD_VALUE", messages: ["Bad value: \(Namespace.headerName)", refusal.message])
+    }
+
     /// A `Sandbox-Scenario` header naming no loaded scenario.
     static func unknownScenario(_ error: ScenarioEngine.UnknownScenario) -> KlarnaError {
         KlarnaError(.badRequest, code: "BAD_VALUE", messages: ["Sandbox-Scenario: \(error)"])
@@ -84,7 +90,10 @@ package struct KlarnaErrorFormat: ProviderErrorFormat {
     package let ids: any IDGenerator
     package init(ids: any IDGenerator) { self.ids = ids }
 
-    package func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
+    package func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse {
+        if let refusal = error as? NamespaceRefusal { return KlarnaError.namespaceRefused(refusal).response(for: request, ids: ids) }
+        return ids.answer(error, for: request)
+    }
 
     package func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
         KlarnaError.unknownScenario(error).response(for: request, ids: ids)

@@ -63,6 +63,9 @@ public final class PaymentSandbox: Sendable {
         journal = Journal(capacity: configuration.journalCapacity, registry: registry)
         (scenarios, loadFailure) = PaymentSandbox.loadScenarios(configuration)
         retention = ObjectRetention(maxObjects: configuration.maxObjects, journal: journal, clock: configuration.clock)
+        // Sequence counters go with their objects, and with a namespace's last object.
+        retention.observeRemovals { [scenarios] removal in scenarios.forget(removal) }
+        scenarios.sweepIdleNamespaces { [retention] namespace in retention.holdsObjects(namespace) }
         outbox = CallbackOutbox(registry: registry, capacity: configuration.callbackOutboxCapacity,
                                 capacityPerNamespace: configuration.callbackOutboxCapacityPerNamespace)
         let context = SandboxProviderContext(registry: registry, ids: configuration.ids, journal: journal, scenarios: scenarios,
@@ -81,6 +84,8 @@ public final class PaymentSandbox: Sendable {
                              retention: retention, logger: configuration.logger)
         }
         var router = Router()
+        // A Sandbox-Namespace header past Namespace.maxLength is refused before any route, in the path's error format.
+        router.setRequestCheck(Namespace.check)
         ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: states + [outbox],
                       retention: retention, outbox: outbox, controlToken: configuration.controlToken, stateFile: stateFile)
             .add(to: &router)

@@ -33,6 +33,7 @@ package struct Router: Sendable {
     private var renderers: [(prefix: String, renderer: any HTTPErrorRenderer)] = []
     private var fallbackRenderer: any HTTPErrorRenderer = DefaultErrorRenderer()
     private var accessChecks: [(prefix: String, check: @Sendable (inout HTTPRequest) throws -> Void)] = []
+    private var requestCheck: (@Sendable (HTTPRequest) throws -> Void)?
 
     package init() {}
 
@@ -115,6 +116,13 @@ package struct Router: Sendable {
         accessChecks.sort { $0.prefix.count > $1.prefix.count }
     }
 
+    /// Runs `check` before anything else for every request, whatever its path (before the route is looked up, so
+    /// an unknown path too): what it throws answers instead, rendered by the path's error renderer. For what no
+    /// request may carry (a namespace name past its bound); it must be cheap, it runs for every request.
+    package mutating func setRequestCheck(_ check: @escaping @Sendable (HTTPRequest) throws -> Void) {
+        requestCheck = check
+    }
+
     /// `handler` when the access check for the request's path (if one applies) passes; what the check edits (a
     /// credential it consumed) is the request everyone after it sees, the journal included. A refusal answers instead.
     private func checked(_ handler: Handler, _ request: inout HTTPRequest) -> Handler {
@@ -137,6 +145,13 @@ package struct Router: Sendable {
 
     /// Finds the handler for a request and binds its path parameters; 404 or 405 (with `Allow`) otherwise.
     package func resolve(_ request: inout HTTPRequest) -> Resolution {
+        if let requestCheck {
+            do {
+                try requestCheck(request)
+            } catch {
+                return .handler(.immediate { _ in throw error })
+            }
+        }
         guard request.rawPath.hasPrefix("/") else { return .error(.notFound(request.path)) }
         let rawSegments = request.rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
         var segments: [String] = []

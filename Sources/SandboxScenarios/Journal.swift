@@ -38,13 +38,31 @@ package final class Journal: Sendable, HTTPExchangeObserver {
         package var method: String?
         package var pathPrefix: String?
         package var status: Int?
+        /// At most this many (the newest that match); ``maxLimit`` at most.
         package var limit: Int
-        package init(method: String? = nil, pathPrefix: String? = nil, status: Int? = nil, limit: Int = 100) {
+        /// Only entries older than this sequence number: the cursor of the next page (``Page/nextBefore``).
+        package var before: Int?
+        package init(method: String? = nil, pathPrefix: String? = nil, status: Int? = nil, limit: Int = Journal.defaultLimit,
+                     before: Int? = nil) {
             self.method = method
             self.pathPrefix = pathPrefix
             self.status = status
             self.limit = limit
+            self.before = before
         }
+    }
+
+    /// How many entries a read gives when it names no `limit`, and at most.
+    package static let defaultLimit = 100
+    package static let maxLimit = 1000
+
+    /// One page of a namespace's entries: oldest first, the newest that match; `more` when older ones match too
+    /// (read them with `before` = ``nextBefore``).
+    package struct Page: Sendable {
+        package var entries: [Entry]
+        package var more: Bool
+        /// The sequence of the oldest entry given, when there are more.
+        package var nextBefore: Int? { more ? entries.first?.sequence : nil }
     }
 
     package let capacity: Int
@@ -204,22 +222,34 @@ package final class Journal: Sendable, HTTPExchangeObserver {
     }
 
     /// The namespace's entries that pass `filter`, oldest first, at most `filter.limit` (the newest ones).
-    package func entries(_ namespace: Namespace, _ filter: Filter) -> [Entry] {
-        let all = state.withLock { ring -> [Entry] in
-            var out: [Entry] = []
-            out.reserveCapacity(ring.count)
-            let start = (ring.next - ring.count + capacity) % capacity
-            for offset in 0..<ring.count {
-                if let entry = ring.slots[(start + offset) % capacity], entry.namespace == namespace { out.append(entry) }
-            }
-            return out
-        }
-        let matching = all.filter { entry in
-            (filter.method.map { $0.uppercased() == entry.method } ?? true)
+    package func entries(_ namespace: Namespace, _ filter: Filter) -> [Entry] { page(namespace, filter).entries }
+
+    /// The namespace's entries that pass `filter` (older than `filter.before`, if given), oldest first: the newest
+    /// `filter.limit` of them (at most ``maxLimit``), and whether older ones match too. Walks the ring newest first
+    /// and copies only what it gives.
+    package func page(_ namespace: Namespace, _ filter: Filter) -> Page {
+        let limit = min(max(0, filter.limit), Journal.maxLimit)
+        let method = filter.method?.uppercased()
+        func matches(_ entry: Entry) -> Bool {
+            entry.namespace == namespace && (filter.before.map { entry.sequence < $0 } ?? true)
+                && (method.map { $0 == entry.method } ?? true)
                 && (filter.pathPrefix.map { entry.path.hasPrefix($0) } ?? true)
                 && (filter.status.map { $0 == entry.status } ?? true)
         }
-        return Array(matching.suffix(max(0, filter.limit)))
+        return state.withLock { ring -> Page in
+            var newestFirst: [Entry] = []
+            newestFirst.reserveCapacity(min(limit, ring.count))
+            var offset = ring.count - 1
+            while offset >= 0 {
+                // After a reset compacted the ring, slots still run oldest to newest from `next - count`.
+                if let entry = ring.slots[(ring.next - ring.count + offset + 2 * capacity) % capacity], matches(entry) {
+                    if newestFirst.count == limit { return Page(entries: newestFirst.reversed(), more: true) }
+                    newestFirst.append(entry)
+                }
+                offset -= 1
+            }
+            return Page(entries: newestFirst.reversed(), more: false)
+        }
     }
 
     /// How many entries each namespace has in the ring now (for the control page's list).

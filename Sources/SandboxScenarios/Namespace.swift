@@ -6,15 +6,27 @@ import Foundation
 ///
 /// Taken from the `Sandbox-Namespace` header, else the HTTP Basic user name, else the Bearer token, else
 /// `default`.
+///
+/// A name is at most ``maxLength`` UTF-8 bytes: every journal entry, ledger and page row carries it, so a client
+/// must not be able to make it large. A longer `Sandbox-Namespace` header is refused before any route runs
+/// (``refusal(_:)``, answered in the path's error format); a longer Basic user, Bearer token or any other name
+/// stands for the namespace ``bounded(_:)`` makes of it: its first bytes, `~` and a hash of the whole name.
 package struct Namespace: Hashable, Sendable, CustomStringConvertible {
     package let name: String
-    package init(_ name: String) { self.name = name }
+    /// `name` as it is when it has at most ``maxLength`` bytes, else ``bounded(_:)`` of it.
+    package init(_ name: String) {
+        // O(1) for a native string: the check every request pays.
+        self.name = name.utf8.count <= Namespace.maxLength ? name : Namespace.bounded(name)
+    }
     package var description: String { name }
 
     package static let `default` = Namespace("default")
     package static let headerName = "Sandbox-Namespace"
+    /// The longest name, in UTF-8 bytes.
+    package static let maxLength = 200
 
-    /// The namespace the `Sandbox-Namespace` header names, if it names one.
+    /// The namespace the `Sandbox-Namespace` header names, if it names one (a name too long is bounded here; the
+    /// sandbox refuses such a request before it gets this far, see ``refusal(_:)``).
     package init?(header request: HTTPRequest) {
         guard var name = request.headers[Namespace.headerName] else { return nil }
         // The HTTP parser strips a value's surrounding spaces and tabs (RFC 9110 §5.5); requests built in
@@ -41,6 +53,38 @@ package struct Namespace: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension Namespace {
+    /// A name of more than ``maxLength`` bytes as one of exactly ``maxLength``: its first 183 bytes (cut back to a
+    /// whole character), `~` and the 16 hex digits of its 64-bit FNV-1a hash, so two long names that share their
+    /// first bytes stay apart (a namespace is a label, not a secret: any client may name any namespace). Applying it
+    /// again changes nothing.
+    package static func bounded(_ name: String) -> String {
+        let utf8 = name.utf8
+        guard utf8.count > maxLength else { return name }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let hex = String(hash, radix: 16)
+        let suffix = "~" + String(repeating: "0", count: 16 - hex.utf8.count) + hex
+        var end = utf8.index(utf8.startIndex, offsetBy: maxLength - suffix.utf8.count)
+        while end > utf8.startIndex, UTF8.isContinuation(utf8[end]) { end = utf8.index(before: end) }
+        return String(decoding: utf8[..<end], as: UTF8.self) + suffix
+    }
+
+    /// Why the request cannot be served: its `Sandbox-Namespace` header is longer than ``maxLength`` bytes (a
+    /// namespace it names must be one the client can name again, so it is refused rather than cut); nil otherwise.
+    /// Runs before the route of every request (``Router/setRequestCheck(_:)``): one header look-up and a byte count.
+    package static func refusal(_ request: HTTPRequest) -> NamespaceRefusal? {
+        guard let header = request.headers[headerName], header.utf8.count > maxLength else { return nil }
+        // The parser strips surrounding blanks; a request built in code may carry them (``init(header:)`` trims).
+        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        let length = header.utf8.drop(while: blank).reversed().drop(while: blank).count
+        return length > maxLength ? NamespaceRefusal(length: length) : nil
+    }
+
+    /// Throws ``refusal(_:)``: the check a router runs before every route.
+    package static func check(_ request: HTTPRequest) throws(NamespaceRefusal) {
+        if let refusal = refusal(request) { throw refusal }
+    }
+
     /// The token of `Authorization: Bearer <token>` (RFC 6750 §2.1; the scheme is case-insensitive), nil when
     /// missing, another scheme or empty. Runs for every request, so it compares bytes.
     package static func bearerToken(_ request: HTTPRequest) -> String? {
@@ -57,6 +101,25 @@ extension Namespace {
         guard !trimmed.isEmpty else { return nil }
         return String(decoding: token.prefix(trimmed.count), as: UTF8.self)
     }
+}
+
+/// A `Sandbox-Namespace` header longer than ``Namespace/maxLength`` bytes: 400 before any route runs. Each
+/// provider's error format answers it in the provider's own format under its paths (its ``ProviderErrorFormat``);
+/// elsewhere (the control API, `/__sandbox/…`) it answers as the control API's errors do:
+/// `{"error":"Bad Request","message":"…","status":400}`.
+package struct NamespaceRefusal: Error, HTTPResponseError, Sendable, Equatable {
+    /// The header's length in UTF-8 bytes.
+    package var length: Int
+
+    package init(length: Int) { self.length = length }
+
+    package var message: String {
+        "\(Namespace.headerName): \(length) bytes; a namespace name has at most \(Namespace.maxLength) bytes (UTF-8)"
+    }
+
+    package var httpError: HTTPError { HTTPError(.badRequest, message) }
+
+    package func response(for request: HTTPRequest) -> HTTPResponse { DefaultErrorRenderer().render(httpError, for: request) }
 }
 
 /// `Authorization: Basic base64(user:password)` (RFC 7617).

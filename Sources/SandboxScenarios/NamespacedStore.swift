@@ -62,12 +62,16 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
     package func nextSequence() -> UInt64 { sequence.withLock { $0 += 1; return $0 } }
 
     /// Runs `body` on the namespace's state under its shard's lock, reading or changing it in place. A namespace
-    /// is created by the first access that leaves its state non-empty.
+    /// is created by the first access that leaves its state non-empty, and dropped by the access that leaves it
+    /// empty (its last object evicted, expired or cancelled): a namespace that holds nothing costs nothing here.
     package func withState<Result: Sendable, Failure: Error>(
         _ namespace: Namespace, _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try shard(namespace).withLock { (shard) throws(Failure) -> Result in
-            if shard.slots[namespace] != nil { return try body(&shard.slots[namespace]!.state) }
+            if shard.slots[namespace] != nil {
+                defer { if shard.slots[namespace]?.state.isEmpty == true { shard.slots[namespace] = nil } }
+                return try body(&shard.slots[namespace]!.state)
+            }
             var fresh = makeState()
             defer { if !fresh.isEmpty { shard.slots[namespace] = Slot(state: fresh, sequence: nextSequence()) } }
             return try body(&fresh)
@@ -92,12 +96,17 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
         for shard in shards { shard.withLock { $0.slots.removeAll() } }
     }
 
-    /// Runs `body` on every namespace's state, one shard's lock at a time; stops at the first non-nil answer.
+    /// Runs `body` on every namespace's state, one shard's lock at a time; stops at the first non-nil answer. A
+    /// state `body` leaves empty is dropped, as by ``withState(_:_:)``.
     package func first<Result: Sendable>(_ body: (Namespace, inout State) -> Result?) -> Result? {
         for shard in shards {
             let found = shard.withLock { (shard) -> Result? in
+                var emptied: [Namespace] = []
+                defer { for namespace in emptied { shard.slots[namespace] = nil } }
                 for namespace in shard.slots.keys {
-                    if let result = body(namespace, &shard.slots[namespace]!.state) { return result }
+                    let result = body(namespace, &shard.slots[namespace]!.state)
+                    if shard.slots[namespace]!.state.isEmpty { emptied.append(namespace) }
+                    if let result { return result }
                 }
                 return nil
             }
@@ -152,6 +161,9 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
 
     /// The namespaces that have state now.
     package var namespaces: [Namespace] { shards.flatMap { $0.withLock { Array($0.slots.keys) } } }
+
+    /// How many namespaces have state now (each holds at least one object: an emptied one is dropped).
+    package var namespaceCount: Int { shards.reduce(0) { $0 + $1.withLock { $0.slots.count } } }
 }
 
 /// When a namespace's expired objects are swept: the shared cadence of the stores. A sweep runs on a creation,

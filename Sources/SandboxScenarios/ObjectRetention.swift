@@ -14,7 +14,7 @@ package struct RetainedObjectKind: Sendable {
 
     /// Under the store's lock: objects the store dropped itself (expired and swept, cancelled). Only ids it held
     /// until now: the retention keeps counts, not ids, and trusts this list.
-    package func removed(_ namespace: Namespace, _ ids: some Collection<String>) { retention.removed(namespace, self, count: ids.count) }
+    package func removed(_ namespace: Namespace, _ ids: some Collection<String>) { retention.removed(namespace, self, ids: ids) }
 
     /// All of the namespace's objects of this kind went (a reset).
     package func removedAll(_ namespace: Namespace) { retention.removedAll(namespace, self) }
@@ -62,7 +62,11 @@ package final class ObjectRetention: Sendable {
     }
     private let kinds = Locked<[Kind]>([])
     private let ledger = Locked(Ledger())
-    private let groups = Locked<[Namespace: EvictionGroup]>([:])
+    private let groups = Locked(EvictionGroups())
+    /// In a struct: a bare closure as `Locked`'s generic value would be wrapped in two more reabstraction thunks at
+    /// every `withLock` (its `inout` is written back), and each call would go deeper.
+    private struct RemovalObserver { let call: @Sendable (ObjectRemoval) -> Void }
+    private let removalObserver = Locked<RemovalObserver?>(nil)
 
     /// `journal`: where evictions are recorded (nil: nowhere); `clock`: the base clock their grouping follows.
     package init(maxObjects: Int? = nil, journal: Journal? = nil, clock: any SandboxClock = SystemClock(), journalGroupSeconds: TimeInterval = 1) {
@@ -102,14 +106,44 @@ package final class ObjectRetention: Sendable {
         ledger.withLock { $0.created(namespace, kind.index, id, queued: maxObjects != nil) }
     }
 
-    fileprivate func removed(_ namespace: Namespace, _ kind: RetainedObjectKind, count: Int) {
-        guard count > 0 else { return }
-        ledger.withLock { $0.removed(namespace, kind.index, count: count) }
+    fileprivate func removed(_ namespace: Namespace, _ kind: RetainedObjectKind, ids: some Collection<String>) {
+        guard !ids.isEmpty else { return }
+        let emptied = ledger.withLock { $0.removed(namespace, kind.index, count: ids.count) }
+        notify(ObjectRemoval(namespace: namespace, ids: Array(ids), namespaceEmptied: emptied))
     }
 
     fileprivate func removedAll(_ namespace: Namespace, _ kind: RetainedObjectKind) {
-        ledger.withLock { $0.removedAll(namespace, kind.index) }
+        let emptied = ledger.withLock { $0.removedAll(namespace, kind.index) }
+        if emptied { notify(ObjectRemoval(namespace: namespace, ids: [], namespaceEmptied: true)) }
     }
+
+    // MARK: Observing removals
+
+    /// Objects of one namespace that went (evicted, dropped by their store, reset), and whether the namespace now
+    /// holds no object at all.
+    package struct ObjectRemoval: Sendable {
+        package var namespace: Namespace
+        /// The ids that went (none for a reset, which takes a whole kind).
+        package var ids: [String]
+        package var namespaceEmptied: Bool
+    }
+
+    /// `observer` hears of every removal, after it happened, with no lock of this type held (the store that removed
+    /// may still hold its own): what keeps per-object state elsewhere (the scenario engine's sequence counters) lets it
+    /// go with its object. One observer; setting another replaces it.
+    package func observeRemovals(_ observer: @escaping @Sendable (ObjectRemoval) -> Void) {
+        removalObserver.withLock { $0 = RemovalObserver(call: observer) }
+    }
+
+    private func notify(_ removal: ObjectRemoval) {
+        removalObserver.withLock { $0 }?.call(removal)
+    }
+
+    /// How many namespaces hold at least one counted object now (the bookkeeping's own size, for tests).
+    package var namespacesHoldingObjects: Int { ledger.withLock { $0.namespacesHolding } }
+
+    /// Whether the namespace holds at least one counted object now.
+    package func holdsObjects(_ namespace: Namespace) -> Bool { ledger.withLock { $0.holds(namespace) } }
 
     /// Evicts the oldest objects while more than ``maxObjects`` are held. Call it with no store's lock held (a
     /// store calls it after each creation); cheap when nothing is over.
@@ -119,16 +153,20 @@ package final class ObjectRetention: Sendable {
         var (chunkIDs, candidates) = ledger.withLock { ($0.beginCompaction(), $0.takeOldest(over: maxObjects)) }
         if let chunkIDs { compact(chunkIDs) }
         var evicted: [Ledger.Candidate] = []
+        var emptied: Set<Namespace> = []
         while !candidates.isEmpty {
             let kinds = self.kinds.withLock { $0 }
             let gone = candidates.map { kinds[Int($0.kind)].evict?($0.namespace, $0.id) ?? false }
             evicted += zip(candidates, gone).compactMap { $1 ? $0 : nil }
             candidates = ledger.withLock { [candidates] ledger in
-                ledger.settle(candidates, gone: gone)
+                emptied.formUnion(ledger.settle(candidates, gone: gone))
                 return ledger.takeOldest(over: maxObjects)
             }
         }
         guard !evicted.isEmpty else { return }
+        for (namespace, objects) in Dictionary(grouping: evicted, by: \.namespace) {
+            notify(ObjectRemoval(namespace: namespace, ids: objects.map(\.id), namespaceEmptied: emptied.contains(namespace)))
+        }
         journalEvictions(evicted, kinds: kinds.withLock { $0 }, max: maxObjects)
     }
 
@@ -148,6 +186,12 @@ package final class ObjectRetention: Sendable {
     }
 
     // MARK: The journal
+
+    /// The bursts under way, by namespace: at most those of the last ``journalGroupSeconds`` once pruned.
+    private struct EvictionGroups {
+        var byNamespace: [Namespace: EvictionGroup] = [:]
+        var pruneAt = 64
+    }
 
     /// A burst of evictions in one namespace: one journal entry, changed in place while the burst lasts.
     private struct EvictionGroup {
@@ -187,10 +231,15 @@ package final class ObjectRetention: Sendable {
         guard let journal else { return }
         let now = clock.now()
         let window = journalGroupSeconds
-        groups.withLock { groups in
-            if groups.count > 64 { groups = groups.filter { now < $0.value.startedAt + window } }
+        groups.withLock { all in
+            // Bursts that ended are dropped once the groups double (not at every eviction: with a namespace per
+            // eviction, every group is recent and a filter each time would cost as many as there are groups).
+            if all.byNamespace.count > all.pruneAt {
+                all.byNamespace = all.byNamespace.filter { now < $0.value.startedAt + window }
+                all.pruneAt = Swift.max(64, 2 * all.byNamespace.count)
+            }
             for (namespace, objects) in Dictionary(grouping: evicted, by: \.namespace) {
-                var group = groups[namespace].flatMap { now < $0.startedAt + window ? $0 : nil }
+                var group = all.byNamespace[namespace].flatMap { now < $0.startedAt + window ? $0 : nil }
                     ?? EvictionGroup(sequence: 0, startedAt: now, note: EvictionNote(max: max), listed: [])
                 var listedChanged = false
                 for object in objects {
@@ -210,7 +259,7 @@ package final class ObjectRetention: Sendable {
                                                     body: body ?? JSONText.object([("objects", .array(group.listed))]).data)
                     group.startedAt = now
                 }
-                groups[namespace] = group
+                all.byNamespace[namespace] = group
             }
         }
     }
@@ -277,6 +326,10 @@ extension ObjectRetention {
 
         var held = 0
         var evicted = 0
+        /// Objects held per namespace: a namespace is here while it holds one (so a removal can tell it emptied it).
+        private var heldPerNamespace: [Namespace: Int] = [:]
+        var namespacesHolding: Int { heldPerNamespace.count }
+        func holds(_ namespace: Namespace) -> Bool { heldPerNamespace[namespace] != nil }
         /// Candidates handed out and not yet settled: they still count in ``held``.
         private var inFlight = 0
         var queue = CreationQueue()
@@ -315,26 +368,43 @@ extension ObjectRetention {
             let index = slot(namespace, kind)
             slots[Int(index)]!.held += 1
             held += 1
+            heldPerNamespace[namespace, default: 0] += 1
             guard queued else { return }
             slots[Int(index)]!.queued += 1
             queue.append(id, slot: index)
         }
 
-        mutating func removed(_ namespace: Namespace, _ kind: UInt8, count: Int) {
-            guard let index = liveSlot[SlotKey(namespace: namespace, kind: kind)] else { return }
+        /// True when the namespace now holds no object.
+        mutating func removed(_ namespace: Namespace, _ kind: UInt8, count: Int) -> Bool {
+            guard let index = liveSlot[SlotKey(namespace: namespace, kind: kind)] else { return heldPerNamespace[namespace] == nil }
             let count = min(count, slots[Int(index)]!.held)
             slots[Int(index)]!.held -= count
             held -= count
             releaseIfUnused(index)
+            return uncount(namespace, count)
         }
 
-        mutating func removedAll(_ namespace: Namespace, _ kind: UInt8) {
+        /// True when the namespace now holds no object.
+        mutating func removedAll(_ namespace: Namespace, _ kind: UInt8) -> Bool {
             let key = SlotKey(namespace: namespace, kind: kind)
-            guard let index = liveSlot.removeValue(forKey: key) else { return }
-            held -= slots[Int(index)]!.held
+            guard let index = liveSlot.removeValue(forKey: key) else { return heldPerNamespace[namespace] == nil }
+            let count = slots[Int(index)]!.held
+            held -= count
             slots[Int(index)]!.held = 0
             slots[Int(index)]!.retired = true
             releaseIfUnused(index)
+            return uncount(namespace, count)
+        }
+
+        /// Takes `count` off the namespace's objects; true when it holds none now.
+        private mutating func uncount(_ namespace: Namespace, _ count: Int) -> Bool {
+            guard let now = heldPerNamespace[namespace] else { return true }
+            guard now > count else {
+                heldPerNamespace[namespace] = nil
+                return true
+            }
+            heldPerNamespace[namespace] = now - count
+            return false
         }
 
         /// Takes entries off the front of the queue until the rest holds at most `max` objects: the live-looking ones
@@ -357,9 +427,11 @@ extension ObjectRetention {
         }
 
         /// What the stores said of ``takeOldest(over:)``'s candidates: `gone[i]` if it was still there and is now
-        /// evicted. An object a reset dropped meanwhile left the count with the reset.
-        mutating func settle(_ candidates: [Candidate], gone: [Bool]) {
+        /// evicted. An object a reset dropped meanwhile left the count with the reset. Returns the namespaces that
+        /// now hold no object.
+        mutating func settle(_ candidates: [Candidate], gone: [Bool]) -> Set<Namespace> {
             inFlight -= candidates.count
+            var emptied: Set<Namespace> = []
             for (candidate, gone) in zip(candidates, gone) {
                 let index = Int(candidate.slot)
                 slots[index]!.pending -= 1
@@ -368,10 +440,12 @@ extension ObjectRetention {
                     if !slots[index]!.retired && slots[index]!.held > 0 {
                         slots[index]!.held -= 1
                         held -= 1
+                        if uncount(candidate.namespace, 1) { emptied.insert(candidate.namespace) }
                     }
                 }
                 releaseIfUnused(candidate.slot)
             }
+            return emptied
         }
 
         // MARK: Compaction

@@ -28,8 +28,41 @@ package final class ScenarioEngine: Sendable {
         var library: ScenarioLibrary
         var defaults: [Namespace: String] = [:]
         var counters: [CounterKey: Int] = [:]
+        /// The keys of ``counters`` per namespace and object, so they go with their object (``forget(_:)``). May name
+        /// keys a reload or the bound already dropped (removing those again changes nothing).
+        var countedObjects: [Namespace: CountedNamespace] = [:]
+        /// Sweeps of idle namespaces so far, counters made since the last, and how many make the next due
+        /// (``index(_:_:)``).
+        var sweeps = 0
+        var countersSinceSweep = 0
+        var sweepInterval = ScenarioEngine.countersPerSweep
         var lastReloadProblems: [ScenarioProblem] = []
     }
+
+    private struct CountedNamespace {
+        var objects: [String: [CounterKey]] = [:]
+        /// The sweep count when a call of the namespace last counted.
+        var lastUsed: Int
+    }
+
+    /// Whether a namespace holds objects now (``ObjectRetention/holdsObjects(_:)``), for the sweep of idle namespaces.
+    private let holdsObjects = Locked<ObjectHolder?>(nil)
+    /// In a struct, not bare in `Locked` (see ``ObjectRetention``'s observer: a bare closure gains thunks at each access).
+    private struct ObjectHolder { let holds: @Sendable (Namespace) -> Bool }
+    /// A sweep is due after this many new counters, or twice as many as namespaces holding objects had counters at
+    /// the last sweep, whichever is more (so a sweep's cost, which grows with those namespaces, is shared by as many
+    /// new counters).
+    package static let countersPerSweep = 4096
+
+    /// How many namespaces may have a default scenario at a time: choosing one for one more is refused
+    /// (``TooManyDefaults``) until a reset frees one.
+    package let maxDefaults: Int
+    package static let defaultMaxDefaults = 100_000
+    /// How many sequence counters are kept at most. Counters go with their object (evicted, expired, cancelled,
+    /// reset) and with their namespace's last object; past this bound (calls that name objects that never existed,
+    /// in many namespaces) an arbitrary older counter goes for each new one, and its sequence starts again.
+    package let maxCounters: Int
+    package static let defaultMaxCounters = 250_000
 
     private struct CounterKey: Hashable {
         var namespace: Namespace
@@ -40,7 +73,10 @@ package final class ScenarioEngine: Sendable {
     }
 
     package init(library: ScenarioLibrary, directories: [URL] = [], vocabulary: ScenarioVocabulary = ScenarioVocabulary(merging: []),
-                contentRuleScenarios: [String] = []) {
+                contentRuleScenarios: [String] = [], maxDefaults: Int = ScenarioEngine.defaultMaxDefaults,
+                maxCounters: Int = ScenarioEngine.defaultMaxCounters) {
+        self.maxDefaults = max(1, maxDefaults)
+        self.maxCounters = max(1, maxCounters)
         self.directories = directories
         self.vocabulary = vocabulary
         self.contentRuleScenarios = contentRuleScenarios
@@ -114,11 +150,23 @@ package final class ScenarioEngine: Sendable {
         package var description: String { "unknown scenario \"\(name)\" (known: \(known.joined(separator: ", ")))" }
     }
 
-    /// Sets (or with nil clears) the namespace's default scenario.
-    package func setDefault(_ name: String?, for namespace: Namespace) throws(UnknownScenario) {
-        try state.withLock { (state: inout State) throws(UnknownScenario) in
+    /// Choosing a default for one more namespace while ``maxDefaults`` have one.
+    package struct TooManyDefaults: Error, Sendable, CustomStringConvertible {
+        package var limit: Int
+        package var description: String {
+            "\(limit) namespaces have a default scenario already (the sandbox's bound): reset one, or clear its default, first"
+        }
+    }
+
+    /// Sets (or with nil clears) the namespace's default scenario. Throws ``UnknownScenario`` for a name no loaded
+    /// scenario has, ``TooManyDefaults`` past ``maxDefaults``.
+    package func setDefault(_ name: String?, for namespace: Namespace) throws {
+        try state.withLock { (state: inout State) throws in
             if let name, state.library.scenario(named: name) == nil {
                 throw UnknownScenario(name: name, known: state.library.scenarios.map(\.name))
+            }
+            if name != nil, state.defaults[namespace] == nil, state.defaults.count >= maxDefaults {
+                throw TooManyDefaults(limit: maxDefaults)
             }
             state.defaults[namespace] = name
         }
@@ -128,13 +176,84 @@ package final class ScenarioEngine: Sendable {
 
     /// The namespaces that have a default scenario (for the control page's list).
     package var namespacesWithDefault: [Namespace] { state.withLock { Array($0.defaults.keys) } }
+    /// How many namespaces have a default scenario (at most ``maxDefaults``).
+    package var namespacesWithDefaultCount: Int { state.withLock { $0.defaults.count } }
 
     /// Forgets the namespace's default scenario and sequence counters.
     package func reset(_ namespace: Namespace) {
         state.withLock { state in
             state.defaults[namespace] = nil
-            state.counters = state.counters.filter { $0.key.namespace != namespace }
+            Self.dropCounters(of: namespace, &state)
         }
+    }
+
+    // MARK: Counters of objects that went
+
+    /// Sequence counters held now (at most ``maxCounters``).
+    package var counterCount: Int { state.withLock { $0.counters.count } }
+    /// Namespaces with at least one sequence counter.
+    package var namespacesWithCounters: Int { state.withLock { $0.countedObjects.count } }
+
+    /// Objects went (``ObjectRetention/observeRemovals(_:)``): their counters go with them, and when the namespace
+    /// holds no object any more, every counter of the namespace (those of creations too, `new-…`): a namespace that
+    /// holds nothing and chose nothing costs nothing. Its default scenario stays (it was chosen).
+    package func forget(_ removal: ObjectRetention.ObjectRemoval) {
+        state.withLock { state in
+            guard state.countedObjects[removal.namespace] != nil else { return }
+            if removal.namespaceEmptied {
+                Self.dropCounters(of: removal.namespace, &state)
+                return
+            }
+            for id in removal.ids {
+                guard let keys = state.countedObjects[removal.namespace]?.objects.removeValue(forKey: id) else { continue }
+                for key in keys { state.counters[key] = nil }
+            }
+            if state.countedObjects[removal.namespace]?.objects.isEmpty == true { state.countedObjects[removal.namespace] = nil }
+        }
+    }
+
+    /// Counters of calls that name no object the stores hold (an unknown id) stay until a sweep: once
+    /// ``countersPerSweep`` new counters were made (or twice as many as namespaces that hold objects had counters),
+    /// the counters of every namespace that holds no object (`holds`, asked under this engine's lock) and counted
+    /// nothing since the sweep before go. A retry sequence in a namespace without objects survives while it is used
+    /// between two sweeps; counters of namespaces without objects are at most two sweeps' worth.
+    package func sweepIdleNamespaces(holdingObjects holds: @escaping @Sendable (Namespace) -> Bool) {
+        holdsObjects.withLock { $0 = ObjectHolder(holds: holds) }
+    }
+
+    private static func dropCounters(of namespace: Namespace, _ state: inout State) {
+        guard let counted = state.countedObjects.removeValue(forKey: namespace) else { return }
+        for keys in counted.objects.values { for key in keys { state.counters[key] = nil } }
+    }
+
+    /// Keeps a counter's key findable by its namespace and object, after a sweep if one is due and making room
+    /// under ``maxCounters``.
+    private func index(_ key: CounterKey, _ state: inout State) {
+        state.countersSinceSweep += 1
+        if state.countersSinceSweep >= state.sweepInterval, let holds = holdsObjects.withLock({ $0 })?.holds {
+            let sweep = state.sweeps
+            var idle: [Namespace] = [], holding = 0
+            for (namespace, counted) in state.countedObjects {
+                if holds(namespace) {
+                    holding += 1
+                } else if counted.lastUsed < sweep {
+                    idle.append(namespace)
+                }
+            }
+            for namespace in idle { Self.dropCounters(of: namespace, &state) }
+            state.sweeps += 1
+            state.countersSinceSweep = 0
+            state.sweepInterval = max(Self.countersPerSweep, 2 * holding)
+        }
+        while state.counters.count >= maxCounters, let victim = state.counters.first?.key {
+            state.counters[victim] = nil
+            state.countedObjects[victim.namespace]?.objects[victim.object]?.removeAll { $0 == victim }
+            if state.countedObjects[victim.namespace]?.objects[victim.object]?.isEmpty == true {
+                state.countedObjects[victim.namespace]?.objects[victim.object] = nil
+                if state.countedObjects[victim.namespace]?.objects.isEmpty == true { state.countedObjects[victim.namespace] = nil }
+            }
+        }
+        state.countedObjects[key.namespace, default: CountedNamespace(lastUsed: state.sweeps)].objects[key.object, default: []].append(key)
     }
 
     // MARK: The state file
@@ -178,6 +297,7 @@ package final class ScenarioEngine: Sendable {
                 }
                 let key = CounterKey(namespace: Namespace(counter.namespace), object: counter.object,
                                      operation: ScenarioOperation(counter.operation), scenario: counter.scenario, rule: counter.rule)
+                if state.counters[key] == nil { index(key, &state) }
                 state.counters[key] = counter.calls
             }
         }
@@ -217,9 +337,14 @@ package final class ScenarioEngine: Sendable {
         else { return (selected?.name, .approve) }
         let key = CounterKey(namespace: namespace, object: object, operation: operation, scenario: scenario.name, rule: ruleIndex)
         let callIndex = state.withLock { state -> Int in
-            let index = state.counters[key, default: 0]
-            state.counters[key] = index + 1
-            return index
+            state.countedObjects[namespace]?.lastUsed = state.sweeps
+            guard let calls = state.counters[key] else {
+                index(key, &state)
+                state.counters[key] = 1
+                return 0
+            }
+            state.counters[key] = calls + 1
+            return calls
         }
         return (scenario.name, scenario.rules[ruleIndex].decision(ruleIndex: ruleIndex, callIndex: callIndex))
     }

@@ -72,6 +72,15 @@ package struct SwedbankPayProblem: Error, ProviderError, Equatable, Sendable {
     }
 }
 
+extension SwedbankPayProblem {
+    /// A `Sandbox-Namespace` header longer than a namespace name may be (``NamespaceRefusal``): an input error
+    /// naming the header, as Swedbank Pay names a bad field (§2.1).
+    package static func namespaceRefused(_ refusal: NamespaceRefusal) -> SwedbankPayProblem {
+        SwedbankPayProblem("inputerror", status: .badRequest, title: "Error in input data", detail: refusal.message,
+                           problems: [Detail(name: Namespace.headerName, description: refusal.message)])
+    }
+}
+
 /// Swedbank Pay's errors, all as problems (§2): 404, 405, framing errors, timeouts and uncaught errors under a
 /// Swedbank Pay path, the errors its handlers throw, and the scenario player's own answers.
 package struct SwedbankPayErrorFormat: ProviderErrorFormat {
@@ -79,7 +88,10 @@ package struct SwedbankPayErrorFormat: ProviderErrorFormat {
     package let ids: any IDGenerator
     package init(ids: any IDGenerator) { self.ids = ids }
 
-    package func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse { ids.answer(error, for: request) }
+    package func render(_ error: any HTTPResponseError, for request: HTTPRequest) -> HTTPResponse {
+        if let refusal = error as? NamespaceRefusal { return SwedbankPayProblem.namespaceRefused(refusal).response(for: request, ids: ids) }
+        return ids.answer(error, for: request)
+    }
 
     package func unknownScenario(_ error: ScenarioEngine.UnknownScenario, for request: HTTPRequest) -> HTTPResponse {
         SwedbankPayProblem.unknownScenario(error).response(for: request, ids: ids)

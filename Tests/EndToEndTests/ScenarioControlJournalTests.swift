@@ -114,7 +114,7 @@ struct ScenarioControlJournalTests {
             for (query, message) in [
                 ("status=abc", #"status must be a number, not \"abc\""#),
                 ("limit=-1", #"limit must be a whole number ≥ 0, not \"-1\""#),
-                ("colour=red", #"unknown filter \"colour\" (use method, path_prefix, status, limit)"#),
+                ("colour=red", #"unknown filter \"colour\" (use method, path_prefix, status, limit, before)"#),
             ] {
                 expectJSON(try await client.get("/__sandbox/journal?\(query)"), status: 400,
                            #"{"error": "Bad Request", "status": 400, "message": "\#(message)"}"#)

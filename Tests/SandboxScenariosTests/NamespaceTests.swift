@@ -90,3 +90,51 @@ import Testing
         #expect(BasicCredentials.base64Decode(Array("QUI".utf8)) == Array("AB".utf8))  // padding left out
     }
 }
+
+@Suite struct NamespaceBoundTests {
+    @Test func aLongName_IsCutTo200Bytes_WithAHashOfTheWhole() {
+        let long = String(repeating: "a", count: 500)
+        let bounded = Namespace(long).name
+        #expect(bounded.utf8.count == Namespace.maxLength)
+        #expect(bounded.hasPrefix(String(repeating: "a", count: 183) + "~"))
+        #expect(Namespace(bounded).name == bounded, "cutting again changes nothing")
+        #expect(Namespace(long + "b") != Namespace(long), "names sharing their first bytes stay apart")
+        #expect(Namespace(String(repeating: "b", count: 200)).name == String(repeating: "b", count: 200))
+        // Cut back to a whole character: "é" is 2 bytes, 183 is odd.
+        let accented = Namespace(String(repeating: "é", count: 300)).name
+        #expect(accented.hasPrefix(String(repeating: "é", count: 91) + "~") && accented.utf8.count == 199)
+    }
+
+    @Test func aLongBasicUserOrBearerToken_NamesTheBoundedNamespace() throws {
+        let user = String(repeating: "u", count: 1000)
+        let basic = "Basic " + Data("\(user):p".utf8).base64EncodedString()
+        #expect(Namespace(for: try NamespaceTests.request(["Authorization": basic])) == Namespace(user))
+        #expect(Namespace(for: try NamespaceTests.request(["Authorization": "Bearer " + user])).name.utf8.count == 200)
+    }
+
+    @Test func refusal_IsForAHeaderPast200Bytes_Only() throws {
+        #expect(Namespace.refusal(try NamespaceTests.request(["Sandbox-Namespace": String(repeating: "x", count: 200)])) == nil)
+        #expect(Namespace.refusal(try NamespaceTests.request(["Sandbox-Namespace": " " + String(repeating: "x", count: 200) + "\t"])) == nil)
+        #expect(Namespace.refusal(try NamespaceTests.request(["Sandbox-Namespace": String(repeating: "x", count: 201)])) == NamespaceRefusal(length: 201))
+        // A long Basic user is no refusal: it is cut.
+        let basic = "Basic " + Data("\(String(repeating: "u", count: 1000)):p".utf8).base64EncodedString()
+        #expect(Namespace.refusal(try NamespaceTests.request(["Authorization": basic])) == nil)
+    }
+
+    @Test func registry_KeepsNoZeroOffset_AndRefusesMovesPastItsBound() {
+        let registry = NamespaceRegistry(clock: ManualClock(Date(timeIntervalSince1970: 1_000_000)), maxNamespaces: 2)
+        #expect(registry.advanceWithinRange(Namespace("a"), by: 60).moved)
+        #expect(registry.advanceWithinRange(Namespace("a"), by: -60).moved)
+        #expect(registry.namespacesWithOffsetCount == 0, "moved back to where it was: no entry")
+        #expect(registry.advanceWithinRange(Namespace("a"), by: 1).moved)
+        #expect(registry.set(Namespace("b"), to: Date(timeIntervalSince1970: 2_000_000)))
+        #expect(registry.isFull(for: Namespace("c")) && !registry.isFull(for: Namespace("a")))
+        #expect(!registry.advanceWithinRange(Namespace("c"), by: 1).moved)
+        #expect(!registry.set(Namespace("c"), to: Date(timeIntervalSince1970: 2_000_000)))
+        #expect(registry.offset(Namespace("c")) == 0)
+        #expect(registry.advanceWithinRange(Namespace("a"), by: 1).moved, "a namespace that has an entry may move on")
+        registry.reset(Namespace("b"))
+        #expect(registry.advanceWithinRange(Namespace("c"), by: 1).moved)
+        #expect(registry.namespacesWithOffsetCount == 2)
+    }
+}

@@ -7,7 +7,8 @@ import SandboxScenarios
 /// sandbox cannot reach: read the callbacks the providers made and have one delivered now.
 ///
 /// - `GET /__sandbox/callbacks` (`?object=<id>`: only those about that object, also given as a resource path
-///   ending in the id), oldest first.
+///   ending in the id), oldest first, a page at a time: `?limit=` (default 100, at most 1000, the outbox's bound per
+///   namespace) and `?after=<next_after>` (the last id of the page before); `more` says more follow.
 /// - `GET /__sandbox/callbacks/{id}`.
 /// - `POST /__sandbox/callbacks/{id}/deliver`, optionally `{"url": "http(s)://…"}` (at most ``MerchantURL/maxLength``
 ///   bytes) to send it elsewhere: one call now (journaled as `CALLBACK`), answered with the call's result and the
@@ -24,18 +25,34 @@ struct CallbackRoutes: Sendable {
         let client = CallbackHTTPClient(timeout: Self.deliveryTimeout)
         router.addImmediate("GET /__sandbox/callbacks") { request in
             let namespace = Namespace(for: request)
-            var object: String?
+            var object: String?, after: Int?, limit = Self.listLimit
             for item in request.query {
-                guard item.name == "object" else { throw HTTPError(.badRequest, "unknown filter \"\(item.name)\" (use object)") }
-                // A payment order's id may come as its resource path (`/psp/…/<id>`): its last segment.
-                object = item.value.split(separator: "/").last.map(String.init) ?? item.value
+                switch item.name {
+                case "object":
+                    // A payment order's id may come as its resource path (`/psp/…/<id>`): its last segment.
+                    object = item.value.split(separator: "/").last.map(String.init) ?? item.value
+                case "limit": limit = try ControlRoutes.limit(item.value, max: Self.maxListLimit)
+                case "after":
+                    guard let number = Self.number(item.value) else {
+                        throw HTTPError(.badRequest, "after must be a callback id (cb_<n>, next_after), not \"\(item.value)\"")
+                    }
+                    after = number
+                default: throw HTTPError(.badRequest, "unknown filter \"\(item.name)\" (use object, limit, after)")
+                }
             }
+            var entries = outbox.entries(namespace, object: object)[...]
+            if let after { entries = entries.drop { (Self.number($0.id) ?? 0) <= after } }
+            let page = entries.prefix(limit)
+            let more = entries.count > page.count
             return .json(JSONText.object([
                 ("namespace", .string(namespace.name)),
                 ("capacity", .int(outbox.capacity)),
                 ("capacity_per_namespace", .int(outbox.capacityPerNamespace)),
                 ("evicted", .int(outbox.evicted)),
-                ("callbacks", .array(outbox.entries(namespace, object: object).map(Self.json))),
+                ("callbacks", .array(page.map(Self.json))),
+                ("limit", .int(limit)),
+                ("more", .bool(more)),
+                ("next_after", more ? page.last.map { .string($0.id) } ?? .null : .null),
             ]).data)
         }
         router.addImmediate("GET /__sandbox/callbacks/:id") { request in
@@ -74,6 +91,15 @@ struct CallbackRoutes: Sendable {
             let now = outbox.recordManual(namespace, entry.id, attempt) ?? entry
             return .json(JSONText.object([("attempt", Self.json(attempt)), ("callback", Self.json(now))]).data)
         }
+    }
+
+    /// The callbacks a list gives by default, and at most.
+    static let listLimit = 100
+    static let maxListLimit = 1000
+
+    /// The number of a callback id, `cb_<n>` (ids grow with each callback, across namespaces).
+    static func number(_ id: String) -> Int? {
+        id.hasPrefix("cb_") ? Int(id.dropFirst(3)) : nil
     }
 
     private static func entry(_ outbox: CallbackOutbox, _ namespace: Namespace, _ id: String) throws -> CallbackOutbox.Entry {

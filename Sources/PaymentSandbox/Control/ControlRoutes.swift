@@ -59,6 +59,8 @@ struct ControlRoutes: Sendable {
             return .json(Self.clock(namespace, registry).data)
         }
         // ?method=POST&path_prefix=/payments/&status=409&limit=50: the namespace's newest matching calls, oldest first.
+        // A page: at most `limit` (default 100, at most 1000); "more" says older ones match too, read them with
+        // ?before=<next_before>.
         router.addImmediate("GET /__sandbox/journal") { request in
             let namespace = Namespace(for: request)
             var filter = Journal.Filter()
@@ -69,21 +71,49 @@ struct ControlRoutes: Sendable {
                 case "status":
                     guard let status = Int(item.value) else { throw HTTPError(.badRequest, "status must be a number, not \"\(item.value)\"") }
                     filter.status = status
-                case "limit":
-                    guard let limit = Int(item.value), limit >= 0 else {
-                        throw HTTPError(.badRequest, "limit must be a whole number ≥ 0, not \"\(item.value)\"")
+                case "limit": filter.limit = try Self.limit(item.value, max: Journal.maxLimit)
+                case "before":
+                    guard let before = Int(item.value) else {
+                        throw HTTPError(.badRequest, "before must be an entry's sequence number (next_before), not \"\(item.value)\"")
                     }
-                    filter.limit = limit
+                    filter.before = before
                 default:
-                    throw HTTPError(.badRequest, "unknown filter \"\(item.name)\" (use method, path_prefix, status, limit)")
+                    throw HTTPError(.badRequest, "unknown filter \"\(item.name)\" (use method, path_prefix, status, limit, before)")
                 }
             }
-            let entries = journal.entries(namespace, filter)
+            let page = journal.page(namespace, filter)
             return .json(JSONText.object([
                 ("namespace", .string(namespace.name)),
                 ("capacity", .int(journal.capacity)),
                 ("dropped", .int(journal.dropped)),
-                ("entries", .array(entries.map(Self.journalEntry))),
+                ("entries", .array(page.entries.map(Self.journalEntry))),
+                ("limit", .int(min(filter.limit, Journal.maxLimit))),
+                ("more", .bool(page.more)),
+                ("next_before", page.nextBefore.map(JSONText.int) ?? .null),
+            ]).data)
+        }
+        // Every namespace that holds something (objects, a moved clock, a default scenario, journal entries), by name:
+        // ?limit= (default 100, at most 1000) and ?after=<next_after> for the next page.
+        router.addImmediate("GET /__sandbox/namespaces") { request in
+            var after: String?, limit = Self.namespaceLimit
+            for item in request.query {
+                switch item.name {
+                case "after": after = item.value
+                case "limit": limit = try Self.limit(item.value, max: Self.maxNamespaceLimit)
+                default: throw HTTPError(.badRequest, "unknown parameter \"\(item.name)\" (use limit, after)")
+                }
+            }
+            let listing = control.namespaces(after: after, limit: limit)
+            return .json(JSONText.object([
+                ("total", .int(listing.total)),
+                ("namespaces", .array(listing.rows.map { row in
+                    .object([("name", .string(row.namespace.name)), ("objects", .int(row.objects)),
+                             ("journal_entries", .int(row.journalEntries)), ("offset_seconds", .double(row.offsetSeconds)),
+                             ("default_scenario", row.defaultScenario.map(JSONText.string) ?? .null)])
+                })),
+                ("limit", .int(limit)),
+                ("more", .bool(listing.more)),
+                ("next_after", listing.nextAfter.map(JSONText.string) ?? .null),
             ]).data)
         }
         // The loaded scenarios, the namespace's default, and why the last reload failed (if it did).
@@ -116,13 +146,117 @@ struct ControlRoutes: Sendable {
             }
         }
         CallbackRoutes(outbox: outbox, journal: journal).add(to: &router)
+        // Every store's objects of the namespace. Each store's lists are a page: ?offset= (default 0) and ?limit=
+        // (default 1000, at most 10000) apply to each list; "more" says a list has more past this page
+        // (?offset=<next_offset>).
         router.add("GET /__sandbox/state") { request in
             let namespace = Namespace(for: request)
+            var offset = 0, limit = Self.stateLimit
+            for item in request.query {
+                switch item.name {
+                case "offset":
+                    guard let value = Int(item.value), value >= 0 else {
+                        throw HTTPError(.badRequest, "offset must be a whole number ≥ 0, not \"\(item.value)\"")
+                    }
+                    offset = value
+                case "limit": limit = try Self.limit(item.value, max: Self.maxStateLimit)
+                default: throw HTTPError(.badRequest, "unknown parameter \"\(item.name)\" (use offset, limit)")
+                }
+            }
             var members: [(String, JSONText)] = [("namespace", .string(namespace.name)),
                                                  ("now", .string(Self.iso8601(registry.now(namespace))))]
-            for state in states { members.append((state.stateName, await state.snapshot(namespace))) }
+            var more = false
+            for state in states {
+                let (page, cut) = Self.page(await state.snapshot(namespace), offset: offset, limit: limit)
+                more = more || cut
+                members.append((state.stateName, page))
+            }
+            members += [("offset", .int(offset)), ("limit", .int(limit)), ("more", .bool(more)),
+                        ("next_offset", more ? .int(offset + limit) : .null)]
             return .json(JSONText.object(members).data)
         }
+    }
+
+    // MARK: Pages of lists
+
+    /// The namespaces a page lists by default, and at most.
+    static let namespaceLimit = 100
+    static let maxNamespaceLimit = 1000
+    /// The objects each list of `GET /__sandbox/state` gives by default, and at most.
+    static let stateLimit = 1000
+    static let maxStateLimit = 10_000
+
+    /// A `limit` query value: a whole number ≥ 0, at most `max` (a larger one gives `max`).
+    static func limit(_ text: String, max: Int) throws(HTTPError) -> Int {
+        guard let limit = Int(text), limit >= 0 else {
+            throw HTTPError(.badRequest, "limit must be a whole number ≥ 0, not \"\(text)\"")
+        }
+        return Swift.min(limit, max)
+    }
+
+    /// `snapshot` (a store's object of lists) with each list that is a member of it cut to `limit` items from
+    /// `offset`; true when a list had more past them.
+    static func page(_ snapshot: JSONText, offset: Int, limit: Int) -> (JSONText, more: Bool) {
+        guard case .object(let members) = snapshot else { return (snapshot, false) }
+        var more = false
+        let paged = members.map { name, value -> (String, JSONText) in
+            guard case .array(let items) = value else { return (name, value) }
+            if items.count > offset + limit { more = true }
+            return (name, .array(Array(items.dropFirst(offset).prefix(limit))))
+        }
+        return (.object(paged), more)
+    }
+
+    /// One namespace in the overview (the page's and `GET /__sandbox/namespaces`).
+    struct NamespaceRow: Sendable {
+        var namespace: Namespace
+        var objects: Int
+        var journalEntries: Int
+        var offsetSeconds: TimeInterval
+        var defaultScenario: String?
+    }
+
+    /// One page of the namespaces that hold something, by name.
+    struct NamespaceListing: Sendable {
+        var rows: [NamespaceRow]
+        /// Namespaces that hold something, on every page.
+        var total: Int
+        /// More follow this page: ask with `after` = ``nextAfter``.
+        var more: Bool
+        var nextAfter: String? { more ? rows.last?.namespace.name : nil }
+    }
+
+    /// The first `limit` namespaces by name (after `after`, if given) of every namespace with objects, a moved clock,
+    /// a default scenario or journal entries. Picks them without sorting every name (a sorted buffer of `limit + 1`),
+    /// and counts the objects and entries of those only: the cost of a page grows with the number of namespaces,
+    /// its size does not.
+    func namespaces(after: String?, limit: Int) -> NamespaceListing {
+        let counts = journal.entryCounts
+        var names = Set(counts.keys)
+        for state in states { names.formUnion(state.namespacesWithState) }
+        names.formUnion(registry.namespacesWithOffset)
+        names.formUnion(scenarios.namespacesWithDefault)
+        var first: [Namespace] = []
+        let keep = limit + 1
+        first.reserveCapacity(keep)
+        for namespace in names {
+            if let after, namespace.name <= after { continue }
+            if first.count == keep, let last = first.last, namespace.name >= last.name { continue }
+            var low = 0, high = first.count
+            while low < high {
+                let middle = (low + high) / 2
+                if first[middle].name < namespace.name { low = middle + 1 } else { high = middle }
+            }
+            first.insert(namespace, at: low)
+            if first.count > keep { first.removeLast() }
+        }
+        let more = first.count > limit
+        let rows = first.prefix(limit).map { namespace in
+            NamespaceRow(namespace: namespace, objects: states.reduce(0) { $0 + $1.objectCount(namespace) },
+                         journalEntries: counts[namespace] ?? 0, offsetSeconds: registry.offset(namespace),
+                         defaultScenario: scenarios.defaultScenario(for: namespace))
+        }
+        return NamespaceListing(rows: rows, total: names.count, more: more)
     }
 
     // MARK: What the JSON endpoints and the page (SandboxUI.swift) both do
@@ -141,6 +275,7 @@ struct ControlRoutes: Sendable {
         switch (advanceSeconds, now) {
         case let (seconds?, nil):
             let (now, moved) = registry.advanceWithinRange(namespace, by: seconds)
+            guard moved || !registry.isFull(for: namespace) else { throw Self.tooManyClocks(registry) }
             guard moved else {
                 let lowest = SandboxClockRange.earliest.timeIntervalSince(now).rounded(.up)
                 let highest = SandboxClockRange.latest.timeIntervalSince(now).rounded(.down)
@@ -154,19 +289,30 @@ struct ControlRoutes: Sendable {
             guard SandboxClockRange.contains(date) else {
                 throw HTTPError(.badRequest, "now: \"\(text)\" is outside the range the clock can show, \(SandboxClockRange.description)")
             }
-            registry.set(namespace, to: date)
+            guard registry.set(namespace, to: date) else { throw Self.tooManyClocks(registry) }
         default:
             throw HTTPError(.badRequest, #"give exactly one of "advance_seconds" (a number) or "now" (ISO 8601)"#)
         }
     }
 
-    /// `PUT /__sandbox/scenario`: `name` becomes the namespace's default (nil clears it); 422 for an unknown one.
+    /// `PUT /__sandbox/scenario`: `name` becomes the namespace's default (nil clears it); 422 for an unknown one,
+    /// 507 when the bound on namespaces with a default is reached.
     func chooseDefaultScenario(_ name: String?, for namespace: Namespace) throws(HTTPError) {
         do {
             try scenarios.setDefault(name, for: namespace)
+        } catch let error as ScenarioEngine.TooManyDefaults {
+            throw HTTPError(Self.insufficientStorage, "\(error)")
         } catch {
             throw HTTPError(HTTPStatus(code: 422), "\(error)")
         }
+    }
+
+    /// RFC 4918 §11.5: the server cannot keep what the request asks it to (a bound on what clients may grow is reached).
+    static let insufficientStorage = HTTPStatus(code: 507, reasonPhrase: "Insufficient Storage")
+
+    static func tooManyClocks(_ registry: NamespaceRegistry) -> HTTPError {
+        HTTPError(insufficientStorage, "\(registry.maxNamespaces) namespaces have a moved clock already (the sandbox's bound): "
+                  + "reset one (POST /__sandbox/reset) first")
     }
 
     static func scenarioList(_ scenarios: ScenarioEngine, _ namespace: Namespace) -> JSONText {

@@ -5,9 +5,11 @@ import SandboxScenarios
 
 /// The control page, `/__sandbox/ui`: server-rendered HTML that reads without JavaScript.
 ///
-/// - `GET /__sandbox/ui`: the namespaces that have objects, a moved clock, a default scenario or journal entries;
+/// - `GET /__sandbox/ui`: the namespaces that have objects, a moved clock, a default scenario or journal entries, by
+///   name, a page at a time (`?limit=`, default 100, at most 1000; `?after=<last name shown>` for the next page);
 /// - `GET /__sandbox/ui/namespace?name=N`: one namespace (a query, not a path segment: a browser rewrites a
-///   namespace named `..` out of a path): its objects on its clock, its journal as a timeline, and forms;
+///   namespace named `..` out of a path): its objects on its clock (500 a page, `&objects_offset=`), its journal as a
+///   timeline (the newest 200, `&journal_before=<sequence>` for older ones), and forms;
 /// - `POST /__sandbox/ui/scenario` (`scenario`), `POST /__sandbox/ui/clock` (`advance_seconds` or `now`),
 ///   `POST /__sandbox/ui/reset`: form-encoded, each with `namespace` and `csrf`; they do what `PUT /__sandbox/scenario`,
 ///   `POST /__sandbox/clock` and `POST /__sandbox/reset` do (the same ``ControlRoutes`` code) and answer 303 back to
@@ -35,17 +37,27 @@ struct SandboxUI: Sendable {
             router.setAccessCheck(forPathPrefix: Self.pathPrefix, SandboxUIAccess(token: token, secrets: secrets).check)
         }
         let ui = self
-        router.add("GET /__sandbox/ui") { _ in
+        router.add("GET /__sandbox/ui") { request in
+            let after = request.queryValue("after").flatMap { $0.isEmpty ? nil : $0 }
+            let limit: Int
+            do {
+                limit = try request.queryValue("limit").map { try ControlRoutes.limit($0, max: ControlRoutes.maxNamespaceLimit) }
+                    ?? ControlRoutes.namespaceLimit
+            } catch {
+                return Self.problemPage(error, namespace: nil)
+            }
             let nonce = SandboxUISecrets.randomHex(bytes: 16)
-            return Self.page(SandboxUIPages.overview(ui.namespaceRows(), now: ui.control.registry.baseClock.now(),
-                                                     nonce: nonce), nonce: nonce)
+            return Self.page(SandboxUIPages.overview(ui.control.namespaces(after: after, limit: limit), after: after, limit: limit,
+                                                     now: ui.control.registry.baseClock.now(), nonce: nonce), nonce: nonce)
         }
         router.add("GET /__sandbox/ui/namespace") { request in
             guard let name = request.queryValue("name"), !name.isEmpty else {
                 return Self.problemPage(HTTPError(.badRequest, "give the namespace as ?name=<namespace>"), namespace: nil)
             }
+            let offset = request.queryValue("objects_offset").flatMap { Int($0) }.map { max(0, $0) } ?? 0
+            let before = request.queryValue("journal_before").flatMap { Int($0) }
             let nonce = SandboxUISecrets.randomHex(bytes: 16)
-            return Self.page(ui.namespacePage(Namespace(name), nonce: nonce), nonce: nonce)
+            return Self.page(ui.namespacePage(Namespace(name), objectsOffset: offset, journalBefore: before, nonce: nonce), nonce: nonce)
         }
         router.add("POST /__sandbox/ui/scenario") { request in
             try await ui.form(request) { namespace, fields throws(HTTPError) in
@@ -116,41 +128,21 @@ struct SandboxUI: Sendable {
 
     // MARK: What the pages show
 
-    struct NamespaceRow: Sendable {
-        var namespace: Namespace
-        var objects: Int
-        var journalEntries: Int
-        var offsetSeconds: TimeInterval
-        var defaultScenario: String?
-    }
+    typealias NamespaceRow = ControlRoutes.NamespaceRow
 
-    /// Every namespace with objects, a moved clock, a default scenario or journal entries, by name.
-    func namespaceRows() -> [NamespaceRow] {
-        let counts = control.journal.entryCounts
-        var names = Set(counts.keys)
-        for state in control.states { names.formUnion(state.namespacesWithState) }
-        names.formUnion(control.registry.namespacesWithOffset)
-        names.formUnion(control.scenarios.namespacesWithDefault)
-        var rows: [NamespaceRow] = []
-        for namespace in names.sorted(by: { $0.name < $1.name }) {
-            var objects = 0
-            for state in control.states { objects += state.objects(namespace).count }
-            rows.append(NamespaceRow(namespace: namespace, objects: objects, journalEntries: counts[namespace] ?? 0,
-                                     offsetSeconds: control.registry.offset(namespace),
-                                     defaultScenario: control.scenarios.defaultScenario(for: namespace)))
-        }
-        return rows
-    }
-
-    func namespacePage(_ namespace: Namespace, nonce: String) -> String {
+    /// The namespace's page: ``objectLimit`` of its objects from `objectsOffset`, and its newest ``journalLimit``
+    /// entries (older than `journalBefore`, if given).
+    func namespacePage(_ namespace: Namespace, objectsOffset: Int = 0, journalBefore: Int? = nil, nonce: String) -> String {
         var objects: [SandboxObjectSummary] = []
         for state in control.states { objects += state.objects(namespace) }
-        let entries = control.journal.entries(namespace, Journal.Filter(limit: Self.journalLimit))
+        let shown = Array(objects.dropFirst(objectsOffset).prefix(Self.objectLimit))
+        let journal = control.journal.page(namespace, Journal.Filter(limit: Self.journalLimit, before: journalBefore))
         return SandboxUIPages.namespace(SandboxUIPages.NamespaceView(
             namespace: namespace, now: control.registry.now(namespace), offsetSeconds: control.registry.offset(namespace),
             defaultScenario: control.scenarios.defaultScenario(for: namespace),
             scenarios: control.scenarios.scenarios.map { ($0.name, $0.description) },
-            objects: objects, journal: entries, csrf: secrets.csrf), nonce: nonce)
+            objects: shown, objectTotal: objects.count, objectsOffset: objectsOffset,
+            journal: journal.entries, journalBefore: journalBefore, olderJournal: journal.nextBefore, csrf: secrets.csrf), nonce: nonce)
     }
 
     // MARK: Answers

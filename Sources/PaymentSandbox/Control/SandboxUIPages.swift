@@ -7,10 +7,11 @@ import SandboxScenarios
 /// lands: text and attribute values with ``HTMLText/escape(_:)``, a URL's query value percent-encoded first
 /// (``SandboxUI/percentEncode(_:)``) and then escaped as an attribute. The one script is constant.
 ///
-/// Hooks for tests and scripts: `main#namespaces` with `li.namespace[data-namespace]`; `main#namespace[data-namespace]`
-/// with `#now[datetime]`, `#offset[data-seconds]`, `#default-scenario`, `form#scenario-form`, `form#clock-advance-form`,
-/// `form#clock-set-form`, `form#reset-form`, `#objects tr.object[data-kind][data-id][data-status]`,
-/// `#journal li.entry[data-sequence][data-method][data-status]` (newest first).
+/// Hooks for tests and scripts: `main#namespaces[data-total]` with `li.namespace[data-namespace]` and, when more
+/// follow, `a#next-namespaces`; `main#namespace[data-namespace]` with `#now[datetime]`, `#offset[data-seconds]`,
+/// `#default-scenario`, `form#scenario-form`, `form#clock-advance-form`, `form#clock-set-form`, `form#reset-form`,
+/// `#objects[data-total] tr.object[data-kind][data-id][data-status]` (`a#next-objects` to the next page),
+/// `#journal li.entry[data-sequence][data-method][data-status]` (newest first; `a#older-journal` to older entries).
 enum SandboxUIPages {
     struct NamespaceView {
         var namespace: Namespace
@@ -18,17 +19,29 @@ enum SandboxUIPages {
         var offsetSeconds: TimeInterval
         var defaultScenario: String?
         var scenarios: [(name: String, description: String)]
+        /// One page of the namespace's objects: ``objectTotal`` in all, these from ``objectsOffset``.
         var objects: [SandboxObjectSummary]
+        var objectTotal: Int
+        var objectsOffset: Int = 0
+        /// Its newest entries (older than ``journalBefore``, if given); ``olderJournal``: where older ones start.
         var journal: [Journal.Entry]
+        var journalBefore: Int? = nil
+        var olderJournal: Int? = nil
         var csrf: String
     }
 
     static func e(_ text: String) -> String { HTMLText.escape(text) }
 
-    static func overview(_ rows: [SandboxUI.NamespaceRow], now: Date, nonce: String) -> String {
+    static func overview(_ listing: ControlRoutes.NamespaceListing, after: String? = nil, limit: Int = ControlRoutes.namespaceLimit,
+                         now: Date, nonce: String) -> String {
+        let rows = listing.rows
         var body = header(crumb: nil)
-        body += #"<main id="namespaces"><h1>Namespaces</h1>"# + refreshControl
-        if rows.isEmpty {
+        body += #"<main id="namespaces" data-total="\#(listing.total)"><h1>Namespaces</h1>"# + refreshControl
+        if listing.total > rows.count || after != nil {
+            body += #"<p id="namespaces-count" class="muted">\#(listing.total) namespaces; \#(rows.count) shown"#
+                + (after.map { ", after " + e($0) } ?? "") + ".</p>"
+        }
+        if rows.isEmpty && after == nil {
             body += #"<p id="no-namespaces" class="muted">No namespace has objects, a moved clock, a default scenario or "#
                 + "journal entries yet. Calls name theirs with the <code>Sandbox-Namespace</code> header, the Basic user or the "
                 + "Bearer token; without one they are in <code>default</code>.</p>"
@@ -44,6 +57,16 @@ enum SandboxUIPages {
                     + #"<span class="facts">\#(e(facts.joined(separator: " · ")))</span></li>"#
             }
             body += "</ul>"
+        }
+        if after != nil || listing.more {
+            body += #"<p class="pages">"#
+            if after != nil { body += #"<a id="first-namespaces" href="/__sandbox/ui">First page</a> "# }
+            if let next = listing.nextAfter {
+                let href = "/__sandbox/ui?after=" + SandboxUI.percentEncode(next)
+                    + (limit == ControlRoutes.namespaceLimit ? "" : "&limit=\(limit)")
+                body += #"<a id="next-namespaces" href="\#(e(href))">Next \#(limit)</a>"#
+            }
+            body += "</p>"
         }
         body += #"<form id="open-form" class="inline" method="get" action="/__sandbox/ui/namespace">"#
             + #"<label for="open-name">Open a namespace by name</label> "#
@@ -134,10 +157,12 @@ enum SandboxUIPages {
     }
 
     static func objects(_ view: NamespaceView) -> String {
-        var html = #"<section id="objects"><h2>Objects (\#(view.objects.count))</h2>"#
-        guard !view.objects.isEmpty else { return html + #"<p class="muted">None.</p></section>"# }
+        var html = #"<section id="objects" data-total="\#(view.objectTotal)"><h2>Objects (\#(view.objectTotal))</h2>"#
+        guard !view.objects.isEmpty else {
+            return html + #"<p class="muted">\#(view.objectTotal == 0 ? "None." : "None past \(view.objectsOffset).")</p></section>"#
+        }
         html += "<table><thead><tr><th>Kind</th><th>Id</th><th>Status</th><th>Created</th><th>Expires</th><th>Time left</th></tr></thead><tbody>"
-        for object in view.objects.prefix(SandboxUI.objectLimit) {
+        for object in view.objects {
             let left: String
             if let expires = object.expires {
                 let seconds = expires.timeIntervalSince(view.now)
@@ -153,16 +178,25 @@ enum SandboxUIPages {
                 + #"<td data-label="Time left" class="left">\#(e(left))</td></tr>"#
         }
         html += "</tbody></table>"
-        if view.objects.count > SandboxUI.objectLimit {
-            html += #"<p class="muted">And \#(view.objects.count - SandboxUI.objectLimit) more (GET /__sandbox/state lists all).</p>"#
+        let shownEnd = view.objectsOffset + view.objects.count
+        if view.objectsOffset > 0 || shownEnd < view.objectTotal {
+            html += #"<p class="muted">Objects \#(view.objectsOffset + 1)–\#(shownEnd) of \#(view.objectTotal) (GET /__sandbox/state "#
+                + "pages them too).</p>"
+        }
+        if shownEnd < view.objectTotal {
+            let href = SandboxUI.namespaceHref(view.namespace) + "&objects_offset=\(shownEnd)"
+            html += #"<p class="pages"><a id="next-objects" href="\#(e(href))">Next \#(SandboxUI.objectLimit) objects</a></p>"#
         }
         return html + "</section>"
     }
 
     static func journal(_ view: NamespaceView) -> String {
         var html = #"<section id="journal"><h2>Journal</h2>"#
-        guard !view.journal.isEmpty else { return html + #"<p class="muted">No calls yet.</p></section>"# }
-        html += #"<p class="muted">The newest \#(view.journal.count) call\#(view.journal.count == 1 ? "" : "s") first; "#
+        guard !view.journal.isEmpty else {
+            return html + #"<p class="muted">\#(view.journalBefore == nil ? "No calls yet." : "No older calls.")</p></section>"#
+        }
+        html += #"<p class="muted">The newest \#(view.journal.count) call\#(view.journal.count == 1 ? "" : "s")"#
+            + (view.journalBefore.map { " before entry \($0)" } ?? "") + " first; "
             + "times on the namespace's clock. GET /__sandbox/journal has the bodies.</p>"
         html += #"<ol class="timeline" reversed>"#
         for entry in view.journal.reversed() {
@@ -177,7 +211,12 @@ enum SandboxUIPages {
             if !entry.note.isEmpty { html += #"<div class="note">\#(e(entry.note))</div>"# }
             html += "</li>"
         }
-        return html + "</ol></section>"
+        html += "</ol>"
+        if let older = view.olderJournal {
+            let href = SandboxUI.namespaceHref(view.namespace) + "&journal_before=\(older)"
+            html += #"<p class="pages"><a id="older-journal" href="\#(e(href))">Older entries</a></p>"#
+        }
+        return html + "</section>"
     }
 
     /// A box that only the script shows: without JavaScript the page is reloaded by hand.
