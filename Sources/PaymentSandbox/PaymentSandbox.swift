@@ -22,8 +22,11 @@ import SwedbankPaySandbox
 public final class PaymentSandbox: Sendable {
     public let configuration: SandboxConfiguration
     private let server: HTTPServer
-    /// The routes the server dispatches to; ``respond(to:)`` dispatches to them without a socket.
+    /// The routes the server dispatches to.
     private let router: Router
+    /// The same routes for ``respond(to:)`` (no socket), whose control API checks no `Host`: such a request comes
+    /// from no browser, and names the host its URL used (`SandboxURLProtocol`'s registered hosts).
+    private let inProcessRouter: Router
     private let started = Locked<URL?>(nil)
     /// Problems found loading the scenario files: ``start()`` refuses to start with them.
     private let loadFailure: ScenarioLoadFailure?
@@ -89,11 +92,14 @@ public final class PaymentSandbox: Sendable {
         ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: states + [outbox],
                       retention: retention, outbox: outbox, controlToken: configuration.controlToken, stateFile: stateFile)
             .add(to: &router)
-        if let token = configuration.controlToken {
-            router.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, ControlToken(token).check)
-        }
+        // Host, the control token (when set) and the writes a web page of another site could make (ControlRequestCheck).
+        let controlCheck = ControlRequestCheck(configuration: configuration)
+        router.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, controlCheck.check)
         for provider in providers { PaymentSandbox.register(provider, on: &router, journal: journal) }
         self.router = router
+        var inProcessRouter = router
+        inProcessRouter.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, controlCheck.checkingNoHost().check)
+        self.inProcessRouter = inProcessRouter
         self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger, observer: journal)
     }
 
@@ -199,7 +205,7 @@ public final class PaymentSandbox: Sendable {
         var request = request
         request.trustedForwardedHeaders = configuration.http.trustedForwardedHeaders
         if request.publicOriginOverride == nil { request.publicOriginOverride = configuration.http.publicBaseURL }
-        let exchange = await router.respond(to: request, timeout: configuration.http.handlerTimeout)
+        let exchange = await inProcessRouter.respond(to: request, timeout: configuration.http.handlerTimeout)
         let elapsed = ContinuousClock.now - started
         journal.exchangeCompleted(exchange, durationSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         switch exchange.outcome {

@@ -55,6 +55,11 @@ public struct SandboxConfiguration: Sendable {
     /// When set, every `/__sandbox/` call but health (and the two addresses a consumer's browser is sent to)
     /// needs `Authorization: Bearer <token>` or `Sandbox-Control-Token: <token>`; see ``ControlToken``. nil: open.
     public var controlToken: String?
+    /// Host names the control API (`/__sandbox/`) answers to besides IP addresses, `localhost`, `*.localhost`, names
+    /// without a dot (`sandbox`) and the host of ``publicBaseURL``; `"*"` allows any. Against DNS rebinding: another
+    /// `Host` is refused with a 403 (health, the addresses a consumer's browser is sent to and the faked APIs answer any
+    /// Host). `--allowed-host` / `PAYMENT_SANDBOX_ALLOWED_HOSTS`.
+    public var allowedHosts: [String] = []
     /// Where the sandbox keeps its state across a restart (every namespace's objects, clocks, default scenarios and
     /// counters): loaded by ``PaymentSandbox/start()``, written by ``PaymentSandbox/stop()``, by
     /// `POST /__sandbox/snapshot` and every ``snapshotInterval``. A file that cannot be read, is not a state file or

@@ -29,6 +29,9 @@ struct CommandLineOptions: Equatable {
     var trustProxy: TrustedForwardedHeaders = []
     /// When set, `/__sandbox/` calls but health need it (`Authorization: Bearer` or `Sandbox-Control-Token`).
     var controlToken: String?
+    /// Host names `/__sandbox/` answers to besides IP addresses, localhost, *.localhost, names without a dot and the
+    /// `--public-url` host; `*`: any.
+    var allowedHosts: [String] = []
     /// Objects held across all namespaces before the oldest are evicted; nil (`0`): no bound.
     var maxObjects: Int? = SandboxConfiguration.defaultMaxObjects
     /// Callbacks the outbox keeps across all namespaces, and per namespace, before the oldest go.
@@ -75,6 +78,9 @@ struct CommandLineOptions: Equatable {
                                    can send them (PAYMENT_SANDBOX_TRUST_PROXY=1|0|all|x-forwarded|forwarded)
           --control-token TOKEN    every /__sandbox/ call but health needs "Authorization: Bearer TOKEN" or
                                    "Sandbox-Control-Token: TOKEN" (PAYMENT_SANDBOX_CONTROL_TOKEN; default: none)
+          --allowed-host NAME      a Host name /__sandbox/ answers to, repeatable; * = any. Always: IP addresses,
+                                   localhost, *.localhost, names without a dot and the --public-url host; others get
+                                   403 (PAYMENT_SANDBOX_ALLOWED_HOSTS, names separated by ',')
           --max-objects N          sessions, tokens and orders held across all namespaces; past it the oldest of the
                                    server are evicted and answer as unknown ones, 0 = no bound
                                    (PAYMENT_SANDBOX_MAX_OBJECTS, default \(SandboxConfiguration.defaultMaxObjects))
@@ -106,6 +112,7 @@ struct CommandLineOptions: Equatable {
             rest = rest.dropFirst()
         }
         var scenarioFlags: [String] = []
+        var hostFlags: [String] = []
         while let argument = rest.popFirst() {
             if options.command == .validate && !argument.hasPrefix("-") {
                 options.validatePaths.append(argument)
@@ -143,6 +150,7 @@ struct CommandLineOptions: Equatable {
                 options.trustProxy = .all
                 if let inlineValue { options.trustProxy = try parseTrust(inlineValue, source: name) }
             case "--control-token": options.controlToken = try parseToken(try value(), source: name)
+            case "--allowed-host": hostFlags.append(try parseHostName(try value(), source: name))
             case "--max-objects": options.maxObjects = try parseBound(try value(), source: name)
             case "--callback-outbox": options.callbackOutbox = try parseCount(try value(), source: name)
             case "--callback-outbox-per-namespace": options.callbackOutboxPerNamespace = try parseCount(try value(), source: name)
@@ -152,6 +160,7 @@ struct CommandLineOptions: Equatable {
             }
         }
         if !scenarioFlags.isEmpty { options.scenarioDirectories = scenarioFlags }
+        if !hostFlags.isEmpty { options.allowedHosts = hostFlags }
         if options.host.isEmpty { throw UsageError(message: "--host must not be empty") }
         if options.snapshotIntervalSeconds != nil && options.stateFile == nil {
             throw UsageError(message: "--snapshot-interval needs --state-file")
@@ -172,6 +181,11 @@ struct CommandLineOptions: Equatable {
         if let (name, value) = variable("QUIET") { quiet = try Self.parseSwitch(value, source: name) }
         if let (name, value) = variable("TRUST_PROXY") { trustProxy = try Self.parseTrust(value, source: name) }
         if let (name, value) = variable("CONTROL_TOKEN") { controlToken = try Self.parseToken(value, source: name) }
+        if let (name, value) = variable("ALLOWED_HOSTS") {
+            allowedHosts = try value.split(separator: ",", omittingEmptySubsequences: false).map { item throws(UsageError) in
+                try Self.parseHostName(item.trimmingCharacters(in: .whitespaces), source: name)
+            }
+        }
         if let (name, value) = variable("MAX_BODY_BYTES") { maxBodyBytes = try Self.parseCount(value, source: name) }
         if let (name, value) = variable("MAX_HEAD_BYTES") { maxHeadBytes = try Self.parseCount(value, source: name) }
         if let (name, value) = variable("MAX_CONNECTIONS") { maxConnections = try Self.parseCount(value, source: name) }
@@ -210,6 +224,18 @@ struct CommandLineOptions: Equatable {
     private static func parseToken(_ text: String, source: String) throws(UsageError) -> String {
         guard !text.isEmpty, text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw UsageError(message: "\(source) must be visible ASCII characters without spaces")
+        }
+        return text
+    }
+
+    /// A DNS name (letters, digits, `-`, `.`, `_`; no port), or `*` for any.
+    private static func parseHostName(_ text: String, source: String) throws(UsageError) -> String {
+        guard text == "*" || (!text.isEmpty && text.utf8.allSatisfy({ byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+        })) else {
+            throw UsageError(message: "\(source) must be a host name such as sandbox.example.test (letters, digits, '-', '.', '_'; "
+                             + "no port) or *, not '\(text)'")
         }
         return text
     }

@@ -156,6 +156,7 @@ enum PaymentSandboxCommand {
         configuration.publicBaseURL = options.publicURL
         configuration.trustedForwardedHeaders = options.trustProxy
         configuration.controlToken = options.controlToken
+        configuration.allowedHosts = options.allowedHosts
         configuration.maxObjects = options.maxObjects
         configuration.callbackOutboxCapacity = options.callbackOutbox
         configuration.callbackOutboxCapacityPerNamespace = options.callbackOutboxPerNamespace

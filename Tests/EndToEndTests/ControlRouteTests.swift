@@ -217,7 +217,8 @@ struct ControlRouteTests {
     // MARK: The clock's range (SandboxClockRange: 1970-01-01T00:00:00Z to 9999-01-01T00:00:00Z)
 
     static func postClock(_ server: RunningServer, _ body: String) async throws -> RawResponse {
-        try await RawClient.exchange(port: server.port, rawRequest("POST", "/__sandbox/clock", body: body))
+        try await RawClient.exchange(port: server.port, rawRequest("POST", "/__sandbox/clock",
+                                                                 headers: [("Content-Type", "application/json")], body: body))
     }
 
     @Test("POST /__sandbox/clock refuses a time it cannot show: 400 naming the range, the clock unchanged", arguments: [

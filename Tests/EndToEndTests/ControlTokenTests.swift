@@ -75,11 +75,13 @@ struct ControlTokenTests {
             for header in [("Authorization", "Bearer \(Self.token)"), ("Authorization", "bearer \(Self.token)"),
                            ("Authorization", "BEARER  \(Self.token)"), ("Sandbox-Control-Token", Self.token)] {
                 for (method, target, body) in Self.protectedCalls.dropLast(2) {  // not the SDK stand-in's unknown session
-                    let response = try await Self.send(server, method, target, headers: [header], body: body)
+                    let json = body == nil ? [] : [("Content-Type", "application/json")]
+                    let response = try await Self.send(server, method, target, headers: [header] + json, body: body)
                     #expect(response.status == 200, "\(header.0): \(header.1) \(method) \(target): \(response)")
                 }
             }
-            let moved = try await Self.send(server, "POST", "/__sandbox/clock", headers: [("Sandbox-Control-Token", Self.token)],
+            let moved = try await Self.send(server, "POST", "/__sandbox/clock",
+                                            headers: [("Sandbox-Control-Token", Self.token), ("Content-Type", "application/json")],
                                             body: #"{"advance_seconds": 60}"#)
             #expect(moved.status == 200 && (try? moved.jsonObject()["offset_seconds"] as? Double) == 60, "\(moved)")
         }

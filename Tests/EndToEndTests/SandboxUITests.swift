@@ -85,7 +85,8 @@ struct SandboxUITests {
             _ = try await withObjects.newSession()
             let clocked = KlarnaClient(server, namespace: "ui-clocked")
             try await clocked.advanceClock(seconds: 3600)
-            let chosen = try await server.exchange(rawRequest("PUT", "/__sandbox/scenario", headers: [("Sandbox-Namespace", "ui-chosen")],
+            let chosen = try await server.exchange(rawRequest("PUT", "/__sandbox/scenario", headers: [("Sandbox-Namespace", "ui-chosen"),
+                                                                                                     ("Content-Type", "application/json")],
                                                               body: #"{"name": "reject"}"#))
             #expect(chosen.status == 200, "\(chosen)")
             // A refused call is journaled but leaves no object.
@@ -190,7 +191,8 @@ struct SandboxUITests {
                 let client = KlarnaClient(server, namespace: hostile)
                 _ = try await client.newSession()
                 _ = try await client.get("/payments/v1/sessions/%3Cimg%20src%3Dx%20onerror%3Dalert(3)%3E?q=%3C/code%3E%3Cb%3E")
-                let chose = try await server.exchange(rawRequest("PUT", "/__sandbox/scenario", headers: [("Sandbox-Namespace", hostile)],
+                let chose = try await server.exchange(rawRequest("PUT", "/__sandbox/scenario", headers: [("Sandbox-Namespace", hostile),
+                                                                                                        ("Content-Type", "application/json")],
                                                                  body: #"{"name": "hostile"}"#))
                 #expect(chose.status == 200, "\(chose)")
 
