@@ -57,7 +57,7 @@ extension CLITests {
                     let paid = try await KlarnaHPPTests.act(server, id, "pay")
                     try #require(paid.status == 303, "\(paid)")
                 }
-                let listing = try await client.get("/__sandbox/callbacks").jsonObject()
+                let listing = try await client.get("/__sandbox/callbacks?limit=1000").jsonObject()
                 let callbacks = try #require(listing["callbacks"] as? [[String: Any]])
                 #expect(listing["evicted"] as? Int == 800 && callbacks.count == 200 && Set(states(callbacks)) == ["pending"], "\(listing["evicted"] ?? "-")")
 

@@ -95,7 +95,7 @@ struct OutboxClient: Sendable {
               until done: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
-            let callbacks = try await list()
+            let callbacks = try await list("?limit=1000")   // the page's most: every callback a test makes
             if done(callbacks) { return callbacks }
             try await Task.sleep(for: .milliseconds(20))
         }
