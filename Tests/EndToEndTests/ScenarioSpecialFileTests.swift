@@ -56,7 +56,7 @@ struct ScenarioSpecialFileTests {
     /// with no writer, as the old reload blocked on the FIFO in the directory): health requests are answered all the
     /// while; once it is free the reload answers, naming the FIFO in the directory.
     @Test("POST reload with a FIFO answers 422 naming it; while the files are stuck, 12 health requests are answered",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func reloadWhileTheFilesAreStuck() async throws {
         try await withScenarioDirectory { directory in
             try directory.write("flip.json", ScenarioControlReloadTests.rejecting)
@@ -114,7 +114,7 @@ struct ScenarioSpecialFileTests {
     }
 
     @Test("the watcher reports a FIFO that appears, forgets it when it goes, and still picks up a changed file",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func watcherOutlivesAFIFO() async throws {
         try await withScenarioDirectory { directory in
             try directory.write("flip.json", ScenarioControlReloadTests.rejecting)
