@@ -24,9 +24,12 @@ package struct StateFileSummary: Sendable {
     package var bytes: Int
     package var namespaces: Int
     package var objects: Int
+    /// The write's number: 1 for the first write of this process. Requests that shared one write see the same number.
+    package var write: Int
 
     var json: JSONText {
-        .object([("path", .string(path)), ("bytes", .int(bytes)), ("namespaces", .int(namespaces)), ("objects", .int(objects))])
+        .object([("path", .string(path)), ("bytes", .int(bytes)), ("namespaces", .int(namespaces)), ("objects", .int(objects)),
+                 ("write", .int(write))])
     }
 }
 
@@ -44,8 +47,10 @@ package struct StateFileSummary: Sendable {
 /// Written atomically: a temporary file beside it (`<path>.tmp-<random>`, created exclusively, never through a link,
 /// mode 0600), written and fsynced, renamed over the file, then the directory fsynced; a crash at any point leaves
 /// the last good file. A state file that is a symbolic link stays one: the file it leads to is replaced, in that
-/// file's directory. Writes run one at a time on a queue of their own; the stores are encoded one shard at a time
-/// under its lock.
+/// file's directory. Writes run one at a time on a thread of their own, and requests share them: a request that comes
+/// while a write is underway waits for the next write, which starts when that one ends and serves every request that
+/// came meanwhile (what each asked for is in it; at most one write waits). The stop's write does not wait for an
+/// older write: that one is abandoned (its temporary file removed) and its requests get the stop's write.
 ///
 /// Loading reads a regular file only (a FIFO or a device is refused as what it is, never opened for blocking) and
 /// holds every value to what the control API would accept (``SavedValueBounds``, the clock's range): a file with
@@ -64,11 +69,15 @@ final class SandboxStateFile: Sendable {
     private let states: [any NamespacedState]
     private let retention: ObjectRetention?
     private let logger: (any HTTPServerLogger)?
-    private let queue = DispatchQueue(label: "payment-sandbox.state-file")
+    /// The write underway and the requests waiting for it or for the next one.
+    private let writes = Locked(Writes())
     /// Whether the file was loaded (or found absent): only then may it be written, so a file that failed to load
     /// is never overwritten.
     private let loaded = Locked(false)
     private let testPause: Double?
+    /// Test-only, in-process: while true, each write waits before its rename, counted in ``writesHeld``.
+    let testHold = Locked(false)
+    let writesHeld = Locked(0)
     private let lastFailure = Locked<String?>(nil)
 
     init(url: URL, registry: NamespaceRegistry, scenarios: ScenarioEngine, ids: any IDGenerator, states: [any NamespacedState],
@@ -242,11 +251,51 @@ final class SandboxStateFile: Sendable {
 
     // MARK: Writing
 
-    /// Writes the file now (after any write in progress). Throws when it cannot be written or the file was
-    /// never loaded (it would overwrite a file this sandbox did not read).
-    func write() async throws -> StateFileSummary {
-        let result: Result<StateFileSummary, any Error> = await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: Result { try self.writeNow() }) }
+    /// A request for a write: answered with the write's summary or why it failed.
+    private typealias Waiter = CheckedContinuation<Result<StateFileSummary, any Error>, Never>
+
+    /// The writes: at most one underway and the requests waiting for it; the requests that came after it started
+    /// wait for the next one.
+    private struct Writes {
+        /// The write underway.
+        var running: Round?
+        var runningWaiters: [Waiter] = []
+        /// The requests for the write after it.
+        var next: [Waiter] = []
+        /// Writes started so far.
+        var started = 0
+    }
+
+    /// One write: its number, and whether it was abandoned for the stop's write.
+    private final class Round: Sendable {
+        let number: Int
+        let abandoned = Locked(false)
+        init(number: Int) { self.number = number }
+        var isAbandoned: Bool { abandoned.withLock { $0 } }
+    }
+
+    /// Thrown by a write abandoned for the stop's write; its requests are answered by that one.
+    private struct Abandoned: Error {}
+
+    /// Writes the file: a write that starts now, or, when one is underway, the next one, which every request that
+    /// comes meanwhile shares. `final` (the stop's write): the write underway is abandoned rather than waited for.
+    /// Throws when it cannot be written or the file was never loaded (it would overwrite a file this sandbox did not
+    /// read).
+    func write(final: Bool = false) async throws -> StateFileSummary {
+        let result: Result<StateFileSummary, any Error> = await withCheckedContinuation { (waiter: Waiter) in
+            let start = writes.withLock { writes -> Round? in
+                guard let running = writes.running else {
+                    writes.started += 1
+                    let round = Round(number: writes.started)
+                    writes.running = round
+                    writes.runningWaiters = [waiter]
+                    return round
+                }
+                writes.next.append(waiter)
+                if final { running.abandoned.withLock { $0 = true } }
+                return nil
+            }
+            if let start { startWriting(start) }
         }
         lastFailure.withLock { failure in
             if case .failure(let error) = result { failure = "\(error)" } else { failure = nil }
@@ -257,13 +306,68 @@ final class SandboxStateFile: Sendable {
     /// Why the last write failed; nil after a good one.
     var lastWriteFailure: String? { lastFailure.withLock { $0 } }
 
-    private func writeNow() throws -> StateFileSummary {
+    /// How many requests wait for the write after the one underway (for tests).
+    var waitingForNextWrite: Int { writes.withLock { $0.next.count } }
+
+    /// Runs `round` and the writes requested meanwhile, one after another, on a thread of its own (a write of a large
+    /// sandbox takes seconds: not on the cooperative pool).
+    private func startWriting(_ first: Round) {
+        let thread = Thread { [self] in
+            var round = first
+            while true {
+                let result = Result { try self.writeNow(round) }
+                let (answered, next) = writes.withLock { writes -> ([Waiter], Round?) in
+                    var answered = writes.runningWaiters
+                    if case .failure(let error) = result, error is Abandoned {
+                        writes.next = answered + writes.next
+                        answered = []
+                    }
+                    writes.runningWaiters = []
+                    guard !writes.next.isEmpty else {
+                        writes.running = nil
+                        return (answered, nil)
+                    }
+                    writes.started += 1
+                    let next = Round(number: writes.started)
+                    writes.running = next
+                    writes.runningWaiters = writes.next
+                    writes.next = []
+                    return (answered, next)
+                }
+                for waiter in answered { waiter.resume(returning: result) }
+                guard let next else { return }
+                round = next
+            }
+        }
+        thread.name = "payment-sandbox-state-file"
+        thread.start()
+    }
+
+    /// The test pauses (``testPauseVariable``, ``testHold``), then whether the write was abandoned meanwhile.
+    private func beforeRename(_ temporary: String, _ round: Round) throws {
+        if let testPause {
+            FileHandle.standardError.write(Data("payment-sandbox: test pause: \(temporary) written, renaming in \(testPause) s\n".utf8))
+            Thread.sleep(forTimeInterval: testPause)
+        }
+        if testHold.withLock({ $0 }) {
+            writesHeld.withLock { $0 += 1 }
+            while testHold.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) }
+            writesHeld.withLock { $0 -= 1 }
+        }
+        if round.isAbandoned { throw Abandoned() }
+    }
+
+    private func writeNow(_ round: Round) throws -> StateFileSummary {
         guard isLoaded else {
             throw StateFileError(path: url.path, reason: "not written: the sandbox did not load it (it was not started)")
         }
         let (document, namespaces, objects) = try encode()
-        try Self.replaceAtomically(url, with: document, testPause: testPause)
-        let summary = StateFileSummary(path: url.path, bytes: document.count, namespaces: namespaces, objects: objects)
+        if round.isAbandoned { throw Abandoned() }
+        try Self.replaceAtomically(url, with: document) { temporary in
+            try self.beforeRename(temporary, round)
+        }
+        let summary = StateFileSummary(path: url.path, bytes: document.count, namespaces: namespaces, objects: objects,
+                                       write: round.number)
         logger?.log(.info, "state file \(url.path) written: \(summary.bytes) bytes, \(summary.namespaces) namespaces, \(summary.objects) objects")
         return summary
     }
@@ -304,7 +408,8 @@ final class SandboxStateFile: Sendable {
     }
 
     /// A new temporary file beside the file the path leads to, write, fsync, rename over it, fsync its directory.
-    static func replaceAtomically(_ url: URL, with data: Data, testPause: Double?) throws {
+    /// `beforeRename` runs with the temporary file written and flushed; a throw leaves the file as it was.
+    static func replaceAtomically(_ url: URL, with data: Data, beforeRename: (String) throws -> Void = { _ in }) throws {
         let path = url.path
         func failure(_ what: String) -> StateFileError {
             StateFileError(path: path, reason: "cannot be written: \(what): \(String(cString: strerror(errno)))")
@@ -339,10 +444,7 @@ final class SandboxStateFile: Sendable {
         guard ok else { let error = failure("write \(temporary)"); close(fd); throw error }
         guard fsync(fd) == 0 else { let error = failure("fsync \(temporary)"); close(fd); throw error }
         close(fd)
-        if let testPause {
-            FileHandle.standardError.write(Data("payment-sandbox: test pause: \(temporary) written, renaming in \(testPause) s\n".utf8))
-            Thread.sleep(forTimeInterval: testPause)
-        }
+        try beforeRename(temporary)
         guard rename(temporary, target) == 0 else { throw failure("rename \(temporary)") }
         renamed = true
         let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
