@@ -77,7 +77,13 @@ final class SandboxStateFile: Sendable {
     private let testPause: Double?
     /// Test-only, in-process: while true, each write waits before its rename, counted in ``writesHeld``.
     let testHold = Locked(false)
+    /// Test-only, in-process: while true, each write waits between two holds of the stores' locks once it has written
+    /// objects, counted in ``writesHeld``.
+    let testHoldMidWrite = Locked(false)
     let writesHeld = Locked(0)
+    /// Test-only: the objects the write underway has written.
+    var objectsWrittenByTheWriteUnderway: Int { progress.withLock { $0 } }
+    private let progress = Locked(0)
     private let lastFailure = Locked<String?>(nil)
 
     init(url: URL, registry: NamespaceRegistry, scenarios: ScenarioEngine, ids: any IDGenerator, states: [any NamespacedState],
@@ -343,6 +349,18 @@ final class SandboxStateFile: Sendable {
         thread.start()
     }
 
+    /// Between the holds of the stores' locks: the test's hold (``testHoldMidWrite``, once objects were written), then
+    /// whether the write was abandoned.
+    private func checkpoint(_ output: SavedStateOutput, _ round: Round) throws {
+        progress.withLock { $0 = output.objectsWritten }
+        if output.objectsWritten > 0, testHoldMidWrite.withLock({ $0 }) {
+            writesHeld.withLock { $0 += 1 }
+            while testHoldMidWrite.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) }
+            writesHeld.withLock { $0 -= 1 }
+        }
+        if round.isAbandoned { throw SavedStateAbandoned() }
+    }
+
     /// The test pauses (``testPauseVariable``, ``testHold``), then whether the write was abandoned meanwhile.
     private func beforeRename(_ temporary: String, _ round: Round) throws {
         if let testPause {
@@ -361,55 +379,76 @@ final class SandboxStateFile: Sendable {
         guard isLoaded else {
             throw StateFileError(path: url.path, reason: "not written: the sandbox did not load it (it was not started)")
         }
-        let (document, namespaces, objects) = try encode()
-        if round.isAbandoned { throw Abandoned() }
-        try Self.replaceAtomically(url, with: document) { temporary in
-            try self.beforeRename(temporary, round)
+        var written: (bytes: Int, namespaces: Int, objects: Int) = (0, 0, 0)
+        do {
+            try Self.replaceAtomically(url) { write in
+                let output = SavedStateOutput(sink: write) { output in try self.checkpoint(output, round) }
+                let (namespaces, objects) = try self.writeDocument(to: output)
+                try output.flush(all: true)
+                written = (output.count, namespaces, objects)
+            } beforeRename: { temporary in
+                try self.beforeRename(temporary, round)
+            }
+        } catch is SavedStateAbandoned {
+            throw Abandoned()
         }
-        let summary = StateFileSummary(path: url.path, bytes: document.count, namespaces: namespaces, objects: objects,
+        let summary = StateFileSummary(path: url.path, bytes: written.bytes, namespaces: written.namespaces, objects: written.objects,
                                        write: round.number)
         logger?.log(.info, "state file \(url.path) written: \(summary.bytes) bytes, \(summary.namespaces) namespaces, \(summary.objects) objects")
         return summary
     }
 
-    /// The document, how many namespaces have anything in it and how many objects the stores hold.
-    private func encode() throws -> (Data, namespaces: Int, objects: Int) {
+    /// Writes the document; returns how many namespaces have anything in it and how many objects the stores hold.
+    /// The stores' sections go to the file as they are written (``StreamedSavedSection``), a piece at a time.
+    private func writeDocument(to output: SavedStateOutput) throws -> (namespaces: Int, objects: Int) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let clocks = Dictionary(uniqueKeysWithValues: registry.allOffsets.map { ($0.key.name, $0.value) })
         let scenarioState = scenarios.savedState
         var namespaceNames = Set(clocks.keys).union(scenarioState.defaults.keys)
         var objects = 0
-        var out = Data("{\"format\":\"\(Self.format)\",\"format_version\":\(Self.formatVersion),".utf8)
-        out.append(contentsOf: "\"sandbox_version\":".utf8)
-        out.append(try encoder.encode(SandboxVersion.current))
-        out.append(contentsOf: ",\"written_at\":".utf8)
-        out.append(try encoder.encode(Date.now.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))))
-        out.append(contentsOf: ",\"clocks\":".utf8)
-        out.append(try encoder.encode(clocks))
-        out.append(contentsOf: ",\"scenarios\":".utf8)
-        out.append(try encoder.encode(scenarioState))
-        out.append(contentsOf: ",\"ids\":".utf8)
-        out.append(try encoder.encode(ids.savedPosition()))
-        out.append(contentsOf: ",\"stores\":{".utf8)
+        output.append("{\"format\":\"\(Self.format)\",\"format_version\":\(Self.formatVersion),")
+        output.append("\"sandbox_version\":")
+        output.append(try encoder.encode(SandboxVersion.current))
+        output.append(",\"written_at\":")
+        output.append(try encoder.encode(Date.now.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))))
+        output.append(",\"clocks\":")
+        output.append(try encoder.encode(clocks))
+        output.append(",\"scenarios\":")
+        output.append(try encoder.encode(scenarioState))
+        output.append(",\"ids\":")
+        output.append(try encoder.encode(ids.savedPosition()))
+        output.append(",\"stores\":{")
         var first = true
         for state in states {
-            guard let section = try state.savedSection() else { continue }
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            out.append(try encoder.encode(state.stateName))
-            out.append(UInt8(ascii: ":"))
-            out.append(section.json)
-            objects += section.objectCount
-            namespaceNames.formUnion(section.namespaceNames)
+            if let streamed = state as? any StreamedSavedSection {
+                if !first { output.append(",") }
+                first = false
+                output.append(string: state.stateName)
+                output.append(":")
+                let summary = try streamed.writeSavedSection(to: output)
+                objects += summary.objectCount
+                namespaceNames.formUnion(summary.namespaceNames)
+            } else if let section = try state.savedSection() {
+                if !first { output.append(",") }
+                first = false
+                output.append(string: state.stateName)
+                output.append(":")
+                output.append(section.json)
+                objects += section.objectCount
+                namespaceNames.formUnion(section.namespaceNames)
+            }
+            try output.flush()
         }
-        out.append(contentsOf: "}}\n".utf8)
-        return (out, namespaceNames.count, objects)
+        output.append("}}\n")
+        return (namespaceNames.count, objects)
     }
 
-    /// A new temporary file beside the file the path leads to, write, fsync, rename over it, fsync its directory.
-    /// `beforeRename` runs with the temporary file written and flushed; a throw leaves the file as it was.
-    static func replaceAtomically(_ url: URL, with data: Data, beforeRename: (String) throws -> Void = { _ in }) throws {
+    /// A new temporary file beside the file the path leads to, written by `write` (which hands its text to the
+    /// function it is given, piece by piece), fsynced, renamed over it, then its directory fsynced. `beforeRename`
+    /// runs with the temporary file written and flushed; a throw leaves the file as it was.
+    static func replaceAtomically(_ url: URL, write: (_ sink: @escaping (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
+                                  beforeRename: (String) throws -> Void = { _ in }) throws {
         let path = url.path
         func failure(_ what: String) -> StateFileError {
             StateFileError(path: path, reason: "cannot be written: \(what): \(String(cString: strerror(errno)))")
@@ -428,21 +467,25 @@ final class SandboxStateFile: Sendable {
         }
         guard fd >= 0 else { throw failure("open \(temporary)") }
         var renamed = false
-        defer { if !renamed { unlink(temporary) } }
-        var written = 0
-        let ok = data.withUnsafeBytes { buffer -> Bool in
+        var closed = false
+        defer {
+            if !closed { close(fd) }
+            if !renamed { unlink(temporary) }
+        }
+        let file = temporary
+        try write { buffer in
+            var written = 0
             while written < buffer.count {
                 let count = CLibrary.write(fd, buffer.baseAddress! + written, buffer.count - written)
                 if count < 0 {
                     if errno == EINTR { continue }
-                    return false
+                    throw failure("write \(file)")
                 }
                 written += count
             }
-            return true
         }
-        guard ok else { let error = failure("write \(temporary)"); close(fd); throw error }
-        guard fsync(fd) == 0 else { let error = failure("fsync \(temporary)"); close(fd); throw error }
+        guard fsync(fd) == 0 else { throw failure("fsync \(temporary)") }
+        closed = true
         close(fd)
         try beforeRename(temporary)
         guard rename(temporary, target) == 0 else { throw failure("rename \(temporary)") }

@@ -2,8 +2,10 @@
 import Foundation
 
 // What a store keeps across a restart (the state file, `--state-file`): each ``NamespacedState`` that keeps its
-// objects writes one section, encoded namespace by namespace under the shard's lock, and fills itself from that
-// section on start. The sandbox assembles the sections into one document; this module names no provider.
+// objects writes one section and fills itself from that section on start. The stores of ``SavableNamespaceState``
+// ledgers write theirs straight to the file (``StreamedSavedSection``), a few objects per hold of a shard's lock;
+// another state (the callback outbox) hands over its section encoded (``SavedStoreSection``). The sandbox assembles
+// the sections into one document; this module names no provider.
 
 /// One store's section of the state file, already encoded: its creation counter and each namespace's objects.
 package struct SavedStoreSection: Sendable {
@@ -38,14 +40,153 @@ package struct SavedStoreSection: Sendable {
 /// A namespace's state (a provider's ledger) that the state file can keep: its objects as a `Codable` value.
 /// The dependencies a ledger holds (registry, ids, configuration) are not saved; a restored ledger is made fresh by
 /// its store and then given its objects.
+///
+/// Written as ``savedCollections`` (its objects by id, a JSON object each) followed by the members of ``savedRest``,
+/// the keys ``Saved`` has: `{"sessions": {"<id>": {…}, …}, …, "sweep": {…}}`.
 package protocol SavableNamespaceState: NamespaceStateValue {
     associatedtype Saved: Codable
-    /// The namespace's objects. Encoded under the shard's lock (the objects may be classes changed in place).
+    /// The namespace's objects, as the state file holds them (read back on start).
     var saved: Saved { get }
     /// How many objects ``saved`` holds (sessions, tokens, orders, ...).
     var savedObjectCount: Int { get }
     /// Takes the objects of a state file into a freshly made state.
     mutating func restore(_ saved: Saved)
+    /// Its collections of objects by id, in the order they are written: the members of ``Saved`` that grow.
+    static var savedCollections: [SavedCollection<Self>] { get }
+    associatedtype SavedRest: Encodable
+    /// The other members of ``Saved`` (a sweep schedule, a counter): small, encoded in one go.
+    var savedRest: SavedRest { get }
+}
+
+/// A collection of a namespace's objects by id (a ledger's dictionary), as the state file writes it: a member of the
+/// namespace's `objects` whose value is a JSON object of the objects by their ids.
+package struct SavedCollection<State> {
+    package let key: String
+    let freeze: (State) -> any FrozenSavedObjects
+
+    /// The dictionary at `path`, written under `key`.
+    package static func objects<Object: Encodable>(_ key: String, _ path: KeyPath<State, [String: Object]>) -> SavedCollection {
+        SavedCollection(key: key) { state in FrozenObjects(objects: state[keyPath: path]) }
+    }
+}
+
+/// A collection's objects as they were when the write took them (a copy-on-write copy of the dictionary, made under
+/// the lock in no time), written a few at a time.
+protocol FrozenSavedObjects {
+    var isDone: Bool { get }
+    /// Writes up to `limit` more objects as members (`"<id>":{…}`). Under the lock of the namespace's shard: the
+    /// objects may be classes that requests change in place.
+    mutating func write(upTo limit: Int, to output: SavedStateOutput) throws
+}
+
+private struct FrozenObjects<Object: Encodable>: FrozenSavedObjects {
+    let objects: [String: Object]
+    var index: [String: Object].Index
+    var written = 0
+
+    init(objects: [String: Object]) {
+        self.objects = objects
+        index = objects.startIndex
+    }
+
+    var isDone: Bool { index == objects.endIndex }
+
+    mutating func write(upTo limit: Int, to output: SavedStateOutput) throws {
+        var count = 0
+        while index != objects.endIndex, count < limit {
+            let (id, object) = objects[index]
+            if written > 0 { output.append(",") }
+            output.append(string: id)
+            output.append(":")
+            try output.encode(object)
+            objects.formIndex(after: &index)
+            written += 1
+            count += 1
+        }
+        output.objectsWritten += count
+    }
+}
+
+/// A store that writes its section of the state file itself, a few objects per hold of a lock (the stores of
+/// ``SavableNamespaceState`` ledgers, through ``NamespacedStore/writeSavedSection(to:)``): the state file writes it
+/// this way rather than asking for ``NamespacedState/savedSection()`` (the same text, in memory).
+package protocol StreamedSavedSection {
+    /// Writes the section (`{"namespaces": [{"namespace": …, "sequence": n, "objects": {…}}, …], "sequence": N}`).
+    func writeSavedSection(to output: SavedStateOutput) throws -> SavedSectionSummary
+}
+
+/// What a section held: the namespaces with objects in it and how many objects.
+package struct SavedSectionSummary: Sendable {
+    package var namespaceNames: [String] = []
+    package var objectCount = 0
+}
+
+/// A write of the state file that was abandoned (for the stop's write) between two of its pieces.
+package struct SavedStateAbandoned: Error {
+    package init() {}
+}
+
+/// The state file as it is written: text is collected here and goes to the file between the holds of the stores'
+/// locks, a piece of about a MiB at a time, so a write keeps little beside the stores. Between the holds (at each
+/// ``flush(all:)``) it runs its checkpoint, which throws ``SavedStateAbandoned`` once the write is abandoned.
+package final class SavedStateOutput {
+    /// The text not yet handed to the file.
+    private var bytes: [UInt8] = []
+    private var handed = 0
+    private let sink: (UnsafeRawBufferPointer) throws -> Void
+    private let checkpoint: (SavedStateOutput) throws -> Void
+    private let encoder = JSONEncoder()
+    /// How much is collected before it goes to the file.
+    static let pieceSize = 1 << 20
+    /// Objects written per hold of a shard's lock: a request on that shard waits at most for these to be encoded.
+    package static let objectsPerLock = 256
+    /// The objects of the collections written so far.
+    package internal(set) var objectsWritten = 0
+
+    /// `sink` takes each piece (a write(2) to the file); `checkpoint` runs at each ``flush(all:)``, no lock held.
+    package init(sink: @escaping (UnsafeRawBufferPointer) throws -> Void, checkpoint: @escaping (SavedStateOutput) throws -> Void = { _ in }) {
+        self.sink = sink
+        self.checkpoint = checkpoint
+        bytes.reserveCapacity(Self.pieceSize + (Self.pieceSize >> 2))
+    }
+
+    /// Bytes written so far, handed to the file or not.
+    package var count: Int { handed + bytes.count }
+
+    /// Appends JSON text as it is.
+    package func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    /// Appends JSON text as it is.
+    package func append(_ text: some Sequence<UInt8>) { bytes.append(contentsOf: text) }
+
+    /// Appends `string` as a JSON string.
+    package func append(string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
+            case 0..<0x20: bytes.append(contentsOf: String(format: "\\u%04x", byte).utf8)
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `value` as JSON.
+    package func encode(_ value: some Encodable) throws {
+        bytes.append(contentsOf: try encoder.encode(value))
+    }
+
+    /// Runs the checkpoint, then hands what was collected to the file once it makes a piece (all of it with `all`).
+    /// Called between the holds of the stores' locks.
+    package func flush(all: Bool = false) throws {
+        try checkpoint(self)
+        guard all || bytes.count >= Self.pieceSize else { return }
+        try bytes.withUnsafeBytes { try sink($0) }
+        handed += bytes.count
+        bytes.removeAll(keepingCapacity: true)
+    }
 }
 
 /// The bounds a state file's values are held to when it is loaded: the file may have been edited by hand or come
@@ -138,24 +279,76 @@ private struct SavedSectionContents<Objects: Codable>: Decodable {
 }
 
 extension NamespacedStore where State: SavableNamespaceState {
-    /// Every namespace's objects, encoded one shard at a time under its lock (an event loop waits at most for one
-    /// shard's encoding).
+
+    /// Writes every namespace's objects, namespace by namespace: its collections are taken under its shard's lock
+    /// (copy-on-write copies, no copying of objects), then written ``SavedStateOutput/objectsPerLock`` objects per hold of that
+    /// lock (the objects may be classes changed in place), the text handed to the file between holds. A write taken
+    /// while requests come in has each namespace's objects as they were when it came to the namespace, in the state
+    /// each was in when it was written; the stop's write (no requests) is the state at the stop.
+    package func writeSavedSection(to output: SavedStateOutput) throws -> SavedSectionSummary {
+        var summary = SavedSectionSummary()
+        output.append("{\"namespaces\":[")
+        for (namespace, sequence) in slotList() {
+            let separator = summary.namespaceNames.isEmpty ? "" : ","
+            guard let count = try writeNamespace(namespace, sequence: sequence, after: separator, to: output) else { continue }
+            summary.namespaceNames.append(namespace.name)
+            summary.objectCount += count
+        }
+        // Read last: no creation number written above is beyond it.
+        output.append("],\"sequence\":\(currentSequence)}")
+        return summary
+    }
+
+    /// The section in memory, a namespace's entry apiece (as ``writeSavedSection(to:)`` writes them).
     package func savedSection() throws -> SavedStoreSection {
-        let encoder = JSONEncoder()
-        var entries: [Data] = []
-        var names: [String] = []
-        var objects = 0
-        try forEachSlot { namespace, slot in
-            guard !slot.state.isEmpty else { return }
-            let entry = SavedNamespaceEntry(namespace: namespace.name, sequence: slot.sequence, objects: slot.state.saved)
-            entries.append(try encoder.encode(entry))
+        var entries: [Data] = [], names: [String] = [], objects = 0
+        for (namespace, sequence) in slotList() {
+            var entry = Data()
+            let output = SavedStateOutput { entry.append(contentsOf: $0) }
+            guard let count = try writeNamespace(namespace, sequence: sequence, after: "", to: output) else { continue }
+            try output.flush(all: true)
+            entries.append(entry)
             names.append(namespace.name)
-            objects += slot.state.savedObjectCount
+            objects += count
         }
         return SavedStoreSection(sequence: currentSequence, namespaces: entries, namespaceNames: names, objectCount: objects)
     }
 
-    /// Fills the store from its section (written by ``savedSection()``), namespace by namespace through
+    /// Writes `separator` and the namespace's entry; returns how many objects it held, nil (nothing written) when it
+    /// has none.
+    private func writeNamespace(_ namespace: Namespace, sequence: UInt64, after separator: String, to output: SavedStateOutput) throws -> Int? {
+        let taken = try underLock(of: namespace) { state -> (collections: [(String, any FrozenSavedObjects)], rest: Data, count: Int)? in
+            guard let state, !state.isEmpty else { return nil }
+            return (State.savedCollections.map { ($0.key, $0.freeze(state)) }, try JSONEncoder().encode(state.savedRest),
+                    state.savedObjectCount)
+        }
+        guard let taken else { return nil }
+        output.append(separator)
+        output.append("{\"namespace\":")
+        output.append(string: namespace.name)
+        output.append(",\"sequence\":\(sequence),\"objects\":{")
+        for (index, (key, frozen)) in taken.collections.enumerated() {
+            if index > 0 { output.append(",") }
+            output.append(string: key)
+            output.append(":{")
+            var objects = frozen
+            while !objects.isDone {
+                try underLock(of: namespace) { _ in try objects.write(upTo: SavedStateOutput.objectsPerLock, to: output) }
+                try output.flush()
+            }
+            output.append("}")
+        }
+        // The rest's members after the collections: its object without the braces.
+        if taken.rest.count > 2 {
+            if !taken.collections.isEmpty { output.append(",") }
+            output.append(taken.rest.dropFirst().dropLast())
+        }
+        output.append("}}")
+        try output.flush()
+        return taken.count
+    }
+
+    /// Fills the store from its section (written by ``writeSavedSection(to:)``), namespace by namespace through
     /// ``restore(_:sequence:_:)``. Sequences beyond ``SavedValueBounds/maxCounter`` refuse the section before
     /// anything is restored (the next creation would overflow).
     package func restoreSection(from decoder: any Decoder) throws {

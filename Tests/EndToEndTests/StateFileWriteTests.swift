@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // How writes of the state file are shared and finished: snapshot requests that come while a write is underway share
 // the next write; the stop's write abandons an older write instead of waiting for it; a second SIGTERM while the stop
-// writes the file does not end the process before the file is written.
+// writes the file does not end the process before the file is written; a write of many objects leaves the requests of
+// their namespace and shard answered while it runs.
 import Foundation
 import SandboxHTTP
+import SandboxScenarios
 @testable import PaymentSandbox
 import Testing
 
@@ -68,6 +70,50 @@ struct StateFileWriteTests {
             #expect(try String(contentsOf: file, encoding: .utf8).contains(session))
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["state.json"], "the abandoned write's file stayed")
             #expect(sandbox.stateFileWriteFailure == nil)
+        }
+    }
+
+    /// A namespace with three lock holds' worth of sessions; the write is held (test-only) between two holds of the
+    /// lock, a hold's worth written: a request of that namespace, and one of another namespace on the same shard of
+    /// the stores, are answered before the snapshot is. (A write that encoded a namespace, or a shard, in one hold of
+    /// its lock kept both waiting until it was through.)
+    @Test func whileASnapshotOfManyObjectsRuns_RequestsOfTheirNamespaceAndShardAreAnswered_BeforeTheSnapshotIs() async throws {
+        try await withStateDirectory { directory in
+            let file = directory.appendingPathComponent("state.json")
+            let (sandbox, server) = try StateFileTests.sandbox(file, clock: ManualClock())
+            let stateFile = try #require(sandbox.stateFile)
+            let big = KlarnaClient(server, namespace: "big", password: "secret")
+            let count = 3 * SavedStateOutput.objectsPerLock
+            var sessions: [String] = []
+            for _ in 0..<count { sessions.append(try await big.newSession()) }
+            // A namespace on the same shard as "big" (the stores shard by the namespace's hash, 16 ways).
+            func shard(_ name: String) -> Int { Int(UInt(bitPattern: Namespace(name).hashValue) % 16) }
+            let neighbour = try #require((0..<10_000).lazy.map { "neighbour-\($0)" }.first { shard($0) == shard("big") })
+            let other = KlarnaClient(server, namespace: neighbour, password: "secret")
+
+            stateFile.testHoldMidWrite.withLock { $0 = true }
+            let finished = Locked(false)
+            let snapshot = Task {
+                let answer = try await StateFileTests.send(server, "POST", "/__sandbox/snapshot")
+                finished.withLock { $0 = true }
+                return answer
+            }
+            try #require(try await Self.eventually { stateFile.writesHeld.withLock { $0 } == 1 }, "the write never got to the objects")
+            #expect(stateFile.objectsWrittenByTheWriteUnderway == SavedStateOutput.objectsPerLock)
+            #expect(try await big.readSession(sessions[count - 1]).status == 200)
+            let made = try await big.newSession()
+            let neighbours = try await other.newSession()
+            #expect(try await other.readSession(neighbours).status == 200)
+            #expect(!finished.withLock { $0 }, "the snapshot finished before the requests")
+            stateFile.testHoldMidWrite.withLock { $0 = false }
+
+            let answer = try await snapshot.value
+            #expect(answer.status == 200, "\(answer)")
+            #expect(try answer.jsonObject()["objects"] as? Int == count, "the objects the namespace had when the write came to it")
+            let text = try String(contentsOf: file, encoding: .utf8)
+            #expect(sessions.allSatisfy { text.contains($0) })
+            #expect(!text.contains(made), "made after the write took the namespace")
+            #expect(stateFile.objectsWrittenByTheWriteUnderway == count)
         }
     }
 

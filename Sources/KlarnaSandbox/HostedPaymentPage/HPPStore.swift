@@ -365,6 +365,11 @@ extension HPPLedger: SavableNamespaceState {
 
     var savedObjectCount: Int { sessions.count }
 
+    static var savedCollections: [SavedCollection<Self>] { [.objects("sessions", \.sessions)] }
+
+    struct SavedRest: Encodable { var sweep: SweepSchedule }
+    var savedRest: SavedRest { SavedRest(sweep: sweep) }
+
     /// A consumer action that was between its start and its end when the file was written never ends: its session
     /// takes actions again.
     mutating func restore(_ saved: Saved) {
@@ -374,8 +379,9 @@ extension HPPLedger: SavableNamespaceState {
     }
 }
 
-extension KlarnaHPPStore {
+extension KlarnaHPPStore: StreamedSavedSection {
     package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    package func writeSavedSection(to output: SavedStateOutput) throws -> SavedSectionSummary { try ledgers.writeSavedSection(to: output) }
     /// The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
     package func restoreSection(from decoder: any Decoder) throws {
         try ledgers.restoreSection(from: decoder)

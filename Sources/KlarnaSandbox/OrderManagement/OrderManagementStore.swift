@@ -726,14 +726,20 @@ extension OrderManagementLedger: SavableNamespaceState {
 
     var savedObjectCount: Int { orders.count }
 
+    static var savedCollections: [SavedCollection<Self>] { [.objects("orders", \.orders)] }
+
+    struct SavedRest: Encodable { var sweep: SweepSchedule }
+    var savedRest: SavedRest { SavedRest(sweep: sweep) }
+
     mutating func restore(_ saved: Saved) {
         orders = saved.orders
         sweep = saved.sweep
     }
 }
 
-extension KlarnaOrderManagementStore {
+extension KlarnaOrderManagementStore: StreamedSavedSection {
     package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    package func writeSavedSection(to output: SavedStateOutput) throws -> SavedSectionSummary { try ledgers.writeSavedSection(to: output) }
     /// The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
     package func restoreSection(from decoder: any Decoder) throws {
         try ledgers.restoreSection(from: decoder)

@@ -693,6 +693,14 @@ extension PaymentsLedger: SavableNamespaceState {
 
     var savedObjectCount: Int { sessions.count + authorizations.count + orders.count + customerTokens.count }
 
+    static var savedCollections: [SavedCollection<Self>] {
+        [.objects("sessions", \.sessions), .objects("authorizations", \.authorizations), .objects("orders", \.orders),
+         .objects("customerTokens", \.customerTokens)]
+    }
+
+    struct SavedRest: Encodable { var sweep: SweepSchedule }
+    var savedRest: SavedRest { SavedRest(sweep: sweep) }
+
     mutating func restore(_ saved: Saved) {
         sessions = saved.sessions
         authorizations = saved.authorizations
@@ -702,8 +710,9 @@ extension PaymentsLedger: SavableNamespaceState {
     }
 }
 
-extension KlarnaPaymentsStore {
+extension KlarnaPaymentsStore: StreamedSavedSection {
     package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    package func writeSavedSection(to output: SavedStateOutput) throws -> SavedSectionSummary { try ledgers.writeSavedSection(to: output) }
     /// The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
     package func restoreSection(from decoder: any Decoder) throws {
         try ledgers.restoreSection(from: decoder)

@@ -677,6 +677,14 @@ extension SwedbankPayOrderLedger: SavableNamespaceState {
 
     var savedObjectCount: Int { orders.count + tokens.count }
 
+    static var savedCollections: [SavedCollection<Self>] { [.objects("orders", \.orders), .objects("tokens", \.tokens)] }
+
+    struct SavedRest: Encodable {
+        var lastNumber: Int
+        var sweep: SweepSchedule
+    }
+    var savedRest: SavedRest { SavedRest(lastNumber: lastNumber, sweep: sweep) }
+
     mutating func restore(_ saved: Saved) {
         orders = saved.orders
         lastNumber = saved.lastNumber

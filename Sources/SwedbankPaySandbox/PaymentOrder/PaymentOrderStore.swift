@@ -299,8 +299,9 @@ enum SwedbankPayOrderPatch: Sendable {
 
 // MARK: The state file
 
-extension SwedbankPayOrderStore {
+extension SwedbankPayOrderStore: StreamedSavedSection {
     package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    package func writeSavedSection(to output: SavedStateOutput) throws -> SavedSectionSummary { try ledgers.writeSavedSection(to: output) }
 
     /// Also indexes the restored orders' session tokens (the session API and the pages find orders by them).
     package func restoreSection(from decoder: any Decoder) throws {

@@ -345,10 +345,18 @@ extension SwedbankPayPaymentSessionStore.Ledger: SavableNamespaceState, Codable 
     var saved: Self { self }
     var savedObjectCount: Int { sessions.count }
     mutating func restore(_ saved: Self) { self = saved }
+
+    static var savedCollections: [SavedCollection<Self>] {
+        [.objects("sessions", \.sessions), .objects("savedCards", \.savedCards), .objects("challenges", \.challenges)]
+    }
+
+    struct SavedRest: Encodable { var pruneAt: Int }
+    var savedRest: SavedRest { SavedRest(pruneAt: pruneAt) }
 }
 
-extension SwedbankPayPaymentSessionStore {
+extension SwedbankPayPaymentSessionStore: StreamedSavedSection {
     package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    package func writeSavedSection(to output: SavedStateOutput) throws -> SavedSectionSummary { try ledgers.writeSavedSection(to: output) }
     /// The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
     package func restoreSection(from decoder: any Decoder) throws {
         try ledgers.restoreSection(from: decoder)
