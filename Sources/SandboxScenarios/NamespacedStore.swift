@@ -134,6 +134,9 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
         try shard(namespace).withLock { shard in try body(shard.slots[namespace]?.state) }
     }
 
+    /// A namespace's state as a first access makes it: the state file fills one before putting it in place.
+    func emptyState() -> State { makeState() }
+
     /// The last number ``nextSequence()`` gave.
     package var currentSequence: UInt64 { sequence.withLock { $0 } }
 

@@ -3,9 +3,12 @@ import Foundation
 
 // What a store keeps across a restart (the state file, `--state-file`): each ``NamespacedState`` that keeps its
 // objects writes one section and fills itself from that section on start. The stores of ``SavableNamespaceState``
-// ledgers write theirs straight to the file (``StreamedSavedSection``), a few objects per hold of a shard's lock;
-// another state (the callback outbox) hands over its section encoded (``SavedStoreSection``). The sandbox assembles
-// the sections into one document; this module names no provider.
+// ledgers hand theirs over as jobs (``StreamedSavedSection``): each namespace's collections taken as copy-on-write
+// copies, then a chunk of objects at a time copied under the shard's lock and encoded outside it, on a few threads
+// (``SavedStateParallel``), the text going to the file in the file's order; read back the same way, a batch of
+// objects decoded per job. Another state (the callback outbox) hands over its section encoded (``SavedStoreSection``).
+// The sandbox assembles the sections into one document (`StateFile.swift`); this module names no provider. The JSON
+// is the one `JSONEncoder` wrote before (``SavedStateEncoder``, ``SavedStateDecoder``): older files load.
 
 /// One store's section of the state file, already encoded: its creation counter and each namespace's objects.
 package struct SavedStoreSection: Sendable {
@@ -37,88 +40,189 @@ package struct SavedStoreSection: Sendable {
     }
 }
 
-/// A namespace's state (a provider's ledger) that the state file can keep: its objects as a `Codable` value.
-/// The dependencies a ledger holds (registry, ids, configuration) are not saved; a restored ledger is made fresh by
-/// its store and then given its objects.
+/// A namespace's state (a provider's ledger) that the state file can keep: its objects, by id, in
+/// ``savedCollections``, and a few other values in ``savedRest``. The dependencies a ledger holds (registry, ids,
+/// configuration) are not saved; a restored ledger is made fresh by its store and then given its objects.
 ///
-/// Written as ``savedCollections`` (its objects by id, a JSON object each) followed by the members of ``savedRest``,
-/// the keys ``Saved`` has: `{"sessions": {"<id>": {…}, …}, …, "sweep": {…}}`.
+/// A namespace's `objects` in the file are the collections (a JSON object of the objects by id each) followed by the
+/// members of ``savedRest``: `{"sessions": {"<id>": {…}, …}, …, "sweep": {…}}`.
 package protocol SavableNamespaceState: NamespaceStateValue {
-    associatedtype Saved: Codable
-    /// The namespace's objects, as the state file holds them (read back on start).
-    var saved: Saved { get }
-    /// How many objects ``saved`` holds (sessions, tokens, orders, ...).
+    /// How many objects it holds (sessions, tokens, orders, ...).
     var savedObjectCount: Int { get }
-    /// Takes the objects of a state file into a freshly made state.
-    mutating func restore(_ saved: Saved)
-    /// Its collections of objects by id, in the order they are written: the members of ``Saved`` that grow.
+    /// Its collections of objects by id, in the order they are written.
     static var savedCollections: [SavedCollection<Self>] { get }
-    associatedtype SavedRest: Encodable
-    /// The other members of ``Saved`` (a sweep schedule, a counter): small, encoded in one go.
+    associatedtype SavedRest: Codable
+    /// What it keeps beside the collections (a sweep schedule, a counter): small, written in one go.
     var savedRest: SavedRest { get }
+    /// Takes the rest of a state file's namespace, once the collections are restored into this freshly made state.
+    mutating func restore(_ rest: SavedRest)
 }
 
-/// A collection of a namespace's objects by id (a ledger's dictionary), as the state file writes it: a member of the
+/// A collection of a namespace's objects by id (a ledger's dictionary), as the state file keeps it: a member of the
 /// namespace's `objects` whose value is a JSON object of the objects by their ids.
 package struct SavedCollection<State> {
     package let key: String
     let freeze: (State) -> any FrozenSavedObjects
+    /// Puts one object of a state file, decoded from `source`, in the state under its id.
+    let restoreOne: (inout State, String, any SavedObjectSource) throws -> Void
+    /// Decodes objects of a state file (each id and where its text starts, below `path`) and returns what puts them
+    /// in a state.
+    let decodeBatch: (_ text: UnsafeRawBufferPointer, _ items: [(id: String, offset: Int)], _ path: [SavedKey],
+                      _ values: SavedValueCachePool?) throws -> (inout State) -> Void
 
-    /// The dictionary at `path`, written under `key`.
-    package static func objects<Object: Encodable>(_ key: String, _ path: KeyPath<State, [String: Object]>) -> SavedCollection {
-        SavedCollection(key: key) { state in FrozenObjects(objects: state[keyPath: path]) }
+    /// The dictionary at `path`, kept under `key`.
+    package static func objects<Object: Codable>(_ key: String, _ path: WritableKeyPath<State, [String: Object]>) -> SavedCollection {
+        SavedCollection(key: key, freeze: { state in FrozenObjects(objects: state[keyPath: path]) },
+                        restoreOne: { state, id, source in state[keyPath: path][id] = try source.decode(Object.self) },
+                        decodeBatch: { text, items, basePath, values in
+                            func decode(_ cache: SavedValueCache?) throws -> [(String, Object)] {
+                                let decoder = SavedStateDecoder(text: text, values: cache)
+                                var objects: [(String, Object)] = []
+                                objects.reserveCapacity(items.count)
+                                for (id, offset) in items {
+                                    decoder.basePath = basePath + [SavedKey(id)]
+                                    objects.append((id, try decoder.decode(Object.self, at: offset).value))
+                                }
+                                return objects
+                            }
+                            let objects = try values.map { try $0.withCache(decode) } ?? decode(nil)
+                            return { state in for (id, object) in objects { state[keyPath: path][id] = object } }
+                        })
     }
 }
 
+/// Where a restored object is decoded from: the state file's reader (``SavedStateReader``) or a `Decoder`'s container.
+protocol SavedObjectSource {
+    func decode<T: Decodable>(_ type: T.Type) throws -> T
+}
+
 /// A collection's objects as they were when the write took them (a copy-on-write copy of the dictionary, made under
-/// the lock in no time), written a few at a time.
+/// the lock in no time), cut into chunks of ``SavedStateOutput/objectsPerLock`` objects to encode.
 protocol FrozenSavedObjects {
-    var isDone: Bool { get }
-    /// Writes up to `limit` more objects as members (`"<id>":{…}`). Under the lock of the namespace's shard: the
-    /// objects may be classes that requests change in place.
-    mutating func write(upTo limit: Int, to output: SavedStateOutput) throws
+    var count: Int { get }
+    /// The collection's chunks as jobs: each writes its objects as members (`"<id>":{…}`, a comma before each but
+    /// the collection's first). `underLock` runs a body under the lock of the namespace's shard.
+    func jobs(copying: Bool, underLock: @escaping (() -> Void) -> Void) -> [SavedStateJob]
+}
+
+/// Objects of a class that requests change in place (under the shard's lock) make a copy of themselves, under that
+/// lock, for the state file to encode outside it: a request waits for a chunk's copies, not for its encoding.
+/// `savedCopy()` must copy every stored property (a test compares the file written from copies with one written
+/// from the objects themselves).
+package protocol SavedStateCopyable: AnyObject {
+    func savedCopy() -> Self
 }
 
 private struct FrozenObjects<Object: Encodable>: FrozenSavedObjects {
     let objects: [String: Object]
-    var index: [String: Object].Index
-    var written = 0
 
-    init(objects: [String: Object]) {
-        self.objects = objects
-        index = objects.startIndex
-    }
+    init(objects: [String: Object]) { self.objects = objects }
 
-    var isDone: Bool { index == objects.endIndex }
+    var count: Int { objects.count }
 
-    mutating func write(upTo limit: Int, to output: SavedStateOutput) throws {
-        var count = 0
-        while index != objects.endIndex, count < limit {
-            let (id, object) = objects[index]
-            if written > 0 { output.append(",") }
-            output.append(string: id)
-            output.append(":")
-            try output.encode(object)
-            objects.formIndex(after: &index)
-            written += 1
-            count += 1
+    func jobs(copying: Bool, underLock: @escaping (() -> Void) -> Void) -> [SavedStateJob] {
+        var jobs: [SavedStateJob] = []
+        var start = objects.startIndex
+        var first = true
+        while start != objects.endIndex {
+            let end = objects.index(start, offsetBy: SavedStateOutput.objectsPerLock, limitedBy: objects.endIndex) ?? objects.endIndex
+            let chunk = objects[start..<end], leading = !first
+            jobs.append(SavedStateJob(objects: chunk.count) { encoder in
+                try Self.encode(chunk, comma: leading, copying: copying, underLock: underLock, into: encoder)
+            })
+            first = false
+            start = end
         }
-        output.objectsWritten += count
+        return jobs
+    }
+
+    /// A struct's value is the collection's as taken (and its boxes never change): encoded as it is. A class's
+    /// objects are copied under the lock first when they can be (``SavedStateCopyable``), else encoded under it.
+    static func encode(_ chunk: Slice<[String: Object]>, comma: Bool, copying: Bool, underLock: (() -> Void) -> Void,
+                       into encoder: SavedStateEncoder) throws {
+        func write(_ items: some Sequence<(key: String, value: Object)>) throws {
+            var leading = comma
+            for (id, object) in items {
+                if leading { encoder.append(",") }
+                leading = true
+                encoder.append(string: id)
+                encoder.append(":")
+                try encoder.encode(object)
+            }
+        }
+        guard Object.self is AnyObject.Type else { return try write(chunk) }
+        var failure: (any Error)?
+        if copying, Object.self is any SavedStateCopyable.Type {
+            var copies: [(key: String, value: Object)] = []
+            copies.reserveCapacity(chunk.count)
+            underLock {
+                for (id, object) in chunk { copies.append((id, (object as! any SavedStateCopyable).savedCopy() as! Object)) }
+            }
+            try write(copies)
+        } else {
+            underLock {
+                do { try write(chunk) } catch { failure = error }
+            }
+        }
+        if let failure { throw failure }
     }
 }
 
-/// A store that writes its section of the state file itself, a few objects per hold of a lock (the stores of
-/// ``SavableNamespaceState`` ledgers, through ``NamespacedStore/writeSavedSection(to:)``): the state file writes it
-/// this way rather than asking for ``NamespacedState/savedSection()`` (the same text, in memory).
-package protocol StreamedSavedSection {
-    /// Writes the section (`{"namespaces": [{"namespace": …, "sequence": n, "objects": {…}}, …], "sequence": N}`).
-    func writeSavedSection(to output: SavedStateOutput) throws -> SavedSectionSummary
+/// A piece of the state file, in the file's order: text to write as it is, or objects to encode (on any of the
+/// writing threads, ``SavedStateParallel``).
+package struct SavedStateJob: @unchecked Sendable {
+    /// The objects it writes.
+    package let objects: Int
+    private let body: (SavedStateEncoder) throws -> Void
+
+    init(objects: Int, _ body: @escaping (SavedStateEncoder) throws -> Void) {
+        self.objects = objects
+        self.body = body
+    }
+
+    /// Text as it is.
+    package static func text(_ text: String) -> SavedStateJob { SavedStateJob(objects: 0) { $0.append(text) } }
+    package static func text(_ bytes: some Collection<UInt8> & Sendable) -> SavedStateJob {
+        SavedStateJob(objects: 0) { $0.append(bytes: bytes) }
+    }
+
+    /// A job that fails with `error` (where it stands in the file's order).
+    package static func failing(_ error: any Error) -> SavedStateJob { SavedStateJob(objects: 0) { _ in throw error } }
+
+    /// The job's text, appended to `encoder`.
+    package func run(into encoder: SavedStateEncoder) throws { try body(encoder) }
 }
 
-/// What a section held: the namespaces with objects in it and how many objects.
-package struct SavedSectionSummary: Sendable {
+/// What the jobs of a section took: the namespaces with objects and how many objects (counted as each namespace is
+/// taken, when its jobs are made).
+package final class SavedSectionTally {
     package var namespaceNames: [String] = []
     package var objectCount = 0
+    /// Whether objects of classes are copied under the lock and encoded outside it (``SavedStateCopyable``); false
+    /// (for a test that compares the two) encodes them under the lock.
+    package let copiesObjects: Bool
+    package init(copiesObjects: Bool = true) { self.copiesObjects = copiesObjects }
+}
+
+/// A store that writes and reads its section of the state file itself, a few objects at a time (the stores of
+/// ``SavableNamespaceState`` ledgers, through ``NamespacedStore/savedSectionJobs(tally:)`` and
+/// ``NamespacedStore/restoreSection(from:)-(SavedStateReader)``): the state file uses these rather than
+/// ``NamespacedState/savedSection()`` and ``NamespacedState/restoreSection(from:)`` (the same text, as one value).
+package protocol StreamedSavedSection {
+    /// The section (`{"namespaces": [{"namespace": …, "sequence": n, "objects": {…}}, …], "sequence": N}`) as jobs
+    /// in the file's order, each namespace taken when the iterator comes to it; what they hold is counted in `tally`.
+    func savedSectionJobs(tally: SavedSectionTally) -> AnyIterator<SavedStateJob>
+    /// Fills the store from its section, `reader` standing at it.
+    func restoreSavedSection(from reader: SavedStateReader) throws
+    /// Drops what a restore put in (it failed: the sandbox does not start with it).
+    func discardRestored()
+}
+
+/// A member of a decoding container, as the source of one restored object.
+private struct ContainerMember: SavedObjectSource {
+    let container: KeyedDecodingContainer<SavedKey>
+    let key: SavedKey
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try container.decode(type, forKey: key) }
 }
 
 /// A write of the state file that was abandoned (for the stop's write) between two of its pieces.
@@ -130,15 +234,15 @@ package struct SavedStateAbandoned: Error {
 /// locks, a piece of about a MiB at a time, so a write keeps little beside the stores. Between the holds (at each
 /// ``flush(all:)``) it runs its checkpoint, which throws ``SavedStateAbandoned`` once the write is abandoned.
 package final class SavedStateOutput {
-    /// The text not yet handed to the file.
-    private var bytes: [UInt8] = []
+    /// Writes the objects, and holds the text not yet handed to the file.
+    private let encoder = SavedStateEncoder()
     private var handed = 0
     private let sink: (UnsafeRawBufferPointer) throws -> Void
     private let checkpoint: (SavedStateOutput) throws -> Void
-    private let encoder = JSONEncoder()
     /// How much is collected before it goes to the file.
     static let pieceSize = 1 << 20
-    /// Objects written per hold of a shard's lock: a request on that shard waits at most for these to be encoded.
+    /// Objects written per hold of a shard's lock: a request on that shard waits at most for these to be encoded
+    /// (a millisecond or two).
     package static let objectsPerLock = 256
     /// The objects of the collections written so far.
     package internal(set) var objectsWritten = 0
@@ -147,45 +251,43 @@ package final class SavedStateOutput {
     package init(sink: @escaping (UnsafeRawBufferPointer) throws -> Void, checkpoint: @escaping (SavedStateOutput) throws -> Void = { _ in }) {
         self.sink = sink
         self.checkpoint = checkpoint
-        bytes.reserveCapacity(Self.pieceSize + (Self.pieceSize >> 2))
+        encoder.reserve(Self.pieceSize + (Self.pieceSize >> 2))
     }
 
     /// Bytes written so far, handed to the file or not.
-    package var count: Int { handed + bytes.count }
+    package var count: Int { handed + encoder.count }
 
     /// Appends JSON text as it is.
-    package func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    package func append(_ text: String) { encoder.append(text) }
 
     /// Appends JSON text as it is.
-    package func append(_ text: some Sequence<UInt8>) { bytes.append(contentsOf: text) }
+    package func append(_ text: some Collection<UInt8>) { encoder.append(bytes: text) }
 
     /// Appends `string` as a JSON string.
-    package func append(string: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
-            case 0..<0x20: bytes.append(contentsOf: String(format: "\\u%04x", byte).utf8)
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
+    package func append(string: String) { encoder.append(string: string) }
 
-    /// Appends `value` as JSON.
-    package func encode(_ value: some Encodable) throws {
-        bytes.append(contentsOf: try encoder.encode(value))
+    /// Writes `jobs` in their order: their text made on up to `threads` threads (``SavedStateParallel``), handed to
+    /// the file as it comes, a few MiB at most waiting.
+    package func write(_ jobs: AnyIterator<SavedStateJob>, threads: Int = SavedStateParallel.threads) throws {
+        try SavedStateParallel.run(threads: threads, next: { jobs.next() }, work: { job -> (SavedStateEncoder, Int) in
+            let encoder = SavedStateEncoder(capacity: max(64, job.objects * 1024))
+            try job.run(into: encoder)
+            return (encoder, job.objects)
+        }, consume: { text, objects in
+            text.withBytes { self.encoder.append(raw: $0) }
+            self.objectsWritten += objects
+            try self.flush()
+        })
     }
 
     /// Runs the checkpoint, then hands what was collected to the file once it makes a piece (all of it with `all`).
     /// Called between the holds of the stores' locks.
     package func flush(all: Bool = false) throws {
         try checkpoint(self)
-        guard all || bytes.count >= Self.pieceSize else { return }
-        try bytes.withUnsafeBytes { try sink($0) }
-        handed += bytes.count
-        bytes.removeAll(keepingCapacity: true)
+        guard all || encoder.count >= Self.pieceSize else { return }
+        try encoder.withBytes { try sink($0) }
+        handed += encoder.count
+        encoder.removeAll()
     }
 }
 
@@ -266,101 +368,293 @@ extension NamespacedState {
     }
 }
 
-/// One namespace's entry in a section.
-private struct SavedNamespaceEntry<Objects: Codable>: Codable {
-    var namespace: String
-    var sequence: UInt64
-    var objects: Objects
-}
-
-private struct SavedSectionContents<Objects: Codable>: Decodable {
-    var sequence: UInt64
-    var namespaces: [SavedNamespaceEntry<Objects>]
-}
-
 extension NamespacedStore where State: SavableNamespaceState {
 
-    /// Writes every namespace's objects, namespace by namespace: its collections are taken under its shard's lock
-    /// (copy-on-write copies, no copying of objects), then written ``SavedStateOutput/objectsPerLock`` objects per hold of that
-    /// lock (the objects may be classes changed in place), the text handed to the file between holds. A write taken
-    /// while requests come in has each namespace's objects as they were when it came to the namespace, in the state
-    /// each was in when it was written; the stop's write (no requests) is the state at the stop.
-    package func writeSavedSection(to output: SavedStateOutput) throws -> SavedSectionSummary {
-        var summary = SavedSectionSummary()
-        output.append("{\"namespaces\":[")
-        for (namespace, sequence) in slotList() {
-            let separator = summary.namespaceNames.isEmpty ? "" : ","
-            guard let count = try writeNamespace(namespace, sequence: sequence, after: separator, to: output) else { continue }
-            summary.namespaceNames.append(namespace.name)
-            summary.objectCount += count
+    /// Every namespace's objects as jobs, namespace by namespace: when the iterator comes to a namespace, its
+    /// collections are taken under its shard's lock (copy-on-write copies, no object copied) and cut into chunks of
+    /// ``SavedStateOutput/objectsPerLock`` objects; a chunk's job copies its objects under that lock when they are
+    /// classes requests change in place (``SavedStateCopyable``) and encodes them outside it. A write taken while
+    /// requests come in has each namespace's objects as they were when it came to the namespace, each in the state
+    /// it was in when its chunk was copied; the stop's write (no requests) is the state at the stop.
+    package func savedSectionJobs(tally: SavedSectionTally) -> AnyIterator<SavedStateJob> {
+        var namespaces: ArraySlice<(namespace: Namespace, sequence: UInt64)> = []
+        var pending: ArraySlice<SavedStateJob> = []
+        var started = false, finished = false, wroteOne = false
+        return AnyIterator {
+            guard started else {
+                started = true
+                namespaces = self.slotList()[...]
+                return .text("{\"namespaces\":[")
+            }
+            while pending.isEmpty {
+                guard let (namespace, sequence) = namespaces.popFirst() else {
+                    guard !finished else { return nil }
+                    finished = true
+                    // Read last: no creation number written before is beyond it.
+                    return .text("],\"sequence\":\(self.currentSequence)}")
+                }
+                do {
+                    let (jobs, count) = try self.namespaceJobs(namespace, sequence: sequence, after: wroteOne ? "," : "",
+                                                               copying: tally.copiesObjects)
+                    guard let jobs else { continue }
+                    wroteOne = true
+                    tally.namespaceNames.append(namespace.name)
+                    tally.objectCount += count
+                    pending = jobs[...]
+                } catch {
+                    pending = [.failing(error)]
+                }
+            }
+            return pending.popFirst()
         }
-        // Read last: no creation number written above is beyond it.
-        output.append("],\"sequence\":\(currentSequence)}")
-        return summary
     }
 
-    /// The section in memory, a namespace's entry apiece (as ``writeSavedSection(to:)`` writes them).
+    /// The section in memory, a namespace's entry apiece (the same text as ``savedSectionJobs(tally:)``).
     package func savedSection() throws -> SavedStoreSection {
         var entries: [Data] = [], names: [String] = [], objects = 0
         for (namespace, sequence) in slotList() {
-            var entry = Data()
-            let output = SavedStateOutput { entry.append(contentsOf: $0) }
-            guard let count = try writeNamespace(namespace, sequence: sequence, after: "", to: output) else { continue }
-            try output.flush(all: true)
-            entries.append(entry)
+            let (jobs, count) = try namespaceJobs(namespace, sequence: sequence, after: "", copying: true)
+            guard let jobs else { continue }
+            let encoder = SavedStateEncoder()
+            for job in jobs { try job.run(into: encoder) }
+            entries.append(Data(encoder.bytes))
             names.append(namespace.name)
             objects += count
         }
         return SavedStoreSection(sequence: currentSequence, namespaces: entries, namespaceNames: names, objectCount: objects)
     }
 
-    /// Writes `separator` and the namespace's entry; returns how many objects it held, nil (nothing written) when it
-    /// has none.
-    private func writeNamespace(_ namespace: Namespace, sequence: UInt64, after separator: String, to output: SavedStateOutput) throws -> Int? {
-        let taken = try underLock(of: namespace) { state -> (collections: [(String, any FrozenSavedObjects)], rest: Data, count: Int)? in
+    /// `separator` and the namespace's entry as jobs, and how many objects it held; nil jobs when it has none.
+    private func namespaceJobs(_ namespace: Namespace, sequence: UInt64, after separator: String,
+                               copying: Bool) throws -> ([SavedStateJob]?, Int) {
+        let taken = try underLock(of: namespace) { state -> (collections: [(String, any FrozenSavedObjects)], rest: [UInt8], count: Int)? in
             guard let state, !state.isEmpty else { return nil }
-            return (State.savedCollections.map { ($0.key, $0.freeze(state)) }, try JSONEncoder().encode(state.savedRest),
-                    state.savedObjectCount)
+            let rest = SavedStateEncoder()
+            try rest.encode(state.savedRest)
+            return (State.savedCollections.map { ($0.key, $0.freeze(state)) }, rest.bytes, state.savedObjectCount)
         }
-        guard let taken else { return nil }
-        output.append(separator)
-        output.append("{\"namespace\":")
-        output.append(string: namespace.name)
-        output.append(",\"sequence\":\(sequence),\"objects\":{")
+        guard let taken else { return (nil, 0) }
+        let header = SavedStateEncoder()
+        header.append(separator + "{\"namespace\":")
+        header.append(string: namespace.name)
+        header.append(",\"sequence\":\(sequence),\"objects\":{")
+        var jobs: [SavedStateJob] = []
+        let underLock: (() -> Void) -> Void = { body in self.underLock(of: namespace) { _ in body() } }
         for (index, (key, frozen)) in taken.collections.enumerated() {
-            if index > 0 { output.append(",") }
-            output.append(string: key)
-            output.append(":{")
-            var objects = frozen
-            while !objects.isDone {
-                try underLock(of: namespace) { _ in try objects.write(upTo: SavedStateOutput.objectsPerLock, to: output) }
-                try output.flush()
-            }
-            output.append("}")
+            if index > 0 { header.append(",") }
+            header.append(string: key)
+            header.append(":{")
+            jobs.append(.text(header.bytes))
+            header.removeAll()
+            jobs += frozen.jobs(copying: copying, underLock: underLock)
+            header.append("}")
         }
         // The rest's members after the collections: its object without the braces.
         if taken.rest.count > 2 {
-            if !taken.collections.isEmpty { output.append(",") }
-            output.append(taken.rest.dropFirst().dropLast())
+            if !taken.collections.isEmpty { header.append(",") }
+            header.append(bytes: taken.rest.dropFirst().dropLast())
         }
-        output.append("}}")
-        try output.flush()
-        return taken.count
+        header.append("}}")
+        jobs.append(.text(header.bytes))
+        return (jobs, taken.count)
     }
 
-    /// Fills the store from its section (written by ``writeSavedSection(to:)``), namespace by namespace through
-    /// ``restore(_:sequence:_:)``. Sequences beyond ``SavedValueBounds/maxCounter`` refuse the section before
-    /// anything is restored (the next creation would overflow).
+    /// Fills the store from its section as the state file holds it (``savedSectionJobs(tally:)``), read by `reader`
+    /// from where it stands: the reader walks the section (``SavedSectionScan``) and hands batches of
+    /// ``SavedStateOutput/objectsPerLock`` stored objects to decode on ``SavedStateParallel/threads`` threads, each
+    /// object from its own text (no tree of the section is made); the namespaces are built in the file's order. Every
+    /// namespace is read and its creation number checked (≤ ``SavedValueBounds/maxCounter``: the next creation must
+    /// not overflow) before any is put in place through ``restore(_:sequence:_:)``.
+    package func restoreSection(from reader: SavedStateReader, threads: Int = SavedStateParallel.threads) throws {
+        let scan = SavedSectionScan<State>(reader)
+        var restored: [(Namespace, UInt64, State)] = []
+        var current = emptyState()
+        try SavedStateParallel.run(threads: threads, next: { try scan.next() }, work: { job in try job.run() }, consume: { piece in
+            switch piece {
+            case .objects(let insert): insert(&current)
+            case .namespace(let namespace, let sequence, let rest):
+                current.restore(rest)
+                restored.append((namespace, sequence, current))
+                current = self.emptyState()
+            }
+        })
+        guard let sequence = scan.sequence else { throw scan.missingSequence ?? reader.missing("sequence") }
+        for (namespace, sequence, state) in restored { restore(namespace, sequence: sequence) { $0 = state } }
+        continueSequence(after: sequence)
+    }
+
+    /// Fills the store from its section decoded by any `Decoder` (the section as ``savedSection()`` gives it):
+    /// as ``restoreSection(from:)-(SavedStateReader)`` does.
     package func restoreSection(from decoder: any Decoder) throws {
-        let contents = try SavedSectionContents<State.Saved>(from: decoder)
-        try SavedValueBounds.checkCounter(contents.sequence, at: [SavedKey("sequence")], in: decoder)
-        for (index, entry) in contents.namespaces.enumerated() {
-            try SavedValueBounds.checkCounter(entry.sequence, at: [SavedKey("namespaces"), SavedKey(index: index), SavedKey("sequence")],
-                                              in: decoder)
+        let collections = State.savedCollections
+        let section = try decoder.container(keyedBy: SavedKey.self)
+        let sequence = try section.decode(UInt64.self, forKey: SavedKey("sequence"))
+        try SavedValueBounds.checkCounter(sequence, at: [SavedKey("sequence")], in: decoder)
+        var namespaces = try section.nestedUnkeyedContainer(forKey: SavedKey("namespaces"))
+        var restored: [(Namespace, UInt64, State)] = []
+        while !namespaces.isAtEnd {
+            let entryDecoder = try namespaces.superDecoder()
+            let entry = try entryDecoder.container(keyedBy: SavedKey.self)
+            let name = try entry.decode(String.self, forKey: SavedKey("namespace"))
+            let entrySequence = try entry.decode(UInt64.self, forKey: SavedKey("sequence"))
+            try SavedValueBounds.checkCounter(entrySequence, at: [SavedKey("sequence")], in: entryDecoder)
+            let objectsDecoder = try entry.superDecoder(forKey: SavedKey("objects"))
+            let objects = try objectsDecoder.container(keyedBy: SavedKey.self)
+            var state = emptyState()
+            for collection in collections where objects.contains(SavedKey(collection.key)) {
+                let members = try objects.nestedContainer(keyedBy: SavedKey.self, forKey: SavedKey(collection.key))
+                for id in members.allKeys {
+                    try collection.restoreOne(&state, id.stringValue, ContainerMember(container: members, key: id))
+                }
+            }
+            state.restore(try State.SavedRest(from: objectsDecoder))
+            restored.append((Namespace(name), entrySequence, state))
         }
-        for entry in contents.namespaces {
-            restore(Namespace(entry.namespace), sequence: entry.sequence) { $0.restore(entry.objects) }
+        for (namespace, sequence, state) in restored { restore(namespace, sequence: sequence) { $0 = state } }
+        continueSequence(after: sequence)
+    }
+
+    /// Drops every namespace's state: what a restore that failed put in (the sandbox does not start with it).
+    package func discardRestored() { resetAll() }
+}
+
+/// A piece of a section being restored, as ``NamespacedStore/restoreSection(from:threads:)`` takes them in order:
+/// objects to put in the namespace being built, or the namespace's end.
+enum SavedRestorePiece<State: SavableNamespaceState> {
+    case objects((inout State) -> Void)
+    case namespace(Namespace, UInt64, State.SavedRest)
+}
+
+/// A job of a restore: decoding a batch of objects, or a namespace's end (its rest decoded, its name and creation
+/// number checked).
+struct SavedRestoreJob<State: SavableNamespaceState> {
+    let run: () throws -> SavedRestorePiece<State>
+}
+
+/// Walks a store's section (``NamespacedStore/savedSectionJobs(tally:)``'s text, its members in any order) one step
+/// at a time, making the jobs of its restore: the objects of a collection in batches (each object's text is skipped
+/// here and decoded by the job), a namespace's other members gathered for its end. Called under the parallel
+/// runner's lock: one caller at a time.
+final class SavedSectionScan<State: SavableNamespaceState> {
+    private enum Place {
+        case start, section, namespaces, namespace, objects, collection(SavedCollection<State>), done
+    }
+
+    private let reader: SavedStateReader
+    private let collections = State.savedCollections
+    private var place = Place.start
+    /// The section's creation number, once read.
+    private(set) var sequence: UInt64?
+    var missingSequence: (any Error)?
+    // The namespace being read.
+    private var name: String?
+    private var namespaceSequence: UInt64?
+    private var sawObjects = false
+    private var rest: [UInt8] = []
+    private var namespacePath: [SavedKey] = []
+
+    init(_ reader: SavedStateReader) { self.reader = reader }
+
+    func next() throws -> SavedRestoreJob<State>? {
+        while true {
+            switch place {
+            case .start:
+                try reader.beginObject()
+                place = .section
+            case .section:
+                guard let key = try reader.nextMember() else {
+                    place = .done
+                    if sequence == nil { missingSequence = reader.missing("sequence") }
+                    return nil
+                }
+                switch key {
+                case "sequence": sequence = try reader.readCounter()
+                case "namespaces":
+                    try reader.beginArray()
+                    place = .namespaces
+                default: try reader.skipValue()
+                }
+            case .namespaces:
+                guard try reader.nextElement() else {
+                    place = .section
+                    continue
+                }
+                try reader.beginObject()
+                (name, namespaceSequence, sawObjects, rest, namespacePath) = (nil, nil, false, [UInt8(ascii: "{")], reader.path)
+                place = .namespace
+            case .namespace:
+                guard let key = try reader.nextMember() else {
+                    place = .namespaces
+                    return namespaceEnd()
+                }
+                switch key {
+                case "namespace": name = try reader.decode(String.self)
+                case "sequence": namespaceSequence = try reader.readCounter()
+                case "objects":
+                    try reader.beginObject()
+                    sawObjects = true
+                    place = .objects
+                default: try reader.skipValue()
+                }
+            case .objects:
+                guard let member = try reader.nextMember() else {
+                    place = .namespace
+                    continue
+                }
+                if let collection = collections.first(where: { $0.key == member }) {
+                    try reader.beginObject()
+                    place = .collection(collection)
+                } else {
+                    // A member of the rest: gathered, decoded at the namespace's end.
+                    if rest.count > 1 { rest.append(UInt8(ascii: ",")) }
+                    rest.append(contentsOf: reader.rawText(of: member))
+                    rest.append(UInt8(ascii: ":"))
+                    rest.append(contentsOf: try reader.skipValue())
+                }
+            case .collection(let collection):
+                let path = reader.path
+                var items: [(id: String, offset: Int)] = []
+                items.reserveCapacity(SavedStateOutput.objectsPerLock)
+                while items.count < SavedStateOutput.objectsPerLock {
+                    guard let id = try reader.nextMember() else {
+                        place = .objects
+                        break
+                    }
+                    _ = reader.scanner.peek()
+                    items.append((id, reader.position))
+                    try reader.skipValue()
+                }
+                guard !items.isEmpty else { continue }
+                let (text, values) = (reader.text, reader.values)
+                return SavedRestoreJob { .objects(try collection.decodeBatch(text, items, path, values)) }
+            case .done:
+                return nil
+            }
         }
-        continueSequence(after: contents.sequence)
+    }
+
+    /// The job of a namespace's end: its name, creation number and objects must be there; its rest is decoded.
+    private func namespaceEnd() -> SavedRestoreJob<State> {
+        let (name, sequence, sawObjects, rest, path) = (name, namespaceSequence, sawObjects, rest + [UInt8(ascii: "}")], namespacePath)
+        return SavedRestoreJob {
+            func missing(_ key: String) -> any Error {
+                DecodingError.keyNotFound(SavedKey(key), DecodingError.Context(codingPath: path, debugDescription: "No value associated with key \"\(key)\"."))
+            }
+            guard let name else { throw missing("namespace") }
+            guard let sequence else { throw missing("sequence") }
+            guard sawObjects else { throw missing("objects") }
+            let decoded = try rest.withUnsafeBytes { buffer in
+                let decoder = SavedStateDecoder(text: buffer)
+                decoder.basePath = path + [SavedKey("objects")]
+                do {
+                    return try decoder.decode(State.SavedRest.self, at: 0).value
+                } catch let error as SavedStateSyntaxError {
+                    var error = error
+                    error.path = SavedValueOutOfBounds(codingPath: decoder.basePath, message: "").path
+                    throw error
+                }
+            }
+            return .namespace(Namespace(name), sequence, decoded)
+        }
     }
 }

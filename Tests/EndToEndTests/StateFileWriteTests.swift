@@ -28,6 +28,26 @@ struct StateFileWriteTests {
         return try answer.jsonObject()["write"] as? Int
     }
 
+    /// Two requests at once (the write held, test-only, before it reads anything): one write answers both.
+    @Test func twoSnapshotRequestsAtOnce_ShareOneWrite() async throws {
+        try await withStateDirectory { directory in
+            let file = directory.appendingPathComponent("state.json")
+            let (sandbox, server) = try StateFileTests.sandbox(file, clock: ManualClock())
+            let stateFile = try #require(sandbox.stateFile)
+            let session = try await KlarnaClient(server, namespace: StateFileTests.namespace, password: "secret").newSession()
+            stateFile.testHoldBeforeReading.withLock { $0 = true }
+            let first = Task { try await Self.snapshot(server) }
+            try #require(try await Self.eventually { stateFile.writesHeld.withLock { $0 } == 1 }, "the write never started")
+            let second = Task { try await Self.snapshot(server) }
+            try #require(try await Self.eventually { stateFile.waitingForRunningWrite == 2 }, "the second request never waited")
+            stateFile.testHoldBeforeReading.withLock { $0 = false }
+            #expect([try await first.value, try await second.value] == [1, 1], "one write for both")
+            #expect(try String(contentsOf: file, encoding: .utf8).contains(session))
+            #expect(try await Self.snapshot(server) == 2)
+            await sandbox.stop()
+        }
+    }
+
     @Test func snapshotRequestsDuringAWrite_ShareTheNextWrite_WhichHoldsWhatEachAskedFor() async throws {
         try await withStateDirectory { directory in
             let file = directory.appendingPathComponent("state.json")
