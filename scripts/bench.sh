@@ -16,6 +16,10 @@
 #                      a socket and stopped, for comparison). Alone: scripts/bench.sh --inprocess-only
 #   max objects        scripts/bench/maxobjects.sh: RSS sampled along 1M Klarna flows under --max-objects 100000
 #                      (its MO_* settings are described there). Alone: scripts/bench.sh --max-objects-only
+#   state file         scripts/bench/snapshot.sh: at SNAP_OBJECTS objects (300,000 and 1,000,000), the time of
+#                      POST /__sandbox/snapshot, RSS above its level during it, the slowest request of a stream in
+#                      other namespaces meanwhile, two requests at once, SIGTERM to exit and restart to listening (its
+#                      SNAP_* settings are described there). Alone: scripts/bench.sh --snapshot-only
 #   memory per flow    scripts/bench/inprocess's memory-per-flow: in one process, in-process (no socket), MEM_FLOWS
 #                      full Klarna flows (session, authorize, order, Order Management read and capture) and MEM_FLOWS
 #                      Swedbank Pay orders (create, paid by card on the checkout page, captured), after MEM_WARMUP
@@ -74,6 +78,8 @@ log() { printf '[bench %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "error: $*"; exit 2; }
 # shellcheck source=bench/maxobjects.sh
 source "$ROOT/scripts/bench/maxobjects.sh"
+# shellcheck source=bench/snapshot.sh
+source "$ROOT/scripts/bench/snapshot.sh"
 
 # ---------------------------------------------------------------- in-process start + stop
 # Built in release against this checkout by scripts/bench/inprocess (its own .build); sets INPROC_<key>.
@@ -171,8 +177,10 @@ stop_pid() {
 NGINX=$(command -v nginx || true)
 [[ -z $NGINX && -x /usr/sbin/nginx ]] && NGINX=/usr/sbin/nginx
 missing=()
-command -v wrk >/dev/null || missing+=(wrk)
-[[ -n $NGINX ]] || missing+=(nginx-light)
+SNAPSHOT_ONLY=0
+[[ ${1:-} == --snapshot-only ]] && SNAPSHOT_ONLY=1  # needs neither wrk nor nginx
+((SNAPSHOT_ONLY)) || command -v wrk >/dev/null || missing+=(wrk)
+((SNAPSHOT_ONLY)) || [[ -n $NGINX ]] || missing+=(nginx-light)
 command -v python3 >/dev/null || missing+=(python3)
 if ((${#missing[@]})); then
     SUDO=""
@@ -182,7 +190,7 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y "${missing[@]}"
     NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 fi
-[[ -x $NGINX ]] || die "nginx not found after install"
+((SNAPSHOT_ONLY)) || [[ -x $NGINX ]] || die "nginx not found after install"
 
 # ---------------------------------------------------------------- python helper
 # Small helper for what bash does badly: precise timing, /proc scans, parsing, maths.
@@ -363,6 +371,11 @@ start_sandbox() {
 
 if [[ ${1:-} == --max-objects-only ]]; then
     max_objects_bench
+    exit 0
+fi
+if [[ ${1:-} == --snapshot-only ]]; then
+    snapshot_bench
+    [[ $SNAP_MISSES == 0 || $BENCH_STRICT != 1 ]] || exit 1
     exit 0
 fi
 
@@ -570,6 +583,7 @@ stop_pid "$SANDBOX_PID" sandbox
 inprocess_bench
 max_objects_bench
 memory_per_flow_bench
+snapshot_bench
 
 # ---------------------------------------------------------------- summary
 MISSES=0
@@ -592,6 +606,9 @@ judge inproc "$INPROC_inprocess_median_us < 1000"
 judge moflat "$MO_RSS_END < $MO_RSS_MID * 1.10 and $MO_ERRORS == 0"
 judge memklarna "$MEM_klarna_kib_per_flow <= 3"
 judge memspay "$MEM_swedbankpay_kib_per_order <= 3"
+judge snaptime "$SNAP_snapshot_s <= 4"
+judge snapstall "$SNAP_stall_max_ms <= 50 and $SNAP_rss_peak_above_mib < 64"
+judge snapstop "$SNAP_sigterm_exit_s <= 8 and $SNAP_restart_listen_s <= 8"
 row() { printf '%-34s %11s %11s %8s  %-16s %s\n' "$@"; }
 
 echo
@@ -618,6 +635,9 @@ row "socket start+stop us (median)" "$INPROC_socket_median_us" "-" "-" "(for com
 row "RSS after $((MO_DONE / 1000))k KP flows, cap MiB" "$MO_RSS_END" "-" "-" "< middle + 10 %" "$RESULT_moflat"
 row "KiB per Klarna flow (heap)" "$MEM_klarna_kib_per_flow" "-" "-" "<= 3 KiB" "$RESULT_memklarna"
 row "KiB per paid Swedbank Pay order" "$MEM_swedbankpay_kib_per_order" "-" "-" "<= 3 KiB" "$RESULT_memspay"
+row "snapshot s, $((SNAP_objects / 1000))k objects" "$SNAP_snapshot_s" "-" "-" "<= 4 s" "$RESULT_snaptime"
+row "slowest request ms / RSS MiB during it" "$SNAP_stall_max_ms / +$SNAP_rss_peak_above_mib" "-" "-" "<= 50 / < 64" "$RESULT_snapstall"
+row "SIGTERM to exit / restart s" "$SNAP_sigterm_exit_s / $SNAP_restart_listen_s" "-" "-" "<= 8 / <= 8" "$RESULT_snapstop"
 echo "(nginx RSS = master + workers; nginx 'after' = after its $((NG_REQS / 1000))k benchmark requests;" \
     "sandbox peak VmHWM $SB_HWM MiB; first sandbox instance idle $SB_RSS_START MiB)"
 echo "per round: sandbox $(py range "${SB_RPS[@]}") req/s, p99 $(py range "${SB_P99[@]}") ms;" \

@@ -145,7 +145,7 @@ public final class PaymentSandbox: Sendable {
 
     /// Stops accepting, answers every request already received (``HTTPServer/stop()``: its own answer within the
     /// grace period, else 503) and releases every socket and thread.
-    /// With a state file, it is written once the server has stopped.
+    /// With a state file, it is written once the server has stopped (a snapshot underway is abandoned for this write).
     public func stop() async {
         watcher.withLock { $0?.cancel(); $0 = nil }
         snapshotter.withLock { $0?.cancel(); $0 = nil }
@@ -153,7 +153,7 @@ public final class PaymentSandbox: Sendable {
         started.withLock { $0 = nil }
         if let stateFile, stateFile.isLoaded {
             do {
-                _ = try await stateFile.write()
+                _ = try await stateFile.write(final: true)
             } catch {
                 configuration.logger?.log(.error, "\(error)")
             }

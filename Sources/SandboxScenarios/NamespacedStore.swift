@@ -19,8 +19,8 @@ package protocol NamespaceStateValue {
 /// Seams for what comes next (not built): a bound on the objects of the whole server, oldest evicted first,
 /// needs an order across namespaces: each namespace's ``Slot`` keeps the sequence number it was created with,
 /// and a provider object can take one from ``nextSequence()`` the same way; eviction would walk the shards
-/// by it. The state file (`SavedState.swift`) writes every slot shard by shard and fills them through
-/// ``restore(_:sequence:_:)``, the one way restored objects come in.
+/// by it. The state file (`SavedState.swift`) writes every namespace a few objects per hold of its shard's lock
+/// (``underLock(of:_:)``) and fills them through ``restore(_:sequence:_:)``, the one way restored objects come in.
 ///
 package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
     /// One namespace's state and when it was first written (see the type's comment: the eviction seam).
@@ -130,14 +130,21 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
         return all
     }
 
-    /// Runs `body` on every namespace's slot, one shard's lock at a time (the state file's encoding).
-    func forEachSlot(_ body: (Namespace, Slot) throws -> Void) rethrows {
-        for shard in shards {
-            try shard.withLock { shard in
-                for (namespace, slot) in shard.slots { try body(namespace, slot) }
-            }
-        }
+    /// Every namespace that has state, with its creation number, one shard's lock at a time (the state file's list).
+    func slotList() -> [(namespace: Namespace, sequence: UInt64)] {
+        shards.flatMap { $0.withLock { $0.slots.map { (namespace: $0.key, sequence: $0.value.sequence) } } }
     }
+
+    /// Runs `body` under the lock of the namespace's shard with the namespace's state (nil when it has none): the state
+    /// file takes a namespace's objects a few at a time this way, the lock released in between. What `body` returns
+    /// may hold references into the state (copy-on-write copies of its dictionaries, whose objects may be classes
+    /// changed in place): the caller reads those objects only inside later calls for the same namespace.
+    func underLock<Result>(of namespace: Namespace, _ body: (State?) throws -> Result) rethrows -> Result {
+        try shard(namespace).withLock { shard in try body(shard.slots[namespace]?.state) }
+    }
+
+    /// A namespace's state as a first access makes it: the state file fills one before putting it in place.
+    func emptyState() -> State { makeState() }
 
     /// The last number ``nextSequence()`` gave.
     package var currentSequence: UInt64 { sequence.withLock { $0 } }

@@ -2,8 +2,13 @@
 import Foundation
 
 // What a store keeps across a restart (the state file, `--state-file`): each ``NamespacedState`` that keeps its
-// objects writes one section, encoded namespace by namespace under the shard's lock, and fills itself from that
-// section on start. The sandbox assembles the sections into one document; this module names no provider.
+// objects writes one section and fills itself from that section on start. The stores of ``SavableNamespaceState``
+// ledgers hand theirs over as jobs (``StreamedSavedSection``): each namespace's collections taken as copy-on-write
+// copies, then a chunk of objects at a time copied under the shard's lock and encoded outside it, on a few threads
+// (``SavedStateParallel``), the text going to the file in the file's order; read back the same way, a batch of
+// objects decoded per job. Another state (the callback outbox) hands over its section encoded (``SavedStoreSection``).
+// The sandbox assembles the sections into one document (`StateFile.swift`); this module names no provider. The JSON
+// is the one `JSONEncoder` wrote before (``SavedStateEncoder``, ``SavedStateDecoder``): older files load.
 
 /// One store's section of the state file, already encoded: its creation counter and each namespace's objects.
 package struct SavedStoreSection: Sendable {
@@ -35,17 +40,255 @@ package struct SavedStoreSection: Sendable {
     }
 }
 
-/// A namespace's state (a provider's ledger) that the state file can keep: its objects as a `Codable` value.
-/// The dependencies a ledger holds (registry, ids, configuration) are not saved; a restored ledger is made fresh by
-/// its store and then given its objects.
+/// A namespace's state (a provider's ledger) that the state file can keep: its objects, by id, in
+/// ``savedCollections``, and a few other values in ``savedRest``. The dependencies a ledger holds (registry, ids,
+/// configuration) are not saved; a restored ledger is made fresh by its store and then given its objects.
+///
+/// A namespace's `objects` in the file are the collections (a JSON object of the objects by id each) followed by the
+/// members of ``savedRest``: `{"sessions": {"<id>": {…}, …}, …, "sweep": {…}}`.
 package protocol SavableNamespaceState: NamespaceStateValue {
-    associatedtype Saved: Codable
-    /// The namespace's objects. Encoded under the shard's lock (the objects may be classes changed in place).
-    var saved: Saved { get }
-    /// How many objects ``saved`` holds (sessions, tokens, orders, ...).
+    /// How many objects it holds (sessions, tokens, orders, ...).
     var savedObjectCount: Int { get }
-    /// Takes the objects of a state file into a freshly made state.
-    mutating func restore(_ saved: Saved)
+    /// Its collections of objects by id, in the order they are written.
+    static var savedCollections: [SavedCollection<Self>] { get }
+    associatedtype SavedRest: Codable
+    /// What it keeps beside the collections (a sweep schedule, a counter): small, written in one go.
+    var savedRest: SavedRest { get }
+    /// Takes the rest of a state file's namespace, once the collections are restored into this freshly made state.
+    mutating func restore(_ rest: SavedRest)
+}
+
+/// A collection of a namespace's objects by id (a ledger's dictionary), as the state file keeps it: a member of the
+/// namespace's `objects` whose value is a JSON object of the objects by their ids.
+package struct SavedCollection<State> {
+    package let key: String
+    let freeze: (State) -> any FrozenSavedObjects
+    /// Puts one object of a state file, decoded from `source`, in the state under its id.
+    let restoreOne: (inout State, String, any SavedObjectSource) throws -> Void
+    /// Decodes objects of a state file (each id and where its text starts, below `path`) and returns what puts them
+    /// in a state.
+    let decodeBatch: (_ text: UnsafeRawBufferPointer, _ items: [(id: String, offset: Int)], _ path: [SavedKey],
+                      _ values: SavedValueCachePool?) throws -> (inout State) -> Void
+
+    /// The dictionary at `path`, kept under `key`.
+    package static func objects<Object: Codable>(_ key: String, _ path: WritableKeyPath<State, [String: Object]>) -> SavedCollection {
+        SavedCollection(key: key, freeze: { state in FrozenObjects(objects: state[keyPath: path]) },
+                        restoreOne: { state, id, source in state[keyPath: path][id] = try source.decode(Object.self) },
+                        decodeBatch: { text, items, basePath, values in
+                            func decode(_ cache: SavedValueCache?) throws -> [(String, Object)] {
+                                let decoder = SavedStateDecoder(text: text, values: cache)
+                                var objects: [(String, Object)] = []
+                                objects.reserveCapacity(items.count)
+                                for (id, offset) in items {
+                                    decoder.basePath = basePath + [SavedKey(id)]
+                                    objects.append((id, try decoder.decode(Object.self, at: offset).value))
+                                }
+                                return objects
+                            }
+                            let objects = try values.map { try $0.withCache(decode) } ?? decode(nil)
+                            return { state in for (id, object) in objects { state[keyPath: path][id] = object } }
+                        })
+    }
+}
+
+/// Where a restored object is decoded from: the state file's reader (``SavedStateReader``) or a `Decoder`'s container.
+protocol SavedObjectSource {
+    func decode<T: Decodable>(_ type: T.Type) throws -> T
+}
+
+/// A collection's objects as they were when the write took them (a copy-on-write copy of the dictionary, made under
+/// the lock in no time), cut into chunks of ``SavedStateOutput/objectsPerLock`` objects to encode.
+protocol FrozenSavedObjects {
+    var count: Int { get }
+    /// The collection's chunks as jobs: each writes its objects as members (`"<id>":{…}`, a comma before each but
+    /// the collection's first). `underLock` runs a body under the lock of the namespace's shard.
+    func jobs(copying: Bool, underLock: @escaping (() -> Void) -> Void) -> [SavedStateJob]
+}
+
+/// Objects of a class that requests change in place (under the shard's lock) make a copy of themselves, under that
+/// lock, for the state file to encode outside it: a request waits for a chunk's copies, not for its encoding.
+/// `savedCopy()` must copy every stored property (a test compares the file written from copies with one written
+/// from the objects themselves).
+package protocol SavedStateCopyable: AnyObject {
+    func savedCopy() -> Self
+}
+
+private struct FrozenObjects<Object: Encodable>: FrozenSavedObjects {
+    let objects: [String: Object]
+
+    init(objects: [String: Object]) { self.objects = objects }
+
+    var count: Int { objects.count }
+
+    func jobs(copying: Bool, underLock: @escaping (() -> Void) -> Void) -> [SavedStateJob] {
+        var jobs: [SavedStateJob] = []
+        var start = objects.startIndex
+        var first = true
+        while start != objects.endIndex {
+            let end = objects.index(start, offsetBy: SavedStateOutput.objectsPerLock, limitedBy: objects.endIndex) ?? objects.endIndex
+            let chunk = objects[start..<end], leading = !first
+            jobs.append(SavedStateJob(objects: chunk.count) { encoder in
+                try Self.encode(chunk, comma: leading, copying: copying, underLock: underLock, into: encoder)
+            })
+            first = false
+            start = end
+        }
+        return jobs
+    }
+
+    /// A struct's value is the collection's as taken (and its boxes never change): encoded as it is. A class's
+    /// objects are copied under the lock first when they can be (``SavedStateCopyable``), else encoded under it.
+    static func encode(_ chunk: Slice<[String: Object]>, comma: Bool, copying: Bool, underLock: (() -> Void) -> Void,
+                       into encoder: SavedStateEncoder) throws {
+        func write(_ items: some Sequence<(key: String, value: Object)>) throws {
+            var leading = comma
+            for (id, object) in items {
+                if leading { encoder.append(",") }
+                leading = true
+                encoder.append(string: id)
+                encoder.append(":")
+                try encoder.encode(object)
+            }
+        }
+        guard Object.self is AnyObject.Type else { return try write(chunk) }
+        var failure: (any Error)?
+        if copying, Object.self is any SavedStateCopyable.Type {
+            var copies: [(key: String, value: Object)] = []
+            copies.reserveCapacity(chunk.count)
+            underLock {
+                for (id, object) in chunk { copies.append((id, (object as! any SavedStateCopyable).savedCopy() as! Object)) }
+            }
+            try write(copies)
+        } else {
+            underLock {
+                do { try write(chunk) } catch { failure = error }
+            }
+        }
+        if let failure { throw failure }
+    }
+}
+
+/// A piece of the state file, in the file's order: text to write as it is, or objects to encode (on any of the
+/// writing threads, ``SavedStateParallel``).
+package struct SavedStateJob: @unchecked Sendable {
+    /// The objects it writes.
+    package let objects: Int
+    private let body: (SavedStateEncoder) throws -> Void
+
+    init(objects: Int, _ body: @escaping (SavedStateEncoder) throws -> Void) {
+        self.objects = objects
+        self.body = body
+    }
+
+    /// Text as it is.
+    package static func text(_ text: String) -> SavedStateJob { SavedStateJob(objects: 0) { $0.append(text) } }
+    package static func text(_ bytes: some Collection<UInt8> & Sendable) -> SavedStateJob {
+        SavedStateJob(objects: 0) { $0.append(bytes: bytes) }
+    }
+
+    /// A job that fails with `error` (where it stands in the file's order).
+    package static func failing(_ error: any Error) -> SavedStateJob { SavedStateJob(objects: 0) { _ in throw error } }
+
+    /// The job's text, appended to `encoder`.
+    package func run(into encoder: SavedStateEncoder) throws { try body(encoder) }
+}
+
+/// What the jobs of a section took: the namespaces with objects and how many objects (counted as each namespace is
+/// taken, when its jobs are made).
+package final class SavedSectionTally {
+    package var namespaceNames: [String] = []
+    package var objectCount = 0
+    /// Whether objects of classes are copied under the lock and encoded outside it (``SavedStateCopyable``); false
+    /// (for a test that compares the two) encodes them under the lock.
+    package let copiesObjects: Bool
+    package init(copiesObjects: Bool = true) { self.copiesObjects = copiesObjects }
+}
+
+/// A store that writes and reads its section of the state file itself, a few objects at a time (the stores of
+/// ``SavableNamespaceState`` ledgers, through ``NamespacedStore/savedSectionJobs(tally:)`` and
+/// ``NamespacedStore/restoreSection(from:)-(SavedStateReader)``): the state file uses these rather than
+/// ``NamespacedState/savedSection()`` and ``NamespacedState/restoreSection(from:)`` (the same text, as one value).
+package protocol StreamedSavedSection {
+    /// The section (`{"namespaces": [{"namespace": …, "sequence": n, "objects": {…}}, …], "sequence": N}`) as jobs
+    /// in the file's order, each namespace taken when the iterator comes to it; what they hold is counted in `tally`.
+    func savedSectionJobs(tally: SavedSectionTally) -> AnyIterator<SavedStateJob>
+    /// Fills the store from its section, `reader` standing at it.
+    func restoreSavedSection(from reader: SavedStateReader) throws
+    /// Drops what a restore put in (it failed: the sandbox does not start with it).
+    func discardRestored()
+}
+
+/// A member of a decoding container, as the source of one restored object.
+private struct ContainerMember: SavedObjectSource {
+    let container: KeyedDecodingContainer<SavedKey>
+    let key: SavedKey
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try container.decode(type, forKey: key) }
+}
+
+/// A write of the state file that was abandoned (for the stop's write) between two of its pieces.
+package struct SavedStateAbandoned: Error {
+    package init() {}
+}
+
+/// The state file as it is written: text is collected here and goes to the file between the holds of the stores'
+/// locks, a piece of about a MiB at a time, so a write keeps little beside the stores. Between the holds (at each
+/// ``flush(all:)``) it runs its checkpoint, which throws ``SavedStateAbandoned`` once the write is abandoned.
+package final class SavedStateOutput {
+    /// Writes the objects, and holds the text not yet handed to the file.
+    private let encoder = SavedStateEncoder()
+    private var handed = 0
+    private let sink: (UnsafeRawBufferPointer) throws -> Void
+    private let checkpoint: (SavedStateOutput) throws -> Void
+    /// How much is collected before it goes to the file.
+    static let pieceSize = 1 << 20
+    /// Objects written per hold of a shard's lock: a request on that shard waits at most for these to be encoded
+    /// (a millisecond or two).
+    package static let objectsPerLock = 256
+    /// The objects of the collections written so far.
+    package internal(set) var objectsWritten = 0
+
+    /// `sink` takes each piece (a write(2) to the file); `checkpoint` runs at each ``flush(all:)``, no lock held.
+    package init(sink: @escaping (UnsafeRawBufferPointer) throws -> Void, checkpoint: @escaping (SavedStateOutput) throws -> Void = { _ in }) {
+        self.sink = sink
+        self.checkpoint = checkpoint
+        encoder.reserve(Self.pieceSize + (Self.pieceSize >> 2))
+    }
+
+    /// Bytes written so far, handed to the file or not.
+    package var count: Int { handed + encoder.count }
+
+    /// Appends JSON text as it is.
+    package func append(_ text: String) { encoder.append(text) }
+
+    /// Appends JSON text as it is.
+    package func append(_ text: some Collection<UInt8>) { encoder.append(bytes: text) }
+
+    /// Appends `string` as a JSON string.
+    package func append(string: String) { encoder.append(string: string) }
+
+    /// Writes `jobs` in their order: their text made on up to `threads` threads (``SavedStateParallel``), handed to
+    /// the file as it comes, a few MiB at most waiting.
+    package func write(_ jobs: AnyIterator<SavedStateJob>, threads: Int = SavedStateParallel.threads) throws {
+        try SavedStateParallel.run(threads: threads, next: { jobs.next() }, work: { job -> (SavedStateEncoder, Int) in
+            let encoder = SavedStateEncoder(capacity: max(64, job.objects * 1024))
+            try job.run(into: encoder)
+            return (encoder, job.objects)
+        }, consume: { text, objects in
+            text.withBytes { self.encoder.append(raw: $0) }
+            self.objectsWritten += objects
+            try self.flush()
+        })
+    }
+
+    /// Runs the checkpoint, then hands what was collected to the file once it makes a piece (all of it with `all`).
+    /// Called between the holds of the stores' locks.
+    package func flush(all: Bool = false) throws {
+        try checkpoint(self)
+        guard all || encoder.count >= Self.pieceSize else { return }
+        try encoder.withBytes { try sink($0) }
+        handed += encoder.count
+        encoder.removeAll()
+    }
 }
 
 /// The bounds a state file's values are held to when it is loaded: the file may have been edited by hand or come
@@ -125,49 +368,293 @@ extension NamespacedState {
     }
 }
 
-/// One namespace's entry in a section.
-private struct SavedNamespaceEntry<Objects: Codable>: Codable {
-    var namespace: String
-    var sequence: UInt64
-    var objects: Objects
-}
-
-private struct SavedSectionContents<Objects: Codable>: Decodable {
-    var sequence: UInt64
-    var namespaces: [SavedNamespaceEntry<Objects>]
-}
-
 extension NamespacedStore where State: SavableNamespaceState {
-    /// Every namespace's objects, encoded one shard at a time under its lock (an event loop waits at most for one
-    /// shard's encoding).
+
+    /// Every namespace's objects as jobs, namespace by namespace: when the iterator comes to a namespace, its
+    /// collections are taken under its shard's lock (copy-on-write copies, no object copied) and cut into chunks of
+    /// ``SavedStateOutput/objectsPerLock`` objects; a chunk's job copies its objects under that lock when they are
+    /// classes requests change in place (``SavedStateCopyable``) and encodes them outside it. A write taken while
+    /// requests come in has each namespace's objects as they were when it came to the namespace, each in the state
+    /// it was in when its chunk was copied; the stop's write (no requests) is the state at the stop.
+    package func savedSectionJobs(tally: SavedSectionTally) -> AnyIterator<SavedStateJob> {
+        var namespaces: ArraySlice<(namespace: Namespace, sequence: UInt64)> = []
+        var pending: ArraySlice<SavedStateJob> = []
+        var started = false, finished = false, wroteOne = false
+        return AnyIterator {
+            guard started else {
+                started = true
+                namespaces = self.slotList()[...]
+                return .text("{\"namespaces\":[")
+            }
+            while pending.isEmpty {
+                guard let (namespace, sequence) = namespaces.popFirst() else {
+                    guard !finished else { return nil }
+                    finished = true
+                    // Read last: no creation number written before is beyond it.
+                    return .text("],\"sequence\":\(self.currentSequence)}")
+                }
+                do {
+                    let (jobs, count) = try self.namespaceJobs(namespace, sequence: sequence, after: wroteOne ? "," : "",
+                                                               copying: tally.copiesObjects)
+                    guard let jobs else { continue }
+                    wroteOne = true
+                    tally.namespaceNames.append(namespace.name)
+                    tally.objectCount += count
+                    pending = jobs[...]
+                } catch {
+                    pending = [.failing(error)]
+                }
+            }
+            return pending.popFirst()
+        }
+    }
+
+    /// The section in memory, a namespace's entry apiece (the same text as ``savedSectionJobs(tally:)``).
     package func savedSection() throws -> SavedStoreSection {
-        let encoder = JSONEncoder()
-        var entries: [Data] = []
-        var names: [String] = []
-        var objects = 0
-        try forEachSlot { namespace, slot in
-            guard !slot.state.isEmpty else { return }
-            let entry = SavedNamespaceEntry(namespace: namespace.name, sequence: slot.sequence, objects: slot.state.saved)
-            entries.append(try encoder.encode(entry))
+        var entries: [Data] = [], names: [String] = [], objects = 0
+        for (namespace, sequence) in slotList() {
+            let (jobs, count) = try namespaceJobs(namespace, sequence: sequence, after: "", copying: true)
+            guard let jobs else { continue }
+            let encoder = SavedStateEncoder()
+            for job in jobs { try job.run(into: encoder) }
+            entries.append(Data(encoder.bytes))
             names.append(namespace.name)
-            objects += slot.state.savedObjectCount
+            objects += count
         }
         return SavedStoreSection(sequence: currentSequence, namespaces: entries, namespaceNames: names, objectCount: objects)
     }
 
-    /// Fills the store from its section (written by ``savedSection()``), namespace by namespace through
-    /// ``restore(_:sequence:_:)``. Sequences beyond ``SavedValueBounds/maxCounter`` refuse the section before
-    /// anything is restored (the next creation would overflow).
+    /// `separator` and the namespace's entry as jobs, and how many objects it held; nil jobs when it has none.
+    private func namespaceJobs(_ namespace: Namespace, sequence: UInt64, after separator: String,
+                               copying: Bool) throws -> ([SavedStateJob]?, Int) {
+        let taken = try underLock(of: namespace) { state -> (collections: [(String, any FrozenSavedObjects)], rest: [UInt8], count: Int)? in
+            guard let state, !state.isEmpty else { return nil }
+            let rest = SavedStateEncoder()
+            try rest.encode(state.savedRest)
+            return (State.savedCollections.map { ($0.key, $0.freeze(state)) }, rest.bytes, state.savedObjectCount)
+        }
+        guard let taken else { return (nil, 0) }
+        let header = SavedStateEncoder()
+        header.append(separator + "{\"namespace\":")
+        header.append(string: namespace.name)
+        header.append(",\"sequence\":\(sequence),\"objects\":{")
+        var jobs: [SavedStateJob] = []
+        let underLock: (() -> Void) -> Void = { body in self.underLock(of: namespace) { _ in body() } }
+        for (index, (key, frozen)) in taken.collections.enumerated() {
+            if index > 0 { header.append(",") }
+            header.append(string: key)
+            header.append(":{")
+            jobs.append(.text(header.bytes))
+            header.removeAll()
+            jobs += frozen.jobs(copying: copying, underLock: underLock)
+            header.append("}")
+        }
+        // The rest's members after the collections: its object without the braces.
+        if taken.rest.count > 2 {
+            if !taken.collections.isEmpty { header.append(",") }
+            header.append(bytes: taken.rest.dropFirst().dropLast())
+        }
+        header.append("}}")
+        jobs.append(.text(header.bytes))
+        return (jobs, taken.count)
+    }
+
+    /// Fills the store from its section as the state file holds it (``savedSectionJobs(tally:)``), read by `reader`
+    /// from where it stands: the reader walks the section (``SavedSectionScan``) and hands batches of
+    /// ``SavedStateOutput/objectsPerLock`` stored objects to decode on ``SavedStateParallel/threads`` threads, each
+    /// object from its own text (no tree of the section is made); the namespaces are built in the file's order. Every
+    /// namespace is read and its creation number checked (≤ ``SavedValueBounds/maxCounter``: the next creation must
+    /// not overflow) before any is put in place through ``restore(_:sequence:_:)``.
+    package func restoreSection(from reader: SavedStateReader, threads: Int = SavedStateParallel.threads) throws {
+        let scan = SavedSectionScan<State>(reader)
+        var restored: [(Namespace, UInt64, State)] = []
+        var current = emptyState()
+        try SavedStateParallel.run(threads: threads, next: { try scan.next() }, work: { job in try job.run() }, consume: { piece in
+            switch piece {
+            case .objects(let insert): insert(&current)
+            case .namespace(let namespace, let sequence, let rest):
+                current.restore(rest)
+                restored.append((namespace, sequence, current))
+                current = self.emptyState()
+            }
+        })
+        guard let sequence = scan.sequence else { throw scan.missingSequence ?? reader.missing("sequence") }
+        for (namespace, sequence, state) in restored { restore(namespace, sequence: sequence) { $0 = state } }
+        continueSequence(after: sequence)
+    }
+
+    /// Fills the store from its section decoded by any `Decoder` (the section as ``savedSection()`` gives it):
+    /// as ``restoreSection(from:)-(SavedStateReader)`` does.
     package func restoreSection(from decoder: any Decoder) throws {
-        let contents = try SavedSectionContents<State.Saved>(from: decoder)
-        try SavedValueBounds.checkCounter(contents.sequence, at: [SavedKey("sequence")], in: decoder)
-        for (index, entry) in contents.namespaces.enumerated() {
-            try SavedValueBounds.checkCounter(entry.sequence, at: [SavedKey("namespaces"), SavedKey(index: index), SavedKey("sequence")],
-                                              in: decoder)
+        let collections = State.savedCollections
+        let section = try decoder.container(keyedBy: SavedKey.self)
+        let sequence = try section.decode(UInt64.self, forKey: SavedKey("sequence"))
+        try SavedValueBounds.checkCounter(sequence, at: [SavedKey("sequence")], in: decoder)
+        var namespaces = try section.nestedUnkeyedContainer(forKey: SavedKey("namespaces"))
+        var restored: [(Namespace, UInt64, State)] = []
+        while !namespaces.isAtEnd {
+            let entryDecoder = try namespaces.superDecoder()
+            let entry = try entryDecoder.container(keyedBy: SavedKey.self)
+            let name = try entry.decode(String.self, forKey: SavedKey("namespace"))
+            let entrySequence = try entry.decode(UInt64.self, forKey: SavedKey("sequence"))
+            try SavedValueBounds.checkCounter(entrySequence, at: [SavedKey("sequence")], in: entryDecoder)
+            let objectsDecoder = try entry.superDecoder(forKey: SavedKey("objects"))
+            let objects = try objectsDecoder.container(keyedBy: SavedKey.self)
+            var state = emptyState()
+            for collection in collections where objects.contains(SavedKey(collection.key)) {
+                let members = try objects.nestedContainer(keyedBy: SavedKey.self, forKey: SavedKey(collection.key))
+                for id in members.allKeys {
+                    try collection.restoreOne(&state, id.stringValue, ContainerMember(container: members, key: id))
+                }
+            }
+            state.restore(try State.SavedRest(from: objectsDecoder))
+            restored.append((Namespace(name), entrySequence, state))
         }
-        for entry in contents.namespaces {
-            restore(Namespace(entry.namespace), sequence: entry.sequence) { $0.restore(entry.objects) }
+        for (namespace, sequence, state) in restored { restore(namespace, sequence: sequence) { $0 = state } }
+        continueSequence(after: sequence)
+    }
+
+    /// Drops every namespace's state: what a restore that failed put in (the sandbox does not start with it).
+    package func discardRestored() { resetAll() }
+}
+
+/// A piece of a section being restored, as ``NamespacedStore/restoreSection(from:threads:)`` takes them in order:
+/// objects to put in the namespace being built, or the namespace's end.
+enum SavedRestorePiece<State: SavableNamespaceState> {
+    case objects((inout State) -> Void)
+    case namespace(Namespace, UInt64, State.SavedRest)
+}
+
+/// A job of a restore: decoding a batch of objects, or a namespace's end (its rest decoded, its name and creation
+/// number checked).
+struct SavedRestoreJob<State: SavableNamespaceState> {
+    let run: () throws -> SavedRestorePiece<State>
+}
+
+/// Walks a store's section (``NamespacedStore/savedSectionJobs(tally:)``'s text, its members in any order) one step
+/// at a time, making the jobs of its restore: the objects of a collection in batches (each object's text is skipped
+/// here and decoded by the job), a namespace's other members gathered for its end. Called under the parallel
+/// runner's lock: one caller at a time.
+final class SavedSectionScan<State: SavableNamespaceState> {
+    private enum Place {
+        case start, section, namespaces, namespace, objects, collection(SavedCollection<State>), done
+    }
+
+    private let reader: SavedStateReader
+    private let collections = State.savedCollections
+    private var place = Place.start
+    /// The section's creation number, once read.
+    private(set) var sequence: UInt64?
+    var missingSequence: (any Error)?
+    // The namespace being read.
+    private var name: String?
+    private var namespaceSequence: UInt64?
+    private var sawObjects = false
+    private var rest: [UInt8] = []
+    private var namespacePath: [SavedKey] = []
+
+    init(_ reader: SavedStateReader) { self.reader = reader }
+
+    func next() throws -> SavedRestoreJob<State>? {
+        while true {
+            switch place {
+            case .start:
+                try reader.beginObject()
+                place = .section
+            case .section:
+                guard let key = try reader.nextMember() else {
+                    place = .done
+                    if sequence == nil { missingSequence = reader.missing("sequence") }
+                    return nil
+                }
+                switch key {
+                case "sequence": sequence = try reader.readCounter()
+                case "namespaces":
+                    try reader.beginArray()
+                    place = .namespaces
+                default: try reader.skipValue()
+                }
+            case .namespaces:
+                guard try reader.nextElement() else {
+                    place = .section
+                    continue
+                }
+                try reader.beginObject()
+                (name, namespaceSequence, sawObjects, rest, namespacePath) = (nil, nil, false, [UInt8(ascii: "{")], reader.path)
+                place = .namespace
+            case .namespace:
+                guard let key = try reader.nextMember() else {
+                    place = .namespaces
+                    return namespaceEnd()
+                }
+                switch key {
+                case "namespace": name = try reader.decode(String.self)
+                case "sequence": namespaceSequence = try reader.readCounter()
+                case "objects":
+                    try reader.beginObject()
+                    sawObjects = true
+                    place = .objects
+                default: try reader.skipValue()
+                }
+            case .objects:
+                guard let member = try reader.nextMember() else {
+                    place = .namespace
+                    continue
+                }
+                if let collection = collections.first(where: { $0.key == member }) {
+                    try reader.beginObject()
+                    place = .collection(collection)
+                } else {
+                    // A member of the rest: gathered, decoded at the namespace's end.
+                    if rest.count > 1 { rest.append(UInt8(ascii: ",")) }
+                    rest.append(contentsOf: reader.rawText(of: member))
+                    rest.append(UInt8(ascii: ":"))
+                    rest.append(contentsOf: try reader.skipValue())
+                }
+            case .collection(let collection):
+                let path = reader.path
+                var items: [(id: String, offset: Int)] = []
+                items.reserveCapacity(SavedStateOutput.objectsPerLock)
+                while items.count < SavedStateOutput.objectsPerLock {
+                    guard let id = try reader.nextMember() else {
+                        place = .objects
+                        break
+                    }
+                    _ = reader.scanner.peek()
+                    items.append((id, reader.position))
+                    try reader.skipValue()
+                }
+                guard !items.isEmpty else { continue }
+                let (text, values) = (reader.text, reader.values)
+                return SavedRestoreJob { .objects(try collection.decodeBatch(text, items, path, values)) }
+            case .done:
+                return nil
+            }
         }
-        continueSequence(after: contents.sequence)
+    }
+
+    /// The job of a namespace's end: its name, creation number and objects must be there; its rest is decoded.
+    private func namespaceEnd() -> SavedRestoreJob<State> {
+        let (name, sequence, sawObjects, rest, path) = (name, namespaceSequence, sawObjects, rest + [UInt8(ascii: "}")], namespacePath)
+        return SavedRestoreJob {
+            func missing(_ key: String) -> any Error {
+                DecodingError.keyNotFound(SavedKey(key), DecodingError.Context(codingPath: path, debugDescription: "No value associated with key \"\(key)\"."))
+            }
+            guard let name else { throw missing("namespace") }
+            guard let sequence else { throw missing("sequence") }
+            guard sawObjects else { throw missing("objects") }
+            let decoded = try rest.withUnsafeBytes { buffer in
+                let decoder = SavedStateDecoder(text: buffer)
+                decoder.basePath = path + [SavedKey("objects")]
+                do {
+                    return try decoder.decode(State.SavedRest.self, at: 0).value
+                } catch let error as SavedStateSyntaxError {
+                    var error = error
+                    error.path = SavedValueOutOfBounds(codingPath: decoder.basePath, message: "").path
+                    throw error
+                }
+            }
+            return .namespace(Namespace(name), sequence, decoded)
+        }
     }
 }

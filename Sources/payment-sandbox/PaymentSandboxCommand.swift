@@ -117,10 +117,13 @@ enum PaymentSandboxCommand {
             }
             exit(0)
         }
-        // A second signal while stopping: leave at once.
-        let second = TerminationSignals.wait()
-        logger?.log(.warning, "\(second.name) received again, exiting without waiting")
-        exit(0)
+        // More signals while stopping change nothing: the stop is bounded (the grace period, then the state file's
+        // write), and leaving before the write ends would lose the newest state. The Task above exits.
+        while true {
+            let again = TerminationSignals.wait()
+            let writing = sandbox.configuration.stateFile != nil ? "; exiting once the state file is written" : ""
+            printError("payment-sandbox: \(again.name) received again while stopping\(writing)")
+        }
     }
 
     /// The sandbox's configuration from the options, and its scenario directories (the bundled one first); exits 2

@@ -34,6 +34,22 @@ final class CustomerTokenRecord {
         self.customer = customer
     }
 
+    /// Every stored property of `other`, for the state file (``SavedStateCopyable``).
+    init(copying other: CustomerTokenRecord) {
+        id = other.id
+        sessionID = other.sessionID
+        scenario = other.scenario
+        createdAt = other.createdAt
+        purchaseCountry = other.purchaseCountry
+        purchaseCurrency = other.purchaseCurrency
+        locale = other.locale
+        billingAddress = other.billingAddress
+        customer = other.customer
+        status = other.status
+        orderIDs = other.orderIDs
+        orderAnswers = other.orderAnswers
+    }
+
     /// GET /customer-token/v1/tokens/{token}: `{status, payment_method_type}` (§5b). Tokens here are made from
     /// the KP stand-in's invoice authorization, so the type is INVOICE and no card/direct_debit member appears.
     var read: KlarnaCustomerTokenRead { KlarnaCustomerTokenRead(status: status, paymentMethodType: "INVOICE") }
@@ -93,3 +109,8 @@ extension KlarnaError {
 
 // The state file (`--state-file`) keeps customer tokens; synthesized, so a field added is kept too.
 extension CustomerTokenRecord: Codable {}
+
+/// Copied under the store's lock for the state file to encode outside it (`init(copying:)`).
+extension CustomerTokenRecord: SavedStateCopyable {
+    func savedCopy() -> CustomerTokenRecord { CustomerTokenRecord(copying: self) }
+}

@@ -79,6 +79,24 @@ struct HPPLedger: NamespaceStateValue {
             updatedAt = createdAt
         }
 
+        /// Every stored property of `other`, for the state file (``SavedStateCopyable``).
+        init(copying other: Session) {
+            id = other.id
+            paymentSessionID = other.paymentSessionID
+            merchantURLs = other.merchantURLs
+            options = other.options
+            profileID = other.profileID
+            createdAt = other.createdAt
+            expiresAt = other.expiresAt
+            status = other.status
+            updatedAt = other.updatedAt
+            authorizationToken = other.authorizationToken
+            orderID = other.orderID
+            klarnaReference = other.klarnaReference
+            distributions = other.distributions
+            actionInFlight = other.actionInFlight
+        }
+
         var read: KlarnaHPPSessionRead {
             KlarnaHPPSessionRead(sessionID: id, status: status, updatedAt: updatedAt, expiresAt: expiresAt,
                                  authorizationToken: authorizationToken, orderID: orderID, klarnaReference: klarnaReference)
@@ -356,27 +374,32 @@ enum HPPPlaceholders {
 // Synthesized, so a field added to a session is kept too.
 extension HPPLedger.Session: Codable {}
 
+/// Copied under the store's lock for the state file to encode outside it (`init(copying:)`).
+extension HPPLedger.Session: SavedStateCopyable {
+    func savedCopy() -> HPPLedger.Session { HPPLedger.Session(copying: self) }
+}
+
 extension HPPLedger: SavableNamespaceState {
-    struct Saved: Codable {
-        var sessions: [String: Session]
-        var sweep: SweepSchedule
-    }
-
-    var saved: Saved { Saved(sessions: sessions, sweep: sweep) }
-
     var savedObjectCount: Int { sessions.count }
+
+    static var savedCollections: [SavedCollection<Self>] { [.objects("sessions", \.sessions)] }
+
+    struct SavedRest: Codable { var sweep: SweepSchedule }
+    var savedRest: SavedRest { SavedRest(sweep: sweep) }
 
     /// A consumer action that was between its start and its end when the file was written never ends: its session
     /// takes actions again.
-    mutating func restore(_ saved: Saved) {
-        sessions = saved.sessions
+    mutating func restore(_ rest: SavedRest) {
         for session in sessions.values { session.actionInFlight = false }
-        sweep = saved.sweep
+        sweep = rest.sweep
     }
 }
 
-extension KlarnaHPPStore {
+extension KlarnaHPPStore: StreamedSavedSection {
     package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    package func savedSectionJobs(tally: SavedSectionTally) -> AnyIterator<SavedStateJob> { ledgers.savedSectionJobs(tally: tally) }
+    package func restoreSavedSection(from reader: SavedStateReader) throws { try ledgers.restoreSection(from: reader) }
+    package func discardRestored() { ledgers.discardRestored() }
     /// The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
     package func restoreSection(from decoder: any Decoder) throws {
         try ledgers.restoreSection(from: decoder)

@@ -158,6 +158,30 @@ struct OrderManagementLedger: NamespaceStateValue {
             orderAmount = originalOrderAmount
         }
 
+        /// Every stored property of `other`, for the state file (``SavedStateCopyable``).
+        init(copying other: Order) {
+            id = other.id
+            _placed = other._placed
+            fraudStatus = other.fraudStatus
+            klarnaReference = other.klarnaReference
+            createdAt = other.createdAt
+            expiresAt = other.expiresAt
+            scenario = other.scenario
+            originalOrderAmount = other.originalOrderAmount
+            orderAmount = other.orderAmount
+            capturedAmount = other.capturedAmount
+            refundedAmount = other.refundedAmount
+            cancelled = other.cancelled
+            released = other.released
+            acknowledged = other.acknowledged
+            captures = other.captures
+            refunds = other.refunds
+            sendOuts = other.sendOuts
+            shippingInfo = other.shippingInfo
+            dueDateExtensions = other.dueDateExtensions
+            answers = other.answers
+        }
+
         /// Whether the authorization has lapsed: at `expires_at` ("The order can only be captured until this time", OM-OAS).
         func isExpired(at now: Date) -> Bool { now >= expiresAt }
 
@@ -683,6 +707,11 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
 // Synthesized, so a field added to an order is kept too.
 extension OrderManagementLedger.Order: Codable {}
 
+/// Copied under the store's lock for the state file to encode outside it (`init(copying:)`).
+extension OrderManagementLedger.Order: SavedStateCopyable {
+    func savedCopy() -> OrderManagementLedger.Order { OrderManagementLedger.Order(copying: self) }
+}
+
 /// `{"operation", "key", "response": {…}}`, or for a kept 201 `"created": {"id_header", "id", "origin"}` instead of
 /// `response` (files with `response` only load as they always did).
 extension IdempotentAnswer: Codable {
@@ -717,23 +746,20 @@ extension IdempotentAnswer: Codable {
 }
 
 extension OrderManagementLedger: SavableNamespaceState {
-    struct Saved: Codable {
-        var orders: [String: Order]
-        var sweep: SweepSchedule
-    }
-
-    var saved: Saved { Saved(orders: orders, sweep: sweep) }
-
     var savedObjectCount: Int { orders.count }
 
-    mutating func restore(_ saved: Saved) {
-        orders = saved.orders
-        sweep = saved.sweep
-    }
+    static var savedCollections: [SavedCollection<Self>] { [.objects("orders", \.orders)] }
+
+    struct SavedRest: Codable { var sweep: SweepSchedule }
+    var savedRest: SavedRest { SavedRest(sweep: sweep) }
+    mutating func restore(_ rest: SavedRest) { sweep = rest.sweep }
 }
 
-extension KlarnaOrderManagementStore {
+extension KlarnaOrderManagementStore: StreamedSavedSection {
     package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    package func savedSectionJobs(tally: SavedSectionTally) -> AnyIterator<SavedStateJob> { ledgers.savedSectionJobs(tally: tally) }
+    package func restoreSavedSection(from reader: SavedStateReader) throws { try ledgers.restoreSection(from: reader) }
+    package func discardRestored() { ledgers.discardRestored() }
     /// The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
     package func restoreSection(from decoder: any Decoder) throws {
         try ledgers.restoreSection(from: decoder)

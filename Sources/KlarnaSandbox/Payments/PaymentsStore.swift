@@ -137,6 +137,19 @@ struct PaymentsLedger: NamespaceStateValue {
             self.expiresAt = expiresAt
             self.scenario = scenario
         }
+
+        /// Every stored property of `other`, for the state file (``SavedStateCopyable``).
+        init(copying other: Session) {
+            id = other.id
+            _fields = other._fields
+            clientTokenClaims = other.clientTokenClaims
+            createdAt = other.createdAt
+            expiresAt = other.expiresAt
+            orderID = other.orderID
+            authorizationTokens = other.authorizationTokens
+            scenario = other.scenario
+            awaitingFinalize = other.awaitingFinalize
+        }
     }
 
     final class Authorization {
@@ -155,6 +168,16 @@ struct PaymentsLedger: NamespaceStateValue {
             self.sessionID = sessionID
             self.authorizedAt = authorizedAt
             _snapshot = snapshot
+        }
+
+        /// Every stored property of `other`, for the state file (``SavedStateCopyable``).
+        init(copying other: Authorization) {
+            token = other.token
+            sessionID = other.sessionID
+            authorizedAt = other.authorizedAt
+            _snapshot = other._snapshot
+            cancelled = other.cancelled
+            orderID = other.orderID
         }
     }
 
@@ -678,32 +701,42 @@ extension PaymentsLedger.Session: Codable {}
 extension PaymentsLedger.Authorization: Codable {}
 extension PaymentsLedger.Order: Codable {}
 
-extension PaymentsLedger: SavableNamespaceState {
-    struct Saved: Codable {
-        var sessions: [String: Session]
-        var authorizations: [String: Authorization]
-        var orders: [String: Order]
-        var customerTokens: [String: CustomerTokenRecord]
-        var sweep: SweepSchedule
-    }
+// Values made of values only: a restore shares equal ones between objects, as the store shares them (a session's fields
+// and its authorization's snapshot, an order's request and the Order Management order's; SandboxScenarios'
+// SavedValueShareable).
+extension KlarnaSessionFields: SavedValueShareable {}
+extension KlarnaCreateOrderRequest: SavedValueShareable {}
+extension KlarnaOrderLine: SavedValueShareable {}
+extension KlarnaAddress: SavedValueShareable {}
 
-    var saved: Saved {
-        Saved(sessions: sessions, authorizations: authorizations, orders: orders, customerTokens: customerTokens, sweep: sweep)
-    }
-
-    var savedObjectCount: Int { sessions.count + authorizations.count + orders.count + customerTokens.count }
-
-    mutating func restore(_ saved: Saved) {
-        sessions = saved.sessions
-        authorizations = saved.authorizations
-        orders = saved.orders
-        customerTokens = saved.customerTokens
-        sweep = saved.sweep
-    }
+// Copied under the store's lock for the state file to encode outside it (`init(copying:)`: every stored property, a
+// field added to the class must be copied there too; a test compares a file written from copies with one written
+// from the objects).
+extension PaymentsLedger.Session: SavedStateCopyable {
+    func savedCopy() -> PaymentsLedger.Session { PaymentsLedger.Session(copying: self) }
+}
+extension PaymentsLedger.Authorization: SavedStateCopyable {
+    func savedCopy() -> PaymentsLedger.Authorization { PaymentsLedger.Authorization(copying: self) }
 }
 
-extension KlarnaPaymentsStore {
+extension PaymentsLedger: SavableNamespaceState {
+    var savedObjectCount: Int { sessions.count + authorizations.count + orders.count + customerTokens.count }
+
+    static var savedCollections: [SavedCollection<Self>] {
+        [.objects("sessions", \.sessions), .objects("authorizations", \.authorizations), .objects("orders", \.orders),
+         .objects("customerTokens", \.customerTokens)]
+    }
+
+    struct SavedRest: Codable { var sweep: SweepSchedule }
+    var savedRest: SavedRest { SavedRest(sweep: sweep) }
+    mutating func restore(_ rest: SavedRest) { sweep = rest.sweep }
+}
+
+extension KlarnaPaymentsStore: StreamedSavedSection {
     package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    package func savedSectionJobs(tally: SavedSectionTally) -> AnyIterator<SavedStateJob> { ledgers.savedSectionJobs(tally: tally) }
+    package func restoreSavedSection(from reader: SavedStateReader) throws { try ledgers.restoreSection(from: reader) }
+    package func discardRestored() { ledgers.discardRestored() }
     /// The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
     package func restoreSection(from decoder: any Decoder) throws {
         try ledgers.restoreSection(from: decoder)

@@ -4,8 +4,9 @@ import SandboxHTTP
 import SandboxScenarios
 
 /// `POST /__sandbox/snapshot`: writes the state file now (``SandboxStateFile``) and answers what it wrote:
-/// `{"path": …, "bytes": N, "namespaces": N, "objects": N}`. 409 when no state file is configured (or it was not
-/// loaded), 500 when it cannot be written. The write runs off the event loop.
+/// `{"path": …, "bytes": N, "namespaces": N, "objects": N, "write": N}`. Requests that come while a write is underway
+/// share the next one (the same `write`). 409 when no state file is configured (or it was not loaded), 500 when it
+/// cannot be written. The write runs off the event loop.
 struct SnapshotRoutes: Sendable {
     let stateFile: SandboxStateFile?
 

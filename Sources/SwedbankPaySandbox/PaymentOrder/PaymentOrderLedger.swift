@@ -173,6 +173,35 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
             self.availableInstruments = availableInstruments
         }
 
+        /// Every stored property of `other`, for the state file (``SavedStateCopyable``).
+        init(copying other: Order) {
+            id = other.id
+            token = other.token
+            scenario = other.scenario
+            created = other.created
+            updated = other.updated
+            request = other.request
+            initiatingSystemUserAgent = other.initiatingSystemUserAgent
+            availableInstruments = other.availableInstruments
+            version = other.version
+            status = other.status
+            swishPending = other.swishPending
+            integration = other.integration
+            _currentAttempt = other._currentAttempt
+            payment = other.payment
+            capturedAmount = other.capturedAmount
+            cancelledAmount = other.cancelledAmount
+            reversedAmount = other.reversedAmount
+            _abortReason = other._abortReason
+            _failure = other._failure
+            _cancelReason = other._cancelReason
+            failedAttempts = other.failedAttempts
+            history = other.history
+            transactions = other.transactions
+            generatedTokens = other.generatedTokens
+            _usedToken = other._usedToken
+        }
+
         var resourceID: String { "/psp/paymentorders/\(id)" }
 
         /// Appends to ``history`` with its buffer exactly as long as the list: it grows by one to three entries a step
@@ -665,22 +694,24 @@ extension SwedbankPayOrderLedger.Payment: Codable {}
 extension SwedbankPayOrderLedger.Transaction: Codable {}
 extension SwedbankPayOrderLedger.Order: Codable {}
 
+/// Copied under the store's lock for the state file to encode outside it (`init(copying:)`).
+extension SwedbankPayOrderLedger.Order: SavedStateCopyable {
+    func savedCopy() -> SwedbankPayOrderLedger.Order { SwedbankPayOrderLedger.Order(copying: self) }
+}
+
 extension SwedbankPayOrderLedger: SavableNamespaceState {
-    struct Saved: Codable {
-        var orders: [String: Order]
-        var lastNumber: Int
-        var tokens: [String: StoredToken]
-        var sweep: SweepSchedule
-    }
-
-    var saved: Saved { Saved(orders: orders, lastNumber: lastNumber, tokens: tokens, sweep: sweep) }
-
     var savedObjectCount: Int { orders.count + tokens.count }
 
-    mutating func restore(_ saved: Saved) {
-        orders = saved.orders
-        lastNumber = saved.lastNumber
-        tokens = saved.tokens
-        sweep = saved.sweep
+    static var savedCollections: [SavedCollection<Self>] { [.objects("orders", \.orders), .objects("tokens", \.tokens)] }
+
+    struct SavedRest: Codable {
+        var lastNumber: Int
+        var sweep: SweepSchedule
+    }
+    var savedRest: SavedRest { SavedRest(lastNumber: lastNumber, sweep: sweep) }
+
+    mutating func restore(_ rest: SavedRest) {
+        lastNumber = rest.lastNumber
+        sweep = rest.sweep
     }
 }

@@ -299,16 +299,31 @@ enum SwedbankPayOrderPatch: Sendable {
 
 // MARK: The state file
 
-extension SwedbankPayOrderStore {
+extension SwedbankPayOrderStore: StreamedSavedSection {
     package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    package func savedSectionJobs(tally: SavedSectionTally) -> AnyIterator<SavedStateJob> { ledgers.savedSectionJobs(tally: tally) }
 
     /// Also indexes the restored orders' session tokens (the session API and the pages find orders by them).
     package func restoreSection(from decoder: any Decoder) throws {
         try ledgers.restoreSection(from: decoder)
+        indexRestoredTokens()
+        // The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
+    }
+
+    package func restoreSavedSection(from reader: SavedStateReader) throws {
+        try ledgers.restoreSection(from: reader)
+        indexRestoredTokens()
+    }
+
+    package func discardRestored() {
+        ledgers.discardRestored()
+        tokens.withLock { $0.removeAll() }
+    }
+
+    private func indexRestoredTokens() {
         for namespace in ledgers.namespaces {
             let orders = ledgers.withState(namespace) { ledger in ledger.orders.values.map { ($0.token, $0.id) } }
             tokens.withLock { index in for (token, orderID) in orders { index[token] = (namespace, orderID) } }
         }
-        // The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
     }
 }

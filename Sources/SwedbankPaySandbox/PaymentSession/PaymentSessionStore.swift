@@ -341,14 +341,23 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
 
 // MARK: The state file
 
-extension SwedbankPayPaymentSessionStore.Ledger: SavableNamespaceState, Codable {
-    var saved: Self { self }
+extension SwedbankPayPaymentSessionStore.Ledger: SavableNamespaceState {
     var savedObjectCount: Int { sessions.count }
-    mutating func restore(_ saved: Self) { self = saved }
+
+    static var savedCollections: [SavedCollection<Self>] {
+        [.objects("sessions", \.sessions), .objects("savedCards", \.savedCards), .objects("challenges", \.challenges)]
+    }
+
+    struct SavedRest: Codable { var pruneAt: Int }
+    var savedRest: SavedRest { SavedRest(pruneAt: pruneAt) }
+    mutating func restore(_ rest: SavedRest) { pruneAt = rest.pruneAt }
 }
 
-extension SwedbankPayPaymentSessionStore {
+extension SwedbankPayPaymentSessionStore: StreamedSavedSection {
     package func savedSection() throws -> SavedStoreSection? { try ledgers.savedSection() }
+    package func savedSectionJobs(tally: SavedSectionTally) -> AnyIterator<SavedStateJob> { ledgers.savedSectionJobs(tally: tally) }
+    package func restoreSavedSection(from reader: SavedStateReader) throws { try ledgers.restoreSection(from: reader) }
+    package func discardRestored() { ledgers.discardRestored() }
     /// The restored objects count toward the server's bound once every store is restored (``heldObjects()``).
     package func restoreSection(from decoder: any Decoder) throws {
         try ledgers.restoreSection(from: decoder)
