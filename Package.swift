@@ -18,15 +18,20 @@ let package = Package(
     targets: [
         // Sockets, HTTP/1.1 parsing and serialisation, routing. Knows nothing of payments.
         .target(name: "SandboxHTTP", swiftSettings: strict),
-        // Shared by every provider: namespaces, the injected clock and id generator (and the scenario engine).
-        .target(name: "SandboxScenarios", dependencies: ["SandboxHTTP"], swiftSettings: strict),
-        // Klarna Payments, Hosted Payment Page, Order Management: routes, models, stores, errors.
-        .target(name: "KlarnaSandbox", dependencies: ["SandboxHTTP", "SandboxScenarios"], swiftSettings: strict),
-        // Swedbank Pay: Payment Order v3 and the payment-session API of the Mobile SDKs.
-        .target(name: "SwedbankPaySandbox", dependencies: ["SandboxHTTP", "SandboxScenarios"], swiftSettings: strict),
+        // The core of shared state and plumbing: namespaces and their clocks, stores, retention, the saved state,
+        // JSON, the journal, callbacks and their outbox, merchant URLs, money. Names no provider.
+        .target(name: "SandboxCore", dependencies: ["SandboxHTTP"], swiftSettings: strict),
+        // The scenario language on that core: files, conditions, outcomes, the engine that picks a decision.
+        .target(name: "SandboxScenarios", dependencies: ["SandboxCore"], swiftSettings: strict),
+        // The provider plug-in protocol (`SandboxProvider`, error formats) and the scenario player providers call.
+        .target(name: "SandboxPlugIn", dependencies: ["SandboxScenarios"], swiftSettings: strict),
+        // Klarna Payments, Hosted Payment Page, Order Management, Customer Token: routes, models, stores, errors.
+        .target(name: "KlarnaSandbox", dependencies: ["SandboxPlugIn"], swiftSettings: strict),
+        // Swedbank Pay: Payment Order v3, the payment-session API of the Mobile SDKs, the checkout pages.
+        .target(name: "SwedbankPaySandbox", dependencies: ["SandboxPlugIn"], swiftSettings: strict),
         // The sandbox itself: wires the providers and the control API onto the HTTP core.
         .target(name: "PaymentSandbox",
-                dependencies: ["SandboxHTTP", "SandboxScenarios", "KlarnaSandbox", "SwedbankPaySandbox", "BundledScenarios"],
+                dependencies: ["SandboxPlugIn", "KlarnaSandbox", "SwedbankPaySandbox", "BundledScenarios"],
                 swiftSettings: strict),
         // The bundled scenarios/ folder as a resource bundle (nothing to compile), so in-process users play them
         // with no path given. The folder stays at the top: the CLI, the image and CI read it there.
@@ -38,17 +43,20 @@ let package = Package(
         .target(name: "PaymentSandboxKlarnaMobile", dependencies: ["PaymentSandboxTesting", "SandboxHTTP"], swiftSettings: strict),
         // The command line: flags, environment, signals. Process-only code lives here.
         .executableTarget(name: "payment-sandbox",
-                          dependencies: ["PaymentSandbox", "SandboxHTTP", "SandboxScenarios", "KlarnaSandbox", "SwedbankPaySandbox"], swiftSettings: strict),
+                          dependencies: ["PaymentSandbox", "SandboxHTTP", "SandboxCore", "SandboxScenarios", "SandboxPlugIn", "KlarnaSandbox", "SwedbankPaySandbox"],
+                    swiftSettings: strict),
         .testTarget(name: "SandboxHTTPTests", dependencies: ["SandboxHTTP"], exclude: ["FuzzCorpus"], swiftSettings: strict),
-        .testTarget(name: "SandboxScenariosTests", dependencies: ["SandboxScenarios", "PaymentSandbox", "KlarnaSandbox", "SwedbankPaySandbox"], swiftSettings: strict),
-        .testTarget(name: "KlarnaSandboxTests", dependencies: ["KlarnaSandbox"], swiftSettings: strict),
+        .testTarget(name: "SandboxCoreTests", dependencies: ["SandboxCore"], swiftSettings: strict),
+        .testTarget(name: "SandboxScenariosTests", dependencies: ["SandboxScenarios", "SandboxPlugIn", "PaymentSandbox", "KlarnaSandbox", "SwedbankPaySandbox"], swiftSettings: strict),
+        .testTarget(name: "KlarnaSandboxTests", dependencies: ["KlarnaSandbox", "SandboxCore"], swiftSettings: strict),
         .testTarget(name: "SwedbankPaySandboxTests", dependencies: ["SwedbankPaySandbox"], swiftSettings: strict),
         .testTarget(name: "PaymentSandboxTestingTests", dependencies: ["PaymentSandboxTesting", "PaymentSandbox"],
                     swiftSettings: strict),
         .testTarget(name: "PaymentSandboxKlarnaMobileTests",
                     dependencies: ["PaymentSandboxKlarnaMobile", "PaymentSandboxTesting", "PaymentSandbox"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests",
-                    dependencies: ["PaymentSandbox", "SandboxHTTP", "SandboxScenarios", "KlarnaSandbox", "SwedbankPaySandbox"], swiftSettings: strict),
+                    dependencies: ["PaymentSandbox", "SandboxHTTP", "SandboxCore", "SandboxScenarios", "SandboxPlugIn", "KlarnaSandbox", "SwedbankPaySandbox"],
+                    swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

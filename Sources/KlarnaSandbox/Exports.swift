@@ -1,3 +1,2 @@
 // SPDX-License-Identifier: MIT
-@_exported import SandboxHTTP
-@_exported import SandboxScenarios
+@_exported import SandboxPlugIn

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import BundledScenarios
 import Foundation
-import SandboxScenarios
+import SandboxPlugIn
 
 /// The scenarios that ship with the package, read and parsed once per process: starting a sandbox with them
 /// (``SandboxConfiguration/includesBundledScenarios``) then costs no file reads.

@@ -5,6 +5,7 @@
 // (they would clash with FlyingFox's and Hummingbird's).
 import KlarnaSandbox
 import SandboxHTTP
+import SandboxCore
 import SandboxScenarios
 import SwedbankPaySandbox
 
@@ -18,13 +19,13 @@ public typealias RequestLogEntry = SandboxHTTP.RequestLogEntry
 public typealias HTTPServerError = SandboxHTTP.HTTPServerError
 
 // Time and ids, for deterministic runs.
-public typealias SandboxClock = SandboxScenarios.SandboxClock
-public typealias SystemClock = SandboxScenarios.SystemClock
-public typealias ManualClock = SandboxScenarios.ManualClock
-public typealias SandboxClockRange = SandboxScenarios.SandboxClockRange
-public typealias IDGenerator = SandboxScenarios.IDGenerator
-public typealias RandomIDGenerator = SandboxScenarios.RandomIDGenerator
-public typealias SequentialIDGenerator = SandboxScenarios.SequentialIDGenerator
+public typealias SandboxClock = SandboxCore.SandboxClock
+public typealias SystemClock = SandboxCore.SystemClock
+public typealias ManualClock = SandboxCore.ManualClock
+public typealias SandboxClockRange = SandboxCore.SandboxClockRange
+public typealias IDGenerator = SandboxCore.IDGenerator
+public typealias RandomIDGenerator = SandboxCore.RandomIDGenerator
+public typealias SequentialIDGenerator = SandboxCore.SequentialIDGenerator
 
 // Scenarios: what an invalid file makes start() throw.
 public typealias ScenarioLoadFailure = SandboxScenarios.ScenarioLoadFailure

@@ -3,7 +3,7 @@ import BundledScenarios
 import Foundation
 import KlarnaSandbox
 import SandboxHTTP
-import SandboxScenarios
+import SandboxPlugIn
 import SwedbankPaySandbox
 
 /// The sandbox, in-process: start it on port 0, read ``baseURL``, send requests, stop it.

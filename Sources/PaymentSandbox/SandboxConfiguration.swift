@@ -2,7 +2,7 @@
 import Foundation
 import KlarnaSandbox
 import SandboxHTTP
-import SandboxScenarios
+import SandboxPlugIn
 import SwedbankPaySandbox
 
 /// How a sandbox instance listens and what it loads. Each instance owns its state: run as many as you like.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import SandboxHTTP
-import SandboxScenarios
+import SandboxPlugIn
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -2,7 +2,7 @@
 import Dispatch
 import Foundation
 import SandboxHTTP
-import SandboxScenarios
+import SandboxPlugIn
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

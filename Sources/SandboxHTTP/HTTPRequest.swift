@@ -92,7 +92,7 @@ package struct HTTPRequestTargetError: Error, Sendable, Equatable, CustomStringC
 
 /// Splits a request-target into path and query (RFC 9112 §3.2): origin-form, absolute-form,
 /// asterisk-form (OPTIONS only) and authority-form (CONNECT only).
-enum RequestTarget {
+package enum RequestTarget {
     struct Parsed { var rawPath: String; var path: String; var query: [HTTPRequest.QueryItem] }
 
     static func parse(_ target: String, method: HTTPMethod) throws(HTTPRequestTargetError) -> Parsed {
@@ -164,7 +164,7 @@ enum RequestTarget {
         return String(validUTF8: bytes)
     }
 
-    static func hexValue(_ byte: UInt8) -> UInt8? {
+    package static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10

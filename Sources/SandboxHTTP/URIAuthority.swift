@@ -3,11 +3,11 @@
 /// The pieces of a URI authority `[ userinfo "@" ] host [ ":" port ]` (RFC 3986 §3.2) that both a merchant URL
 /// (MerchantURL) and a `Host` header (HTTPRequest+PublicOrigin.swift) must get right before the sandbox writes them
 /// into a header or an href.
-enum URIAuthority {
+package enum URIAuthority {
     /// `host [ ":" port ]` split at the port's colon: an IP literal ends at its `]`, a reg-name at its first `:`
     /// (RFC 3986 §3.2.2, §3.2.3). nil when a `[` has no `]`, or something other than `:port` follows the `]`.
     /// The port is nil when there is no colon, empty after a bare `:`.
-    static func splitHostAndPort(_ bytes: ArraySlice<UInt8>) -> (host: ArraySlice<UInt8>, port: ArraySlice<UInt8>?)? {
+    package static func splitHostAndPort(_ bytes: ArraySlice<UInt8>) -> (host: ArraySlice<UInt8>, port: ArraySlice<UInt8>?)? {
         let hostEnd: Int
         if bytes.first == UInt8(ascii: "[") {
             guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return nil }
@@ -22,7 +22,7 @@ enum URIAuthority {
     }
 
     /// `port = *DIGIT` (RFC 3986 §3.2.3; empty means the scheme's default) whose value fits TCP's 16 bits (≤ 65535).
-    static func isPort(_ bytes: ArraySlice<UInt8>) -> Bool {
+    package static func isPort(_ bytes: ArraySlice<UInt8>) -> Bool {
         var value = 0
         for byte in bytes {
             guard isDigit(byte) else { return false }
@@ -34,7 +34,7 @@ enum URIAuthority {
 
     /// `IP-literal = "[" ( IPv6address / IPvFuture ) "]"` (RFC 3986 §3.2.2), brackets included; without
     /// `allowsFuture`, only `[IPv6address]` (IPvFuture may hold sub-delims such as `'`).
-    static func isIPLiteral(_ bytes: ArraySlice<UInt8>, allowsFuture: Bool = true) -> Bool {
+    package static func isIPLiteral(_ bytes: ArraySlice<UInt8>, allowsFuture: Bool = true) -> Bool {
         guard bytes.count >= 2, bytes.first == UInt8(ascii: "["), bytes.last == UInt8(ascii: "]") else { return false }
         let inner = bytes.dropFirst().dropLast()
         if inner.first == UInt8(ascii: "v") || inner.first == UInt8(ascii: "V") { return allowsFuture && isIPvFuture(inner.dropFirst()) }
@@ -98,24 +98,24 @@ enum URIAuthority {
         }
     }
 
-    static func isAlpha(_ byte: UInt8) -> Bool {
+    package static func isAlpha(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
     }
 
-    static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+    package static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 
-    static func isHexDigit(_ byte: UInt8) -> Bool {
+    package static func isHexDigit(_ byte: UInt8) -> Bool {
         isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 
     /// `unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"` (RFC 3986 §2.3).
-    static func isUnreserved(_ byte: UInt8) -> Bool {
+    package static func isUnreserved(_ byte: UInt8) -> Bool {
         isAlpha(byte) || isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
             || byte == UInt8(ascii: "~")
     }
 
     /// `sub-delims = "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="` (RFC 3986 §2.2).
-    static func isSubDelimiter(_ byte: UInt8) -> Bool {
+    package static func isSubDelimiter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
              UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):

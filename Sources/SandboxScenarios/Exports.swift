@@ -1,2 +1,2 @@
 // SPDX-License-Identifier: MIT
-@_exported import SandboxHTTP
+@_exported import SandboxCore

@@ -3,7 +3,7 @@ import Foundation
 import PaymentSandbox
 import KlarnaSandbox
 import SandboxHTTP
-import SandboxScenarios
+import SandboxPlugIn
 import SwedbankPaySandbox
 
 /// What the command line asked for, after flags and `PAYMENT_SANDBOX_*` variables (flags win).

@@ -4,7 +4,7 @@ import Foundation
 import PaymentSandbox
 import KlarnaSandbox
 import SandboxHTTP
-import SandboxScenarios
+import SandboxPlugIn
 import SwedbankPaySandbox
 #if canImport(Glibc)
 import Glibc

@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 @testable import KlarnaSandbox
-@testable import SandboxScenarios
+@testable import SandboxCore
 
 /// A provider only declares: making it, reading its declarations and adding its routes change no router setting
 /// and no journal; what it declares takes effect once applied (as PaymentSandbox applies it).

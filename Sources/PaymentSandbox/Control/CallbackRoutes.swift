@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import SandboxHTTP
-import SandboxScenarios
+import SandboxPlugIn
 
 /// The callback outbox under `/__sandbox/callbacks`, per namespace (`Namespace(for:)`), for test machines the
 /// sandbox cannot reach: read the callbacks the providers made and have one delivered now.

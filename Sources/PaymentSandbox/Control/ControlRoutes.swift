@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import SandboxHTTP
-import SandboxScenarios
+import SandboxPlugIn
 
 /// Everything the sandbox adds beyond the faked APIs lives under `/__sandbox/`.
 struct ControlRoutes: Sendable {

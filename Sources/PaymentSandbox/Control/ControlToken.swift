@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import SandboxHTTP
-import SandboxScenarios
+import SandboxPlugIn
 
 /// The optional control token (`--control-token`, ``SandboxConfiguration/controlToken``). When set, every call under
 /// `/__sandbox/` needs `Authorization: Bearer <token>` or `Sandbox-Control-Token: <token>`, except:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import SandboxHTTP
-import SandboxScenarios
+import SandboxPlugIn
 
 /// The control page, `/__sandbox/ui`: server-rendered HTML that reads without JavaScript.
 ///

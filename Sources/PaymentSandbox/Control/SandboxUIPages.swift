@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import SandboxHTTP
-import SandboxScenarios
+import SandboxPlugIn
 
 /// The HTML of the control page (``SandboxUI``), in the one page shell (``HTMLPage``). Every value is escaped where it
 /// lands: text and attribute values with ``HTMLText/escape(_:)``, a URL's query value percent-encoded first

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import SandboxHTTP
-import SandboxScenarios
+import SandboxPlugIn
 
 /// `POST /__sandbox/snapshot`: writes the state file now (``SandboxStateFile``) and answers what it wrote:
 /// `{"path": …, "bytes": N, "namespaces": N, "objects": N, "write": N}`. Requests that come while a write is underway

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-import SandboxScenarios
+import SandboxCore
 import Testing
 
 /// The callback outbox's bounds: attempts kept per callback, and eviction that costs a step per callback however

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import Testing
-@testable import SandboxScenarios
+@testable import SandboxCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

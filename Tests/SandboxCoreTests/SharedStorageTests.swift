@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import Testing
-@testable import SandboxScenarios
+@testable import SandboxCore
 
 /// The compact storage of the stored models (SharedStorage.swift, CompactJSON.swift): values behave as the plain
 /// properties they replace.

@@ -2,7 +2,7 @@
 import Dispatch
 import Foundation
 import Testing
-@testable import SandboxScenarios
+@testable import SandboxCore
 
 @Suite struct NamespacedStoreTests {
     struct Counters: NamespaceStateValue {

@@ -278,3 +278,14 @@ package final class Journal: Sendable, HTTPExchangeObserver {
         }
     }
 }
+
+/// Calls under ``prefix`` are journaled in the namespace ``resolve`` names (nil: the request's own).
+package struct JournalNamespaceResolver: Sendable {
+    package let prefix: String
+    package let resolve: @Sendable (HTTPRequest) -> Namespace?
+
+    package init(underPathPrefix prefix: String, _ resolve: @escaping @Sendable (HTTPRequest) -> Namespace?) {
+        self.prefix = prefix
+        self.resolve = resolve
+    }
+}

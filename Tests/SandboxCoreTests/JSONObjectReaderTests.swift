@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-import SandboxScenarios
+import SandboxCore
 import Testing
 
 @Suite("JSONObjectReader: the one typed reader of request bodies")

@@ -2,7 +2,7 @@
 // StringInterner: equal strings come back as one instance (one buffer), small ones pass through, and it stays bounded.
 import Foundation
 import Testing
-@testable import SandboxScenarios
+@testable import SandboxCore
 
 @Suite struct StringInternerTests {
     /// Where the string's UTF-8 bytes are (nil for a string stored inline).

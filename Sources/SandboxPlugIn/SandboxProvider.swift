@@ -38,17 +38,6 @@ package struct SandboxPathPrefix: Sendable {
     }
 }
 
-/// Calls under ``prefix`` are journaled in the namespace ``resolve`` names (nil: the request's own).
-package struct JournalNamespaceResolver: Sendable {
-    package let prefix: String
-    package let resolve: @Sendable (HTTPRequest) -> Namespace?
-
-    package init(underPathPrefix prefix: String, _ resolve: @escaping @Sendable (HTTPRequest) -> Namespace?) {
-        self.prefix = prefix
-        self.resolve = resolve
-    }
-}
-
 /// What the sandbox gives a provider it makes: the shared namespaces and their clocks (``NamespaceRegistry``), the injected ids, the
 /// journal (for calls the provider makes itself, such as callbacks), the loaded scenarios, the callback outbox, and
 /// the bound on the objects of the whole server (``ObjectRetention``), which every store tells what it creates and drops.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-import SandboxScenarios
+import SandboxCore
 import Testing
 
 /// The one sender every provider callback passes through: the journal entry of each call, worded by the caller's

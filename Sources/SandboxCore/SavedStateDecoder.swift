@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 /// Where a state file is not JSON: the byte offset, what was found there, and the key path of the value it is in
-/// (`stores.klarna_payments.namespaces[0]`, when known).
+/// (`stores.<store>.namespaces[0]`, when known).
 package struct SavedStateSyntaxError: Error, Sendable, CustomStringConvertible {
     package var offset: Int
     package var message: String

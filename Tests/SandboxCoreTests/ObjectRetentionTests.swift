@@ -4,7 +4,7 @@
 // under concurrency, and with resets, creations and evictions in the middle of an eviction or a compaction.
 import Foundation
 import Testing
-@testable import SandboxScenarios
+@testable import SandboxCore
 
 @Suite struct ObjectRetentionTests {
     /// A store stand-in: the ids it holds per namespace, removed by the retention's evictions. As the stores do, it

@@ -5,7 +5,7 @@
 import Foundation
 import SandboxHTTP
 import Testing
-@testable import SandboxScenarios
+@testable import SandboxCore
 
 @Suite struct SavedStateCodingTests {
     enum Kind: Codable, Equatable, Sendable {

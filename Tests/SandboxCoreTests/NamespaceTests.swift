@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import Testing
-@testable import SandboxScenarios
+@testable import SandboxCore
 
 @Suite struct NamespaceTests {
     static func request(_ headers: HTTPHeaders) throws -> HTTPRequest {

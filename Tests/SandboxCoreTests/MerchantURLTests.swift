@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-import SandboxHTTP
+import SandboxCore
 import Testing
 
 /// MerchantURL: the one check of the URLs merchants give both providers.

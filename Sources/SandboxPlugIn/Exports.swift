@@ -1,0 +1,2 @@
+// SPDX-License-Identifier: MIT
+@_exported import SandboxScenarios
