@@ -37,6 +37,9 @@ package final class KlarnaProvider: SandboxProvider {
 
     package var journaledSandboxPrefixes: [String] { ["/__sandbox/klarna/"] }
 
+    /// The hosted page's buttons (HostedPage.swift) and Klarna Payments' `redirect_url`.
+    package var browserPrefixes: [String] { ["/__sandbox/klarna/hpp/sessions/", "/__sandbox/klarna/payments/orders/"] }
+
     /// The consumer's browser sends no credentials: its calls are journaled in the HPP session's namespace.
     package var namespaceResolvers: [JournalNamespaceResolver] {
         let hpp = self.hpp

@@ -37,9 +37,14 @@ public final class PaymentSandbox: Sendable {
 
     /// Per-namespace clock offsets; the providers' state is in their stores.
     package let registry: NamespaceRegistry
-    /// The providers plugged in (``providerKinds``), each owning its stores.
-    let klarna: KlarnaProvider
-    let swedbankPay: SwedbankPayProvider
+    /// The providers plugged in (``plugIns``), each owning its stores.
+    package let providers: [any SandboxProvider]
+    /// The provider of type `kind`, when this sandbox plugs one in.
+    package func provider<Provider: SandboxProvider>(_ kind: Provider.Type) -> Provider? {
+        providers.lazy.compactMap { $0 as? Provider }.first
+    }
+    package var klarna: KlarnaProvider { provider(KlarnaProvider.self)! }
+    package var swedbankPay: SwedbankPayProvider { provider(SwedbankPayProvider.self)! }
     package var klarnaPayments: KlarnaPaymentsStore { klarna.payments }
     package var klarnaHPP: KlarnaHPPStore { klarna.hpp }
     package var klarnaOrderManagement: KlarnaOrderManagementStore { klarna.orderManagement }
@@ -54,17 +59,19 @@ public final class PaymentSandbox: Sendable {
     /// Every callback the providers send, bounded (``SandboxConfiguration/callbackOutboxCapacity``).
     package let outbox: CallbackOutbox
 
-    /// The kinds of provider this sandbox plugs in: the scenario engine loads with their vocabularies.
-    static let providerKinds: [any SandboxProvider.Type] = [KlarnaProvider.self, SwedbankPayProvider.self]
-
     /// Content rules that honour the providers' own test data, in the providers' order.
-    public static let contentRuleScenarios = providerKinds.flatMap { $0.contentRuleScenarios }
+    public static let contentRuleScenarios = plugIns.flatMap { $0.kind.contentRuleScenarios }
 
-    public init(configuration: SandboxConfiguration = SandboxConfiguration(port: 0)) {
+    public convenience init(configuration: SandboxConfiguration = SandboxConfiguration(port: 0)) {
+        self.init(configuration: configuration, plugIns: PaymentSandbox.plugIns)
+    }
+
+    /// A sandbox of the providers `plugIns` (tests plug in others: see ``ProviderPlugIn``).
+    package init(configuration: SandboxConfiguration, plugIns: [ProviderPlugIn]) {
         self.configuration = configuration
         registry = NamespaceRegistry(clock: configuration.clock)
         journal = Journal(capacity: configuration.journalCapacity, registry: registry)
-        (scenarios, loadFailure) = PaymentSandbox.loadScenarios(configuration)
+        (scenarios, loadFailure) = PaymentSandbox.loadScenarios(configuration, plugIns: plugIns)
         retention = ObjectRetention(maxObjects: configuration.maxObjects, journal: journal, clock: configuration.clock)
         // Sequence counters go with their objects, and with a namespace's last object.
         retention.observeRemovals { [scenarios] removal in scenarios.forget(removal) }
@@ -73,12 +80,8 @@ public final class PaymentSandbox: Sendable {
                                 capacityPerNamespace: configuration.callbackOutboxCapacityPerNamespace)
         let context = SandboxProviderContext(registry: registry, ids: configuration.ids, journal: journal, scenarios: scenarios,
                                              retention: retention, outbox: outbox)
-        klarna = KlarnaProvider(payments: configuration.klarnaPayments, hpp: configuration.klarnaHPP,
-                                orderManagement: configuration.klarnaOrderManagement, context: context)
-        swedbankPay = SwedbankPayProvider(configuration: configuration.swedbankPay, context: context)
-        let providers: [any SandboxProvider] = [klarna, swedbankPay]
-        assert(providers.map { ObjectIdentifier(type(of: $0)) } == PaymentSandbox.providerKinds.map { ObjectIdentifier($0) },
-               "providerKinds (whose vocabularies the engine loaded) are the providers made here, in order")
+        let providers = plugIns.map { $0.make(configuration, context) }
+        self.providers = providers
 
         let states = providers.flatMap(\.states)
         let (registry, scenarios, outbox, retention) = (self.registry, self.scenarios, self.outbox, self.retention)
@@ -93,7 +96,7 @@ public final class PaymentSandbox: Sendable {
                       retention: retention, outbox: outbox, controlToken: configuration.controlToken, stateFile: stateFile)
             .add(to: &router)
         // Host, the control token (when set) and the writes a web page of another site could make (ControlRequestCheck).
-        let controlCheck = ControlRequestCheck(configuration: configuration)
+        let controlCheck = ControlRequestCheck(configuration: configuration, openPrefixes: providers.flatMap(\.browserPrefixes))
         router.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, controlCheck.check)
         for provider in providers { PaymentSandbox.register(provider, on: &router, journal: journal) }
         self.router = router
@@ -216,20 +219,24 @@ public final class PaymentSandbox: Sendable {
 
     /// The bundled scenarios (served from the parsed set of ``BundledScenarioSet``) and then the configuration's
     /// directories, which are read now and watched as before.
-    private static func loadScenarios(_ configuration: SandboxConfiguration) -> (ScenarioEngine, ScenarioLoadFailure?) {
+    private static func loadScenarios(_ configuration: SandboxConfiguration,
+                                      plugIns: [ProviderPlugIn]) -> (ScenarioEngine, ScenarioLoadFailure?) {
         var directories = configuration.scenarioDirectories
-        let rules = PaymentSandbox.contentRuleScenarios
+        let isDefault = plugIns.map { ObjectIdentifier($0.kind) } == PaymentSandbox.plugIns.map { ObjectIdentifier($0.kind) }
+        let vocabulary = isDefault ? ScenarioVocabulary.sandbox : ScenarioVocabulary(merging: plugIns.map { $0.kind.scenarioVocabulary })
+        let rules = plugIns.flatMap { $0.kind.contentRuleScenarios }
         if configuration.includesBundledScenarios, let bundled = BundledScenarioSet.folder,
            !directories.contains(where: BundledScenarioFolder.isBundled) {
-            if directories.isEmpty, case .success(let library) = BundledScenarioSet.parsed {
-                return (ScenarioEngine(library: library, directories: [bundled], vocabulary: .sandbox, contentRuleScenarios: rules), nil)
+            // Parsed once per process, with the default providers' vocabulary.
+            if directories.isEmpty, isDefault, case .success(let library) = BundledScenarioSet.parsed {
+                return (ScenarioEngine(library: library, directories: [bundled], vocabulary: vocabulary, contentRuleScenarios: rules), nil)
             }
             directories.insert(bundled, at: 0)
         }
         do {
-            return (try ScenarioEngine.load(directories: directories, vocabulary: .sandbox, contentRuleScenarios: rules), nil)
+            return (try ScenarioEngine.load(directories: directories, vocabulary: vocabulary, contentRuleScenarios: rules), nil)
         } catch {
-            return (ScenarioEngine(library: ScenarioLibrary(scenarios: []), directories: directories, vocabulary: .sandbox), error)
+            return (ScenarioEngine(library: ScenarioLibrary(scenarios: []), directories: directories, vocabulary: vocabulary), error)
         }
     }
 
@@ -250,5 +257,5 @@ public final class PaymentSandbox: Sendable {
 
 extension ScenarioVocabulary {
     /// What scenario files may name in this sandbox: every provider's operations and outcomes.
-    package static let sandbox = ScenarioVocabulary(merging: PaymentSandbox.providerKinds.map { $0.scenarioVocabulary })
+    package static let sandbox = ScenarioVocabulary(merging: PaymentSandbox.plugIns.map { $0.kind.scenarioVocabulary })
 }

@@ -21,6 +21,10 @@ package protocol SandboxProvider: Sendable {
     /// Prefixes under `/__sandbox/` that are its own endpoints (a hosted page's actions): journaled, unlike the
     /// sandbox's control endpoints.
     var journaledSandboxPrefixes: [String] { get }
+    /// Prefixes under `/__sandbox/` it sends a consumer's browser to (a hosted page's buttons, a `redirect_url`): a
+    /// browser cannot send the control token, so they stay open under one. Each must act on one object whose random
+    /// id only its link carries.
+    var browserPrefixes: [String] { get }
     /// Browser paths whose namespace it knows better than the request does (see ``Journal``).
     var namespaceResolvers: [JournalNamespaceResolver] { get }
     /// Adds its routes to `router`, and nothing else.

@@ -30,6 +30,9 @@ package final class SwedbankPayProvider: SandboxProvider {
 
     package var journaledSandboxPrefixes: [String] { ["/__sandbox/swedbankpay/"] }
 
+    /// Its pages (`/checkout/…`, `/acs/…`) are outside `/__sandbox/`.
+    package var browserPrefixes: [String] { [] }
+
     /// The app and the browser send no credentials (swedbankpay-api.md §3.2): their calls are journaled in the
     /// namespace of the order their session token (or 3-D Secure challenge) belongs to.
     package var namespaceResolvers: [JournalNamespaceResolver] {

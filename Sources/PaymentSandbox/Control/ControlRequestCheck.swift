@@ -21,8 +21,8 @@ import SandboxHTTP
 ///    A call from a test, a script or curl sends no `Origin` and passes.
 ///
 /// Open to any Host, method and body, as before: `GET /__sandbox/health` (Docker's HEALTHCHECK) and the addresses a
-/// consumer's browser is sent to (``ControlToken/openPrefixes``: the Klarna hosted page's form posts, Klarna Payments'
-/// `redirect_url`), which act on one session or order whose random id only its link carries. `/__sandbox/echo` is
+/// consumer's browser is sent to (``openPrefixes``: each provider's ``SandboxProvider/browserPrefixes``, such as a
+/// hosted page's form posts or a `redirect_url`), which act on one session or order whose random id only its link carries. `/__sandbox/echo` is
 /// open to any Host and skips the write rules (it changes nothing and shows only the request it was sent), but keeps
 /// the control token. The page `/__sandbox/ui` gets the Host check and the token but not the write rules: its forms
 /// are form-encoded and carry a `csrf` value (SandboxUI.swift). Under a control token the page has its own check
@@ -36,10 +36,13 @@ struct ControlRequestCheck: Sendable {
     /// The origin of ``SandboxConfiguration/publicBaseURL`` (`https://localhost:8443`), also the request's own.
     let publicOrigin: ControlHosts.Origin?
     let token: ControlToken?
+    /// Paths under `/__sandbox/` a consumer's browser is sent to: the providers' ``SandboxProvider/browserPrefixes``.
+    let openPrefixes: [String]
     /// Off for ``PaymentSandbox/respond(to:)``: a request handed over in-process comes from no browser.
     private(set) var checksHost = true
 
-    init(configuration: SandboxConfiguration) {
+    init(configuration: SandboxConfiguration, openPrefixes: [String]) {
+        self.openPrefixes = openPrefixes
         hosts = ControlHosts(allowedHosts: configuration.allowedHosts, publicBaseURL: configuration.publicBaseURL)
         publicOrigin = configuration.publicBaseURL.flatMap(ControlHosts.Origin.init)
         token = configuration.controlToken.map(ControlToken.init)
@@ -55,7 +58,7 @@ struct ControlRequestCheck: Sendable {
     func check(_ request: inout HTTPRequest) throws {
         // On the path as sent, as ControlToken does: a percent-encoded variant of an open path is not open.
         let rawPath = request.rawPath
-        if rawPath == "/__sandbox/health" || ControlToken.openPrefixes.contains(where: rawPath.hasPrefix) { return }
+        if rawPath == "/__sandbox/health" || openPrefixes.contains(where: rawPath.hasPrefix) { return }
         let echo = rawPath == "/__sandbox/echo" || rawPath.hasPrefix("/__sandbox/echo/")
         if checksHost && !echo { try checkHost(request) }
         try token?.check(&request)

@@ -5,28 +5,24 @@ import SandboxPlugIn
 /// The optional control token (`--control-token`, ``SandboxConfiguration/controlToken``). When set, every call under
 /// `/__sandbox/` needs `Authorization: Bearer <token>` or `Sandbox-Control-Token: <token>`, except:
 /// - `GET /__sandbox/health` (Docker's HEALTHCHECK, `payment-sandbox healthcheck`);
-/// - the two addresses the sandbox itself sends a consumer's browser to, which cannot add a header: the Klarna hosted
-///   page's buttons (`/__sandbox/klarna/hpp/sessions/{id}/...`, HostedPage.swift) and Klarna Payments' `redirect_url`
-///   (`/__sandbox/klarna/payments/orders/{id}/redirect`). Like the pages themselves (`/hpp/payments/{id}`,
-///   `/checkout/{token}`), they act on one session or order whose random id only its link carries.
-/// Everything else there (reset, clock, scenarios, journal, state, echo, Klarna's SDK stand-ins) is refused with a
-/// 401 in the control API's error format and `WWW-Authenticate: Bearer` (RFC 6750 §3).
+/// - the addresses the sandbox itself sends a consumer's browser to, which cannot add a header: each provider's
+///   ``SandboxProvider/browserPrefixes`` (a hosted page's buttons, a `redirect_url`). Like the pages themselves,
+///   they act on one session or order whose random id only its link carries.
+/// Those two are let through by ``ControlRequestCheck`` before this check. Everything else there (reset, clock,
+/// scenarios, journal, state, echo, SDK stand-ins) is refused with a 401 in the control API's error format and
+/// `WWW-Authenticate: Bearer` (RFC 6750 §3).
 ///
 /// An `Authorization: Bearer <control token>` is removed once checked: a Bearer token otherwise names the namespace
 /// (Swedbank Pay's), and the control token is no namespace. Another Bearer token (a Swedbank Pay merchant's, with the
 /// control token in `Sandbox-Control-Token`) stays and names the namespace as before.
 struct ControlToken: Sendable {
     static let protectedPrefix = "/__sandbox/"
-    /// Paths under ``protectedPrefix`` that stay open (see above).
-    static let openPrefixes = ["/__sandbox/klarna/hpp/sessions/", "/__sandbox/klarna/payments/orders/"]
 
     private let expected: [UInt8]
 
     init(_ token: String) { expected = Array(token.utf8) }
 
     func check(_ request: inout HTTPRequest) throws {
-        // On the path as sent: a percent-encoded variant of an open path is not open (the router decodes each segment).
-        if request.rawPath == "/__sandbox/health" || Self.openPrefixes.contains(where: request.rawPath.hasPrefix) { return }
         let tokenHeaders = request.headers.values(for: "Sandbox-Control-Token")
         let bearers = request.headers.values(for: "Authorization").compactMap(Namespace.bearerToken(fromHeader:))
         guard !tokenHeaders.isEmpty || !bearers.isEmpty else {
