@@ -44,7 +44,7 @@ extension ScenarioOperation {
     package static let klarnaCustomerTokenReadToken = ScenarioOperation("klarna.customertoken.read_token")
     package static let klarnaCustomerTokenCreateOrder = ScenarioOperation("klarna.customertoken.create_order")
     package static let klarnaCustomerTokenUpdateStatus = ScenarioOperation("klarna.customertoken.update_status")
-    // The return trip (issue 13 §4): the hosted page's redirect to a merchant URL after the consumer's action.
+    // The return trip (docs/scenarios.md, "Failures apps must survive"): the hosted page's redirect to a merchant URL after the consumer's action.
     package static let klarnaHPPRedirect = ScenarioOperation("klarna.hpp.redirect")
     // Callbacks (klarna-api.md §4.5): the status_update call HPP makes to the merchant.
     package static let klarnaHPPStatusCallback = ScenarioOperation("klarna.hpp.status_callback")
@@ -203,7 +203,7 @@ enum KlarnaScenarioVocabulary {
         .init(.klarnaCustomerTokenCreateOrder, outcomes: ["rejected", "refused", "fraud_pending", "fraud_rejected"],
               "POST /customer-token/v1/tokens/{customerToken}/order: place a recurring order with a customer token.", request: KlarnaScenarioVocabulary.order),
         .init(.klarnaCustomerTokenUpdateStatus, "PATCH /customer-token/v1/tokens/{customerToken}/status: cancel a customer token.", request: KlarnaScenarioVocabulary.customerTokenStatus),
-        // The return trip (issue 13 §4).
+        // The return trip (docs/scenarios.md, "Failures apps must survive").
         .init(.klarnaHPPRedirect, outcomes: ["redirect_lost", "redirect_late"],
               "The hosted page's redirect to a merchant URL (success, failure, back, ...) after the consumer's action, e.g. to myapp://...; delay_ms delays the redirect, not the action.",
               request: KlarnaScenarioVocabulary.noBody),
@@ -253,7 +253,7 @@ enum KlarnaScenarioVocabulary {
         .init(KlarnaOutcome.fraudPending, "create_order. The order is created with fraud_status PENDING."),
         .init(KlarnaOutcome.fraudRejected, "create_order. The order is created with fraud_status REJECTED."),
         .init(KlarnaOutcome.refused, "Klarna Order Management capture, refund, cancel_order, acknowledge_order, release_remaining_authorization, extend_authorization_time. 403 with the operation's code: CAPTURE_NOT_ALLOWED, REFUND_NOT_ALLOWED, CANCEL_NOT_ALLOWED or NOT_ALLOWED."),
-        // The return trip (issue 13 §4).
+        // The return trip (docs/scenarios.md, "Failures apps must survive").
         .init(KlarnaOutcome.redirectLost, "klarna.hpp.redirect. The consumer's action takes effect (after pay the session is COMPLETED, the status callback sent), but the redirect to the merchant URL never comes: the page shows the result and offers no way back (API clients: 200 {\"status\"}, no location)."),
         .init("redirect_late", "klarna.hpp.redirect. The consumer's action takes effect at once (status, callback); the redirect to the merchant URL comes \"delay_ms\" (required) later.") { reader in
             reader.require("delay_ms") == nil ? nil : KlarnaOutcome.redirectLate

@@ -36,7 +36,7 @@ public struct SandboxConfiguration: Sendable {
     /// when they expire). `--max-objects` / `PAYMENT_SANDBOX_MAX_OBJECTS`.
     public var maxObjects: Int? = SandboxConfiguration.defaultMaxObjects
     /// 1,000,000 objects: a full Klarna flow is 4 (session, authorization token, KP order, Order Management order),
-    /// so 250,000 flows. Aimed at about 3 KiB per flow (the target of issue 13 §1; the bound's own bookkeeping adds
+    /// so 250,000 flows. Aimed at about 3 KiB per flow (the target in docs/performance.md; the bound's own bookkeeping adds
     /// about 130 bytes, measured with `scripts/bench.sh`'s flows): about 770 MiB of objects, under 1 GiB with the
     /// journal and the rest of the process.
     public static let defaultMaxObjects = 1_000_000

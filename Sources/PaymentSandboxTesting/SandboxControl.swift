@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
-/// The control API (`/__sandbox/`, README "Namespaces, clock, state and journal") as typed calls, for the
+/// The control API (`/__sandbox/`, docs/control-api.md) as typed calls, for the
 /// client's namespace. The same requests in both modes: in-process they reach the same routes without a socket.
 public struct SandboxControl: Sendable {
     let client: SandboxClient
@@ -128,7 +128,7 @@ public struct SandboxClockReading: Sendable, Equatable {
     }
 }
 
-/// One call the journal recorded (README "Namespaces, clock, state and journal").
+/// One call the journal recorded (docs/operations.md, "Namespaces, clock, state and journal").
 public struct SandboxJournalEntry: Sendable, Equatable {
     public var sequence: Int
     /// The HTTP method, or `CALLBACK` / `DECISION` for the entries that are not requests.

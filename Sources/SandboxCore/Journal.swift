@@ -3,7 +3,7 @@ import Foundation
 
 /// Every call to a faked API, newest last, in a ring of fixed size shared by all namespaces of a server:
 /// when it is full the oldest entry goes and ``dropped`` counts it (WireMock's unbounded journal is how
-/// mock servers run out of memory; mock-server-peers.md Part 2). Read per namespace through `/__sandbox/journal`.
+/// mock servers run out of memory). Read per namespace through `/__sandbox/journal`.
 package final class Journal: Sendable, HTTPExchangeObserver {
     package struct Entry: Sendable {
         package var sequence: Int

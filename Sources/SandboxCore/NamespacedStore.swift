@@ -16,14 +16,14 @@ package protocol NamespaceStateValue {
 /// The layers, named alike in every provider: its `…Store` is what its routes call (a ``NamespacedState``); its
 /// `…Ledger` is one namespace's objects and the rules that change them, the `State` of a `NamespacedStore`.
 ///
-/// Seams for what comes next (not built): a bound on the objects of the whole server, oldest evicted first,
-/// needs an order across namespaces: each namespace's ``Slot`` keeps the sequence number it was created with,
-/// and a provider object can take one from ``nextSequence()`` the same way; eviction would walk the shards
-/// by it. The state file (`SavedState.swift`) writes every namespace a few objects per hold of its shard's lock
+/// The bound on the objects of the whole server (`--max-objects`, oldest evicted first) is `ObjectRetention`'s: it
+/// keeps the creation order across namespaces and asks the stores to evict. Each namespace's ``Slot`` keeps the
+/// sequence number it was created with (``nextSequence()``), kept in order by the state file; a namespace whose
+/// state becomes empty is dropped. The state file (`SavedState.swift`) writes every namespace a few objects per hold of its shard's lock
 /// (``underLock(of:_:)``) and fills them through ``restore(_:sequence:_:)``, the one way restored objects come in.
 ///
 package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
-    /// One namespace's state and when it was first written (see the type's comment: the eviction seam).
+    /// One namespace's state and when it was first written (see the type's comment).
     struct Slot {
         var state: State
         let sequence: UInt64

@@ -40,7 +40,7 @@ extension ScenarioOperation {
     package static let swedbankPayCheckoutPage = ScenarioOperation("swedbankpay.checkout.page")
     /// The payment order's `view-checkout` script, also the SDKs' `view-payment` (`/checkout/client/<token>`).
     package static let swedbankPayCheckoutScript = ScenarioOperation("swedbankpay.checkout.script")
-    // The return trip (issue 13 §4).
+    // The return trip (docs/scenarios.md, "Failures apps must survive").
     /// The checkout page's redirect of the payer to `completeUrl` once the order is paid on the page.
     package static let swedbankPayCheckoutRedirect = ScenarioOperation("swedbankpay.checkout.redirect")
     /// The Swish app stand-in's return to the app through `paymentUrl` once the payer has paid in Swish.
@@ -89,7 +89,7 @@ package enum SwedbankPayOutcome: ScenarioOutcomeValue, Equatable {
     case redirectLost
     /// The order is paid at once; the redirect to `completeUrl` comes `delay_ms` later.
     case redirectLate
-    // 3-D Secure variants the SDKs have had bugs with (card.authenticate; issue 13 §4): each a challenge as `challenge`,
+    // 3-D Secure variants the SDKs have had bugs with (card.authenticate; docs/swedbankpay.md, the scenario table): each a challenge as `challenge`,
     // with one step done the other way.
     /// The 3DS method step has an empty method URL (the `sca-method-request` task's href is "").
     case challengeEmptyMethodURL
@@ -261,7 +261,7 @@ enum SwedbankPayScenarioVocabulary {
               "Pay with a web-based instrument (invoice, Trustly, ...) on the payment menu page.", request: SwedbankPayScenarioVocabulary.decision),
         .init(.swedbankPayCheckoutPage, "The payment order's redirect-checkout page: the payment menu at /checkout/<token>.", request: SwedbankPayScenarioVocabulary.noBody),
         .init(.swedbankPayCheckoutScript, "The payment order's view-checkout script, also the SDKs' view-payment: /checkout/client/<token>.", request: SwedbankPayScenarioVocabulary.noBody),
-        // The return trip (issue 13 §4).
+        // The return trip (docs/scenarios.md, "Failures apps must survive").
         .init(.swedbankPayCheckoutRedirect, outcomes: ["redirect_lost", "redirect_late"],
               "The checkout page's redirect to completeUrl once the payer has paid on it (card, Swish by phone number, web-based instruments); delay_ms delays the redirect, not the payment.",
               request: SwedbankPayScenarioVocabulary.noBody),
@@ -300,7 +300,7 @@ enum SwedbankPayScenarioVocabulary {
               ]) { reader in
             SwedbankPayAttemptFailure.read(&reader).map(SwedbankPayOutcome.failAttempt)
         },
-        // The return trip (issue 13 §4).
+        // The return trip (docs/scenarios.md, "Failures apps must survive").
         .init(SwedbankPayOutcome.redirectLost, "Swedbank Pay checkout.redirect, swish.app_return. The order is Paid (callback sent), but the way back never comes: the checkout page shows the payment as completed with no link and tells no view-checkout script; the Swish app stand-in shows it paid and never opens paymentUrl."),
         .init("redirect_late", "Swedbank Pay checkout.redirect, swish.app_return. The order is Paid at once (callback sent); the redirect to completeUrl, or the Swish app's reopening of paymentUrl, comes \"delay_ms\" (required) later.") { reader in
             reader.require("delay_ms") == nil ? nil : SwedbankPayOutcome.redirectLate
@@ -311,7 +311,7 @@ enum SwedbankPayScenarioVocabulary {
     static let callbackOutcomes = CallbackOutcome.declarations(schedule: "Swedbank Pay: 30, 60, 360, 432, 864 and 1265 s after the first call")
 }
 
-/// The 3-D Secure variants of card.authenticate (issue 13 §4): each is a challenge as `challenge` is (the 3DS method
+/// The 3-D Secure variants of card.authenticate (docs/swedbankpay.md, the scenario table): each is a challenge as `challenge` is (the 3DS method
 /// step, then the ACS page), with one step done the way some issuers and ACSs do it, which the SDKs have stumbled on.
 enum SwedbankPayThreeDSVariants {
     /// Android's challenge web view gives up after 10 s (SwedbankPay/swedbank-pay-sdk-android:

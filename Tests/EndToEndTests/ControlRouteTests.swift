@@ -26,7 +26,7 @@ struct ControlRouteTests {
             #expect(json["version"] as? String == SandboxVersion.current)
             let uptime = try #require(json["uptime_seconds"] as? Int, "uptime_seconds must be an integer: \(response.bodyText)")
             #expect(uptime >= 0 && uptime < 60)
-            // "objects": what the server holds and has evicted (issue 13 §1, MaxObjectsTests).
+            // "objects": what the server holds and has evicted (docs/operations.md, "Max objects"; MaxObjectsTests).
             #expect(Set(json.keys) == ["status", "version", "uptime_seconds", "objects"])
             // Written by hand for speed: the bytes JSONText writes for the same values.
             let objects = try #require(json["objects"] as? [String: Any])

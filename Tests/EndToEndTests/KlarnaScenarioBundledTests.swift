@@ -118,7 +118,7 @@ struct KlarnaScenarioBundledTests {
             let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-cart"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "cart-changed"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
-            // The example: 2 lines authorized, 3 sent.
+            // The reported example: 2 lines authorized, 3 sent.
             expectKlarnaError(try await client.createOrder(sequentialID(2), Self.gbOrderWithThreeLines, scenario: nil), 409, "BAD_VALUE",
                               ["Not matching fields: [Incorrect number of items in the cart. Expected: 2, Actual: 3]"])
             // The counts are computed per call: the unchanged 2-line cart reports 2 and 2.

@@ -12,7 +12,7 @@ import Testing
 
 @Suite("Merchant URLs are validated before they reach a header or a page")
 struct MerchantURLValidationTests {
-    /// URLs no provider accepts: the attribute break-out, header splitting, markup, a space, raw non-ASCII,
+    /// URLs no provider accepts: the reported attribute break-out, header splitting, markup, a space, raw non-ASCII,
     /// and the schemes that run script or show inline content.
     static let refused = [
         "https://example.com/x\u{0600}\" autofocus onfocus=alert(1) x=\u{0600}\"",

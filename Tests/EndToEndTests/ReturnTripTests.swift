@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The return trip to the app lost or late while the payment is done on the server (issue 13 §4), with the bundled
+// The return trip to the app lost or late while the payment is done on the server (docs/scenarios.md, "Failures apps must survive"), with the bundled
 // scenarios: Klarna's hosted page (klarna.hpp.redirect) and Swedbank Pay's checkout pages (swedbankpay.checkout.redirect).
 import Foundation
 import PaymentSandbox

@@ -162,7 +162,7 @@ struct SwedbankPayCheckoutPageEscapingTests {
         }
     }
 
-    /// The bypass: payee name, description (text) and payer.msisdn (an attribute value) with U+0600 / U+0301 /
+    /// The reported bypass: payee name, description (text) and payer.msisdn (an attribute value) with U+0600 / U+0301 /
     /// U+200D around every special character, on the menu (redirect-checkout), the embedded menu, and the 3-D Secure page
     /// (whose CSP allows inline script): text only.
     @Test func menuEmbeddedMenuAndACS_EscapeByCodePoint_NotByGraphemeCluster() async throws {

@@ -453,7 +453,7 @@ struct SwedbankPayPaymentOrderTests {
 }
 
 /// Verify, Recur, UnscheduledPurchase and their tokens (swedbankpay-api.md §1.2, §1.5, §2.2; developer portal
-/// `_includes/payment-order-verify.md`, `payment-order-recur.md`, `delete-payment-order-token.md`, `problems/problems.md`).
+/// pages on Verify, Recur and deleting tokens).
 @Suite("Swedbank Pay payment orders: Verify, Recur, UnscheduledPurchase and tokens")
 struct SwedbankPayTokenOrderTests {
     /// A server-to-server order: `urls` with callbackUrl only, as the Recur page's request.

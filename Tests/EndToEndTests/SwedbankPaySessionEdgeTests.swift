@@ -262,7 +262,7 @@ struct SwedbankPaySessionEdgeTests {
     // MARK: Scenarios: a business decision's http_error and drop_connection
 
     /// A business decision's `http_error` answers the call that asked with the scenario's status, `body` and `headers`,
-    /// as the scenario player answers the operations' own (scenarios/README.md); the attempt is not started.
+    /// as the scenario player answers the operations' own (docs/scenarios.md); the attempt is not started.
     @Test func swishSaleHTTPError_AnswersTheScenariosBodyAndHeaders() async throws {
         let file = scenarioFile("swedbankpay-e2e-swish-502", rules: [
             #"{"operation": "swedbankpay.swish.sale", "outcome": "http_error", "status": 502, "body": {"message": "Swish is down", "retry": true}, "headers": {"Retry-After": "7", "X-E2E-Custom": "yes"}}"#,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The 3-D Secure variants the SDKs have had bugs with (issue 13 §4), each a bundled scenario of card.authenticate: an
+// The 3-D Secure variants the SDKs have had bugs with (docs/swedbankpay.md, the scenario table), each a bundled scenario of card.authenticate: an
 // empty 3DS method URL, a slow ACS page, the challenge answer POSTed on instead of redirected, the challenge abandoned.
 // In-process; each answer decoded with the strict mirrors (swedbankpay-api.md §3.5, §3.6 C, §3.8 samples 7 and 8).
 import Foundation

@@ -64,7 +64,7 @@ func movingTheClockExpiresTheSession(mode: Mode) async throws {
         let session = try await createSession(client)
         let before = try await client.control.clock()
         #expect(try await client.send("GET", "/payments/v1/sessions/\(session)", basicAuth: auth).status == 200)
-        // Sessions live 48 h after their last update (README "Klarna Payments").
+        // Sessions live 48 h after their last update (docs/klarna.md, "Klarna Payments").
         let after = try await client.control.advanceClock(by: .seconds(48 * 3600 + 1))
         #expect(after.offsetSeconds == before.offsetSeconds + 48 * 3600 + 1)
         #expect(after.namespace == "clock-\(mode)")

@@ -32,7 +32,7 @@ private func gbOrder(confirmation: String = "https://example.com/confirmation?si
                                    with: #""confirmation": "\#(confirmation)""#)
 }
 
-/// The order of README "A native payment step by step, with curl".
+/// The order of docs/swedbankpay.md, "A native payment step by step, with curl".
 private let paymentOrder = """
     {"paymentorder": {"operation": "Purchase", "currency": "SEK", "amount": 1500, "vatAmount": 375,
       "description": "Test Purchase", "userAgent": "URLSession", "language": "sv-SE", "payer": {"msisdn": "+46739000001"},
@@ -145,7 +145,7 @@ struct SandboxURLProtocolTests {
                 """#)
             #expect(started.status == 200, "start-payment-attempt: \(started.text)")
 
-            // The payer answers in Swish 3 s later on the namespace clock (README); then redirect-payer to completeUrl.
+            // The payer answers in Swish 3 s later on the namespace clock (docs/swedbankpay.md); then redirect-payer to completeUrl.
             let clock = try await send("POST", "\(payex)/__sandbox/clock", json: #"{"advance_seconds": 3}"#,
                                        headers: ["Sandbox-Namespace": "url-protocol-merchant"])
             #expect(clock.status == 200, "\(clock.text)")

@@ -25,7 +25,7 @@ import Testing
         }
     }
 
-    /// The issue's payload: `<img>` between two U+0600 is one text, shown escaped.
+    /// The reported payload: `<img>` between two U+0600 is one text, shown escaped.
     @Test func escape_PrependPayloadFromTheIssue() {
         let payload = "\u{0600}<img src=x onerror=alert(1) \u{0600}>"
         #expect(HTMLText.escape(payload) == "\u{0600}&lt;img src=x onerror=alert(1) \u{0600}&gt;")

@@ -14,7 +14,7 @@ import Testing
 /// test sees that. A request-line-shaped line inside a body would get the field too and change that body:
 /// the body comparison below would report it (none of the accepted vectors has one).
 ///
-/// The whole input is fed in one read. The rule checked (the smuggling-safe one from the README):
+/// The whole input is fed in one read. The rule checked (the smuggling-safe one of docs/operations.md, "The HTTP server"):
 /// - llhttp reports an error: the parser completes at most `messages_complete` requests.
 /// - llhttp accepts: the parser completes the same number of requests, or it rejects with a 4xx/5xx and
 ///   the vector is in ``stricterThanLLHTTP`` with the reason. A new divergence fails, and so does an

@@ -4,7 +4,7 @@ import Testing
 @testable import SwedbankPaySandbox
 
 /// The create rules of Verify, Recur and UnscheduledPurchase and their token fields, in process (swedbankpay-api.md §1.2;
-/// developer portal `_includes/payment-order-verify.md`, `payment-order-recur.md`).
+/// the developer portal's Verify page, its Recur page).
 @Suite struct PaymentOrderTokenRuleTests {
     static func object(_ members: String) throws -> JSONNode {
         let document = try JSONDocument.parse(Data(#"{"paymentorder": {"currency": "SEK", "description": "d", "userAgent": "u", "language": "sv-SE", "payeeInfo": {"payeeId": "p", "payeeReference": "r"}, \#(members)}}"#.utf8))

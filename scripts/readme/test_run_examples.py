@@ -131,21 +131,46 @@ class ErrorStatusTests(unittest.TestCase):
 
 
 class ReadmeTests(unittest.TestCase):
-    def test_the_projects_readme_parses(self):
+    # The pages CI passes to run-examples.py (.ci/run): the README and every page under docs/ and docs/clients/.
+    CI_PAGES = ["README.md", "docs/*.md", "docs/clients/*.md"]
+
+    def test_the_projects_readme_parses_and_has_a_block_that_runs(self):
         blocks = run_examples.parse(run_examples.REPO / "README.md")
         self.assertTrue(any(b.language == "sh" and not b.skip for b in blocks))
-        self.assertTrue(any(b.language == "swift" for b in blocks))
+        self.assertTrue(any(b.language == "swift" and not b.skip for b in blocks))
         run_examples.chains_of(blocks)
 
-    def test_the_client_pages_parse_and_each_has_a_block_that_runs(self):
+    def test_every_docs_page_parses(self):
+        pages = sorted((run_examples.REPO / "docs").rglob("*.md"))
+        self.assertTrue(pages)
+        for page in pages:
+            with self.subTest(page=str(page.relative_to(run_examples.REPO))):
+                run_examples.chains_of(run_examples.parse(page))
+
+    def test_the_client_pages_each_have_a_block_that_runs(self):
         pages = sorted((run_examples.REPO / "docs" / "clients").glob("*.md"))
         self.assertTrue(pages)
         for page in pages:
             with self.subTest(page=page.name):
                 blocks = run_examples.parse(page)
-                run_examples.chains_of(blocks)
                 self.assertTrue(any(b.language in run_examples.CHAIN_LANGUAGES | run_examples.SWIFT_LANGUAGES
                                     and not b.skip for b in blocks))
+
+    def test_ci_runs_every_page_with_a_block_that_runs(self):
+        ci = (run_examples.REPO / ".ci" / "run").read_text()
+        self.assertIn("--readme " + " ".join(self.CI_PAGES), ci)
+        covered = {page for pattern in self.CI_PAGES for page in run_examples.REPO.glob(pattern)}
+        runnable = run_examples.CHAIN_LANGUAGES | run_examples.SWIFT_LANGUAGES
+        for page in [run_examples.REPO / "README.md", *sorted((run_examples.REPO / "docs").rglob("*.md"))]:
+            if any(b.language in runnable and not b.skip for b in run_examples.parse(page)):
+                with self.subTest(page=str(page.relative_to(run_examples.REPO))):
+                    self.assertIn(page, covered)
+
+    def test_swift_examples_of_all_pages_do_not_share_a_file_name(self):
+        pages = [run_examples.REPO / "README.md", *sorted((run_examples.REPO / "docs").rglob("*.md"))]
+        names = [run_examples.swift_file_name(b) for page in pages for b in run_examples.parse(page)
+                 if b.language in run_examples.SWIFT_LANGUAGES]
+        self.assertEqual(len(names), len(set(names)))
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ extension SwedbankPayOrderLedger.Order {
         if let instrument = request.instrument { members.append(("instrument", .string(instrument))) }
         if let used = request.useToken, request.orderOperation.isMerchantInitiated {
             // The token the order was paid with, as the Recur page's response table lists `recurrenceToken` (developer
-            // portal `_includes/payment-order-recur.md`; `unscheduledToken` inferred alike).
+            // portal's Recur page; `unscheduledToken` inferred alike).
             members.append((used.kind.field, .string(used.token)))
         }
         for node in Self.nodes {

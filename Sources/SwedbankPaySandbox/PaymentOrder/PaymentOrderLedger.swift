@@ -16,7 +16,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
     var lastNumber = 40_129_782_829
     /// Orders are dropped by their last change, not by an expiry kept here: no expiry bound.
     var sweep = SweepSchedule(tracksExpiry: false)
-    /// Stored-card tokens by value; a deleted one stays, refused as inactive (developer portal `_includes/problems/problems.md`).
+    /// Stored-card tokens by value; a deleted one stays, refused as inactive (swedbankpay-api.md §2.2).
     var tokens: [String: StoredToken] = [:]
     /// What a merchant sends alike in each order (its URLs, payee id, description, user agent), kept once.
     var interner = StringInterner()
@@ -265,7 +265,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
     }
 
     /// The configured instruments ∩ `restrictedToInstruments`, Swish only for SEK (inferred). Verify, Recur and
-    /// UnscheduledPurchase are card only (developer portal `_includes/payment-order-verify.md`: `["CreditCard"]`).
+    /// UnscheduledPurchase are card only (the developer portal's Verify page: `["CreditCard"]`).
     /// When that is all of them, the configured array itself (every such order shares it).
     static func availableInstruments(_ configured: [String], _ request: SwedbankPayCreateOrderRequest) -> [String] {
         let available = configured.filter { instrument in
@@ -310,7 +310,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         order.swishPending = false
         order.status = .paid
         let transactionID = ids.uuid(), transactionNumber = nextNumber(namespace)
-        // A Verify order's card is checked, not charged: nothing to capture (developer portal `_includes/payment-order-verify.md`).
+        // A Verify order's card is checked, not charged: nothing to capture (the developer portal's Verify page).
         let transactionType = order.request.orderOperation == .verify ? .verification : transactionType
         order.payment = Payment(attempt: attempt, transactionType: transactionType, amount: order.request.amount, detailsJSON: CompactJSON(JSONNode(details)).interned(&interner), created: now,
                                 transactionID: transactionID, transactionNumber: transactionNumber)
@@ -347,7 +347,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
     }
 
     /// The active token a Recur, UnscheduledPurchase or one-click Purchase names: 404 `inputerror` when there is none of
-    /// that kind, 422 `paymenttokeninactive` once deleted (developer portal `_includes/problems/problems.md`, "Token Problems").
+    /// that kind, 422 `paymenttokeninactive` once deleted (swedbankpay-api.md §2.2).
     func activeToken(_ namespace: Namespace, _ kind: SwedbankPayTokenKind, _ value: String) throws(SwedbankPayProblem) -> StoredToken {
         guard let token = tokens[value], token.kind == kind else { throw .tokenNotFound(kind) }
         guard !token.deleted else { throw .tokenInactive(kind) }
@@ -355,7 +355,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
     }
 
     /// `PATCH /psp/paymentorders/<kind>Tokens/<token>` `{"state": "Deleted"}` (developer portal
-    /// `_includes/delete-payment-order-token.md`); deleting again changes nothing (inferred).
+    /// page on deleting tokens); deleting again changes nothing (inferred).
     mutating func deleteToken(_ namespace: Namespace, _ kind: SwedbankPayTokenKind, _ value: String) throws(SwedbankPayProblem) -> StoredToken {
         guard var token = tokens[value], token.kind == kind else { throw .tokenNotFound(kind) }
         token.deleted = true
@@ -364,7 +364,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
     }
 
     /// A Recur or UnscheduledPurchase: paid at once with the stored card, an Authorization to capture or cancel later
-    /// (developer portal `_includes/payment-order-recur.md`, "After The Recurring Purchase"); or, declined, Failed with
+    /// (the developer portal's Recur page, "After The Recurring Purchase"); or, declined, Failed with
     /// the acquirer's problem: one attempt only (swedbankpay-api.md §1.5 `Failed`). No callback for cards ("For
     /// recurring transactions, the callback will only be sent for Trustly transactions, not card").
     mutating func payWithToken(_ order: Order, _ token: StoredToken, declined: SwedbankPayProblem?, now: Date, namespace: Namespace) {
@@ -540,7 +540,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
                           postPurchase: Bool, reason: String) -> SwedbankPayCallbackEvent? {
         guard let url = order.request.urls.callbackUrl else { return nil }
         // "For recurring transactions, the callback will only be sent for Trustly transactions, not card" (developer
-        // portal `_includes/payment-order-recur.md`, urls.callbackUrl): none for a card Recur or UnscheduledPurchase,
+        // portal's Recur page, urls.callbackUrl): none for a card Recur or UnscheduledPurchase,
         // nor for its captures, cancellations and reversals (inferred).
         if order.request.orderOperation.isMerchantInitiated && attempt.instrument != "Trustly" { return nil }
         let body: JSONText
@@ -662,7 +662,7 @@ extension SwedbankPayProblem {
     }
 
     /// 404 `inputerror` for a token that does not exist, verbatim the developer portal's example for a RecurrenceToken
-    /// (`_includes/problems/problems.md`, "Token Problems").
+    /// (swedbankpay-api.md §2.2).
     static func tokenNotFound(_ kind: SwedbankPayTokenKind) -> SwedbankPayProblem {
         SwedbankPayProblem("paymentorders/inputerror", status: .notFound, title: "Error in input data",
                            detail: "Input validation failed, error description in problems node!",

@@ -18,14 +18,14 @@ package enum SwedbankPayAPIVersion: String, Sendable {
 
 /// How a paid attempt took the money (swedbankpay-api.md §1.3, §1.4): cards and wallets authorize, Swish and
 /// Trustly sell (captured at once). A `Verify` order moves no money: its card is checked, nothing to capture
-/// (developer portal `_includes/payment-order-verify.md`; the name `Verification` is inferred).
+/// (the developer portal's Verify page; the name `Verification` is inferred).
 package enum SwedbankPayTransactionType: String, Sendable {
     case authorization = "Authorization", sale = "Sale", verification = "Verification"
 }
 
 /// `paymentorder.operation` (swedbankpay-api.md §1.2): `Purchase`; `Verify` (a card checked, amount 0, tokens for
 /// later); `Recur` and `UnscheduledPurchase` (server to server with a token from an earlier order, paid at once:
-/// developer portal `_includes/payment-order-recur.md`, `payment-order-unscheduled.md`).
+/// the developer portal's Recur page, its Unscheduled Purchase page).
 enum SwedbankPayOrderOperation: String, Sendable, CaseIterable {
     case purchase = "Purchase", verify = "Verify", recur = "Recur", unscheduledPurchase = "UnscheduledPurchase"
 
@@ -43,7 +43,7 @@ enum SwedbankPayTokenKind: String, Sendable, CaseIterable {
     var problemName: String { field.prefix(1).uppercased() + field.dropFirst() }
     /// The request flag that generates one.
     var generateField: String { "generate" + problemName }
-    /// `PATCH /psp/paymentorders/<segment>/<token>` deletes one (developer portal `_includes/delete-payment-order-token.md`).
+    /// `PATCH /psp/paymentorders/<segment>/<token>` deletes one (the developer portal's page on deleting tokens).
     var segment: String { field + "s" }
 }
 

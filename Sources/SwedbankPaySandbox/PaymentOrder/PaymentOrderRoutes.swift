@@ -47,7 +47,7 @@ package struct SwedbankPayPaymentOrderRoutes: Sendable {
                 let orderID: String
                 var decisionDelay: Duration?, dropsAnswer = false
                 if let used = parsed.useToken {
-                    // The token first: 404 when unknown, 422 once deleted, and no order (developer portal `_includes/problems/problems.md`).
+                    // The token first: 404 when unknown, 422 once deleted, and no order (swedbankpay-api.md §2.2).
                     let token = try store.activeToken(namespace, used.kind, used.token)
                     if parsed.orderOperation.isMerchantInitiated {
                         let declined: SwedbankPayProblem?
@@ -134,7 +134,7 @@ package struct SwedbankPayPaymentOrderRoutes: Sendable {
         }
 
         // Deleting a token: `PATCH /psp/paymentorders/{paymentTokens|recurrenceTokens|unscheduledTokens}/<token>` with
-        // `{"state": "Deleted", "comment": …}` (developer portal `_includes/delete-payment-order-token.md`). Paths as the page
+        // `{"state": "Deleted", "comment": …}` (the developer portal's page on deleting tokens). Paths as the page
         // spells them, and in lower case.
         for kind in SwedbankPayTokenKind.allCases {
             for segment in Set([kind.segment, kind.segment.lowercased()]) {
@@ -194,7 +194,7 @@ package struct SwedbankPayPaymentOrderRoutes: Sendable {
     }
 
     /// The answer to a deletion: `{"token", "isDeleted": true}` for a recurrence token; the others name the card
-    /// (`paymentToken` for a payment token) (developer portal `_includes/delete-payment-order-token.md`).
+    /// (`paymentToken` for a payment token) (the developer portal's page on deleting tokens).
     static func deletedTokenAnswer(_ token: SwedbankPayOrderLedger.StoredToken, _ correlationID: String) -> JSONText {
         if token.kind == .recurrence { return .object([("token", .string(token.token)), ("isDeleted", .bool(true))]) }
         return .object([

@@ -3,26 +3,13 @@ import Foundation
 
 /// Swedbank Pay payment orders, per namespace (swedbankpay-api.md §1).
 ///
-/// The interface the payment-session API and the pages drive orders through. These signatures are
-/// stable; every method is safe to call from any thread and takes the namespace's lock once:
-///
-/// ```swift
-/// func lookup(token: String) -> (namespace: Namespace, orderID: String)?   // any namespace; nil once gone
-/// func snapshot(_ namespace: Namespace, orderID: String) -> SwedbankPayOrderView?
-/// func beginAttempt(_ namespace: Namespace, orderID: String, instrument: String, prefill: Bool)
-///     throws(SwedbankPayProblem) -> SwedbankPayAttemptID              // history PaymentInstrumentSelected + PaymentAttemptStarted
-/// @discardableResult func attemptPaid(_ namespace: Namespace, orderID: String, _ attempt: SwedbankPayAttemptID,
-///     transactionType: SwedbankPayTransactionType, details: JSONText) -> Bool   // → Paid, paid node, callback
-/// @discardableResult func attemptFailed(_ namespace: Namespace, orderID: String, _ attempt: SwedbankPayAttemptID,
-///     status: SwedbankPayFailedAttemptStatus, problem: SwedbankPayProblem) -> Bool   // failedAttempts, callback; stays Initialized
-/// func abortByPayer(_ namespace: Namespace, orderID: String) throws(SwedbankPayProblem)   // → Aborted "Payment aborted by payer"
-/// @discardableResult func failOrder(_ namespace: Namespace, orderID: String, problem: SwedbankPayProblem) -> Bool  // → Failed
-/// func setIntegration(_ namespace: Namespace, orderID: String, _ value: String)   // "App", "Redirect", "HostedView"
-/// func setSwishPending(_ namespace: Namespace, orderID: String, _ pending: Bool)  // hides `abort`; PATCH Abort → 403
-/// func addHistory(_ namespace: Namespace, orderID: String, name: String, instrument: String? = nil)  // e.g. PaymentLoaded
-/// ```
+/// The interface the payment-session API and the pages drive orders through: find an order by its session token
+/// (`lookup(token:)`), read it (`snapshot`), and move a payment attempt along (`beginAttempt`, then `attemptPaid`:
+/// Paid, its paid node and callback; or `attemptFailed`: a failed attempt and its callback, the order still
+/// Initialized), or end the order (`abortByPayer`, `failOrder`). Every method is safe to call from any thread and
+/// takes the namespace's lock once.
 /// `attemptPaid`/`attemptFailed` return false (and change nothing) when the attempt is not the order's current
-/// one or the order is no longer Initialized. `details` is the `paid.details` object (swedbankpay-api.md §1.4).
+/// one or the order is no longer Initialized. `attemptPaid`'s `details` is the `paid.details` object (swedbankpay-api.md §1.4).
 package final class SwedbankPayOrderStore: NamespacedState, Sendable {
     package let stateName = "swedbankpay_paymentorders"
     let registry: NamespaceRegistry
@@ -194,7 +181,7 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
         try ledgers.withState(namespace) { (ledger) throws(SwedbankPayProblem) in try ledger.activeToken(namespace, kind, value) }
     }
 
-    /// Marks the token deleted; later orders naming it get 422 (developer portal `_includes/delete-payment-order-token.md`).
+    /// Marks the token deleted; later orders naming it get 422 (the developer portal's page on deleting tokens).
     func deleteToken(_ namespace: Namespace, _ kind: SwedbankPayTokenKind, _ value: String) throws(SwedbankPayProblem)
     -> SwedbankPayOrderLedger.StoredToken {
         try ledgers.withState(namespace) { (ledger) throws(SwedbankPayProblem) in try ledger.deleteToken(namespace, kind, value) }

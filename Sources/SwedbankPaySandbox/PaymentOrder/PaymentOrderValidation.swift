@@ -188,7 +188,7 @@ enum SwedbankPayOrderValidation {
 
     /// `POST /psp/paymentorders` as the routes take it: ``createRequest(_:version:configuration:)``, with the rules of
     /// the operation and its tokens. Recur and UnscheduledPurchase are server to server: their `urls` need only
-    /// `callbackUrl` (developer portal `_includes/payment-order-recur.md`, "Recur Request"), so the checks of the
+    /// `callbackUrl` (the developer portal's Recur page, "Recur Request"), so the checks of the
     /// payer-facing URLs run on a copy that has stand-ins for the ones left out, and the order keeps what was sent.
     static func createOrderRequest(_ object: JSONNode, version: SwedbankPayAPIVersion, configuration: SwedbankPayConfiguration)
     throws(SwedbankPayProblem) -> SwedbankPayCreateOrderRequest {
@@ -247,7 +247,7 @@ enum SwedbankPayOrderValidation {
     }
 
     /// A Verify moves no money: no amounts in its request, `"amount": 0` in its answer (developer portal
-    /// `_includes/payment-order-verify.md`); amounts other than 0 are refused (inferred).
+    /// Verify page); amounts other than 0 are refused (inferred).
     static func verifyAmounts(_ reader: inout SwedbankPayJSONReader) -> (Int?, Int?) {
         for key in ["amount", "vatAmount"] {
             if let value = reader.int(key), value != 0 {

@@ -199,7 +199,7 @@ extension SwedbankPayProblem {
 }
 
 /// What a session call answers (the document, or its parts for a page) and how long the answer waits: the sum of
-/// the `delay_ms` of the business decisions the call took (a slow ACS or acquirer; scenarios/README.md).
+/// the `delay_ms` of the business decisions the call took (a slow ACS or acquirer; docs/scenarios.md).
 struct SessionResult<Value> {
     var value: Value
     var delay: Duration?

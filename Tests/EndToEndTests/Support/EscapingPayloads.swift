@@ -8,7 +8,7 @@ enum EscapingPayloads {
     static let joiners: [Unicode.Scalar] = ["\u{0600}", "\u{0301}", "\u{200D}"]
     static let specials: [Unicode.Scalar] = ["&", "<", ">", "\"", "'"]
 
-    /// Each joiner before and after each of `& < > " '`, after the issue's payload `\u{0600}<img … \u{0600}>`;
+    /// Each joiner before and after each of `& < > " '`, after the reported payload `\u{0600}<img … \u{0600}>`;
     /// it starts and ends with plain text.
     static func clusters(_ label: String) -> String {
         var text = "\(label)\u{0600}<img src=x onerror=alert(1) \u{0600}>"

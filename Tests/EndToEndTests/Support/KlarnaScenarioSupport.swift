@@ -19,7 +19,7 @@ enum ScenarioPaths {
     /// The bundled scenarios (always loaded by the CLI).
     static let bundled = packageRoot.appendingPathComponent("scenarios", isDirectory: true)
 
-    /// The scenario files under `directory` as the README describes them (every *.json, recursively, except
+    /// The scenario files under `directory` as docs/scenarios.md describes them (every *.json, recursively, except
     /// scenario.schema.json and anything starting with '.'), counted independently of the sandbox's loader.
     static func countScenarioFiles(in directory: URL) -> Int {
         guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey],

@@ -28,7 +28,7 @@ struct SwedbankPayTestOrder {
         if let payerReference { payer.append(("payerReference", .string(payerReference))) }
         for (name, value) in payerFields { payer.append((name, .string(value))) }
         if let msisdn { payer.append(("msisdn", .string(msisdn))) }
-        // A Verify order has no amounts (developer portal `_includes/payment-order-verify.md`).
+        // A Verify order has no amounts (the developer portal's Verify page).
         let amounts: [(String, JSONText)] = operation == "Verify" ? [] : [("amount", .int(amount)), ("vatAmount", .int(0))]
         var order: [(String, JSONText)] = [("operation", .string(operation)), ("currency", .string(currency))] + amounts + [
             ("description", .string(description)), ("userAgent", .string("Mozilla/5.0")), ("language", .string("sv-SE")),
