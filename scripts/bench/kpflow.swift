@@ -96,7 +96,7 @@ func fail(_ message: String) -> Never {
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
-// MARK: - Request bodies (the cart of README.md's Klarna Payments section)
+// MARK: - Request bodies (the cart of docs/klarna.md's Klarna Payments section)
 
 let cart = #"""
 {"purchase_country":"GB","purchase_currency":"GBP","locale":"en-GB","order_amount":62400,"order_tax_amount":10400,\#

@@ -4,7 +4,7 @@
 #   scripts/tls/run.sh [path/to/payment-sandbox]     (default .build/release/payment-sandbox)
 # Uses the shipped files themselves, everything written under .build/tls/:
 #   - the certificates from docker/make-cert.sh (CERTS_DIR=.build/tls/certs): a local CA and a server certificate
-#     it signed, the chain the README tells simulator/emulator users to trust; the clients here trust ca.pem only;
+#     it signed, the chain docs/tls.md tells simulator/emulator users to trust; the clients here trust ca.pem only;
 #   - docker/nginx.conf, with only what must differ outside the container replaced (user, pid and log paths,
 #     listen address and port, certificate directory, the sandbox's address; temp paths added), and `nginx -t`.
 # Installs nginx from Debian if missing, starts the sandbox and nginx (as this user, in the foreground), and runs
