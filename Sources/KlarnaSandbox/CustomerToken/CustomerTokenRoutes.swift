@@ -16,9 +16,7 @@ package struct KlarnaCustomerTokenRoutes: Sendable {
     package func add(to router: inout Router) {
         let store = self.store
         let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
-        let tokens = "/customer-token/v1/tokens/:token"
-
-        router.addImmediate("GET \(tokens)") { request in
+        router.addImmediate("GET /customer-token/v1/tokens/:token") { request in
             let namespace = try authenticate(request, store.configuration)
             let token = try request.parameters.require("token")
             return play(.klarnaCustomerTokenReadToken, request, namespace, object: token,
@@ -27,7 +25,7 @@ package struct KlarnaCustomerTokenRoutes: Sendable {
             }
         }
         // 200 with the order (kco_rest_php: `->status('200')->contentType('application/json')`).
-        router.addImmediate("POST \(tokens)/order") { request in
+        router.addImmediate("POST /customer-token/v1/tokens/:token/order") { request in
             let namespace = try authenticate(request, store.configuration)
             let token = try request.parameters.require("token")
             let body = KlarnaJSON.parsedBody(request)
@@ -40,7 +38,7 @@ package struct KlarnaCustomerTokenRoutes: Sendable {
             }
         }
         // 202, empty body (§5b; kco_rest_php: `->status('202')`).
-        router.addImmediate("PATCH \(tokens)/status") { request in
+        router.addImmediate("PATCH /customer-token/v1/tokens/:token/status") { request in
             let namespace = try authenticate(request, store.configuration)
             let token = try request.parameters.require("token")
             let body = KlarnaJSON.parsedBody(request)

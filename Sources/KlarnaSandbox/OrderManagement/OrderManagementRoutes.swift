@@ -11,156 +11,203 @@ import Foundation
 package struct KlarnaOrderManagementRoutes: Sendable {
     package let store: KlarnaOrderManagementStore
     package let scenarios: ScenarioEngine
+    private let play: ScenarioPlayer<KlarnaErrorFormat>
+    /// `authenticate` reads the credential policy from a KP configuration.
+    private let auth: KlarnaPaymentsConfiguration
 
     package init(store: KlarnaOrderManagementStore, scenarios: ScenarioEngine) {
         self.store = store
         self.scenarios = scenarios
+        play = ScenarioPlayer(engine: scenarios, ids: store.ids)
+        var auth = KlarnaPaymentsConfiguration()
+        auth.credentials = store.configuration.credentials
+        self.auth = auth
     }
 
     /// "Klarna-Idempotency-Key" on every write (§5).
     static let idempotencyKeyHeader = "Klarna-Idempotency-Key"
 
     package func add(to router: inout Router) {
-        let store = self.store
-        let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
-        // `authenticate` reads the credential policy from a KP configuration.
-        var credentials = KlarnaPaymentsConfiguration()
-        credentials.credentials = store.configuration.credentials
-        let auth = credentials
-        let orders = "/ordermanagement/v1/orders/:order_id"
-
-        /// The order a request names, its namespace and sticky scenario.
-        @Sendable func target(_ request: HTTPRequest) throws(KlarnaError) -> (namespace: Namespace, orderID: String, sticky: String?) {
-            let namespace = try authenticate(request, auth)
-            let orderID: String
-            do { orderID = try request.parameters.require("order_id") } catch { throw KlarnaError.noSuchOrder("") }
-            return (namespace, orderID, store.scenarioOf(namespace, orderID: orderID))
-        }
-
         // Reads. The scenario operation of every read is read_order (the catalogue has no finer one).
-        router.addImmediate("GET \(orders)") { request in
-            let (namespace, orderID, sticky) = try target(request)
-            return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { _ in
-                .klarna(try store.readOrder(namespace, orderID))
-            }
+        router.addImmediate("GET /ordermanagement/v1/orders/:order_id") { try readOrder($0) }
+        router.addImmediate("GET /ordermanagement/v1/orders/:order_id/captures") { try readCaptures($0) }
+        router.addImmediate("GET /ordermanagement/v1/orders/:order_id/captures/:capture_id") { try readCapture($0) }
+        router.addImmediate("GET /ordermanagement/v1/orders/:order_id/refunds/:refund_id") { try readRefund($0) }
+        router.addImmediate("GET /ordermanagement/v1/orders/:order_id/captures/:capture_id/extend-due-date-options") {
+            try readDueDateOptions($0)
         }
-        router.addImmediate("GET \(orders)/captures") { request in
-            let (namespace, orderID, sticky) = try target(request)
-            return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { _ in
-                // A JSON array of Capture, `[]` when there is none (OM-OAS getCaptures).
-                .json(Data(JSONText.array(try store.captures(namespace, orderID).map(\.json)).bytes))
-            }
-        }
-        router.addImmediate("GET \(orders)/captures/:capture_id") { request in
-            let (namespace, orderID, sticky) = try target(request)
-            let captureID = try request.parameters.require("capture_id")
-            return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { _ in
-                .klarna(try store.capture(namespace, orderID, captureID: captureID))
-            }
-        }
-        router.addImmediate("GET \(orders)/refunds/:refund_id") { request in
-            let (namespace, orderID, sticky) = try target(request)
-            let refundID = try request.parameters.require("refund_id")
-            return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { _ in
-                .klarna(try store.refund(namespace, orderID, refundID: refundID))
-            }
-        }
-
-        router.addImmediate("GET \(orders)/captures/:capture_id/extend-due-date-options") { request in
-            let (namespace, orderID, sticky) = try target(request)
-            let captureID = try request.parameters.require("capture_id")
-            return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { _ in
-                .klarna(try store.dueDateOptions(namespace, orderID, captureID: captureID))
-            }
-        }
-
         // Captures and refunds: 201, empty body, the new id and its absolute URL in headers (§5).
-        router.addImmediate("POST \(orders)/captures") { request in
-            let (namespace, orderID, sticky) = try target(request)
-            let body = KlarnaJSON.parsedBody(request)
-            return play(.klarnaOMCapture, request, namespace, subject: try? body.get(), object: orderID, sticky: sticky) { outcome in
-                store.capture(namespace, orderID: orderID, decode(KlarnaCaptureRequest.self, body), idempotencyKey: idempotencyKey(request),
-                              outcome: outcome, request: request) { location(request, orderID, "captures", $0) }
-            }
-        }
-        router.addImmediate("POST \(orders)/refunds") { request in
-            let (namespace, orderID, sticky) = try target(request)
-            let body = KlarnaJSON.parsedBody(request)
-            return play(.klarnaOMRefund, request, namespace, subject: try? body.get(), object: orderID, sticky: sticky) { outcome in
-                store.refund(namespace, orderID: orderID, decode(KlarnaRefundRequest.self, body), idempotencyKey: idempotencyKey(request),
-                             outcome: outcome, request: request) { location(request, orderID, "refunds", $0) }
-            }
-        }
-
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/captures") { try capture($0) }
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/refunds") { try refund($0) }
         // Changes without a body: 204 (§5).
-        let changes: [(String, ScenarioOperation, OrderManagementWrite)] = [
-            ("cancel", .klarnaOMCancelOrder, .cancel),
-            ("acknowledge", .klarnaOMAcknowledgeOrder, .acknowledge),
-            ("release-remaining-authorization", .klarnaOMReleaseRemainingAuthorization, .release),
-            ("extend-authorization-time", .klarnaOMExtendAuthorizationTime, .extend),
-        ]
-        for (path, operation, write) in changes {
-            router.addImmediate("POST \(orders)/\(path)") { request in
-                let (namespace, orderID, sticky) = try target(request)
-                return play(operation, request, namespace, object: orderID, sticky: sticky) { outcome in
-                    store.change(namespace, orderID: orderID, write, idempotencyKey: idempotencyKey(request), outcome: outcome,
-                                 request: request)
-                }
-            }
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/cancel") { try change($0, .klarnaOMCancelOrder, .cancel) }
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/acknowledge") {
+            try change($0, .klarnaOMAcknowledgeOrder, .acknowledge)
         }
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/release-remaining-authorization") {
+            try change($0, .klarnaOMReleaseRemainingAuthorization, .release)
+        }
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/extend-authorization-time") {
+            try change($0, .klarnaOMExtendAuthorizationTime, .extend)
+        }
+        addUpdates(to: &router)
+    }
 
-        // Updates: 204 (§5, OM-OAS).
-        /// One update route: the body read by `read` (used after the order is found), then `change` under the lock.
-        func update<Body>(
-            _ route: String, _ operation: ScenarioOperation, _ write: OrderManagementWrite,
-            _ read: @escaping @Sendable (Result<JSONNode, KlarnaError>) -> Result<Body, KlarnaError>,
-            _ change: @escaping @Sendable (OrderManagementLedger, OrderManagementLedger.Order, Body, String?, ScenarioOutcome, Date)
-                throws(KlarnaError) -> Void
-        ) {
-            router.addImmediate(route) { request in
-                let (namespace, orderID, sticky) = try target(request)
-                let captureID = request.parameters["capture_id"]
-                let body = KlarnaJSON.parsedBody(request)
-                return play(operation, request, namespace, subject: try? body.get(), object: orderID, sticky: sticky) { outcome in
-                    store.update(namespace, orderID: orderID, write, read(body), idempotencyKey: idempotencyKey(request),
-                                 request: request) { (ledger, order, value, now) throws(KlarnaError) in
-                        try change(ledger, order, value, captureID, outcome, now)
-                    }
-                }
+    /// The updates: 204 (§5, OM-OAS).
+    private func addUpdates(to router: inout Router) {
+        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/authorization") { request in
+            try update(request, .klarnaOMUpdateAuthorization, .updateAuthorization, KlarnaUpdateAuthorizationRequest.self) {
+                (ledger, order, value, _, outcome, now) throws(KlarnaError) in try ledger.updateAuthorization(order, value, outcome: outcome, now: now)
             }
         }
-        update("PATCH \(orders)/authorization", .klarnaOMUpdateAuthorization, .updateAuthorization,
-               { decode(KlarnaUpdateAuthorizationRequest.self, $0) }) { (ledger, order, value, _, outcome, now) throws(KlarnaError) in
-            try ledger.updateAuthorization(order, value, outcome: outcome, now: now)
+        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/merchant-references") { request in
+            try update(request, .klarnaOMUpdateMerchantReferences, .merchantReferences, KlarnaUpdateMerchantReferencesRequest.self) {
+                (ledger, order, value, _, outcome, _) throws(KlarnaError) in try ledger.updateMerchantReferences(order, value, outcome: outcome)
+            }
         }
-        update("PATCH \(orders)/merchant-references", .klarnaOMUpdateMerchantReferences, .merchantReferences,
-               { decode(KlarnaUpdateMerchantReferencesRequest.self, $0) }) { (ledger, order, value, _, outcome, _) throws(KlarnaError) in
-            try ledger.updateMerchantReferences(order, value, outcome: outcome)
+        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/customer-details") { request in
+            try update(request, .klarnaOMUpdateCustomerDetails, .customerDetails, KlarnaUpdateCustomerDetailsRequest.self) {
+                (ledger, order, value, _, outcome, _) throws(KlarnaError) in try ledger.updateCustomerDetails(order, value, outcome: outcome)
+            }
         }
-        update("PATCH \(orders)/customer-details", .klarnaOMUpdateCustomerDetails, .customerDetails,
-               { decode(KlarnaUpdateCustomerDetailsRequest.self, $0) }) { (ledger, order, value, _, outcome, _) throws(KlarnaError) in
-            try ledger.updateCustomerDetails(order, value, outcome: outcome)
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/shipping-info") { request in
+            try update(request, .klarnaOMAddShippingInfo, .orderShippingInfo, KlarnaUpdateShippingInfoRequest.self) {
+                (ledger, order, value, _, outcome, _) throws(KlarnaError) in try ledger.addOrderShippingInfo(order, value, outcome: outcome)
+            }
         }
-        update("POST \(orders)/shipping-info", .klarnaOMAddShippingInfo, .orderShippingInfo,
-               { decode(KlarnaUpdateShippingInfoRequest.self, $0) }) { (ledger, order, value, _, outcome, _) throws(KlarnaError) in
-            try ledger.addOrderShippingInfo(order, value, outcome: outcome)
+        addCaptureUpdates(to: &router)
+    }
+
+    /// The updates of one capture: 204.
+    private func addCaptureUpdates(to router: inout Router) {
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/captures/:capture_id/shipping-info") { request in
+            try update(request, .klarnaOMAddShippingInfo, .captureShippingInfo, KlarnaUpdateShippingInfoRequest.self) {
+                (ledger, order, value, captureID, outcome, _) throws(KlarnaError) in
+                try ledger.addShippingInfo(order, captureID: captureID ?? "", value, outcome: outcome)
+            }
         }
-        update("POST \(orders)/captures/:capture_id/shipping-info", .klarnaOMAddShippingInfo, .captureShippingInfo,
-               { decode(KlarnaUpdateShippingInfoRequest.self, $0) }) { (ledger, order, value, captureID, outcome, _) throws(KlarnaError) in
-            try ledger.addShippingInfo(order, captureID: captureID ?? "", value, outcome: outcome)
-        }
-        update("PATCH \(orders)/captures/:capture_id/customer-details", .klarnaOMUpdateCaptureCustomerDetails, .captureCustomerDetails,
-               { decode(KlarnaUpdateCustomerDetailsRequest.self, $0) }) { (ledger, order, value, captureID, outcome, _) throws(KlarnaError) in
-            try ledger.updateCaptureCustomerDetails(order, captureID: captureID ?? "", value, outcome: outcome)
+        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/captures/:capture_id/customer-details") { request in
+            try update(request, .klarnaOMUpdateCaptureCustomerDetails, .captureCustomerDetails, KlarnaUpdateCustomerDetailsRequest.self) {
+                (ledger, order, value, captureID, outcome, _) throws(KlarnaError) in
+                try ledger.updateCaptureCustomerDetails(order, captureID: captureID ?? "", value, outcome: outcome)
+            }
         }
         // No body: `triggerSendout` posts none (klarna/kco_rest_php: src/Klarna/Rest/OrderManagement/Capture.php).
-        update("POST \(orders)/captures/:capture_id/trigger-send-out", .klarnaOMTriggerSendOut, .triggerSendOut,
-               { _ in .success(()) }) { (ledger, order, _, captureID, outcome, _) throws(KlarnaError) in
-            try ledger.triggerSendOut(order, captureID: captureID ?? "", outcome: outcome)
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/captures/:capture_id/trigger-send-out") { request in
+            try update(request, .klarnaOMTriggerSendOut, .triggerSendOut, { _ in .success(()) }) {
+                (ledger, order, _, captureID, outcome, _) throws(KlarnaError) in
+                try ledger.triggerSendOut(order, captureID: captureID ?? "", outcome: outcome)
+            }
         }
-        update("PATCH \(orders)/captures/:capture_id/extend-due-date", .klarnaOMExtendDueDate, .extendDueDate,
-               { decode(KlarnaExtendDueDateRequest.self, $0) }) { (ledger, order, value, captureID, outcome, _) throws(KlarnaError) in
-            try ledger.extendDueDate(order, captureID: captureID ?? "", value, outcome: outcome)
+        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/captures/:capture_id/extend-due-date") { request in
+            try update(request, .klarnaOMExtendDueDate, .extendDueDate, KlarnaExtendDueDateRequest.self) {
+                (ledger, order, value, captureID, outcome, _) throws(KlarnaError) in
+                try ledger.extendDueDate(order, captureID: captureID ?? "", value, outcome: outcome)
+            }
+        }
+    }
+
+    /// The order a request names, its namespace and sticky scenario.
+    private func target(_ request: HTTPRequest) throws(KlarnaError) -> (namespace: Namespace, orderID: String, sticky: String?) {
+        let namespace = try authenticate(request, auth)
+        let orderID: String
+        do { orderID = try request.parameters.require("order_id") } catch { throw KlarnaError.noSuchOrder("") }
+        return (namespace, orderID, store.scenarioOf(namespace, orderID: orderID))
+    }
+
+    // MARK: Reads
+
+    private func readOrder(_ request: HTTPRequest) throws -> HTTPReply {
+        let (namespace, orderID, sticky) = try target(request)
+        return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { [store] _ in
+            .klarna(try store.readOrder(namespace, orderID))
+        }
+    }
+
+    private func readCaptures(_ request: HTTPRequest) throws -> HTTPReply {
+        let (namespace, orderID, sticky) = try target(request)
+        return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { [store] _ in
+            // A JSON array of Capture, `[]` when there is none (OM-OAS getCaptures).
+            .json(Data(JSONText.array(try store.captures(namespace, orderID).map(\.json)).bytes))
+        }
+    }
+
+    private func readCapture(_ request: HTTPRequest) throws -> HTTPReply {
+        let (namespace, orderID, sticky) = try target(request)
+        let captureID = try request.parameters.require("capture_id")
+        return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { [store] _ in
+            .klarna(try store.capture(namespace, orderID, captureID: captureID))
+        }
+    }
+
+    private func readRefund(_ request: HTTPRequest) throws -> HTTPReply {
+        let (namespace, orderID, sticky) = try target(request)
+        let refundID = try request.parameters.require("refund_id")
+        return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { [store] _ in
+            .klarna(try store.refund(namespace, orderID, refundID: refundID))
+        }
+    }
+
+    private func readDueDateOptions(_ request: HTTPRequest) throws -> HTTPReply {
+        let (namespace, orderID, sticky) = try target(request)
+        let captureID = try request.parameters.require("capture_id")
+        return play(.klarnaOMReadOrder, request, namespace, object: orderID, sticky: sticky) { [store] _ in
+            .klarna(try store.dueDateOptions(namespace, orderID, captureID: captureID))
+        }
+    }
+
+    // MARK: Writes
+
+    private func capture(_ request: HTTPRequest) throws -> HTTPReply {
+        let (namespace, orderID, sticky) = try target(request)
+        let body = KlarnaJSON.parsedBody(request)
+        return play(.klarnaOMCapture, request, namespace, subject: try? body.get(), object: orderID, sticky: sticky) { [store] outcome in
+            store.capture(namespace, orderID: orderID, decode(KlarnaCaptureRequest.self, body), idempotencyKey: idempotencyKey(request),
+                          outcome: outcome, request: request) { location(request, orderID, "captures", $0) }
+        }
+    }
+
+    private func refund(_ request: HTTPRequest) throws -> HTTPReply {
+        let (namespace, orderID, sticky) = try target(request)
+        let body = KlarnaJSON.parsedBody(request)
+        return play(.klarnaOMRefund, request, namespace, subject: try? body.get(), object: orderID, sticky: sticky) { [store] outcome in
+            store.refund(namespace, orderID: orderID, decode(KlarnaRefundRequest.self, body), idempotencyKey: idempotencyKey(request),
+                         outcome: outcome, request: request) { location(request, orderID, "refunds", $0) }
+        }
+    }
+
+    /// Cancel, acknowledge, release, extend: no body.
+    private func change(_ request: HTTPRequest, _ operation: ScenarioOperation, _ write: OrderManagementWrite) throws -> HTTPReply {
+        let (namespace, orderID, sticky) = try target(request)
+        return play(operation, request, namespace, object: orderID, sticky: sticky) { [store] outcome in
+            store.change(namespace, orderID: orderID, write, idempotencyKey: idempotencyKey(request), outcome: outcome, request: request)
+        }
+    }
+
+    /// One update: the body decoded as `type` after the order is found, then `change` under the store's lock.
+    private func update<Body: Sendable>(
+        _ request: HTTPRequest, _ operation: ScenarioOperation, _ write: OrderManagementWrite, _ type: Body.Type,
+        _ change: @escaping @Sendable (OrderManagementLedger, OrderManagementLedger.Order, Body, String?, ScenarioOutcome, Date)
+            throws(KlarnaError) -> Void
+    ) throws -> HTTPReply where Body: KlarnaJSONDecodable {
+        try update(request, operation, write, { decode(Body.self, $0) }, change)
+    }
+
+    /// One update whose body `read` reads (used after the order is found).
+    private func update<Body>(
+        _ request: HTTPRequest, _ operation: ScenarioOperation, _ write: OrderManagementWrite,
+        _ read: @escaping @Sendable (Result<JSONNode, KlarnaError>) -> Result<Body, KlarnaError>,
+        _ change: @escaping @Sendable (OrderManagementLedger, OrderManagementLedger.Order, Body, String?, ScenarioOutcome, Date)
+            throws(KlarnaError) -> Void
+    ) throws -> HTTPReply {
+        let (namespace, orderID, sticky) = try target(request)
+        let captureID = request.parameters["capture_id"]
+        let body = KlarnaJSON.parsedBody(request)
+        return play(operation, request, namespace, subject: try? body.get(), object: orderID, sticky: sticky) { [store] outcome in
+            store.update(namespace, orderID: orderID, write, read(body), idempotencyKey: idempotencyKey(request),
+                         request: request) { (ledger, order, value, now) throws(KlarnaError) in
+                try change(ledger, order, value, captureID, outcome, now)
+            }
         }
     }
 }
