@@ -128,10 +128,17 @@ package struct KlarnaHPPRoutes: Sendable {
         }
 
         // The page's buttons (formaction) and backend tests without a browser.
-        for action in HPPConsumerAction.allCases {
-            router.addImmediate("POST /__sandbox/klarna/hpp/sessions/:session_id/\(action.rawValue)") { request in
-                flow.perform(action, sessionID: try request.parameters.require("session_id"), request)
-            }
+        router.addImmediate("POST /__sandbox/klarna/hpp/sessions/:session_id/pay") { request in
+            flow.perform(.pay, sessionID: try request.parameters.require("session_id"), request)
+        }
+        router.addImmediate("POST /__sandbox/klarna/hpp/sessions/:session_id/cancel") { request in
+            flow.perform(.cancel, sessionID: try request.parameters.require("session_id"), request)
+        }
+        router.addImmediate("POST /__sandbox/klarna/hpp/sessions/:session_id/back") { request in
+            flow.perform(.back, sessionID: try request.parameters.require("session_id"), request)
+        }
+        router.addImmediate("POST /__sandbox/klarna/hpp/sessions/:session_id/reject") { request in
+            flow.perform(.reject, sessionID: try request.parameters.require("session_id"), request)
         }
         // The form's own action, for a browser that ignores formaction: the `action` field decides.
         router.addImmediate("POST /__sandbox/klarna/hpp/sessions/:session_id") { request in

@@ -82,10 +82,18 @@ package struct KlarnaPaymentsRoutes: Sendable {
 
         // The SDK's calls, without the SDK (klarna-mobile-sdk.md §1), keyed by the client token the app holds (or the
         // session id). Scenario conditions see the session as the customer authorizes it (stored fields + jsonData).
-        for call in KlarnaSDKCall.allCases {
-            router.addImmediate("POST /__sandbox/klarna/payments/sessions/:session_id/\(call.rawValue)") { request in
-                try standIn(call, request, store: store, play: play)
-            }
+        router.addImmediate("POST /__sandbox/klarna/payments/sessions/:session_id/initialize") {
+            try standIn(.initialize, $0, store: store, play: play)
+        }
+        router.addImmediate("POST /__sandbox/klarna/payments/sessions/:session_id/load") { try standIn(.load, $0, store: store, play: play) }
+        router.addImmediate("POST /__sandbox/klarna/payments/sessions/:session_id/authorize") {
+            try standIn(.authorize, $0, store: store, play: play)
+        }
+        router.addImmediate("POST /__sandbox/klarna/payments/sessions/:session_id/reauthorize") {
+            try standIn(.reauthorize, $0, store: store, play: play)
+        }
+        router.addImmediate("POST /__sandbox/klarna/payments/sessions/:session_id/finalize") {
+            try standIn(.finalize, $0, store: store, play: play)
         }
         // Where an order's redirect_url leads: a 303 to merchant_urls.confirmation with its placeholders filled.
         router.addImmediate("GET /__sandbox/klarna/payments/orders/:order_id/redirect") { request in
