@@ -19,162 +19,182 @@ struct ControlRoutes: Sendable {
 
     func add(to router: inout Router) {
         SnapshotRoutes(stateFile: stateFile).add(to: &router)
-        // GET /__sandbox/health -> {"status":"ok","version":...,"uptime_seconds":...,"objects":{"held":...,"max":...,"evicted":...}}
-        // Written as one string (health checks and load balancers call it often): the same bytes JSONText writes.
-        let healthPrefix = #"{"status":"ok","version":"# + String(decoding: JSONText.string(SandboxVersion.current).data, as: UTF8.self)
-            + #","uptime_seconds":"#
-        router.addImmediate("GET /__sandbox/health") { [retention] _ in
-            let uptime = Int((ContinuousClock.now - startedAt).components.seconds)
-            let objects = retention.counts
-            let max = objects.max.map(String.init) ?? "null"
-            return .json(Data((healthPrefix + #"\#(uptime),"objects":{"held":\#(objects.held),"max":\#(max),"evicted":\#(objects.evicted)}}"#).utf8))
-        }
+        let healthPrefix = Self.healthPrefix
+        router.addImmediate("GET /__sandbox/health") { _ in health(prefix: healthPrefix) }
         // Any method: what the server parsed, for debugging clients and for the parser tests.
         router.addImmediate("* /__sandbox/echo") { request in .json(Self.echo(request).data) }
         router.addImmediate("* /__sandbox/echo/*") { request in .json(Self.echo(request).data) }
-
         SandboxUI(control: self).add(to: &router)
-
-        let registry = self.registry, states = self.states, journal = self.journal, scenarios = self.scenarios, control = self
-        // Clears the namespace's objects, clock offset (and, with the scenario engine, default scenario and journal).
-        router.add("POST /__sandbox/reset") { request in
-            let namespace = Namespace(for: request)
-            await control.reset(namespace)
-            return .json(JSONText.object([("namespace", .string(namespace.name)), ("reset", .bool(true))]).data)
-        }
-        router.addImmediate("GET /__sandbox/clock") { request in
-            .json(Self.clock(Namespace(for: request), registry).data)
-        }
-        // {"advance_seconds": N} moves the namespace's clock by N seconds; {"now": "2026-11-22T10:00:00Z"} sets it.
-        // Either must land within SandboxClockRange (1970 to the start of 9999), else 400 naming the range.
-        router.addImmediate("POST /__sandbox/clock") { request in
-            let namespace = Namespace(for: request)
-            guard let change = Self.jsonObject(request.body),
-                  case let advance = change.read("advance_seconds", .number), !advance.isWrongType,
-                  case let now = change.read("now", .string), !now.isWrongType
-            else {
-                throw HTTPError(.badRequest, #"expected a JSON object: {"advance_seconds": N} (a number of seconds) or {"now": "<ISO 8601>"}"#)
-            }
-            try control.moveClock(namespace, advanceSeconds: advance.value, now: now.value)
-            return .json(Self.clock(namespace, registry).data)
-        }
-        // ?method=POST&path_prefix=/payments/&status=409&limit=50: the namespace's newest matching calls, oldest first.
-        // A page: at most `limit` (default 100, at most 1000); "more" says older ones match too, read them with
-        // ?before=<next_before>.
-        router.addImmediate("GET /__sandbox/journal") { request in
-            let namespace = Namespace(for: request)
-            var filter = Journal.Filter()
-            for item in request.query {
-                switch item.name {
-                case "method": filter.method = item.value
-                case "path_prefix": filter.pathPrefix = item.value
-                case "status":
-                    guard let status = Int(item.value) else { throw HTTPError(.badRequest, "status must be a number, not \"\(item.value)\"") }
-                    filter.status = status
-                case "limit": filter.limit = try Self.limit(item.value, max: Journal.maxLimit)
-                case "before":
-                    guard let before = Int(item.value) else {
-                        throw HTTPError(.badRequest, "before must be an entry's sequence number (next_before), not \"\(item.value)\"")
-                    }
-                    filter.before = before
-                default:
-                    throw HTTPError(.badRequest, "unknown filter \"\(item.name)\" (use method, path_prefix, status, limit, before)")
-                }
-            }
-            let page = journal.page(namespace, filter)
-            return .json(JSONText.object([
-                ("namespace", .string(namespace.name)),
-                ("capacity", .int(journal.capacity)),
-                ("dropped", .int(journal.dropped)),
-                ("entries", .array(page.entries.map(Self.journalEntry))),
-                ("limit", .int(min(filter.limit, Journal.maxLimit))),
-                ("more", .bool(page.more)),
-                ("next_before", page.nextBefore.map(JSONText.int) ?? .null),
-            ]).data)
-        }
-        // Every namespace that holds something (objects, a moved clock, a default scenario, journal entries), by name:
-        // ?limit= (default 100, at most 1000) and ?after=<next_after> for the next page.
-        router.addImmediate("GET /__sandbox/namespaces") { request in
-            var after: String?, limit = Self.namespaceLimit
-            for item in request.query {
-                switch item.name {
-                case "after": after = item.value
-                case "limit": limit = try Self.limit(item.value, max: Self.maxNamespaceLimit)
-                default: throw HTTPError(.badRequest, "unknown parameter \"\(item.name)\" (use limit, after)")
-                }
-            }
-            let listing = control.namespaces(after: after, limit: limit)
-            return .json(JSONText.object([
-                ("total", .int(listing.total)),
-                ("namespaces", .array(listing.rows.map { row in
-                    .object([("name", .string(row.namespace.name)), ("objects", .int(row.objects)),
-                             ("journal_entries", .int(row.journalEntries)), ("offset_seconds", .double(row.offsetSeconds)),
-                             ("default_scenario", row.defaultScenario.map(JSONText.string) ?? .null)])
-                })),
-                ("limit", .int(limit)),
-                ("more", .bool(listing.more)),
-                ("next_after", listing.nextAfter.map(JSONText.string) ?? .null),
-            ]).data)
-        }
-        // The loaded scenarios, the namespace's default, and why the last reload failed (if it did).
-        router.addImmediate("GET /__sandbox/scenarios") { request in
-            .json(Self.scenarioList(scenarios, Namespace(for: request)).data)
-        }
-        // {"name": "reject"} makes it the namespace's default; {"name": null} clears it.
-        router.addImmediate("PUT /__sandbox/scenario") { request in
-            let namespace = Namespace(for: request)
-            guard let choice = Self.jsonObject(request.body), case let name = choice.read("name", .string), !name.isWrongType else {
-                throw HTTPError(.badRequest, #"expected a JSON object: {"name": "<scenario>"} or {"name": null}"#)
-            }
-            try control.chooseDefaultScenario(name.value, for: namespace)
-            return .json(JSONText.object([("namespace", .string(namespace.name)),
-                                          ("default_scenario", name.value.map(JSONText.string) ?? .null)]).data)
-        }
-        // Reads the scenario files again now (they are also watched). An invalid set leaves the last good one.
-        // Async, the files read on the engine's own queue: file-system work never runs on a thread that serves requests.
-        router.add("POST /__sandbox/scenarios/reload") { request in
-            switch await scenarios.reloadOffLoop() {
-            case .success:
-                return .json(Self.scenarioList(scenarios, Namespace(for: request)).data)
-            case .failure(let failure):
-                return .json(JSONText.object([
-                    ("error", .string("Unprocessable Content")),
-                    ("message", .string("the scenario files have problems; the previous set stays loaded")),
-                    ("status", .int(422)),
-                    ("problems", .array(failure.problems.map { .string($0.description) })),
-                ]).data, status: HTTPStatus(code: 422))
-            }
-        }
+        router.add("POST /__sandbox/reset") { request in await reset(request) }
+        router.addImmediate("GET /__sandbox/clock") { request in .json(Self.clock(Namespace(for: request), registry).data) }
+        router.addImmediate("POST /__sandbox/clock") { request in try moveClock(request) }
+        router.addImmediate("GET /__sandbox/journal") { request in try journalPage(request) }
+        router.addImmediate("GET /__sandbox/namespaces") { request in try namespaceList(request) }
+        router.addImmediate("GET /__sandbox/scenarios") { request in .json(Self.scenarioList(scenarios, Namespace(for: request)).data) }
+        router.addImmediate("PUT /__sandbox/scenario") { request in try chooseDefaultScenario(request) }
+        router.add("POST /__sandbox/scenarios/reload") { request in await reloadScenarios(request) }
         CallbackRoutes(outbox: outbox, journal: journal).add(to: &router)
-        // Every store's objects of the namespace. Each store's lists are a page: ?offset= (default 0) and ?limit=
-        // (default 1000, at most 10000) apply to each list; "more" says a list has more past this page
-        // (?offset=<next_offset>).
-        router.add("GET /__sandbox/state") { request in
-            let namespace = Namespace(for: request)
-            var offset = 0, limit = Self.stateLimit
-            for item in request.query {
-                switch item.name {
-                case "offset":
-                    guard let value = Int(item.value), value >= 0 else {
-                        throw HTTPError(.badRequest, "offset must be a whole number ≥ 0, not \"\(item.value)\"")
-                    }
-                    offset = value
-                case "limit": limit = try Self.limit(item.value, max: Self.maxStateLimit)
-                default: throw HTTPError(.badRequest, "unknown parameter \"\(item.name)\" (use offset, limit)")
-                }
-            }
-            var members: [(String, JSONText)] = [("namespace", .string(namespace.name)),
-                                                 ("now", .string(Self.iso8601(registry.now(namespace))))]
-            var more = false
-            for state in states {
-                let (page, cut) = Self.page(await state.snapshot(namespace), offset: offset, limit: limit)
-                more = more || cut
-                members.append((state.stateName, page))
-            }
-            members += [("offset", .int(offset)), ("limit", .int(limit)), ("more", .bool(more)),
-                        ("next_offset", more ? .int(offset + limit) : .null)]
-            return .json(JSONText.object(members).data)
+        router.add("GET /__sandbox/state") { request in try await state(request) }
+    }
+
+    // MARK: Routes
+
+    /// `{"status":"ok","version":…,"uptime_seconds":` : health checks and load balancers call it often, so it is
+    /// written as one string, the same bytes JSONText writes.
+    private static let healthPrefix = #"{"status":"ok","version":"# + String(decoding: JSONText.string(SandboxVersion.current).data, as: UTF8.self)
+        + #","uptime_seconds":"#
+
+    /// GET /__sandbox/health -> {"status":"ok","version":…,"uptime_seconds":…,"objects":{"held":…,"max":…,"evicted":…}}
+    private func health(prefix: String) -> HTTPResponse {
+        let uptime = Int((ContinuousClock.now - startedAt).components.seconds)
+        let objects = retention.counts
+        let max = objects.max.map(String.init) ?? "null"
+        return .json(Data((prefix + #"\#(uptime),"objects":{"held":\#(objects.held),"max":\#(max),"evicted":\#(objects.evicted)}}"#).utf8))
+    }
+
+    /// POST /__sandbox/reset: clears the namespace's objects, clock offset, default scenario and journal.
+    private func reset(_ request: HTTPRequest) async -> HTTPResponse {
+        let namespace = Namespace(for: request)
+        await reset(namespace)
+        return .json(JSONText.object([("namespace", .string(namespace.name)), ("reset", .bool(true))]).data)
+    }
+
+    /// POST /__sandbox/clock: {"advance_seconds": N} moves the namespace's clock by N seconds; {"now":
+    /// "2026-11-22T10:00:00Z"} sets it. Either must land within SandboxClockRange (1970 to the start of 9999), else
+    /// 400 naming the range.
+    private func moveClock(_ request: HTTPRequest) throws -> HTTPResponse {
+        let namespace = Namespace(for: request)
+        guard let change = Self.jsonObject(request.body),
+              case let advance = change.read("advance_seconds", .number), !advance.isWrongType,
+              case let now = change.read("now", .string), !now.isWrongType
+        else {
+            throw HTTPError(.badRequest, #"expected a JSON object: {"advance_seconds": N} (a number of seconds) or {"now": "<ISO 8601>"}"#)
         }
+        try moveClock(namespace, advanceSeconds: advance.value, now: now.value)
+        return .json(Self.clock(namespace, registry).data)
+    }
+
+    /// GET /__sandbox/journal?method=POST&path_prefix=/payments/&status=409&limit=50: the namespace's newest matching
+    /// calls, oldest first. A page: at most `limit` (default 100, at most 1000); "more" says older ones match too,
+    /// read them with ?before=<next_before>.
+    private func journalPage(_ request: HTTPRequest) throws -> HTTPResponse {
+        let namespace = Namespace(for: request)
+        let filter = try Self.journalFilter(request.query)
+        let page = journal.page(namespace, filter)
+        return .json(JSONText.object([
+            ("namespace", .string(namespace.name)),
+            ("capacity", .int(journal.capacity)),
+            ("dropped", .int(journal.dropped)),
+            ("entries", .array(page.entries.map(Self.journalEntry))),
+            ("limit", .int(min(filter.limit, Journal.maxLimit))),
+            ("more", .bool(page.more)),
+            ("next_before", page.nextBefore.map(JSONText.int) ?? .null),
+        ]).data)
+    }
+
+    private static func journalFilter(_ query: [HTTPRequest.QueryItem]) throws -> Journal.Filter {
+        var filter = Journal.Filter()
+        for item in query {
+            switch item.name {
+            case "method": filter.method = item.value
+            case "path_prefix": filter.pathPrefix = item.value
+            case "status":
+                guard let status = Int(item.value) else { throw HTTPError(.badRequest, "status must be a number, not \"\(item.value)\"") }
+                filter.status = status
+            case "limit": filter.limit = try limit(item.value, max: Journal.maxLimit)
+            case "before":
+                guard let before = Int(item.value) else {
+                    throw HTTPError(.badRequest, "before must be an entry's sequence number (next_before), not \"\(item.value)\"")
+                }
+                filter.before = before
+            default:
+                throw HTTPError(.badRequest, "unknown filter \"\(item.name)\" (use method, path_prefix, status, limit, before)")
+            }
+        }
+        return filter
+    }
+
+    /// GET /__sandbox/namespaces: every namespace that holds something (objects, a moved clock, a default scenario,
+    /// journal entries), by name: ?limit= (default 100, at most 1000) and ?after=<next_after> for the next page.
+    private func namespaceList(_ request: HTTPRequest) throws -> HTTPResponse {
+        var after: String?, limit = Self.namespaceLimit
+        for item in request.query {
+            switch item.name {
+            case "after": after = item.value
+            case "limit": limit = try Self.limit(item.value, max: Self.maxNamespaceLimit)
+            default: throw HTTPError(.badRequest, "unknown parameter \"\(item.name)\" (use limit, after)")
+            }
+        }
+        let listing = namespaces(after: after, limit: limit)
+        return .json(JSONText.object([
+            ("total", .int(listing.total)),
+            ("namespaces", .array(listing.rows.map { row in
+                .object([("name", .string(row.namespace.name)), ("objects", .int(row.objects)),
+                         ("journal_entries", .int(row.journalEntries)), ("offset_seconds", .double(row.offsetSeconds)),
+                         ("default_scenario", row.defaultScenario.map(JSONText.string) ?? .null)])
+            })),
+            ("limit", .int(limit)),
+            ("more", .bool(listing.more)),
+            ("next_after", listing.nextAfter.map(JSONText.string) ?? .null),
+        ]).data)
+    }
+
+    /// PUT /__sandbox/scenario: {"name": "reject"} makes it the namespace's default; {"name": null} clears it.
+    private func chooseDefaultScenario(_ request: HTTPRequest) throws -> HTTPResponse {
+        let namespace = Namespace(for: request)
+        guard let choice = Self.jsonObject(request.body), case let name = choice.read("name", .string), !name.isWrongType else {
+            throw HTTPError(.badRequest, #"expected a JSON object: {"name": "<scenario>"} or {"name": null}"#)
+        }
+        try chooseDefaultScenario(name.value, for: namespace)
+        return .json(JSONText.object([("namespace", .string(namespace.name)),
+                                      ("default_scenario", name.value.map(JSONText.string) ?? .null)]).data)
+    }
+
+    /// POST /__sandbox/scenarios/reload: reads the scenario files again now (they are also watched). An invalid set
+    /// leaves the last good one. The files are read on the engine's own queue: file-system work never runs on a
+    /// thread that serves requests.
+    private func reloadScenarios(_ request: HTTPRequest) async -> HTTPResponse {
+        switch await scenarios.reloadOffLoop() {
+        case .success:
+            return .json(Self.scenarioList(scenarios, Namespace(for: request)).data)
+        case .failure(let failure):
+            return .json(JSONText.object([
+                ("error", .string("Unprocessable Content")),
+                ("message", .string("the scenario files have problems; the previous set stays loaded")),
+                ("status", .int(422)),
+                ("problems", .array(failure.problems.map { .string($0.description) })),
+            ]).data, status: HTTPStatus(code: 422))
+        }
+    }
+
+    /// GET /__sandbox/state: every store's objects of the namespace. Each store's lists are a page: ?offset= (default
+    /// 0) and ?limit= (default 1000, at most 10000) apply to each list; "more" says a list has more past this page
+    /// (?offset=<next_offset>).
+    private func state(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let namespace = Namespace(for: request)
+        var offset = 0, limit = Self.stateLimit
+        for item in request.query {
+            switch item.name {
+            case "offset":
+                guard let value = Int(item.value), value >= 0 else {
+                    throw HTTPError(.badRequest, "offset must be a whole number ≥ 0, not \"\(item.value)\"")
+                }
+                offset = value
+            case "limit": limit = try Self.limit(item.value, max: Self.maxStateLimit)
+            default: throw HTTPError(.badRequest, "unknown parameter \"\(item.name)\" (use offset, limit)")
+            }
+        }
+        var members: [(String, JSONText)] = [("namespace", .string(namespace.name)),
+                                             ("now", .string(Self.iso8601(registry.now(namespace))))]
+        var more = false
+        for state in states {
+            let (page, cut) = Self.page(await state.snapshot(namespace), offset: offset, limit: limit)
+            more = more || cut
+            members.append((state.stateName, page))
+        }
+        members += [("offset", .int(offset)), ("limit", .int(limit)), ("more", .bool(more)),
+                    ("next_offset", more ? .int(offset + limit) : .null)]
+        return .json(JSONText.object(members).data)
     }
 
     // MARK: Pages of lists
