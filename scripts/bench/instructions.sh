@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+#
+# instructions.sh - instructions the sandbox executes per request, counted by callgrind: a figure that does not
+# depend on the machine's load, so every change shows its cost. Sourced by scripts/bench.sh (uses its log, die, BIN,
+# TMP, PIDS and forget_pid): scripts/bench.sh --instructions. Alone, on any binary:
+#
+#   bash scripts/bench/instructions.sh [BINARY]     (default .build/release/payment-sandbox; nothing is built)
+#
+#   For each kind below, scripts/bench/instructions.py runs the sandbox under `valgrind --tool=callgrind`
+#   (--collect-atstart=yes: every user-space instruction of the whole process, all threads) on a free port with
+#   --quiet, waits for GET /__sandbox/health (valgrind slows start-up a lot), sends the kind's requests N times on ONE
+#   keep-alive connection (each answer read whole before the next request; every answer 2xx, or the run fails), stops
+#   it with SIGTERM and reads the total Ir from the callgrind file. That at N1 and at N2:
+#   (Ir(N2) - Ir(N1)) / (N2 - N1) is the figure, start-up and stop cancel out.
+#
+#     health               GET /__sandbox/health                                                  per request
+#     klarna-session       POST /payments/v1/sessions                                             per request
+#     klarna-flow          session, authorize (the SDK's part), order, Order Management capture   per flow (4 requests)
+#     swedbankpay-order    POST /psp/paymentorders, the checkout page's card form (paid)          per order (2 requests)
+#
+#   The counts are deterministic up to the event loop's timer wake-ups (every 100 ms of wall time with a connection
+#   open; under callgrind a run takes ~50x longer), a few hundred instructions per request at most.
+#
+# Environment:
+#   INSTR_KINDS="health klarna-session klarna-flow swedbankpay-order"   the kinds measured
+#   INSTR_N="200 1200"        N1 N2 for the single-request kinds
+#   INSTR_FLOW_N="50 300"     N1 N2 for the flows (klarna-flow, swedbankpay-order)
+#   INSTR_START_SECONDS=300   the longest the sandbox may take to answer its first health request under valgrind
+#
+# Installs valgrind with apt-get when it is missing and it can (root or sudo); otherwise says how.
+
+INSTR_KINDS=${INSTR_KINDS:-health klarna-session klarna-flow swedbankpay-order}
+INSTR_N=${INSTR_N:-200 1200}
+INSTR_FLOW_N=${INSTR_FLOW_N:-50 300}
+INSTR_PY=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/instructions.py
+
+# valgrind (and callgrind_annotate, same package) from Debian when missing.
+instructions_need_valgrind() {
+    command -v valgrind >/dev/null && return 0
+    local sudo=""
+    if [[ $(id -u) -ne 0 ]]; then
+        command -v sudo >/dev/null && sudo -n true 2>/dev/null && sudo=sudo \
+            || die "valgrind not found; install it (Debian/Ubuntu: sudo apt-get install -y valgrind) and rerun"
+    fi
+    command -v apt-get >/dev/null || die "valgrind not found and no apt-get: install valgrind with your package manager"
+    log "installing valgrind with apt-get"
+    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq valgrind >/dev/null \
+        || die "apt-get install valgrind failed"
+    command -v valgrind >/dev/null || die "valgrind still not found after apt-get install"
+}
+
+# The N1 N2 of a kind.
+instructions_n() {
+    case $1 in
+        klarna-flow | swedbankpay-order) echo "$INSTR_FLOW_N" ;;
+        *) echo "$INSTR_N" ;;
+    esac
+}
+
+# Measures binary $1 (files under $2); sets INSTR_<kind with _ for ->=<instructions per unit>, INSTR_UNIT_<kind>,
+# INSTR_REQUESTS_<kind> (requests per unit) and INSTR_LINE_<kind> (instructions.py's line).
+instructions_measure() {
+    local binary=$1 dir=$2 kind var n1 n2 line kv pid
+    [[ -x $binary ]] || die "not an executable: $binary"
+    instructions_need_valgrind
+    mkdir -p "$dir"
+    for kind in $INSTR_KINDS; do
+        read -r n1 n2 <<<"$(instructions_n "$kind")"
+        var=${kind//-/_}
+        log "instructions: $kind, N=$n1 and N=$n2 under callgrind ($binary)"
+        python3 "$INSTR_PY" measure "$binary" "$dir" "$kind" "$n1" "$n2" >"$dir/$kind.result" 2>"$dir/$kind.progress" &
+        pid=$!
+        PIDS+=("$pid")
+        wait "$pid" || { cat "$dir/$kind.progress" >&2; die "instructions.py failed for $kind (files in $dir)"; }
+        forget_pid "$pid"
+        sed 's/^/    /' "$dir/$kind.progress" >&2
+        line=$(tail -n 1 "$dir/$kind.result")
+        printf -v "INSTR_LINE_$var" '%s' "$line"
+        for kv in $line; do
+            case ${kv%%=*} in
+                per_unit) printf -v "INSTR_$var" '%s' "${kv#*=}" ;;
+                unit) printf -v "INSTR_UNIT_$var" '%s' "${kv#*=}" ;;
+                requests_per_unit) printf -v "INSTR_REQUESTS_$var" '%s' "${kv#*=}" ;;
+            esac
+        done
+    done
+}
+
+# The label of a kind's row: "GET /__sandbox/health (per request)".
+instructions_label() {
+    case $1 in
+        health) echo "GET /__sandbox/health" ;;
+        klarna-session) echo "Klarna POST /payments/v1/sessions" ;;
+        klarna-flow) echo "Klarna flow (session, authorize, order, capture)" ;;
+        swedbankpay-order) echo "Swedbank Pay paid order (create, card)" ;;
+        *) echo "$1" ;;
+    esac
+}
+
+# The table of the last instructions_measure: request | instructions per request.
+instructions_table() {
+    local kind var per unit requests
+    printf '%-52s %16s %14s\n' "request" "instructions" "per request"
+    for kind in $INSTR_KINDS; do
+        var=${kind//-/_}
+        per=INSTR_$var unit=INSTR_UNIT_$var requests=INSTR_REQUESTS_$var
+        printf '%-52s %16s %14s\n' "$(instructions_label "$kind") (per ${!unit})" "$(printf "%'d" "${!per}")" \
+            "$(printf "%'d" $((${!per} / ${!requests})))"
+    done
+    echo "(callgrind Ir, user space, whole process; (Ir at N2 - Ir at N1) / (N2 - N1), N = $INSTR_N requests," \
+        "$INSTR_FLOW_N flows; one keep-alive connection)"
+}
+
+# scripts/bench.sh --instructions
+instructions_bench() {
+    instructions_measure "$BIN" "$TMP/instructions"
+    echo
+    echo "== instructions per request ($BIN) =="
+    instructions_table
+}
+
+# Run alone: the helpers scripts/bench.sh would give, then the table of one binary.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    set -euo pipefail
+    ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+    BIN=${1:-$ROOT/.build/release/payment-sandbox}
+    [[ $# -le 1 && $BIN != -* ]] || { echo "usage: $0 [BINARY]" >&2; exit 2; }
+    log() { printf '[instructions %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+    die() { log "error: $*"; exit 2; }
+    PIDS=()
+    forget_pid() { PIDS=(); }
+    TMP=$(mktemp -d "${TMPDIR:-/tmp}/instructions.XXXXXX")
+    trap 'for p in ${PIDS[@]+"${PIDS[@]}"}; do kill -TERM "$p" 2>/dev/null || true; done; rm -rf "$TMP"' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    instructions_bench
+fi
