@@ -32,6 +32,9 @@
 #   INSTR_N="200 2200"        N1 N2 for the single-request kinds
 #   INSTR_FLOW_N="50 550"     N1 N2 for the flows (klarna-flow, swedbankpay-order)
 #   INSTR_START_SECONDS=300   the longest the sandbox may take to answer its first health request under valgrind
+#   INSTR_STOP_SECONDS=300    ... and to exit after SIGTERM
+#
+# About 2.5 minutes on a 2-core machine (each run ~5 s of start-up under valgrind, then ~70-150 requests a second).
 #
 # Installs valgrind with apt-get when it is missing and it can (root or sudo); otherwise says how.
 
@@ -40,7 +43,7 @@ INSTR_N=${INSTR_N:-200 2200}
 INSTR_FLOW_N=${INSTR_FLOW_N:-50 550}
 INSTR_PY=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/instructions.py
 
-# valgrind (and callgrind_annotate, same package) from Debian when missing.
+# valgrind from Debian when missing (as root, or with sudo that needs no password); else how to get it.
 instructions_need_valgrind() {
     command -v valgrind >/dev/null && return 0
     local sudo=""
