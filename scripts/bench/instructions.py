@@ -17,7 +17,8 @@ instructions a scan), and under callgrind the N2 run lasts many seconds longer t
 machine), which put 5-12 % of noise into the figures. So each run's total is taken less the inclusive Ir of
 ScenarioWatcher.fingerprint (the scan, read from the callgrind file's call graph; a warning, and nothing subtracted,
 when it is not there); the raw figure is printed too (raw_per_unit). What is left of the clock (the event loop's 100 ms
-poll timeout, the watcher's sleep and compare) moved the figures by less than 0.4 % between runs.
+poll timeout, the watcher's sleep and compare) moved the figures by up to 0.6 % between runs (health; the others
+by 0.2 %).
 
 KINDs (the unit the figure is per):
   health             GET /__sandbox/health                                                          per request

@@ -25,7 +25,7 @@
 #   a scan, more scans in the longer run). instructions.py subtracts the inclusive Ir of ScenarioWatcher.fingerprint
 #   (read from the callgrind file) from each total, and says so when it cannot find it; the raw figure is in the
 #   result line (raw_per_unit). What remains of the clock (the event loop's 100 ms poll timeout, the watcher's sleep)
-#   moved the figures by less than 0.4 % between runs.
+#   moved the figures by up to 0.6 % between runs (health; the others by 0.2 %).
 #
 # Environment:
 #   INSTR_KINDS="health klarna-session klarna-flow swedbankpay-order"   the kinds measured
