@@ -69,7 +69,7 @@ instructions_n() {
 # Measures binary $1 (files under $2); sets INSTR_<kind with _ for ->=<instructions per unit>, INSTR_UNIT_<kind>,
 # INSTR_REQUESTS_<kind> (requests per unit) and INSTR_LINE_<kind> (instructions.py's line).
 instructions_measure() {
-    local binary=$1 dir=$2 kind var n1 n2 line kv pid
+    local binary=$1 dir=$2 kind var n1 n2 line kv pid file
     [[ -x $binary ]] || die "not an executable: $binary"
     instructions_need_valgrind
     mkdir -p "$dir"
@@ -80,7 +80,11 @@ instructions_measure() {
         python3 "$INSTR_PY" measure "$binary" "$dir" "$kind" "$n1" "$n2" >"$dir/$kind.result" 2>"$dir/$kind.progress" &
         pid=$!
         PIDS+=("$pid")
-        wait "$pid" || { cat "$dir/$kind.progress" >&2; die "instructions.py failed for $kind (files in $dir)"; }
+        wait "$pid" || {
+            cat "$dir/$kind.progress" >&2
+            for file in "$dir"/sandbox."$kind".*.log; do [[ -s $file ]] && { echo "$file:"; tail -n 20 "$file"; } >&2; done
+            die "instructions.py failed for $kind"
+        }
         forget_pid "$pid"
         sed 's/^/    /' "$dir/$kind.progress" >&2
         line=$(tail -n 1 "$dir/$kind.result")
