@@ -25,6 +25,13 @@
 #                      Swedbank Pay orders (create, paid by card on the checkout page, captured), after MEM_WARMUP
 #                      unmeasured ones; heap bytes in use (glibc mallinfo2) before and after, divided by MEM_FLOWS:
 #                      "KiB per Klarna flow", "KiB per paid Swedbank Pay order". Alone: scripts/bench.sh --memory-only
+#   instructions       scripts/bench/instructions.sh, only with scripts/bench.sh --instructions: the sandbox under
+#                      valgrind --tool=callgrind, instructions (Ir) per request for GET /__sandbox/health, Klarna's
+#                      create session, a whole Klarna flow (session, authorize, order, capture) and a paid Swedbank Pay
+#                      order (create, card form), one keep-alive connection, differenced over two request counts so
+#                      start-up and stop cancel out; a table of request | instructions per request. Independent of
+#                      the machine's load. Two builds side by side: scripts/bench/compare.sh --instructions A B
+#                      (its INSTR_* settings are described there)
 #
 # nginx serves a canned JSON body of exactly the sandbox health body's length, so
 # both servers move the same number of body bytes per request.
@@ -47,7 +54,7 @@
 #   INPROC_RUNS=500      in-process start + stop samples (a fifth as many with a socket)
 #   MEM_FLOWS=20000      flows per provider measured by memory-per-flow (MEM_WARMUP=2000 before them, not counted)
 #
-# Installs wrk, nginx-light and python3 with apt-get when missing (Debian).
+# Installs wrk, nginx-light and python3 with apt-get when missing (Debian); valgrind too with --instructions.
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-3}
@@ -80,6 +87,8 @@ die() { log "error: $*"; exit 2; }
 source "$ROOT/scripts/bench/maxobjects.sh"
 # shellcheck source=bench/snapshot.sh
 source "$ROOT/scripts/bench/snapshot.sh"
+# shellcheck source=bench/instructions.sh
+source "$ROOT/scripts/bench/instructions.sh"
 
 # ---------------------------------------------------------------- in-process start + stop
 # Built in release against this checkout by scripts/bench/inprocess (its own .build); sets INPROC_<key>.
@@ -178,7 +187,7 @@ NGINX=$(command -v nginx || true)
 [[ -z $NGINX && -x /usr/sbin/nginx ]] && NGINX=/usr/sbin/nginx
 missing=()
 SNAPSHOT_ONLY=0
-[[ ${1:-} == --snapshot-only ]] && SNAPSHOT_ONLY=1  # needs neither wrk nor nginx
+[[ ${1:-} == --snapshot-only || ${1:-} == --instructions ]] && SNAPSHOT_ONLY=1  # need neither wrk nor nginx
 ((SNAPSHOT_ONLY)) || command -v wrk >/dev/null || missing+=(wrk)
 ((SNAPSHOT_ONLY)) || [[ -n $NGINX ]] || missing+=(nginx-light)
 command -v python3 >/dev/null || missing+=(python3)
@@ -353,6 +362,10 @@ if [[ $BENCH_SKIP_BUILD != 1 ]]; then
     swift build -c release --static-swift-stdlib --product payment-sandbox 2>&1 | tail -n 3 || die "release build failed"
 fi
 [[ -x $BIN ]] || die "$BIN missing (build first or unset BENCH_SKIP_BUILD)"
+if [[ ${1:-} == --instructions ]]; then
+    instructions_bench
+    exit 0
+fi
 # The Klarna flow load generator: a few seconds to compile, so rebuilt whenever its source is newer.
 if [[ ! -x $KPFLOW || $ROOT/scripts/bench/kpflow.swift -nt $KPFLOW ]]; then
     log "swiftc -O -parse-as-library scripts/bench/kpflow.swift -o .build/kpflow"

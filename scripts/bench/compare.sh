@@ -13,15 +13,57 @@
 # Each binary runs from where it was built, so it finds its own bundled scenarios.
 #
 # Environment: ROUNDS=8, DURATION=5 (seconds). Needs wrk (apt-get install wrk) and swiftc for kpflow.
+#
+#   bash scripts/bench/compare.sh --instructions BEFORE_BINARY AFTER_BINARY
+#
+# Instead: the instructions per request of both builds under callgrind (scripts/bench/instructions.sh, the table of
+# scripts/bench.sh --instructions, its INSTR_* settings), side by side with the change in %. Counted, not timed, so
+# one run of each is enough and the machine's load does not matter (a few minutes per build).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-[[ $# == 2 ]] || { echo "usage: $0 BEFORE_BINARY AFTER_BINARY" >&2; exit 2; }
+INSTRUCTIONS=0
+[[ ${1:-} == --instructions ]] && { INSTRUCTIONS=1; shift; }
+[[ $# == 2 ]] || { echo "usage: $0 [--instructions] BEFORE_BINARY AFTER_BINARY" >&2; exit 2; }
 BINS=("$1" "$2")
 NAMES=(before after)
 ROUNDS=${ROUNDS:-8}
 DURATION=${DURATION:-5}
 KPFLOW=$ROOT/.build/kpflow
 for bin in "${BINS[@]}"; do [[ -x $bin ]] || { echo "not an executable: $bin" >&2; exit 2; }; done
+
+if ((INSTRUCTIONS)); then
+    log() { printf '[compare %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+    die() { log "error: $*"; exit 2; }
+    PIDS=()
+    forget_pid() { PIDS=(); }
+    TMP=$(mktemp -d "${TMPDIR:-/tmp}/compare.XXXXXX")
+    trap 'for p in ${PIDS[@]+"${PIDS[@]}"}; do kill -TERM "$p" 2>/dev/null || true; done; rm -rf "$TMP"' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    # shellcheck source=instructions.sh
+    source "$ROOT/scripts/bench/instructions.sh"
+    for index in 0 1; do
+        instructions_measure "${BINS[$index]}" "$TMP/${NAMES[$index]}"
+        for kind in $INSTR_KINDS; do
+            var=INSTR_${kind//-/_}
+            printf -v "CMP_${index}_${kind//-/_}" '%s' "${!var}"
+        done
+    done
+    echo
+    echo "== instructions per request: before ${BINS[0]}, after ${BINS[1]} =="
+    row() { printf '%-48s %-10s %13s %13s %13s %13s %9s\n' "$@"; }
+    row "request" "unit" "before" "per request" "after" "per request" "change"
+    for kind in $INSTR_KINDS; do
+        var=${kind//-/_} unit=INSTR_UNIT_${kind//-/_} requests=INSTR_REQUESTS_${kind//-/_}
+        before=CMP_0_$var after=CMP_1_$var
+        row "$(instructions_label "$kind")" "${!unit} (${!requests})" "${!before}" "$((${!before} / ${!requests}))" \
+            "${!after}" "$((${!after} / ${!requests}))" \
+            "$(python3 -c "print('%+.2f %%' % (100 * (${!after} - ${!before}) / ${!before}))")"
+    done
+    echo "(callgrind Ir per unit, as scripts/bench.sh --instructions counts them: N = $INSTR_N requests, $INSTR_FLOW_N flows)"
+    exit 0
+fi
+
 command -v wrk >/dev/null || { echo "wrk not found (apt-get install wrk)" >&2; exit 2; }
 if [[ ! -x $KPFLOW || $ROOT/scripts/bench/kpflow.swift -nt $KPFLOW ]]; then
     mkdir -p "$ROOT/.build"
