@@ -6,82 +6,30 @@ import Foundation
 package struct KlarnaPaymentsRoutes: Sendable {
     package let store: KlarnaPaymentsStore
     package let scenarios: ScenarioEngine
+    private let play: ScenarioPlayer<KlarnaErrorFormat>
 
     package init(store: KlarnaPaymentsStore, scenarios: ScenarioEngine) {
         self.store = store
         self.scenarios = scenarios
+        play = ScenarioPlayer(engine: scenarios, ids: store.ids)
     }
 
     package func add(to router: inout Router) {
-        let store = self.store
-        let play = ScenarioPlayer(engine: scenarios, ids: store.ids)
+        router.addImmediate("POST /payments/v1/sessions") { try createSession($0) }
+        router.addImmediate("GET /payments/v1/sessions/:session_id") { try readSession($0) }
+        router.addImmediate("POST /payments/v1/sessions/:session_id") { try updateSession($0) }
+        router.addImmediate("DELETE /payments/v1/sessions/:session_id") { try cancelSession($0) }
+        router.addImmediate("POST /payments/v1/authorizations/:token/order") { try createOrder($0) }
+        router.addImmediate("DELETE /payments/v1/authorizations/:token") { try cancelAuthorization($0) }
+        router.addImmediate("POST /payments/v1/authorizations/:token/customer-token") { try createCustomerToken($0) }
+        addStandIns(to: &router)
+    }
 
-        router.addImmediate("POST /payments/v1/sessions") { request in
-            let namespace = try authenticate(request, store.configuration)
-            let sticky = try play.scenarioForNewObject(request, namespace)
-            let body = KlarnaJSON.parsedBody(request)
-            return play(.klarnaPaymentsCreateSession, request, namespace, subject: try? body.get(), object: "new-session", sticky: sticky) { _ in
-                let fields = try KlarnaJSON.decode(KlarnaSessionFields.self, from: body.get())
-                return .klarna(try store.createSession(namespace, fields, scenario: sticky))
-            }
-        }
-        router.addImmediate("GET /payments/v1/sessions/:session_id") { request in
-            let namespace = try authenticate(request, store.configuration)
-            let id = try request.parameters.require("session_id")
-            return play(.klarnaPaymentsReadSession, request, namespace, object: id, sticky: store.scenarioOf(namespace, sessionID: id)) { _ in
-                .klarna(try store.readSession(namespace, id))
-            }
-        }
-        router.addImmediate("POST /payments/v1/sessions/:session_id") { request in
-            let namespace = try authenticate(request, store.configuration)
-            let id = try request.parameters.require("session_id")
-            let body = KlarnaJSON.parsedBody(request)
-            return play(.klarnaPaymentsUpdateSession, request, namespace, subject: try? body.get(), object: id,
-                        sticky: store.scenarioOf(namespace, sessionID: id)) { _ in
-                let update = try KlarnaJSON.decode(KlarnaSessionFields.self, from: body.get())
-                try store.updateSession(namespace, id, update)
-                return HTTPResponse(status: .noContent)
-            }
-        }
-        router.addImmediate("DELETE /payments/v1/sessions/:session_id") { request in
-            let namespace = try authenticate(request, store.configuration)
-            let id = try request.parameters.require("session_id")
-            return play(.klarnaPaymentsCancelSession, request, namespace, object: id, sticky: store.scenarioOf(namespace, sessionID: id)) { _ in
-                try store.cancelSession(namespace, id)
-                return HTTPResponse(status: .noContent)
-            }
-        }
-        router.addImmediate("POST /payments/v1/authorizations/:token/order") { request in
-            let namespace = try authenticate(request, store.configuration)
-            let token = try request.parameters.require("token")
-            let body = KlarnaJSON.parsedBody(request)
-            return play(.klarnaPaymentsCreateOrder, request, namespace, subject: try? body.get(), object: token,
-                        sticky: store.scenarioOf(namespace, token: token)) { outcome in
-                let order = try KlarnaJSON.decode(KlarnaCreateOrderRequest.self, from: body.get())
-                return .klarna(try store.createOrder(namespace, token: token, order, redirectBase: request.publicOrigin, outcome: outcome))
-            }
-        }
-        router.addImmediate("DELETE /payments/v1/authorizations/:token") { request in
-            let namespace = try authenticate(request, store.configuration)
-            let token = try request.parameters.require("token")
-            return play(.klarnaPaymentsCancelAuthorization, request, namespace, object: token, sticky: store.scenarioOf(namespace, token: token)) { outcome in
-                try store.cancelAuthorization(namespace, token: token, outcome: outcome)
-                return HTTPResponse(status: .noContent)
-            }
-        }
-        router.addImmediate("POST /payments/v1/authorizations/:token/customer-token") { request in
-            let namespace = try authenticate(request, store.configuration)
-            let token = try request.parameters.require("token")
-            let body = KlarnaJSON.parsedBody(request)
-            return play(.klarnaPaymentsCreateCustomerToken, request, namespace, subject: try? body.get(), object: token,
-                        sticky: store.scenarioOf(namespace, token: token)) { outcome in
-                let tokenRequest = try KlarnaJSON.decode(KlarnaCustomerTokenRequest.self, from: body.get())
-                return .klarna(try store.createCustomerToken(namespace, token: token, tokenRequest, outcome: outcome))
-            }
-        }
-
-        // The SDK's calls, without the SDK (klarna-mobile-sdk.md §1), keyed by the client token the app holds (or the
-        // session id). Scenario conditions see the session as the customer authorizes it (stored fields + jsonData).
+    /// The SDK's calls, without the SDK (klarna-mobile-sdk.md §1), keyed by the client token the app holds (or the
+    /// session id), and where an order's `redirect_url` leads.
+    private func addStandIns(to router: inout Router) {
+        let (store, play) = (self.store, self.play)
+        // Scenario conditions see the session as the customer authorizes it (stored fields + jsonData).
         router.addImmediate("POST /__sandbox/klarna/payments/sessions/:session_id/initialize") {
             try standIn(.initialize, $0, store: store, play: play)
         }
@@ -95,13 +43,88 @@ package struct KlarnaPaymentsRoutes: Sendable {
         router.addImmediate("POST /__sandbox/klarna/payments/sessions/:session_id/finalize") {
             try standIn(.finalize, $0, store: store, play: play)
         }
-        // Where an order's redirect_url leads: a 303 to merchant_urls.confirmation with its placeholders filled.
+        // A 303 to merchant_urls.confirmation with its placeholders filled.
         router.addImmediate("GET /__sandbox/klarna/payments/orders/:order_id/redirect") { request in
             let orderID = try request.parameters.require("order_id")
-            guard let location = store.confirmationURL(orderID: orderID) else {
-                throw HTTPError.notFound(request.path)
-            }
+            guard let location = store.confirmationURL(orderID: orderID) else { throw HTTPError.notFound(request.path) }
             return HTTPResponse(status: .seeOther, headers: ["Location": location])
+        }
+    }
+
+    // MARK: Sessions
+
+    private func createSession(_ request: HTTPRequest) throws -> HTTPReply {
+        let namespace = try authenticate(request, store.configuration)
+        let sticky = try play.scenarioForNewObject(request, namespace)
+        let body = KlarnaJSON.parsedBody(request)
+        return play(.klarnaPaymentsCreateSession, request, namespace, subject: try? body.get(), object: "new-session", sticky: sticky) {
+            [store] _ in
+            let fields = try KlarnaJSON.decode(KlarnaSessionFields.self, from: body.get())
+            return .klarna(try store.createSession(namespace, fields, scenario: sticky))
+        }
+    }
+
+    private func readSession(_ request: HTTPRequest) throws -> HTTPReply {
+        let namespace = try authenticate(request, store.configuration)
+        let id = try request.parameters.require("session_id")
+        return play(.klarnaPaymentsReadSession, request, namespace, object: id, sticky: store.scenarioOf(namespace, sessionID: id)) {
+            [store] _ in .klarna(try store.readSession(namespace, id))
+        }
+    }
+
+    private func updateSession(_ request: HTTPRequest) throws -> HTTPReply {
+        let namespace = try authenticate(request, store.configuration)
+        let id = try request.parameters.require("session_id")
+        let body = KlarnaJSON.parsedBody(request)
+        return play(.klarnaPaymentsUpdateSession, request, namespace, subject: try? body.get(), object: id,
+                    sticky: store.scenarioOf(namespace, sessionID: id)) { [store] _ in
+            let update = try KlarnaJSON.decode(KlarnaSessionFields.self, from: body.get())
+            try store.updateSession(namespace, id, update)
+            return HTTPResponse(status: .noContent)
+        }
+    }
+
+    private func cancelSession(_ request: HTTPRequest) throws -> HTTPReply {
+        let namespace = try authenticate(request, store.configuration)
+        let id = try request.parameters.require("session_id")
+        return play(.klarnaPaymentsCancelSession, request, namespace, object: id, sticky: store.scenarioOf(namespace, sessionID: id)) {
+            [store] _ in
+            try store.cancelSession(namespace, id)
+            return HTTPResponse(status: .noContent)
+        }
+    }
+
+    // MARK: Authorizations
+
+    private func createOrder(_ request: HTTPRequest) throws -> HTTPReply {
+        let namespace = try authenticate(request, store.configuration)
+        let token = try request.parameters.require("token")
+        let body = KlarnaJSON.parsedBody(request)
+        return play(.klarnaPaymentsCreateOrder, request, namespace, subject: try? body.get(), object: token,
+                    sticky: store.scenarioOf(namespace, token: token)) { [store] outcome in
+            let order = try KlarnaJSON.decode(KlarnaCreateOrderRequest.self, from: body.get())
+            return .klarna(try store.createOrder(namespace, token: token, order, redirectBase: request.publicOrigin, outcome: outcome))
+        }
+    }
+
+    private func cancelAuthorization(_ request: HTTPRequest) throws -> HTTPReply {
+        let namespace = try authenticate(request, store.configuration)
+        let token = try request.parameters.require("token")
+        return play(.klarnaPaymentsCancelAuthorization, request, namespace, object: token, sticky: store.scenarioOf(namespace, token: token)) {
+            [store] outcome in
+            try store.cancelAuthorization(namespace, token: token, outcome: outcome)
+            return HTTPResponse(status: .noContent)
+        }
+    }
+
+    private func createCustomerToken(_ request: HTTPRequest) throws -> HTTPReply {
+        let namespace = try authenticate(request, store.configuration)
+        let token = try request.parameters.require("token")
+        let body = KlarnaJSON.parsedBody(request)
+        return play(.klarnaPaymentsCreateCustomerToken, request, namespace, subject: try? body.get(), object: token,
+                    sticky: store.scenarioOf(namespace, token: token)) { [store] outcome in
+            let tokenRequest = try KlarnaJSON.decode(KlarnaCustomerTokenRequest.self, from: body.get())
+            return .klarna(try store.createCustomerToken(namespace, token: token, tokenRequest, outcome: outcome))
         }
     }
 }

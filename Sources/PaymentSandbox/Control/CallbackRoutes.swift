@@ -21,76 +21,82 @@ struct CallbackRoutes: Sendable {
     static let deliveryTimeout: TimeInterval = 10
 
     func add(to router: inout Router) {
-        let outbox = self.outbox, journal = self.journal
         let client = CallbackHTTPClient(timeout: Self.deliveryTimeout)
-        router.addImmediate("GET /__sandbox/callbacks") { request in
-            let namespace = Namespace(for: request)
-            var object: String?, after: Int?, limit = Self.listLimit
-            for item in request.query {
-                switch item.name {
-                case "object":
-                    // A payment order's id may come as its resource path (`/psp/…/<id>`): its last segment.
-                    object = item.value.split(separator: "/").last.map(String.init) ?? item.value
-                case "limit": limit = try ControlRoutes.limit(item.value, max: Self.maxListLimit)
-                case "after":
-                    guard let number = Self.number(item.value) else {
-                        throw HTTPError(.badRequest, "after must be a callback id (cb_<n>, next_after), not \"\(item.value)\"")
-                    }
-                    after = number
-                default: throw HTTPError(.badRequest, "unknown filter \"\(item.name)\" (use object, limit, after)")
-                }
-            }
-            var entries = outbox.entries(namespace, object: object)[...]
-            if let after { entries = entries.drop { (Self.number($0.id) ?? 0) <= after } }
-            let page = entries.prefix(limit)
-            let more = entries.count > page.count
-            return .json(JSONText.object([
-                ("namespace", .string(namespace.name)),
-                ("capacity", .int(outbox.capacity)),
-                ("capacity_per_namespace", .int(outbox.capacityPerNamespace)),
-                ("evicted", .int(outbox.evicted)),
-                ("callbacks", .array(page.map(Self.json))),
-                ("limit", .int(limit)),
-                ("more", .bool(more)),
-                ("next_after", more ? page.last.map { .string($0.id) } ?? .null : .null),
-            ]).data)
-        }
+        router.addImmediate("GET /__sandbox/callbacks") { request in try list(request) }
         router.addImmediate("GET /__sandbox/callbacks/:id") { request in
-            let namespace = Namespace(for: request)
-            return .json(Self.json(try Self.entry(outbox, namespace, try request.parameters.require("id"))).data)
+            .json(Self.json(try Self.entry(outbox, Namespace(for: request), try request.parameters.require("id"))).data)
         }
-        router.add("POST /__sandbox/callbacks/:id/deliver") { request in
-            let namespace = Namespace(for: request)
-            let entry = try Self.entry(outbox, namespace, try request.parameters.require("id"))
-            var target = entry.url
-            if !request.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-                struct Delivery: Decodable { var url: String? }
-                guard let delivery = try? JSONDecoder().decode(Delivery.self, from: request.body) else {
-                    throw HTTPError(.badRequest, #"expected no body, or a JSON object: {"url": "https://…"} (where to send it instead)"#)
+        router.add("POST /__sandbox/callbacks/:id/deliver") { request in try await deliver(request, client: client) }
+    }
+
+    /// GET /__sandbox/callbacks: a page of the namespace's callbacks, oldest first.
+    private func list(_ request: HTTPRequest) throws -> HTTPResponse {
+        let namespace = Namespace(for: request)
+        var object: String?, after: Int?, limit = Self.listLimit
+        for item in request.query {
+            switch item.name {
+            case "object":
+                // A payment order's id may come as its resource path (`/psp/…/<id>`): its last segment.
+                object = item.value.split(separator: "/").last.map(String.init) ?? item.value
+            case "limit": limit = try ControlRoutes.limit(item.value, max: Self.maxListLimit)
+            case "after":
+                guard let number = Self.number(item.value) else {
+                    throw HTTPError(.badRequest, "after must be a callback id (cb_<n>, next_after), not \"\(item.value)\"")
                 }
-                if let url = delivery.url {
-                    if let violation = MerchantURL.violation(in: url, rules: .web) {
-                        let shown = url.count > 200 ? "\(url.prefix(200))…" : url
-                        throw HTTPError(.badRequest, "url: \"\(shown)\" is not an absolute http(s) URL: \(violation)")
-                    }
-                    target = url
-                }
+                after = number
+            default: throw HTTPError(.badRequest, "unknown filter \"\(item.name)\" (use object, limit, after)")
             }
-            let startedAt = outbox.now(namespace)
-            let started = ContinuousClock.now
-            let answer = await client.post(entry.body, to: target)
-            let (status, problem) = (answer.status, answer.problem)
-            let elapsed = (ContinuousClock.now - started) / .seconds(1)
-            // The callback's own URL is shared with its entry rather than copied into each attempt.
-            let attempt = CallbackOutbox.Attempt(time: startedAt, url: target == entry.url ? entry.url : target, status: status == 0 ? nil : status,
-                                                 error: problem, manual: true, durationSeconds: elapsed, answer: answer.answerText)
-            var note = "\(entry.description), delivered by hand (\(entry.id))"
-            if let problem { note += ": \(problem)" } else if !attempt.delivered { note += ": answered \(status)" }
-            journal.record(namespace, method: "CALLBACK", path: target, status: status, note: note, body: entry.body,
-                           requestID: request.id, durationSeconds: elapsed)
-            let now = outbox.recordManual(namespace, entry.id, attempt) ?? entry
-            return .json(JSONText.object([("attempt", Self.json(attempt)), ("callback", Self.json(now))]).data)
         }
+        var entries = outbox.entries(namespace, object: object)[...]
+        if let after { entries = entries.drop { (Self.number($0.id) ?? 0) <= after } }
+        let page = entries.prefix(limit)
+        let more = entries.count > page.count
+        return .json(JSONText.object([
+            ("namespace", .string(namespace.name)),
+            ("capacity", .int(outbox.capacity)),
+            ("capacity_per_namespace", .int(outbox.capacityPerNamespace)),
+            ("evicted", .int(outbox.evicted)),
+            ("callbacks", .array(page.map(Self.json))),
+            ("limit", .int(limit)),
+            ("more", .bool(more)),
+            ("next_after", more ? page.last.map { .string($0.id) } ?? .null : .null),
+        ]).data)
+    }
+
+    /// POST /__sandbox/callbacks/{id}/deliver: one call now, to the callback's URL or the body's `url`.
+    private func deliver(_ request: HTTPRequest, client: CallbackHTTPClient) async throws -> HTTPResponse {
+        let namespace = Namespace(for: request)
+        let entry = try Self.entry(outbox, namespace, try request.parameters.require("id"))
+        let target = try Self.deliveryTarget(request.body) ?? entry.url
+        let startedAt = outbox.now(namespace)
+        let started = ContinuousClock.now
+        let answer = await client.post(entry.body, to: target)
+        let (status, problem) = (answer.status, answer.problem)
+        let elapsed = (ContinuousClock.now - started) / .seconds(1)
+        // The callback's own URL is shared with its entry rather than copied into each attempt.
+        let attempt = CallbackOutbox.Attempt(time: startedAt, url: target == entry.url ? entry.url : target, status: status == 0 ? nil : status,
+                                             error: problem, manual: true, durationSeconds: elapsed, answer: answer.answerText)
+        var note = "\(entry.description), delivered by hand (\(entry.id))"
+        if let problem { note += ": \(problem)" } else if !attempt.delivered { note += ": answered \(status)" }
+        journal.record(namespace, method: "CALLBACK", path: target, status: status, note: note, body: entry.body,
+                       requestID: request.id, durationSeconds: elapsed)
+        let now = outbox.recordManual(namespace, entry.id, attempt) ?? entry
+        return .json(JSONText.object([("attempt", Self.json(attempt)), ("callback", Self.json(now))]).data)
+    }
+
+    /// The `url` of a delivery's body (nil: no body, or none given), checked as a merchant URL.
+    private static func deliveryTarget(_ body: Data) throws -> String? {
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return nil }
+        struct Delivery: Decodable { var url: String? }
+        guard let delivery = try? JSONDecoder().decode(Delivery.self, from: body) else {
+            throw HTTPError(.badRequest, #"expected no body, or a JSON object: {"url": "https://…"} (where to send it instead)"#)
+        }
+        guard let url = delivery.url else { return nil }
+        if let violation = MerchantURL.violation(in: url, rules: .web) {
+            let shown = url.count > 200 ? "\(url.prefix(200))…" : url
+            throw HTTPError(.badRequest, "url: \"\(shown)\" is not an absolute http(s) URL: \(violation)")
+        }
+        return url
     }
 
     /// The callbacks a list gives by default, and at most.
