@@ -21,8 +21,6 @@ package protocol SandboxProvider: Sendable {
     /// Prefixes under `/__sandbox/` that are its own endpoints (a hosted page's actions): journaled, unlike the
     /// sandbox's control endpoints.
     var journaledSandboxPrefixes: [String] { get }
-    /// Browser paths whose namespace it knows better than the request does (see ``Journal``).
-    var namespaceResolvers: [JournalNamespaceResolver] { get }
     /// Adds its routes to `router`, and nothing else.
     func addRoutes(to router: inout Router)
 }
@@ -35,17 +33,6 @@ package struct SandboxPathPrefix: Sendable {
     package init(_ prefix: String, errors: any ProviderErrorFormat) {
         self.prefix = prefix
         self.errors = errors
-    }
-}
-
-/// Calls under ``prefix`` are journaled in the namespace ``resolve`` names (nil: the request's own).
-package struct JournalNamespaceResolver: Sendable {
-    package let prefix: String
-    package let resolve: @Sendable (HTTPRequest) -> Namespace?
-
-    package init(underPathPrefix prefix: String, _ resolve: @escaping @Sendable (HTTPRequest) -> Namespace?) {
-        self.prefix = prefix
-        self.resolve = resolve
     }
 }
 
