@@ -8,8 +8,8 @@ import Foundation
 package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     package let stateName = "swedbankpay_paymentsessions"
     let orders: any PaymentSessionOrders
-    let engine: ScenarioEngine
-    /// Where the business decisions are taken (the API's format; the pages play them in theirs).
+    /// Where the business decisions are taken, the only way to the scenario engine (the API's format; the pages
+    /// play in theirs, ``ScenarioPlayer/answering(in:)``).
     let play: SwedbankPayScenarioPlayer
     let settings: SwedbankPayPaymentSessionSettings
 
@@ -37,7 +37,6 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     init(orders: any PaymentSessionOrders, engine: ScenarioEngine, settings: SwedbankPayPaymentSessionSettings = SwedbankPayPaymentSessionSettings(),
          journal: Journal? = nil) {
         self.orders = orders
-        self.engine = engine
         play = SwedbankPayScenarioPlayer(engine: engine, ids: orders.ids)
         self.settings = settings
         self.journal = journal
