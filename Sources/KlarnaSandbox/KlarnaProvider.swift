@@ -40,17 +40,6 @@ package final class KlarnaProvider: SandboxProvider {
     /// The hosted page's buttons (HostedPage.swift) and Klarna Payments' `redirect_url`.
     package var browserPrefixes: [String] { ["/__sandbox/klarna/hpp/sessions/", "/__sandbox/klarna/payments/orders/"] }
 
-    /// The consumer's browser sends no credentials: its calls are journaled in the HPP session's namespace.
-    package var namespaceResolvers: [JournalNamespaceResolver] {
-        let hpp = self.hpp
-        return ["/hpp/payments/", "/__sandbox/klarna/hpp/sessions/"].map { prefix in
-            JournalNamespaceResolver(underPathPrefix: prefix) { request in
-                let id = request.path.dropFirst(prefix.count).prefix { $0 != "/" }
-                return id.isEmpty ? nil : hpp.namespace(ofSession: String(id))
-            }
-        }
-    }
-
     package func addRoutes(to router: inout Router) {
         let scenarios = context.scenarios
         KlarnaPaymentsRoutes(store: payments, scenarios: scenarios).add(to: &router)

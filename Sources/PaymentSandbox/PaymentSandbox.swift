@@ -110,7 +110,6 @@ public final class PaymentSandbox: Sendable {
     static func register(_ provider: any SandboxProvider, on router: inout Router, journal: Journal) {
         for prefix in provider.pathPrefixes { router.setErrorRenderer(prefix.errors, forPathPrefix: prefix.prefix) }
         for prefix in provider.journaledSandboxPrefixes { journal.journal(sandboxPathPrefix: prefix) }
-        for resolver in provider.namespaceResolvers { journal.resolveNamespaces(resolver) }
         provider.addRoutes(to: &router)
     }
 

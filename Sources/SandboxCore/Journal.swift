@@ -1,6 +1,25 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
+/// A handler's note (``HTTPReply/note``) that names the namespace its call ran in: the journal files the call there,
+/// not in the namespace the request names (a browser's call names none, its session or token says which).
+package protocol JournalNote: CustomStringConvertible, Sendable {
+    var namespace: Namespace? { get }
+}
+
+/// A note of a call that ran in ``namespace``, with the handler's own text (empty: no note).
+package struct NamespaceNote: JournalNote {
+    package let namespace: Namespace?
+    /// Cut to ``Journal/textLimit`` bytes when made (a text may quote what a client sent).
+    package let text: String
+    package var description: String { text }
+
+    package init(_ namespace: Namespace?, _ text: String = "") {
+        self.namespace = namespace
+        self.text = Journal.cutNote(text)
+    }
+}
+
 /// Every call to a faked API, newest last, in a ring of fixed size shared by all namespaces of a server:
 /// when it is full the oldest entry goes and ``dropped`` counts it (WireMock's unbounded journal is how
 /// mock servers run out of memory). Read per namespace through `/__sandbox/journal`.
@@ -84,8 +103,6 @@ package final class Journal: Sendable, HTTPExchangeObserver {
         var dropped = 0
     }
 
-    /// Paths whose namespace a provider knows better than the request does (see ``resolveNamespaces(_:)``).
-    private let namespaceResolvers = Locked<[JournalNamespaceResolver]>([])
     /// Prefixes under `/__sandbox/` that are providers' endpoints (see ``journal(sandboxPathPrefix:)``).
     private let journaledSandboxPrefixes = Locked<[String]>([])
 
@@ -108,24 +125,13 @@ package final class Journal: Sendable, HTTPExchangeObserver {
         journaledSandboxPrefixes.withLock { $0.append(prefix) }
     }
 
-    /// Calls under the resolver's prefix are journaled in the namespace it names (nil: the request's own). For
-    /// requests a browser sends without credentials or namespace header, such as a hosted payment page, whose
-    /// session belongs to the namespace that created it.
-    package func resolveNamespaces(_ resolver: JournalNamespaceResolver) {
-        namespaceResolvers.withLock { $0.append(resolver) }
-    }
-
-    private func namespace(of request: HTTPRequest) -> Namespace {
-        let resolve = namespaceResolvers.withLock { resolvers in resolvers.first { request.path.hasPrefix($0.prefix) }?.resolve }
-        return resolve?(request) ?? Namespace(for: request)
-    }
-
     /// Journals one answered call with its note (the server calls it; so may an in-process caller of
     /// ``Router/respond(to:timeout:)``, see there). A dropped connection is journaled with status 499.
     package func exchangeCompleted(_ exchange: HTTPExchange, durationSeconds: Double) {
         let request = exchange.request
         guard isJournaled(request.path) else { return }
-        let namespace = namespace(of: request)
+        // The namespace the handler ran the call in, when its note names one (a browser's call names none itself).
+        let namespace = (exchange.note as? any JournalNote)?.namespace ?? Namespace(for: request)
         let query = request.target.utf8.firstIndex(of: UInt8(ascii: "?")).map { Journal.ownedPrefix(request.target.utf8[request.target.utf8.index(after: $0)...]) }
         // The decoded path is a string of its own: kept as it is unless it must be cut.
         let path = request.path.utf8.count <= Journal.textLimit ? (text: request.path, truncated: false) : Journal.ownedPrefix(request.path.utf8[...])
@@ -276,16 +282,5 @@ package final class Journal: Sendable, HTTPExchangeObserver {
             ring.count = kept.count
             ring.next = kept.count % capacity
         }
-    }
-}
-
-/// Calls under ``prefix`` are journaled in the namespace ``resolve`` names (nil: the request's own).
-package struct JournalNamespaceResolver: Sendable {
-    package let prefix: String
-    package let resolve: @Sendable (HTTPRequest) -> Namespace?
-
-    package init(underPathPrefix prefix: String, _ resolve: @escaping @Sendable (HTTPRequest) -> Namespace?) {
-        self.prefix = prefix
-        self.resolve = resolve
     }
 }

@@ -25,8 +25,6 @@ package protocol SandboxProvider: Sendable {
     /// browser cannot send the control token, so they stay open under one. Each must act on one object whose random
     /// id only its link carries.
     var browserPrefixes: [String] { get }
-    /// Browser paths whose namespace it knows better than the request does (see ``Journal``).
-    var namespaceResolvers: [JournalNamespaceResolver] { get }
     /// Adds its routes to `router`, and nothing else.
     func addRoutes(to router: inout Router)
 }

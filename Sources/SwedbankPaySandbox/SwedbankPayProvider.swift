@@ -33,31 +33,6 @@ package final class SwedbankPayProvider: SandboxProvider {
     /// Its pages (`/checkout/…`, `/acs/…`) are outside `/__sandbox/`.
     package var browserPrefixes: [String] { [] }
 
-    /// The app and the browser send no credentials (swedbankpay-api.md §3.2): their calls are journaled in the
-    /// namespace of the order their session token (or 3-D Secure challenge) belongs to.
-    package var namespaceResolvers: [JournalNamespaceResolver] {
-        let orders = self.orders, sessions = self.sessions
-        let sessionPrefix = SwedbankPayPaymentSessionRoutes.prefix
-        return [
-            JournalNamespaceResolver(underPathPrefix: sessionPrefix) { request in
-                let token = request.path.dropFirst(sessionPrefix.count).prefix { $0 != "/" }
-                return token.isEmpty ? nil : orders.lookup(token: String(token))?.namespace
-            },
-            JournalNamespaceResolver(underPathPrefix: "/checkout/") { request in
-                var path = request.path.dropFirst("/checkout/".count)
-                if path.hasPrefix("client/") { path = path.dropFirst("client/".count) }
-                let token = path.prefix { $0 != "/" }
-                return token.isEmpty ? nil : orders.lookup(token: String(token))?.namespace
-            },
-            JournalNamespaceResolver(underPathPrefix: "/acs/") { request in
-                let creq = FormFields.parse(request.body)["creq"] ?? request.queryValue("creq")
-                guard let acsTransID = creq.flatMap(Base64URL.decodeJSON)?["acsTransID"]?.stringValue,
-                      let token = sessions.token(ofChallenge: acsTransID) else { return nil }
-                return orders.lookup(token: token)?.namespace
-            },
-        ]
-    }
-
     package func addRoutes(to router: inout Router) {
         SwedbankPayPaymentOrderRoutes(store: orders, scenarios: context.scenarios, journal: context.journal).add(to: &router)
         SwedbankPayPaymentSessionRoutes(orders: orders, sessions: sessions, scenarios: context.scenarios, journal: context.journal)

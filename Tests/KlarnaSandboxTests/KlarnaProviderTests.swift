@@ -35,7 +35,7 @@ import Testing
         let provider = provider(journal)
         var router = Router()
         provider.addRoutes(to: &router)
-        _ = (provider.pathPrefixes, provider.states, provider.namespaceResolvers, provider.journaledSandboxPrefixes)
+        _ = (provider.pathPrefixes, provider.states, provider.journaledSandboxPrefixes)
         #expect(!journal.isJournaled("/__sandbox/klarna/hpp/sessions/s/pay"))
         for prefix in provider.journaledSandboxPrefixes { journal.journal(sandboxPathPrefix: prefix) }
         #expect(journal.isJournaled("/__sandbox/klarna/hpp/sessions/s/pay"))

@@ -11,9 +11,10 @@ import Musl
 @Suite struct JournalTests {
     let registry = NamespaceRegistry(clock: ManualClock())
 
-    func record(_ journal: Journal, _ method: HTTPMethod, _ target: String, status: Int, namespace: String = "a", body: String = "") throws {
+    func record(_ journal: Journal, _ method: HTTPMethod, _ target: String, status: Int, namespace: String = "a", body: String = "",
+                note: (any CustomStringConvertible & Sendable)? = nil) throws {
         let request = try HTTPRequest(method: method, target: target, headers: ["Sandbox-Namespace": namespace], body: Data(body.utf8))
-        journal.exchangeCompleted(request, HTTPResponse(status: HTTPStatus(code: status)), durationSeconds: 0.001)
+        journal.exchangeCompleted(request, HTTPResponse(status: HTTPStatus(code: status)), note: note, durationSeconds: 0.001)
     }
 
     @Test func journal_KeepsTheNewestEntries_AndCountsDropped() throws {
@@ -38,16 +39,14 @@ import Musl
         #expect(journal.entries(a, .init(limit: 1)).map(\.path) == ["/ordermanagement/v1/orders/o/captures"])
     }
 
-    @Test func journal_JournalsAProvidersSandboxPrefix_OnlyOnceDeclared_AndResolvesNamespacesAsDeclared() throws {
+    @Test func journal_JournalsAProvidersSandboxPrefix_OnlyOnceDeclared_InTheNamespaceItsHandlerNamed() throws {
         let journal = Journal(capacity: 10, registry: registry)
         try record(journal, .post, "/__sandbox/acme/pages/p1/pay", status: 200)
         #expect(journal.entries(Namespace("a"), .init()).isEmpty)
         journal.journal(sandboxPathPrefix: "/__sandbox/acme/")
-        journal.resolveNamespaces(JournalNamespaceResolver(underPathPrefix: "/__sandbox/acme/pages/") { request in
-            request.path.hasPrefix("/__sandbox/acme/pages/p1/") ? Namespace("owner") : nil
-        })
-        try record(journal, .post, "/__sandbox/acme/pages/p1/pay", status: 200)
-        try record(journal, .post, "/__sandbox/acme/pages/p2/pay", status: 200)
+        // The handler of p1 knows its page belongs to "owner" and says so in its note; p2's names no namespace.
+        try record(journal, .post, "/__sandbox/acme/pages/p1/pay", status: 200, note: NamespaceNote(Namespace("owner")))
+        try record(journal, .post, "/__sandbox/acme/pages/p2/pay", status: 200, note: NamespaceNote(nil))
         try record(journal, .get, "/__sandbox/acmeish", status: 404)
         #expect(journal.entries(Namespace("owner"), .init()).map(\.path) == ["/__sandbox/acme/pages/p1/pay"])
         #expect(journal.entries(Namespace("a"), .init()).map(\.path) == ["/__sandbox/acme/pages/p2/pay"])

@@ -16,7 +16,7 @@ struct HPPConsumerFlow: Sendable {
     let store: KlarnaHPPStore
     let payments: KlarnaPaymentsStore
     let orders: KlarnaOrderManagementStore
-    let engine: ScenarioEngine
+    let play: ScenarioPlayer<KlarnaErrorFormat>
     let callbacks: HPPStatusCallbacks
 
     /// The answer for the browser's form post or an API client: 303 to the outcome's merchant URL (with
@@ -26,6 +26,7 @@ struct HPPConsumerFlow: Sendable {
         guard let located = store.consumerContext(sessionID) else {
             return HTTPReply(browser ? Self.page(.notFound, sessionID: sessionID) : KlarnaError.hppSessionNotFound.response(for: request, ids: store.ids))
         }
+        // Every answer names the session's namespace for the journal: the browser's call names none.
         let namespace = located.namespace
         let context: HPPConsumerContext
         do {
@@ -36,9 +37,9 @@ struct HPPConsumerFlow: Sendable {
             if browser, let reason = Self.unavailableReason(located) {
                 var response = Self.page(reason, sessionID: sessionID)
                 if !located.expired { response.status = .conflict }
-                return HTTPReply(response)
+                return HTTPReply(response, note: NamespaceNote(namespace))
             }
-            return HTTPReply(error.response(for: request, ids: store.ids))
+            return HTTPReply(error.response(for: request, ids: store.ids), note: NamespaceNote(namespace))
         }
         switch action {
         case .back:
@@ -62,26 +63,29 @@ struct HPPConsumerFlow: Sendable {
         let namespace = context.namespace, kpSessionID = context.paymentSessionID
         // The KP session as the consumer authorizes it: what scenario conditions look at, as for the SDK's authorize.
         let view = payments.customerView(namespace, sessionID: kpSessionID, data: nil)
-        let scenario: String?, decision: ScenarioDecision
+        let decided: PlayedDecision
         do {
-            (scenario, decision) = try engine.decide(.klarnaPaymentsAuthorize, request: request, namespace: namespace,
-                                                     subject: view.map { JSONNode($0.fields.json) }, object: kpSessionID,
-                                                     sticky: view?.scenario)
+            decided = try play.decide(.klarnaPaymentsAuthorize, request, in: namespace, subject: .some(view.map { JSONNode($0.fields.json) }),
+                                      object: kpSessionID, sticky: view?.scenario)
         } catch {
             _ = store.endAction(namespace, context.sessionID, status: nil)
-            return HTTPReply(KlarnaError.unknownScenario(error).response(for: request, ids: store.ids))
+            return HTTPReply(KlarnaError.unknownScenario(error).response(for: request, ids: store.ids), note: NamespaceNote(namespace))
         }
-        let note = "scenario=\(scenario ?? "-") \(ScenarioOperation.klarnaPaymentsAuthorize.rawValue) (hosted page pay): \(decision)"
-        // commit_then_drop: the consumer pays as for approve; the page's answer is lost (the browser's connection closes).
-        @Sendable func answer() -> HTTPReply {
-            let reply = authorize(context, outcome: decision.outcome.committed, request, browser: browser, note: note)
-            if case .commitThenDrop = decision.outcome { return reply.droppingAnswer() }
-            return reply
-        }
-        guard let delay = decision.delay else { return answer() }
-        return .later {
-            try? await Task.sleep(for: delay)
-            return answer()
+        let note = "scenario=\(decided.note.scenario ?? "-") \(ScenarioOperation.klarnaPaymentsAuthorize.rawValue) (hosted page pay): \(decided.note.decision)"
+        // Every outcome is the consumer's payment (an http_error too: an error while paying); commit_then_drop pays as
+        // for approve and the page's answer is lost (the browser's connection closes).
+        return play.play(decided, request, operationAnswersAll: true, Payment(flow: self, context: context, request: request, browser: browser, note: note))
+    }
+
+    /// The payment after the decision's delay: ``authorize(_:outcome:_:browser:note:)``.
+    private struct Payment: PlayedOperation {
+        let flow: HPPConsumerFlow
+        let context: HPPConsumerContext
+        let request: HTTPRequest
+        let browser: Bool
+        let note: String
+        func perform(_ outcome: ScenarioOutcome) -> HTTPReply {
+            flow.authorize(context, outcome: outcome, request, browser: browser, note: note)
         }
     }
 
@@ -93,7 +97,7 @@ struct HPPConsumerFlow: Sendable {
     /// - cancel (the consumer closed Klarna's form): BACK, to `back` (inferred).
     /// - invalid_client_token, http_error, drop_connection: an error while paying: ERROR, to `error`, else `failure`
     ///   (§4.1: "if error is empty, failure is used").
-    private func authorize(_ context: HPPConsumerContext, outcome: ScenarioOutcome, _ request: HTTPRequest, browser: Bool,
+    fileprivate func authorize(_ context: HPPConsumerContext, outcome: ScenarioOutcome, _ request: HTTPRequest, browser: Bool,
                            note: String) -> HTTPReply {
         let namespace = context.namespace, kpSessionID = context.paymentSessionID
         let urls = context.merchantURLs
@@ -173,13 +177,12 @@ struct HPPConsumerFlow: Sendable {
         let session = change?.session ?? (try? store.read(context.namespace, context.sessionID)) ?? context.read
         var response: HTTPResponse
         var note = "HPP session \(context.sessionID): \(note) -> \(session.status.rawValue)"
-        var trip: (outcome: ScenarioOutcome, delay: Duration?)?
+        var trip: PlayedDecision?
         if let template, !template.isEmpty {
             let location = Self.headerSafe(HPPPlaceholders.fill(template, session))
-            let decided = returnTrip(context, request)
-            note += decided.note
-            trip = (decided.outcome, decided.delay)
-            if decided.outcome.klarna == .redirectLost {
+            trip = returnTrip(context, request)
+            if let trip { note += "; \(trip.note)" }
+            if trip?.outcome.klarna == .redirectLost {
                 response = browser ? Self.htmlPage(HostedPage.result(sessionID: context.sessionID, session: session))
                     : .json(JSONText.object([("status", .string(session.status.rawValue))]).data)
             } else {
@@ -193,34 +196,26 @@ struct HPPConsumerFlow: Sendable {
             response = .json(JSONText.object([("status", .string(session.status.rawValue))]).data)
         }
         response.headers.set(name: "Cache-Control", value: "no-store")
-        var reply = HTTPReply(response, note: note)
-        if let trip {
-            // The redirect's universal outcomes: the action has taken effect; only the answer is an error or lost.
-            if let universal = KlarnaErrorFormat(ids: store.ids).reply(to: trip.outcome, for: request) { reply = universal.noted(note) }
-            if case .commitThenDrop = trip.outcome { reply = reply.droppingAnswer() }
-            if let delay = trip.delay { reply = reply.delayed(by: delay) }
-        }
+        var reply = HTTPReply(response, note: NamespaceNote(context.namespace, note))
+        // The redirect's universal outcomes: the action has taken effect; only the answer is an error, lost or late.
+        if let trip { reply = play.settle(trip, request, reply: reply) }
         // A scenario's callback_before_redirect: the answer waits for the callback's first call.
         return callback.beforeRedirect(reply)
     }
 
     /// The return trip to the merchant (`klarna.hpp.redirect`), decided after the action took effect, for the HPP
-    /// session (sequences count per session) under its KP session's scenario. What an app sees in real life:
+    /// session (sequences count per session) under its KP session's scenario; nil when no rule of it matched (the
+    /// redirect as always, nothing added to the note). What an app sees in real life:
     /// - redirect_lost: the session is final on Klarna's side (status callback sent), but the web view stays on
     ///   the hosted page, which shows the result with no way back; `myapp://...` never opens, so the app must read
     ///   the session (GET /hpp/v1/sessions/{id}) itself, e.g. when the payer closes the web view.
     /// - redirect_late (or any outcome's `delay_ms`): the web view keeps loading while the session is already
     ///   final and the callback sent; the redirect arrives `delay_ms` later.
-    private func returnTrip(_ context: HPPConsumerContext, _ request: HTTPRequest)
-    -> (outcome: ScenarioOutcome, delay: Duration?, note: String) {
+    private func returnTrip(_ context: HPPConsumerContext, _ request: HTTPRequest) -> PlayedDecision? {
         let sticky = payments.scenarioOf(context.namespace, sessionID: context.paymentSessionID)
-        guard let (scenario, decision) = try? engine.decide(.klarnaHPPRedirect, request: request, namespace: context.namespace,
-                                                            subject: nil, object: context.sessionID, sticky: sticky) else {
-            return (.approve, nil, "")
-        }
-        // No rule: the redirect as always, and nothing added to the note.
-        guard decision.matchedRule else { return (.approve, nil, "") }
-        return (decision.outcome, decision.delay, "; scenario=\(scenario ?? "-") \(ScenarioOperation.klarnaHPPRedirect.rawValue): \(decision)")
+        guard let decided = try? play.decide(.klarnaHPPRedirect, request, in: context.namespace, subject: .some(nil), object: context.sessionID,
+                                             sticky: sticky), decided.matchedRule else { return nil }
+        return decided
     }
 
     /// A form post from the page (or a client that asks for HTML) gets pages; everything else JSON.

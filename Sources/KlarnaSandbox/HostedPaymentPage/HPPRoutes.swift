@@ -31,7 +31,7 @@ package struct KlarnaHPPRoutes: Sendable {
 
         let callbacks = HPPStatusCallbacks(store: store, journal: journal, outbox: outbox, scenarios: scenarios,
                                            sticky: { namespace, id in sticky(namespace, id) })
-        let flow = HPPConsumerFlow(store: store, payments: payments, orders: orders, engine: scenarios, callbacks: callbacks)
+        let flow = HPPConsumerFlow(store: store, payments: payments, orders: orders, play: play, callbacks: callbacks)
 
         // §4.1 create: 201 SessionCreationResponseV1.
         router.addImmediate("POST /hpp/v1/sessions") { request in
@@ -102,10 +102,12 @@ package struct KlarnaHPPRoutes: Sendable {
         router.addImmediate("GET /hpp/payments/:session_id") { request in
             let id = try request.parameters.require("session_id")
             guard let context = store.consumerContext(id) else { return HTTPReply(HPPConsumerFlow.page(.notFound, sessionID: id)) }
-            if let reason = HPPConsumerFlow.unavailableReason(context) { return HTTPReply(HPPConsumerFlow.page(reason, sessionID: id)) }
+            // The browser names no namespace: every answer names the session's, for the journal.
+            let inNamespace = NamespaceNote(context.namespace)
+            if let reason = HPPConsumerFlow.unavailableReason(context) { return HTTPReply(HPPConsumerFlow.page(reason, sessionID: id), note: inNamespace) }
             // "When a Payment Session is being completed, canceled or expires, it is also the case for the HPP Session" (§4.2).
             guard let paymentSession = try? payments.readSession(context.namespace, context.paymentSessionID),
-                  paymentSession.status != "complete" else { return HTTPReply(HPPConsumerFlow.page(.ended, sessionID: id)) }
+                  paymentSession.status != "complete" else { return HTTPReply(HPPConsumerFlow.page(.ended, sessionID: id), note: inNamespace) }
             var status = context.status
             if request.method != .head, let change = store.open(context.namespace, id) {
                 callbacks.send(change)
@@ -124,7 +126,7 @@ package struct KlarnaHPPRoutes: Sendable {
                                        categories: categories)
             let response = HPPConsumerFlow.htmlPage(HostedPage.payment(sessionID: id, status: status, title: context.options.pageTitle,
                                                                        cart: cart))
-            return HTTPReply(response, note: "HPP session \(id): page opened -> \(status.rawValue)")
+            return HTTPReply(response, note: NamespaceNote(context.namespace, "HPP session \(id): page opened -> \(status.rawValue)"))
         }
 
         // The page's buttons (formaction) and backend tests without a browser.
@@ -142,10 +144,13 @@ package struct KlarnaHPPRoutes: Sendable {
         }
         // The form's own action, for a browser that ignores formaction: the `action` field decides.
         router.addImmediate("POST /__sandbox/klarna/hpp/sessions/:session_id") { request in
+            let id = try request.parameters.require("session_id")
             guard let action = HPPConsumerFlow.action(from: request) else {
-                throw KlarnaError(.badRequest, code: "BAD_VALUE", messages: ["Bad value: action (pay, cancel, back or reject)"])
+                let error = KlarnaError(.badRequest, code: "BAD_VALUE", messages: ["Bad value: action (pay, cancel, back or reject)"])
+                // Journaled in the session's namespace, as its actions are.
+                return HTTPReply(error.response(for: request, ids: store.ids), note: store.namespace(ofSession: id).map { NamespaceNote($0) })
             }
-            return flow.perform(action, sessionID: try request.parameters.require("session_id"), request)
+            return flow.perform(action, sessionID: id, request)
         }
     }
 }

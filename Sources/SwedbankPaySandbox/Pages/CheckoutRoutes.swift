@@ -16,30 +16,41 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: orders.configuration.publicBaseURL) }
         @Sendable func mode(_ request: HTTPRequest) -> CheckoutPageMode { request.queryValue("embed") == "1" ? .embedded : .redirect }
 
-        /// A page action: problems become HTML pages with the problem's status (an unknown token: the not-found page).
-        /// The business decisions' `delay_ms` delays the answer; their `http_error` and `drop_connection` are answered
-        /// as the page's scenario player answers its own.
+        // The payment order's own operations (view-checkout, redirect-checkout) play their scenario rules: errors and
+        // slow answers as on the API. The script's errors are problems; the page's are HTML pages with the status.
         let pageAnswers = SwedbankPayPageErrorFormat(ids: orders.ids)
-        @Sendable func page(_ request: HTTPRequest, _ body: (String) throws -> SessionResult<HTTPResponse>) throws -> HTTPReply {
+        let playScript = sessions.play
+        let playPage = sessions.play.answering(in: pageAnswers)
+
+        /// A page action: problems become HTML pages with the problem's status (an unknown token: the not-found page).
+        /// The page's player settles the business decisions: their `delay_ms` delays the answer; their `http_error` and
+        /// `drop_connection` are answered as its own. The answer names the token's namespace for the journal (the
+        /// browser names none), unless `played`: a call the page's player plays, whose note names it.
+        @Sendable func page(_ request: HTTPRequest, played: Bool = false, _ body: (String) throws -> SessionResult<HTTPResponse>) throws -> HTTPReply {
             let token = try request.parameters.require("token")
+            let order = orders.lookup(token: token)
             let before = try? sessions.context(token).view.status
+            var reply: HTTPReply
             do {
                 let result = try body(token)
-                let reply: HTTPReply
+                if result.answeredBy != nil {
+                    // A decision answered the call, which took no effect: no return trip, no callback to wait for.
+                    reply = result.reply(playPage, request) { $0 }
+                    return played ? reply : reply.noted(order.map { NamespaceNote($0.namespace) })
+                }
                 // The action that paid the order (a card, the Swish waiting page's refresh, a web instrument): the return trip.
                 if before == .initialized, let paid = try? sessions.context(token), paid.view.status == .paid {
                     reply = returnTrip(request, token, paid, result)
                 } else {
-                    reply = result.reply { $0 }
+                    reply = result.reply(playPage, request) { $0 }
                 }
                 // callback_before_redirect: the answer after the order's callback waits for its first call.
-                return orders.lookup(token: token).map { orders.callbacks.beforeRedirect($0.namespace, orderID: $0.orderID, reply) } ?? reply
-            } catch let decided as DecidedAnswer {
-                return decided.reply(pageAnswers, for: request)
+                if let order { reply = orders.callbacks.beforeRedirect(order.namespace, orderID: order.orderID, reply) }
             } catch let problem as SwedbankPayProblem {
-                if problem == .paymentSessionNotFound { return HTTPReply(Self.html(CheckoutPage.unavailable(.notFound), status: .notFound)) }
-                return HTTPReply(Self.html(CheckoutPage.error(problem), status: problem.status))
+                reply = problem == .paymentSessionNotFound ? HTTPReply(Self.html(CheckoutPage.unavailable(.notFound), status: .notFound))
+                    : HTTPReply(Self.html(CheckoutPage.error(problem), status: problem.status))
             }
+            return played ? reply : reply.noted(order.map { NamespaceNote($0.namespace) })
         }
 
         /// `swedbankpay.checkout.redirect`, decided once the order is paid, per session token. What the app sees in real
@@ -49,25 +60,17 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         /// redirect comes late, while the order is already Paid.
         @Sendable func returnTrip(_ request: HTTPRequest, _ token: String, _ paid: SwedbankPayPaymentSessionStore.Context,
                                   _ result: SessionResult<HTTPResponse>) -> HTTPReply {
-            guard let (scenario, decision) = try? sessions.engine.decide(.swedbankPayCheckoutRedirect, request: request, namespace: paid.namespace,
-                                                                       subject: nil, object: token, sticky: paid.view.scenario),
-                  decision.matchedRule else { return result.reply { $0 } }
-            journal.record(paid.namespace, method: "DECISION", path: request.path, status: 0,
-                           note: ScenarioNote(scenario: scenario, operation: .swedbankPayCheckoutRedirect, decision: decision).description)
+            guard let decided = try? playPage.decide(.swedbankPayCheckoutRedirect, request, in: paid.namespace, subject: .some(nil), object: token,
+                                                     sticky: paid.view.scenario),
+                  decided.matchedRule else { return result.reply(playPage, request) { $0 } }
+            journal.record(paid.namespace, method: "DECISION", path: request.path, status: 0, note: decided.note.description)
             var result = result
-            if decision.outcome.swedbankPay == .redirectLost {
+            if decided.outcome.swedbankPay == .redirectLost {
                 result.value = Self.html(CheckoutPage.result(.paid, orderID: paid.view.orderID, redirectURL: nil, tellsParent: false))
             }
             // Universal outcomes: the payment stands; only the answer is an error, dropped, or lost after the fact.
-            var reply = pageAnswers.reply(to: decision.outcome, for: request) ?? result.reply { $0 }
-            if case .commitThenDrop = decision.outcome { reply = reply.droppingAnswer() }
-            return decision.delay.map(reply.delayed(by:)) ?? reply
+            return playPage.settle(decided, request, reply: result.reply(playPage, request) { $0 })
         }
-
-        // The payment order's own operations (view-checkout, redirect-checkout) play their scenario rules: errors and
-        // slow answers as on the API. The script's errors are problems; the page's are HTML pages with the status.
-        let playScript = SwedbankPayScenarioPlayer(engine: sessions.engine, ids: orders.ids)
-        let playPage = ScenarioPlayer(engine: sessions.engine, format: pageAnswers)
 
         router.addImmediate("GET /checkout/client/:token") { request in
             let token = try request.parameters.require("token")
@@ -94,7 +97,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
                             sticky: context.view.scenario) { _ in try checkoutPage(request) }
         }
         @Sendable func checkoutPage(_ request: HTTPRequest) throws -> HTTPReply {
-            try page(request) { token in
+            try page(request, played: true) { token in
                 let mode = mode(request)
                 let document = try sessions.loadCheckout(token, mode: mode, base: base(request), request: request)
                 switch document.view.status {
@@ -197,15 +200,11 @@ struct SwedbankPayCheckoutRoutes: Sendable {
             }
             guard let callback = given ?? document.nonEmpty(view.urls.paymentUrl) else { return HTTPReply(Self.html(CheckoutPage.swishApp(result))) }
             let reopen = HTTPReply(Self.seeOther(callback))
-            guard result == .paid, let (scenario, decision) = try? sessions.engine.decide(
-                .swedbankPaySwishAppReturn, request: request, namespace: document.record.namespace, subject: nil,
-                object: document.record.token, sticky: view.scenario), decision.matchedRule else { return reopen }
-            journal.record(document.record.namespace, method: "DECISION", path: request.path, status: 0,
-                           note: ScenarioNote(scenario: scenario, operation: .swedbankPaySwishAppReturn, decision: decision).description)
-            var reply = decision.outcome.swedbankPay == .redirectLost ? HTTPReply(Self.html(CheckoutPage.swishApp(.paid))) : reopen
-            if let universal = pageAnswers.reply(to: decision.outcome, for: request) { reply = universal }
-            if case .commitThenDrop = decision.outcome { reply = reply.droppingAnswer() }
-            return decision.delay.map(reply.delayed(by:)) ?? reply
+            guard result == .paid, let decided = try? playPage.decide(.swedbankPaySwishAppReturn, request, in: document.record.namespace,
+                                                                     subject: .some(nil), object: document.record.token, sticky: view.scenario),
+                  decided.matchedRule else { return reopen }
+            journal.record(document.record.namespace, method: "DECISION", path: request.path, status: 0, note: decided.note.description)
+            return playPage.settle(decided, request, reply: decided.outcome.swedbankPay == .redirectLost ? HTTPReply(Self.html(CheckoutPage.swishApp(.paid))) : reopen)
         }
 
         // The ACS emulator (swedbankpay-api.md §3.6 C, §5).
@@ -216,9 +215,13 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         router.addImmediate("POST /acs/3dsmethod/done", methodPage)
         let challengePage: @Sendable (HTTPRequest) throws -> HTTPReply = { request in
             let creq = FormFields.parse(request.body)["creq"] ?? request.queryValue("creq") ?? ""
-            guard let message = Base64URL.decodeJSON(creq), let acsTransID = message["acsTransID"]?.stringValue,
-                  let (token, card, delay) = sessions.showChallenge(acsTransID, request: request) else {
+            guard let message = Base64URL.decodeJSON(creq), let acsTransID = message["acsTransID"]?.stringValue else {
                 return HTTPReply(Self.html(CheckoutPage.challengeError, status: .badRequest))
+            }
+            guard let (token, card, delay) = sessions.showChallenge(acsTransID, request: request) else {
+                // A challenge no longer shown: journaled in its session's namespace while the session still knows it.
+                let known = sessions.token(ofChallenge: acsTransID).flatMap { orders.lookup(token: $0) }
+                return HTTPReply(Self.html(CheckoutPage.challengeError, status: .badRequest), note: known.map { NamespaceNote($0.namespace) })
             }
             func cres(_ status: String) -> String {
                 Base64URL.encode(.object([
@@ -233,9 +236,11 @@ struct SwedbankPayCheckoutRoutes: Sendable {
             case nil: "\(base(request))\(SwedbankPayPaymentSessionRoutes.prefix)\(token)/methods/creditcard/notification"
             case let mode?: "\(base(request))/checkout/\(token)/card/cres\(CheckoutPage.query(mode))"
             }
-            let view = try? sessions.context(token).view
+            let context = try? sessions.context(token)
+            // The browser names no namespace: the answer names the challenge's, for the journal.
             let reply = HTTPReply(Self.html(CheckoutPage.challenge(acsTransID: acsTransID, approve: cres("Y"), cancel: cres("N"), action: action,
-                                                                   view: view, maskedPan: card.card.maskedPan)))
+                                                                   view: context?.view, maskedPan: card.card.maskedPan)),
+                                  note: context.map { NamespaceNote($0.namespace) })
             return delay.map(reply.delayed(by:)) ?? reply  // challenge_slow_acs
         }
         router.addImmediate("POST /acs/challenge", challengePage)

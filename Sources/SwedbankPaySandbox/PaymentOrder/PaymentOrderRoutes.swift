@@ -45,20 +45,17 @@ package struct SwedbankPayPaymentOrderRoutes: Sendable {
                 let parsed = try SwedbankPayOrderValidation.createOrderRequest(object, version: version, configuration: configuration)
                 let userAgent = request.headers["User-Agent"] ?? parsed.userAgent
                 let orderID: String
-                var decisionDelay: Duration?, dropsAnswer = false
+                var decided: PlayedDecision?
                 if let used = parsed.useToken {
                     // The token first: 404 when unknown, 422 once deleted, and no order (swedbankpay-api.md §2.2).
                     let token = try store.activeToken(namespace, used.kind, used.token)
                     if parsed.orderOperation.isMerchantInitiated {
-                        let declined: SwedbankPayProblem?
-                        do {
-                            (declined, decisionDelay, dropsAnswer) = try merchantInitiatedDecline(request, namespace, parsed, token, sticky: sticky)
-                        } catch let decided as DecidedAnswer {
-                            // The decision's http_error (with its body and headers) or drop_connection: no order is made.
-                            return decided.reply(play.format, for: request)
-                        }
+                        let decision = try cardAuthorize(request, namespace, parsed, token, sticky: sticky)
+                        // The decision's http_error (with its body and headers) or drop_connection: no order is made.
+                        if let answer = play.answer(decision, request) { return answer }
+                        decided = decision
                         orderID = store.createPaid(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent,
-                                                   token: token, declined: declined)
+                                                   token: token, declined: Self.decline(decision.outcome))
                     } else {
                         orderID = store.create(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent)
                     }
@@ -66,9 +63,9 @@ package struct SwedbankPayPaymentOrderRoutes: Sendable {
                     orderID = store.create(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent)
                 }
                 // 200 OK, not 201 (swedbankpay-api.md §1.3).
-                var reply = HTTPReply(.swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version))
-                if dropsAnswer { reply = reply.droppingAnswer() }
-                return decisionDelay.map(reply.delayed(by:)) ?? reply
+                let reply = HTTPReply(.swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version))
+                // card.authorize's delay_ms delays the answer; its commit_then_drop pays the order and drops the answer.
+                return decided.map { play.settle($0, request, reply: reply) } ?? reply
             }
         }
 
@@ -155,42 +152,37 @@ package struct SwedbankPayPaymentOrderRoutes: Sendable {
             }
         }
 
-        /// card.authorize for the stored card of a Recur or UnscheduledPurchase: a scenario's card_declined,
-        /// insufficient_funds, card_expired or fail_attempt fails the order (swedbankpay-api.md §1.5 `Failed`: "mainly
-        /// recur/unscheduled orders, where only one attempt is allowed"). Sequences count per token. Its `delay_ms` delays
-        /// the answer; its `http_error` or `drop_connection` is thrown as ``DecidedAnswer``, answered as the player answers;
-        /// its `commit_then_drop` pays the order and drops the answer.
-        @Sendable func merchantInitiatedDecline(_ request: HTTPRequest, _ namespace: Namespace, _ parsed: SwedbankPayCreateOrderRequest,
-                                                _ token: SwedbankPayOrderLedger.StoredToken, sticky: String?) throws
-        -> (declined: SwedbankPayProblem?, delay: Duration?, dropsAnswer: Bool) {
+        /// card.authorize for the stored card of a Recur or UnscheduledPurchase (sequences count per token), journaled
+        /// as a `DECISION` entry: a scenario's card_declined, insufficient_funds, card_expired or fail_attempt fails
+        /// the order (``decline(_:)``).
+        @Sendable func cardAuthorize(_ request: HTTPRequest, _ namespace: Namespace, _ parsed: SwedbankPayCreateOrderRequest,
+                                     _ token: SwedbankPayOrderLedger.StoredToken, sticky: String?) throws(SwedbankPayProblem) -> PlayedDecision {
             let subject: JSONText = .object([
                 ("paymentorder", parsed.json.jsonText), ("paymentMethod", .string(token.instrument)),
                 ("card", .object([("maskedPan", .string(token.name)), ("brand", .string(token.cardBrand))])), ("msisdn", .null),
                 ("body", .null),
             ])
-            let scenario: String?, decision: ScenarioDecision
+            let decided: PlayedDecision
             do {
-                (scenario, decision) = try scenarios.decide(.swedbankPayCardAuthorize, request: request, namespace: namespace,
-                                                            subject: JSONNode(subject), object: token.token, sticky: sticky)
+                decided = try play.decide(.swedbankPayCardAuthorize, request, in: namespace, subject: .some(JSONNode(subject)), object: token.token,
+                                          sticky: sticky)
             } catch {
                 throw SwedbankPayProblem.unknownScenario(error)
             }
-            journal.record(namespace, method: "DECISION", path: request.path, status: 0,
-                           note: ScenarioNote(scenario: scenario, operation: .swedbankPayCardAuthorize, decision: decision).description)
-            switch decision.outcome {
-            case .httpError, .dropConnection: throw DecidedAnswer(outcome: decision.outcome, delay: decision.delay)
-            case .commitThenDrop: return (nil, decision.delay, true)
-            default: break
-            }
-            guard let failure = decision.outcome.swedbankPay.flatMap(SwedbankPayPaymentSessionStore.attemptFailure) else {
-                return (nil, decision.delay, false)
-            }
-            var problem = failure.problem
-            if let original = failure.originalDetail { problem.problems = [.init(name: "ExternalResponse", description: original)] }
-            return (problem, decision.delay, false)
+            journal.record(namespace, method: "DECISION", path: request.path, status: 0, note: decided.note.description)
+            return decided
         }
 
         @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: configuration.publicBaseURL) }
+    }
+
+    /// The failure a merchant-initiated card.authorize's outcome makes of the order (swedbankpay-api.md §1.5 `Failed`:
+    /// "mainly recur/unscheduled orders, where only one attempt is allowed"); nil: it is paid.
+    static func decline(_ outcome: ScenarioOutcome) -> SwedbankPayProblem? {
+        guard let failure = outcome.swedbankPay.flatMap(SwedbankPayPaymentSessionStore.attemptFailure) else { return nil }
+        var problem = failure.problem
+        if let original = failure.originalDetail { problem.problems = [.init(name: "ExternalResponse", description: original)] }
+        return problem
     }
 
     /// The answer to a deletion: `{"token", "isDeleted": true}` for a recurrence token; the others name the card

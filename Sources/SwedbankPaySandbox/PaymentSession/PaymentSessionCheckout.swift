@@ -78,7 +78,7 @@ extension SwedbankPayPaymentSessionStore {
         try transition(token, base: base, rel: "start-payment-attempt", request: request, { step in
             guard SessionMethod(rawValue: method) == nil else { throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt") }
             try requirePageMethod(step, method)
-            let outcome = try decide(.swedbankPayWebPay, &step, methodName: method)
+            guard let outcome = try decide(.swedbankPayWebPay, &step, methodName: method) else { return }
             step.record.problem = nil
             let attempt = try orders.beginAttempt(step.record.namespace, orderID: step.record.orderID, instrument: method, prefill: false)
             step.record.phase = .idle

@@ -89,9 +89,9 @@ extension SwedbankPayPaymentSessionStore {
     func startSwish(_ step: inout Step, body: JSONNode?) throws {
         let msisdn = body?["msisdn"]?.stringValue
         guard step.view.currency == "SEK" else { throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt") }
-        let decided = try decision(.swedbankPaySwishSale, step, methodName: SessionMethod.swish.rawValue, msisdn: msisdn)
-        var outcome = decided.outcome
-        if decided.dropsAnswer { step.dropsAnswer = true }
+        guard let decided = try decision(.swedbankPaySwishSale, &step, methodName: SessionMethod.swish.rawValue, msisdn: msisdn) else { return }
+        var outcome = decided.committed.swedbankPay ?? .approve
+        if decided.dropAfterCommit { step.dropsAnswer = true }
         // By MSISDN the payer's Swish app opens on another device: there is no app for this one to fail to launch
         // (inferred), so `client_app_launch_failed` applies to local starts only and a by-number payment goes through.
         if msisdn != nil, case .clientAppLaunchFailed = outcome { outcome = .approve }
@@ -129,7 +129,11 @@ extension SwedbankPayPaymentSessionStore {
     /// payment, 3-D Secure (the SDK runs the 3DS method step first; the page goes straight to the ACS challenge),
     /// the payer's abort or a failure. A nil card is a saved-card token that is not this payer's.
     func startCardAttempt(_ step: inout Step, card: SavedCard?, saved: Bool, page: CheckoutPageMode?) throws {
-        let outcome = try card.map { try decide(.swedbankPayCardAuthenticate, &step, method: .creditCard, card: ($0.pan, $0.cardBrand)) }
+        var outcome: SwedbankPayOutcome?
+        if let card {
+            guard let decided = try decide(.swedbankPayCardAuthenticate, &step, method: .creditCard, card: (card.pan, card.cardBrand)) else { return }
+            outcome = decided
+        }
         step.record.problem = nil
         let attempt = try orders.beginAttempt(step.record.namespace, orderID: step.record.orderID,
                                               instrument: SessionMethod.creditCard.rawValue, prefill: saved)
@@ -168,7 +172,7 @@ extension SwedbankPayPaymentSessionStore {
     /// card.authorize, then Paid (Authorization) or the acquirer's problem (swedbankpay-api.md §3.6 C, E).
     func authorize(_ step: inout Step, _ attempt: SwedbankPayAttemptID, card: (number: String, brand: String), maskedPan: String?,
                            method: SessionMethod, acquirerTransactionType: String) throws {
-        let outcome = try decide(.swedbankPayCardAuthorize, &step, method: method, card: card)
+        guard let outcome = try decide(.swedbankPayCardAuthorize, &step, method: method, card: card) else { return }
         if let failure = Self.attemptFailure(outcome) {
             fail(&step.record, attempt, failure)
             return

@@ -205,38 +205,29 @@ struct SessionResult<Value> {
     var delay: Duration?
     /// A business decision's `commit_then_drop`: the call took effect, its answer is lost (the connection closes).
     var dropsAnswer: Bool
+    /// A business decision's `http_error` or `drop_connection`, which the scenario player answers: the call took no
+    /// effect (``value`` is the session as it was).
+    var answeredBy: ScenarioOutcome?
 
-    init(_ value: Value, delay: Duration? = nil, dropsAnswer: Bool = false) {
+    init(_ value: Value, delay: Duration? = nil, dropsAnswer: Bool = false, answeredBy: ScenarioOutcome? = nil) {
         self.value = value
         self.delay = delay
         self.dropsAnswer = dropsAnswer
+        self.answeredBy = answeredBy
     }
 
     func map<Other>(_ transform: (Value) throws -> Other) rethrows -> SessionResult<Other> {
-        SessionResult<Other>(try transform(value), delay: delay, dropsAnswer: dropsAnswer)
+        SessionResult<Other>(try transform(value), delay: delay, dropsAnswer: dropsAnswer, answeredBy: answeredBy)
     }
 
-    /// The reply with `response(value)`, after the delay; none (the connection closes) when the answer is dropped.
-    func reply(_ response: (Value) -> HTTPResponse) -> HTTPReply {
-        var reply = HTTPReply(response(value))
-        if dropsAnswer { reply = reply.droppingAnswer() }
-        return delay.map(reply.delayed(by:)) ?? reply
+    /// The reply with `response(value)` as `play` settles the call's decisions (``ScenarioPlayer/settle(_:delay:_:reply:)``):
+    /// the player's own answer to a decision that answers the call, none when the answer is dropped, after the delay.
+    func reply<Format>(_ play: ScenarioPlayer<Format>, _ request: HTTPRequest, _ response: (Value) -> HTTPResponse) -> HTTPReply {
+        play.settle(answeredBy ?? (dropsAnswer ? .commitThenDrop : .approve), delay: delay, request, reply: HTTPReply(response(value)))
     }
 }
 
 extension SessionResult: Sendable where Value: Sendable {}
-
-/// A business decision's `http_error` or `drop_connection`: it ends the session call, which answers it as the
-/// scenario player answers its own (``ProviderErrorFormat/reply(to:for:)``), after the `delay_ms` of the call's decisions.
-struct DecidedAnswer: Error {
-    let outcome: ScenarioOutcome
-    let delay: Duration?
-
-    func reply(_ format: some ProviderErrorFormat, for request: HTTPRequest) -> HTTPReply {
-        let reply = format.reply(to: outcome, for: request) ?? HTTPReply(format.internalError(for: request))
-        return delay.map(reply.delayed(by:)) ?? reply
-    }
-}
 
 /// `application/x-www-form-urlencoded` fields of a page's form POST.
 enum FormFields {

@@ -28,8 +28,8 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
         @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: orders.configuration.publicBaseURL) }
 
         /// Plays `operation` for the token's order, then answers the document `body` builds (200, swedbankpay-api.md §3.2),
-        /// after the delay of the business decisions it took; a decision's `http_error` or `drop_connection` is answered
-        /// as the player answers its own. `session_end_reached` ends the session; `not_allowed` is the 409 of sample 13.
+        /// as the player settles the business decisions it took (their delay; the player's own answer to an `http_error` or
+        /// `drop_connection`). `session_end_reached` ends the session; `not_allowed` is the 409 of sample 13.
         /// `answer` turns the document into the response (the document itself, except for acknowledge-failed-attempt).
         @Sendable func session(_ operation: ScenarioOperation, rel: String, _ request: HTTPRequest,
                                answer: @escaping @Sendable (JSONText) -> HTTPResponse = Self.document,
@@ -39,17 +39,31 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
             return play(operation, request, context.namespace, object: token, sticky: context.view.scenario) { outcome in
                 try Self.requireJSONObjectBody(request)
                 switch outcome.swedbankPay {
-                case .sessionEndReached?: return try sessions.endSession(token, base: base(request), request: request).reply(Self.document)
+                case .sessionEndReached?: return try sessions.endSession(token, base: base(request), request: request).reply(play, request, Self.document)
                 case .notAllowed?: throw SwedbankPayProblem.operationNotAllowed(rel)
                 default:
-                    do {
-                        // callback_before_redirect: the answer after the order's callback waits for its first call.
-                        return orders.callbacks.beforeRedirect(context.namespace, orderID: context.orderID,
-                                                               try body(token, base(request)).reply(answer))
-                    } catch let decided as DecidedAnswer {
-                        return decided.reply(play.format, for: request)
-                    }
+                    let result = try body(token, base(request))
+                    let reply = result.reply(play, request, answer)
+                    // callback_before_redirect: the answer after the order's callback waits for its first call (a call a
+                    // decision answered took no effect: no callback).
+                    guard result.answeredBy == nil else { return reply }
+                    return orders.callbacks.beforeRedirect(context.namespace, orderID: context.orderID, reply)
                 }
+            }
+        }
+
+        /// The journal's note naming the namespace of the request's token (the app sends none, §3.2); nil for an unknown token.
+        @Sendable func tokensNamespace(_ request: HTTPRequest) -> NamespaceNote? {
+            request.parameters["token"].flatMap { orders.lookup(token: $0) }.map { NamespaceNote($0.namespace) }
+        }
+
+        /// `body`'s reply; a problem it throws before the call plays (a path that names no method) is answered in the
+        /// token's namespace, for the journal.
+        @Sendable func inTokensNamespace(_ request: HTTPRequest, _ body: () throws -> HTTPReply) throws -> HTTPReply {
+            do {
+                return try body()
+            } catch let problem as SwedbankPayProblem {
+                return HTTPReply(play.format.render(problem, for: request), note: tokensNamespace(request))
             }
         }
 
@@ -75,28 +89,36 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
             try session(.swedbankPaySessionAbortPayment, rel: "abort-payment", request) { try sessions.abort($0, base: $1, request: request) }
         }
         router.addImmediate("POST /psp/paymentsessions/:token/methods/:method/expandmethod") { request in
-            _ = try method(request)
-            return try session(.swedbankPaySessionExpandMethod, rel: "expand-method", request) {
-                try sessions.expandMethod($0, base: $1, request: request)
+            try inTokensNamespace(request) {
+                _ = try method(request)
+                return try session(.swedbankPaySessionExpandMethod, rel: "expand-method", request) {
+                    try sessions.expandMethod($0, base: $1, request: request)
+                }
             }
         }
         router.addImmediate("POST /psp/paymentsessions/:token/methods/:method/startpaymentattempt") { request in
-            let method = try method(request)
-            return try session(.swedbankPaySessionStartPaymentAttempt, rel: "start-payment-attempt", request) {
-                try sessions.startAttempt($0, method: method, base: $1, request: request)
+            try inTokensNamespace(request) {
+                let method = try method(request)
+                return try session(.swedbankPaySessionStartPaymentAttempt, rel: "start-payment-attempt", request) {
+                    try sessions.startAttempt($0, method: method, base: $1, request: request)
+                }
             }
         }
         router.addImmediate("POST /psp/paymentsessions/:token/methods/:method/failpaymentattempt") { request in
-            let method = try method(request)
-            return try session(.swedbankPaySessionFailPaymentAttempt, rel: "fail-payment-attempt", request) {
-                try sessions.failAttempt($0, method: method, base: $1, request: request)
+            try inTokensNamespace(request) {
+                let method = try method(request)
+                return try session(.swedbankPaySessionFailPaymentAttempt, rel: "fail-payment-attempt", request) {
+                    try sessions.failAttempt($0, method: method, base: $1, request: request)
+                }
             }
         }
         router.addImmediate("POST /psp/paymentsessions/:token/methods/:method/attemptpayload") { request in
-            let method = try method(request)
-            guard method == .applePay || method == .googlePay else { throw SwedbankPayProblem.paymentSessionNotFound }
-            return try session(.swedbankPaySessionAttemptPayload, rel: "attempt-payload", request) {
-                try sessions.attemptPayload($0, method: method, base: $1, request: request)
+            try inTokensNamespace(request) {
+                let method = try method(request)
+                guard method == .applePay || method == .googlePay else { throw SwedbankPayProblem.paymentSessionNotFound }
+                return try session(.swedbankPaySessionAttemptPayload, rel: "attempt-payload", request) {
+                    try sessions.attemptPayload($0, method: method, base: $1, request: request)
+                }
             }
         }
         router.addImmediate("POST /psp/paymentsessions/:token/methods/creditcard/createauthentication") { request in
@@ -110,17 +132,19 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
             }
         }
         router.addImmediate("POST /psp/paymentsessions/:token/failedattempts/:number/acknowledge") { request in
-            guard let number = Int(try request.parameters.require("number")) else { throw SwedbankPayProblem.paymentSessionNotFound }
-            // 204 and no body. Both SDKs ignore it then: iOS decodes every 200–204 answer as a PaymentOutputModel and
-            // drops one that does not decode (SwedbankPay/swedbank-pay-sdk-ios: SwedbankPaySDK/Classes/Api/
-            // SwedbankPayAPIEndpointRouter.swift makeRequest); Android posts the ack on the side and counted only
-            // HTTP_NO_CONTENT as success (SwedbankPay/swedbank-pay-sdk-android: PaymentSessionAPIClient.kt
-            // postFailedAttemptRequest). A document here would go through iOS's sessionOperationHandling a second
-            // time, without the problem: idle, instruments already shown, it ends in paymentSessionEndStateReached
-            // (SwedbankPayPaymentSession.swift) and the app would end the session after the first decline.
-            return try session(.swedbankPaySessionAcknowledgeFailedAttempt, rel: "acknowledge-failed-attempt", request,
-                               answer: { _ in HTTPResponse(status: .noContent) }) {
-                try sessions.acknowledge($0, number: number, base: $1, request: request)
+            try inTokensNamespace(request) {
+                guard let number = Int(try request.parameters.require("number")) else { throw SwedbankPayProblem.paymentSessionNotFound }
+                // 204 and no body. Both SDKs ignore it then: iOS decodes every 200–204 answer as a PaymentOutputModel and
+                // drops one that does not decode (SwedbankPay/swedbank-pay-sdk-ios: SwedbankPaySDK/Classes/Api/
+                // SwedbankPayAPIEndpointRouter.swift makeRequest); Android posts the ack on the side and counted only
+                // HTTP_NO_CONTENT as success (SwedbankPay/swedbank-pay-sdk-android: PaymentSessionAPIClient.kt
+                // postFailedAttemptRequest). A document here would go through iOS's sessionOperationHandling a second
+                // time, without the problem: idle, instruments already shown, it ends in paymentSessionEndStateReached
+                // (SwedbankPayPaymentSession.swift) and the app would end the session after the first decline.
+                return try session(.swedbankPaySessionAcknowledgeFailedAttempt, rel: "acknowledge-failed-attempt", request,
+                                   answer: { _ in HTTPResponse(status: .noContent) }) {
+                    try sessions.acknowledge($0, number: number, base: $1, request: request)
+                }
             }
         }
         // Beacons: 204 and no body, otherwise the SDKs queue them again (swedbankpay-api.md §3.2). Any body, even invalid JSON.
@@ -139,17 +163,20 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
             // Android only reads the query of a navigation to fake.payex.com/notification (ScaRedirectFragment.kt), and
             // WebViewClient.shouldOverrideUrlLoading is not called for POSTs: it never gets the cres.
             if let token = request.parameters["token"], sessions.postsChallengeAnswer(token, request: request) {
-                return SwedbankPayCheckoutRoutes.html(CheckoutPage.postOn(action: "https://fake.payex.com/notification", fields: [("cres", cres)]))
+                return HTTPReply(SwedbankPayCheckoutRoutes.html(CheckoutPage.postOn(action: "https://fake.payex.com/notification", fields: [("cres", cres)])),
+                                 note: tokensNamespace(request))
             }
             var allowed = CharacterSet.alphanumerics
             allowed.insert(charactersIn: "-_.~")
             let encoded = cres.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
-            return HTTPResponse(status: HTTPStatus(code: 303), headers: ["Location": "https://fake.payex.com/notification?cres=\(encoded)"])
+            return HTTPReply(HTTPResponse(status: HTTPStatus(code: 303), headers: ["Location": "https://fake.payex.com/notification?cres=\(encoded)"]),
+                             note: tokensNamespace(request))
         }
         // Where an ended session redirects (neither completeUrl nor cancelUrl: the SDKs report the end state, §3.5 step 13).
-        router.addImmediate("GET /psp/paymentsessions/:token/ended") { _ in
-            .html(#"<!doctype html><html><head><meta charset="utf-8"><title>Payment session ended</title></head>"#
-                + #"<body><main id="swedbankpay-session-ended"><p>The payment session has ended.</p></main></body></html>"#)
+        router.addImmediate("GET /psp/paymentsessions/:token/ended") { request in
+            HTTPReply(.html(#"<!doctype html><html><head><meta charset="utf-8"><title>Payment session ended</title></head>"#
+                + #"<body><main id="swedbankpay-session-ended"><p>The payment session has ended.</p></main></body></html>"#),
+                      note: tokensNamespace(request))
         }
 
         SwedbankPayCheckoutRoutes(sessions: sessions, orders: orders, journal: journal).add(to: &router)

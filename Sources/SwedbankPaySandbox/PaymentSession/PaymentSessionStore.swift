@@ -8,7 +8,9 @@ import Foundation
 package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     package let stateName = "swedbankpay_paymentsessions"
     let orders: any PaymentSessionOrders
-    let engine: ScenarioEngine
+    /// Where the business decisions are taken, the only way to the scenario engine (the API's format; the pages
+    /// play in theirs, ``ScenarioPlayer/answering(in:)``).
+    let play: SwedbankPayScenarioPlayer
     let settings: SwedbankPayPaymentSessionSettings
 
     /// The payment sessions of one namespace, by token.
@@ -35,7 +37,7 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     init(orders: any PaymentSessionOrders, engine: ScenarioEngine, settings: SwedbankPayPaymentSessionSettings = SwedbankPayPaymentSessionSettings(),
          journal: Journal? = nil) {
         self.orders = orders
-        self.engine = engine
+        play = SwedbankPayScenarioPlayer(engine: engine, ids: orders.ids)
         self.settings = settings
         self.journal = journal
         retained = orders.retention.kind(provider: "swedbankpay", name: "payment_session")
@@ -141,6 +143,9 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         var delay: Duration?
         /// A business decision's `commit_then_drop`: the call takes effect as for `approve`, its answer is lost.
         var dropsAnswer = false
+        /// A business decision's `http_error` or `drop_connection`: it answers the call, which then takes no effect
+        /// (the change stops, the session is kept as it was).
+        var answeredBy: ScenarioOutcome?
     }
 
     /// Runs `change` on the session and answers the document, with the delay of the decisions `change` took. A
@@ -174,6 +179,10 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
             } else {
                 var step = Step(record: record, view: view, now: now, request: request, cards: cards(view, record, &state))
                 try change(&step)
+                if let answeredBy = step.answeredBy {
+                    return SessionResult(render(PaymentSessionDocument(view: view, record: record, base: base, savedCards: step.cards)),
+                                         delay: step.delay, answeredBy: answeredBy)
+                }
                 record = step.record
                 delay = step.delay
                 dropsAnswer = step.dropsAnswer
@@ -292,44 +301,46 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     }
 
     /// The business decision (card.authenticate, card.authorize, web.pay) for this session's call; the subject
-    /// is `{paymentorder, paymentMethod, card, msisdn, body}`. `http_error` and `drop_connection` answer
-    /// the session call itself (``DecidedAnswer``); `delay_ms` delays its answer (``Step/delay``: a slow ACS or acquirer).
+    /// is `{paymentorder, paymentMethod, card, msisdn, body}`. `delay_ms` delays its answer (``Step/delay``: a slow ACS
+    /// or acquirer); `commit_then_drop` is `approve` with ``Step/dropsAnswer``. nil: the decision answers the call
+    /// itself (``Step/answeredBy``), and the caller stops.
     func decide(_ operation: ScenarioOperation, _ step: inout Step, method: SessionMethod, card: (number: String, brand: String)? = nil,
-                msisdn: String? = nil) throws -> SwedbankPayOutcome {
+                msisdn: String? = nil) throws -> SwedbankPayOutcome? {
         try decide(operation, &step, methodName: method.rawValue, card: card, msisdn: msisdn)
     }
 
     func decide(_ operation: ScenarioOperation, _ step: inout Step, methodName: String, card: (number: String, brand: String)? = nil,
-                msisdn: String? = nil) throws -> SwedbankPayOutcome {
-        let (outcome, delay, dropsAnswer) = try decision(operation, step, methodName: methodName, card: card, msisdn: msisdn)
-        step.delay = Self.total(step.delay, delay)
-        if dropsAnswer { step.dropsAnswer = true }
-        return outcome
+                msisdn: String? = nil) throws -> SwedbankPayOutcome? {
+        guard let decided = try decision(operation, &step, methodName: methodName, card: card, msisdn: msisdn) else { return nil }
+        step.delay = Self.total(step.delay, decided.delay)
+        if decided.dropAfterCommit { step.dropsAnswer = true }
+        return decided.committed.swedbankPay ?? .approve
     }
 
-    /// The decision and its `delay_ms`, which the caller applies (swish.sale: the payer's time in the Swish app).
-    /// `http_error` and `drop_connection` are thrown as ``DecidedAnswer``, delayed by the call's decisions and their own;
-    /// `commit_then_drop` is `approve` with `dropsAnswer` (the caller sets ``Step/dropsAnswer``).
-    func decision(_ operation: ScenarioOperation, _ step: Step, methodName: String, card: (number: String, brand: String)? = nil,
-                  msisdn: String? = nil) throws -> (outcome: SwedbankPayOutcome, delay: Duration?, dropsAnswer: Bool) {
+    /// The decision, journaled as a `DECISION` entry; its `delay_ms` and `commit_then_drop` the caller applies
+    /// (swish.sale: the payer's time in the Swish app). nil when it answers the call itself (`http_error`,
+    /// `drop_connection`: ``Step/answeredBy``, after the delays of the call's decisions and its own).
+    func decision(_ operation: ScenarioOperation, _ step: inout Step, methodName: String, card: (number: String, brand: String)? = nil,
+                  msisdn: String? = nil) throws -> PlayedDecision? {
         var subject: [(String, JSONText)] = [("paymentorder", step.view.request.jsonText), ("paymentMethod", .string(methodName))]
         if let card { subject.append(("card", .object([("number", .string(card.number)), ("brand", .string(card.brand))]))) }
         subject.append(("msisdn", msisdn.map(JSONText.string) ?? .null))
         subject.append(("body", ScenarioEngine.subject(step.request.body)?.jsonText ?? .null))
-        let (scenario, decision): (String?, ScenarioDecision)
+        let decided: PlayedDecision
         do {
-            (scenario, decision) = try engine.decide(operation, request: step.request, namespace: step.record.namespace,
-                                                     subject: JSONNode(.object(subject)), object: step.record.token, sticky: step.view.scenario)
+            decided = try play.decide(operation, step.request, in: step.record.namespace, subject: .some(JSONNode(.object(subject))),
+                                      object: step.record.token, sticky: step.view.scenario)
         } catch {
             throw SwedbankPayProblem.unknownScenario(error)
         }
-        journal?.record(step.record.namespace, method: "DECISION", path: step.request.path, status: 0,
-                        note: ScenarioNote(scenario: scenario, operation: operation, decision: decision).description)
-        switch decision.outcome {
-        case .httpError, .dropConnection: throw DecidedAnswer(outcome: decision.outcome, delay: Self.total(step.delay, decision.delay))
-        case .commitThenDrop: return (.approve, decision.delay, true)
-        default: return (decision.outcome.swedbankPay ?? .approve, decision.delay, false)
+        journal?.record(step.record.namespace, method: "DECISION", path: step.request.path, status: 0, note: decided.note.description)
+        guard !decided.answersCall else {
+            step.answeredBy = decided.outcome
+            step.delay = Self.total(step.delay, decided.delay)
+            step.dropsAnswer = false
+            return nil
         }
+        return decided
     }
 
     /// Two decisions' delays, one after the other; nil when neither has one.
