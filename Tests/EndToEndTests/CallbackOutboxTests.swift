@@ -284,13 +284,16 @@ struct CallbackOutboxTests {
     @Test("callback-late: the first call waits 300 s of the sandbox clock; the outbox says when it is due")
     func late() async throws {
         try await Self.withKlarna("cb-late", scenario: "callback-late") { client, server, listener, hooks in
+            let marker = try await KlarnaCallbackMarker.start(server)
             let id = try await Self.hppSession(client, hooks: hooks)
             _ = try await KlarnaHPPTests.browser(server, "GET", "/hpp/payments/\(id)")
             let pending = try await client.outbox.list()
             #expect(states(pending) == ["pending"] && pending[0]["due"] as? String == "2027-01-15T08:05:00.000Z", "\(pending)")
             try await client.advanceClock(seconds: 299)
-            try await Task.sleep(for: .milliseconds(200))
+            try await marker.fire()   // the callback timer has looked at this namespace's clock at 299 s
             #expect(listener.received.isEmpty, "not before 300 s")
+            let waiting = try await client.outbox.list()
+            #expect(states(waiting) == ["pending"] && attempts(waiting[0]).isEmpty, "not before 300 s: \(waiting)")
             try await client.advanceClock(seconds: 1)
             let received = try await listener.wait(for: 1)
             #expect((received[0].json["session"] as? [String: Any])?["status"] as? String == "IN_PROGRESS")
@@ -319,19 +322,25 @@ struct CallbackOutboxTests {
             _ = try await KlarnaHPPTests.browser(server, "GET", "/hpp/payments/\(id)")  // IN_PROGRESS, answered at once
             _ = try await listener.wait(for: 1)
             listener.hold()
-            let answered = Locked(false)
             let pay = Task {
-                defer { answered.withLock { $0 = true } }
-                return try await KlarnaHPPTests.act(server, id, "pay")
+                let response = try await KlarnaHPPTests.act(server, id, "pay")
+                return (response, answeredBefore: listener.answered)
             }
             let received = try await listener.wait(for: 2)
             #expect((received[1].json["session"] as? [String: Any])?["status"] as? String == "COMPLETED")
-            try await Task.sleep(for: .milliseconds(300))
             #expect(listener.answered == 1)
-            #expect(!answered.withLock { $0 }, "the redirect waits for the callback's answer")
             listener.release()
-            KlarnaHPPTests.expect303(try await pay.value, to: "https://merchant.example/success", status: "COMPLETED")
+            let (redirect, answeredBefore) = try await pay.value
+            KlarnaHPPTests.expect303(redirect, to: "https://merchant.example/success", status: "COMPLETED")
+            #expect(answeredBefore == 2, "the redirect came after the merchant answered the callback")
             #expect(listener.answered == 2)
+            // The journal records the callback's call once its answer came, and the pay request once its own answer
+            // went: the redirect waited for the callback's answer, so the call comes first.
+            let payEntry = try await KlarnaHPPTests.waitForJournal(client, "method=POST&path_prefix=/__sandbox/klarna/hpp/sessions/\(id)/pay", count: 1)[0]
+            let calls = try await client.journal("method=CALLBACK")
+            let call = try #require(calls.first { ($0["note"] as? String)?.contains("status_update COMPLETED") == true }, "\(calls)")
+            #expect(try #require(call["sequence"] as? Int) < (try #require(payEntry["sequence"] as? Int)),
+                    "the redirect waits for the callback's answer: \(calls), \(payEntry)")
         }
     }
 
@@ -371,6 +380,7 @@ struct CallbackOutboxTests {
                 $0.scenarioDirectories = [directory.url]
                 $0.klarnaHPP.callbackRetryDelay = 10
             }) { client, server, listener, hooks in
+                let marker = try await KlarnaCallbackMarker.start(server)
                 let paid = try await Self.hppSession(client, hooks: hooks)
                 KlarnaHPPTests.expect303(try await KlarnaHPPTests.act(server, paid, "pay"), to: "https://merchant.example/success", status: "COMPLETED")
                 let received = try await listener.wait(for: 1)
@@ -388,7 +398,7 @@ struct CallbackOutboxTests {
                 #expect(((try? delivered.jsonObject()["callback"] as? [String: Any])?["state"] as? String) == "delivered", "\(delivered)")
                 _ = try await listener.wait(for: 2)
                 try await client.advanceClock(seconds: 10)
-                try await Task.sleep(for: .milliseconds(300))
+                try await marker.fire()   // the callback timer has looked at this namespace's clock since the retry came due
                 failing = try await client.outbox.list("?object=\(disabled)")
                 #expect(attempts(failing[0]).map { $0["manual"] as? Bool } == [false, true], "no retry after the delivery by hand: \(failing)")
                 #expect(listener.received.count == 2)

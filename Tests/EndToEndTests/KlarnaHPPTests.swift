@@ -459,6 +459,7 @@ struct KlarnaHPPTests {
                 configuration.klarnaHPP.callbackRetryDelay = 30
             }) { server in
                 let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-callbacks"))
+                let marker = try await KlarnaCallbackMarker.start(server)
                 let kp = try await client.newSession()
                 let target = "http://127.0.0.1:\(hooks.port)/hooks/status?hpp={{session_id}}&secret=s3"
                 let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: #"{"status_update": "\#(target)"}"#))
@@ -466,13 +467,15 @@ struct KlarnaHPPTests {
 
                 _ = try await Self.browser(server, "GET", "/hpp/payments/\(id)")  // IN_PROGRESS: attempt 1 answered 500
                 var received = try await listener.wait(for: 1)
-                // No retry before the delay has passed on the sandbox clock.
-                try await Task.sleep(for: .milliseconds(300))
-                #expect(listener.received.count == 1)
                 // The retry is scheduled when the sandbox has the listener's answer, which can come after the
                 // listener saw the request: wait for the journal line of each attempt before moving the clock.
                 _ = try await Self.waitForJournal(client, "method=CALLBACK", count: 1)
-                try await client.advanceClock(seconds: 30)
+                // No retry before the delay has passed on the sandbox clock: not at 29 s, once the callback timer has
+                // looked at this namespace's clock since it moved.
+                try await client.advanceClock(seconds: 29)
+                try await marker.fire()
+                #expect(listener.received.count == 1, "no retry before 30 s")
+                try await client.advanceClock(seconds: 1)
                 received = try await listener.wait(for: 2)  // attempt 2: 500
                 _ = try await Self.waitForJournal(client, "method=CALLBACK", count: 2)
                 try await client.advanceClock(seconds: 30)
@@ -515,6 +518,7 @@ struct KlarnaHPPTests {
             configuration.klarnaHPP.callbackRetryDelay = 5
         }) { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-callbacks-down"))
+            let marker = try await KlarnaCallbackMarker.start(server)
             let kp = try await client.newSession()
             // Port 9 (discard) on loopback: connection refused.
             let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: #"{"status_update": "http://127.0.0.1:9/down"}"#))
@@ -524,7 +528,8 @@ struct KlarnaHPPTests {
                 entries = try await Self.waitForJournal(client, "method=CALLBACK", count: attempt)
                 try await client.advanceClock(seconds: 5)
             }
-            try await Task.sleep(for: .milliseconds(300))
+            // A fifth attempt would be due now: once the callback timer has looked at this namespace's clock, none.
+            try await marker.fire()
             entries = try await client.journal("method=CALLBACK")
             #expect(entries.count == 4 && entries.allSatisfy { $0["status"] as? Int == 0 }, "\(entries)")
             #expect((entries.last?["note"] as? String)?.hasSuffix("; giving up") == true, "\(entries)")

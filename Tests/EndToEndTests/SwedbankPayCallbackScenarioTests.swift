@@ -68,25 +68,34 @@ struct SwedbankPayCallbackScenarioTests {
             try Self.pay(sandbox, client, id)
             let held = try await Self.outbox(client).list()
             #expect(states(held) == ["held"] && attempts(held[0]).isEmpty, "\(held)")
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(listener.received.isEmpty)
+            // A plain order paid after it: its callback is sent at once, so once it has come, the held one would
+            // have come before it.
+            let (plain, _) = try await Self.order(client, hooks: hooks, scenario: nil)
+            try Self.pay(sandbox, client, plain)
+            let first = try await listener.wait(for: 1)
+            #expect(first.map { ($0.json["paymentOrder"] as? [String: Any])?["id"] as? String } == ["/psp/paymentorders/\(plain)"],
+                    "only the plain order's callback reached callbackUrl")
+            #expect(states(try await Self.outbox(client).list("?object=\(id)")) == ["held"])
             let delivered = try await Self.outbox(client).deliver(try #require(held[0]["id"] as? String))
             #expect(delivered.status == 200 && ((try? delivered.jsonObject()["attempt"] as? [String: Any])?["status"] as? Int) == 200, "\(delivered)")
-            let received = try await listener.wait(for: 1)
-            #expect((received[0].json["paymentOrder"] as? [String: Any])?["id"] as? String == "/psp/paymentorders/\(id)")
+            let received = try await listener.wait(for: 2)
+            #expect(received.count == 2 && (received[1].json["paymentOrder"] as? [String: Any])?["id"] as? String == "/psp/paymentorders/\(id)")
         }
     }
 
     @Test("swedbankpay-callback-late: the callback comes 300 s of the sandbox clock after the payment")
     func late() async throws {
-        try await Self.withSwedbankPay { sandbox, _, client, listener, hooks in
+        try await Self.withSwedbankPay { sandbox, server, client, listener, hooks in
+            let marker = try await SwedbankPayCallbackMarker.start(sandbox, server)
             let (id, _) = try await Self.order(client, hooks: hooks, scenario: "swedbankpay-callback-late")
             try Self.pay(sandbox, client, id)
             let pending = try await Self.outbox(client).list()
             #expect(states(pending) == ["pending"] && pending[0]["due"] is String, "\(pending)")
             try await client.advanceClock(seconds: 299)
-            try await Task.sleep(for: .milliseconds(200))
+            try await marker.fire()   // the callback timer has looked at this namespace's clock at 299 s
             #expect(listener.received.isEmpty, "not before 300 s")
+            let waiting = try await Self.outbox(client).list()
+            #expect(states(waiting) == ["pending"] && attempts(waiting[0]).isEmpty, "not before 300 s: \(waiting)")
             try await client.advanceClock(seconds: 1)
             _ = try await listener.wait(for: 1)
             _ = try await Self.outbox(client).wait { states($0) == ["delivered"] }
@@ -132,19 +141,24 @@ struct SwedbankPayCallbackScenarioTests {
             let (_, token) = try await Self.order(client, hooks: hooks, scenario: "swedbankpay-callback-before-redirect")
             let page = CheckoutPageClient(server: server)
             listener.hold()
-            let answered = Locked(false)
             let pay = Task {
-                defer { answered.withLock { $0 = true } }
-                return try await page.post("/checkout/\(token)/card", [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])
+                let response = try await page.post("/checkout/\(token)/card", [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])
+                return (response, answeredBefore: listener.answered)
             }
             _ = try await listener.wait(for: 1)
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(!answered.withLock { $0 }, "the redirect waits for the callback's answer")
             #expect(listener.answered == 0)
             listener.release()
-            let redirect = try await pay.value
+            let (redirect, answeredBefore) = try await pay.value
             #expect(redirect.status == 303 && redirect.header("Location") == "https://example.com/payment-completed", "\(redirect)")
+            #expect(answeredBefore == 1, "the redirect came after the merchant answered the callback")
             #expect(listener.answered == 1)
+            // The journal records the callback's call once its answer came, and the page's POST once its own answer
+            // went: the redirect waited for the callback's answer, so the call comes first.
+            let post = try await client.waitForJournal("method=POST&path_prefix=/checkout/\(token)/card", count: 1)[0]
+            let calls = try await client.journal("method=CALLBACK")
+            let call = try #require(calls.first, "\(calls)")
+            #expect(try #require(call["sequence"] as? Int) < (try #require(post["sequence"] as? Int)),
+                    "the redirect waits for the callback's answer: \(calls), \(post)")
         }
     }
 }

@@ -160,7 +160,6 @@ import Testing
         let registry = NamespaceRegistry(clock: clock), ids = SequentialIDGenerator()
         let orders = KlarnaOrderManagementStore(registry: registry, ids: ids)
         let payments = KlarnaPaymentsStore(registry: registry, ids: ids, orders: orders)
-        let fields = try KlarnaJSON.decode(KlarnaSessionFields.self, from: Data(PaymentsStoreTests.cart.utf8))
         let request = try KlarnaJSON.decode(KlarnaCreateOrderRequest.self, from: Data(PaymentsStoreTests.cart.utf8))
         let oldest = try session(payments)
         clock.advance(by: 60)

@@ -45,7 +45,7 @@ import Testing
         big: 1 << 53, negative: .min, small: -128, flag: true, ratio: 0.1 + 0.2,
         date: Date(timeIntervalSinceReferenceDate: 817_571_392.293076), data: Data([0, 1, 2, 250, 255]),
         url: URL(string: "https://example.com/a?b=c&d=%C3%A9")!, list: [1, nil, 3], map: ["a": ["x", "y"], "": []],
-        kinds: [.plain, .amount(100, currency: "SEK"), .nested(nil)], box: Box(values: [1, 2.5, -0.0, 1e300, 5e-324]),
+        kinds: [.plain, .amount(100, currency: "SEK"), .nested(nil)], box: Box(values: [1, 2.5, -0.0, 1e300, .leastNonzeroMagnitude]),
         json: .object([("a", .array([.int(1), .double(2.5), .string("s"), .null, .bool(false)]))]), status: .created)
 
     static func written(_ value: some Encodable) throws -> [UInt8] {
