@@ -185,72 +185,79 @@ struct ScenarioValidator {
 
     mutating func rule(_ node: JSONNode, _ path: JSONPath) -> ScenarioRule? {
         guard let object = self.object(node, path, what: "a rule object") else { return nil }
-        var valid = true
-
-        var operation: ScenarioOperation?
-        if let node = require(object, "operation") {
-            if let raw = string(node, path / "operation") {
-                let candidate = ScenarioOperation(raw)
-                if vocabulary.operation(candidate) != nil {
-                    operation = candidate
-                } else {
-                    report(path / "operation", at: node.position,
-                           "unknown operation \(JSONNode.quoted(raw)) (expected one of: \(vocabulary.operations.map(\.name.rawValue).joined(separator: ", ")))")
-                }
-            }
-        }
-        if operation == nil { valid = false }
-
-        var conditions: [ScenarioCondition] = []
-        if let when = object["when"] {
-            if let elements = when.elements {
-                for (index, element) in elements.enumerated() {
-                    if let condition = condition(element, path / "when" / index, operation: operation) { conditions.append(condition) } else { valid = false }
-                }
-            } else {
-                report(path / "when", at: when.position, "expected an array of conditions, found \(ScenarioValidator.found(when))")
-                valid = false
-            }
-        }
-
-        let ruleKeys = ["operation", "when"]
-        var steps: [ScenarioStep] = []
+        let operation = ruleOperation(object, path)
+        let conditions = ruleConditions(object, path, operation: operation)
         let isSequence = object.has("sequence") && !object.has("outcome")
+        let steps = ruleSteps(object, node, path, operation: operation)
+        guard let operation, let conditions, let steps, !steps.isEmpty else { return nil }
+        return ScenarioRule(operation: operation, conditions: conditions, steps: steps, isSequence: isSequence, position: node.position)
+    }
+
+    /// A rule's `operation`, one the vocabulary knows; nil (reported) otherwise.
+    private mutating func ruleOperation(_ object: Object, _ path: JSONPath) -> ScenarioOperation? {
+        guard let node = require(object, "operation"), let raw = string(node, path / "operation") else { return nil }
+        let candidate = ScenarioOperation(raw)
+        if vocabulary.operation(candidate) != nil { return candidate }
+        report(path / "operation", at: node.position,
+               "unknown operation \(JSONNode.quoted(raw)) (expected one of: \(vocabulary.operations.map(\.name.rawValue).joined(separator: ", ")))")
+        return nil
+    }
+
+    /// A rule's `when` conditions (none without one); nil when one is invalid (each reported).
+    private mutating func ruleConditions(_ object: Object, _ path: JSONPath, operation: ScenarioOperation?) -> [ScenarioCondition]? {
+        guard let when = object["when"] else { return [] }
+        guard let elements = when.elements else {
+            report(path / "when", at: when.position, "expected an array of conditions, found \(ScenarioValidator.found(when))")
+            return nil
+        }
+        var conditions: [ScenarioCondition] = [], valid = true
+        for (index, element) in elements.enumerated() {
+            if let condition = condition(element, path / "when" / index, operation: operation) { conditions.append(condition) } else { valid = false }
+        }
+        return valid ? conditions : nil
+    }
+
+    /// A rule's steps: its inline `outcome`, or its `sequence` of outcome objects; nil when any is invalid.
+    private mutating func ruleSteps(_ object: Object, _ node: JSONNode, _ path: JSONPath, operation: ScenarioOperation?) -> [ScenarioStep]? {
+        let ruleKeys = ["operation", "when"]
         if object.has("outcome") && object.has("sequence") {
             report(path, at: node.position, "a rule has either \"outcome\" or \"sequence\", not both")
-            valid = false
             // Still check the inline outcome; "sequence" is not reported again as an unknown key.
             _ = step(object, path, operation: operation, ownKeys: ruleKeys + ["sequence"])
-        } else if let sequence = object["sequence"] {
+            return nil
+        }
+        if let sequence = object["sequence"] {
             checkKeys(object, allowed: ruleKeys + ["sequence"])
-            if let elements = sequence.elements {
-                if elements.isEmpty {
-                    report(path / "sequence", at: sequence.position, "must not be empty (give at least one outcome object)")
-                    valid = false
-                }
-                for (index, element) in elements.enumerated() {
-                    let elementPath = path / "sequence" / index
-                    if let elementObject = self.object(element, elementPath, what: "an outcome object"),
-                       let step = step(elementObject, elementPath, operation: operation, ownKeys: []) {
-                        steps.append(step)
-                    } else {
-                        valid = false
-                    }
-                }
-            } else {
-                report(path / "sequence", at: sequence.position, "expected an array of outcome objects, found \(ScenarioValidator.found(sequence))")
-                valid = false
-            }
-        } else if object.has("outcome") {
-            if let step = step(object, path, operation: operation, ownKeys: ruleKeys) { steps.append(step) } else { valid = false }
-        } else {
-            report(path, at: node.position, "missing \"outcome\" or \"sequence\"")
-            checkKeys(object, allowed: ruleKeys + ["outcome", "sequence", "delay_ms"] + vocabulary.allParameterNames)
+            return sequenceSteps(sequence, path / "sequence", operation: operation)
+        }
+        if object.has("outcome") { return step(object, path, operation: operation, ownKeys: ruleKeys).map { [$0] } }
+        report(path, at: node.position, "missing \"outcome\" or \"sequence\"")
+        checkKeys(object, allowed: ruleKeys + ["outcome", "sequence", "delay_ms"] + vocabulary.allParameterNames)
+        return nil
+    }
+
+    /// The outcome objects of a `sequence`: at least one; nil when any is invalid.
+    private mutating func sequenceSteps(_ sequence: JSONNode, _ path: JSONPath, operation: ScenarioOperation?) -> [ScenarioStep]? {
+        guard let elements = sequence.elements else {
+            report(path, at: sequence.position, "expected an array of outcome objects, found \(ScenarioValidator.found(sequence))")
+            return nil
+        }
+        var valid = true
+        if elements.isEmpty {
+            report(path, at: sequence.position, "must not be empty (give at least one outcome object)")
             valid = false
         }
-
-        guard valid, let operation, !steps.isEmpty else { return nil }
-        return ScenarioRule(operation: operation, conditions: conditions, steps: steps, isSequence: isSequence, position: node.position)
+        var steps: [ScenarioStep] = []
+        for (index, element) in elements.enumerated() {
+            let elementPath = path / index
+            if let elementObject = self.object(element, elementPath, what: "an outcome object"),
+               let step = step(elementObject, elementPath, operation: operation, ownKeys: []) {
+                steps.append(step)
+            } else {
+                valid = false
+            }
+        }
+        return valid ? steps : nil
     }
 
     // MARK: Outcome objects
@@ -394,40 +401,7 @@ struct ScenarioValidator {
     mutating func condition(_ node: JSONNode, _ path: JSONPath, operation: ScenarioOperation?) -> ScenarioCondition? {
         guard let object = self.object(node, path, what: "a condition object") else { return nil }
         checkKeys(object, allowed: ["field", "header"] + ScenarioValidator.tests)
-        var subject: ScenarioCondition.Subject?
-        var valid = true
-        switch (object["field"], object["header"]) {
-        case (.some, .some):
-            report(path, at: node.position, "a condition has either \"field\" or \"header\", not both")
-            valid = false
-        case (nil, nil):
-            report(path, at: node.position, "missing \"field\" (a path into the JSON body) or \"header\" (a request header name)")
-            valid = false
-        case (let field?, nil):
-            if let text = string(field, path / "field") {
-                if let fieldPath = ScenarioFieldPath(text) {
-                    subject = .field(fieldPath)
-                    if let operation, let shape = vocabulary.operation(operation)?.request,
-                       let reason = shape.whyNot(fieldPath) {
-                        warnings.append(ScenarioProblem(file: file, line: field.position.line, column: field.position.column,
-                                                        path: (path / "field").description,
-                                                        message: "warning: \(JSONNode.quoted(text)) cannot occur in the request of \(operation): \(reason)"))
-                    }
-                } else {
-                    report(path / "field", at: field.position,
-                           "\(JSONNode.quoted(text)) is not a field path (names joined by '.', with [index] for array elements, e.g. \"order_lines[0].name\")")
-                }
-            }
-        case (nil, let header?):
-            if let name = string(header, path / "header") {
-                if ScenarioValidator.isToken(name) {
-                    subject = .header(name)
-                } else {
-                    report(path / "header", at: header.position, "\(JSONNode.quoted(name)) is not a valid header name")
-                }
-            }
-        }
-
+        let subject = conditionSubject(object, node, path, operation: operation)
         let present = ScenarioValidator.tests.filter(object.has)
         guard present.count == 1, let key = present.first, let value = object[key] else {
             if present.isEmpty {
@@ -438,31 +412,64 @@ struct ScenarioValidator {
             }
             return nil
         }
-        let testPath = path / key
-        var test: ScenarioCondition.Test?
+        guard let test = conditionTest(key, value, path / key, subject: subject), let subject else { return nil }
+        return ScenarioCondition(subject, test)
+    }
+
+    /// What a condition looks at: a body `field` (warned about when the operation's request cannot have it) or a
+    /// request `header`; nil (reported) when it names neither, both, or an invalid one.
+    private mutating func conditionSubject(_ object: Object, _ node: JSONNode, _ path: JSONPath,
+                                           operation: ScenarioOperation?) -> ScenarioCondition.Subject? {
+        switch (object["field"], object["header"]) {
+        case (.some, .some):
+            report(path, at: node.position, "a condition has either \"field\" or \"header\", not both")
+        case (nil, nil):
+            report(path, at: node.position, "missing \"field\" (a path into the JSON body) or \"header\" (a request header name)")
+        case (let field?, nil):
+            guard let text = string(field, path / "field") else { return nil }
+            guard let fieldPath = ScenarioFieldPath(text) else {
+                report(path / "field", at: field.position,
+                       "\(JSONNode.quoted(text)) is not a field path (names joined by '.', with [index] for array elements, e.g. \"order_lines[0].name\")")
+                return nil
+            }
+            if let operation, let shape = vocabulary.operation(operation)?.request, let reason = shape.whyNot(fieldPath) {
+                warnings.append(ScenarioProblem(file: file, line: field.position.line, column: field.position.column,
+                                                path: (path / "field").description,
+                                                message: "warning: \(JSONNode.quoted(text)) cannot occur in the request of \(operation): \(reason)"))
+            }
+            return .field(fieldPath)
+        case (nil, let header?):
+            guard let name = string(header, path / "header") else { return nil }
+            if ScenarioValidator.isToken(name) { return .header(name) }
+            report(path / "header", at: header.position, "\(JSONNode.quoted(name)) is not a valid header name")
+        }
+        return nil
+    }
+
+    /// A condition's one test (`equals`, `contains`, `matches`, `exists`); nil (reported) when its value is invalid.
+    private mutating func conditionTest(_ key: String, _ value: JSONNode, _ testPath: JSONPath,
+                                        subject: ScenarioCondition.Subject?) -> ScenarioCondition.Test? {
         switch key {
         case "equals":
             if case .header = subject, value.stringValue == nil {
                 report(testPath, at: value.position, "a header is compared with a string, found \(ScenarioValidator.found(value))")
-            } else {
-                test = .equals(value)
+                return nil
             }
+            return .equals(value)
         case "contains":
-            if let string = string(value, testPath) {
-                if string.isEmpty { report(testPath, at: value.position, "must not be empty") } else { test = .contains(string) }
-            }
+            guard let string = string(value, testPath) else { return nil }
+            if string.isEmpty { report(testPath, at: value.position, "must not be empty"); return nil }
+            return .contains(string)
         case "matches":
-            if let pattern = string(value, testPath) {
-                do {
-                    test = .matches(try ScenarioPattern(pattern))
-                } catch {
-                    report(testPath, at: value.position, "invalid regular expression \(JSONNode.quoted(pattern))")
-                }
+            guard let pattern = string(value, testPath) else { return nil }
+            do {
+                return .matches(try ScenarioPattern(pattern))
+            } catch {
+                report(testPath, at: value.position, "invalid regular expression \(JSONNode.quoted(pattern))")
+                return nil
             }
         default:
-            if let flag = bool(value, testPath) { test = .exists(flag) }
+            return bool(value, testPath).map { .exists($0) }
         }
-        guard valid, let subject, let test else { return nil }
-        return ScenarioCondition(subject, test)
     }
 }
