@@ -102,70 +102,84 @@ struct CommandLineOptions: Equatable {
         try options.apply(environment: environment)
         var rest = arguments[...]
         if let first = rest.first, !first.hasPrefix("-") {
-            switch first {
-            case "serve": options.command = .serve
-            case "healthcheck": options.command = .healthcheck
-            case "validate": options.command = .validate
-            case "schema": options.command = .schema
-            default: throw UsageError(message: "unknown command '\(first)'")
-            }
+            options.command = try command(named: first)
             rest = rest.dropFirst()
         }
-        var scenarioFlags: [String] = []
-        var hostFlags: [String] = []
+        var repeated = RepeatedFlags()
         while let argument = rest.popFirst() {
             if options.command == .validate && !argument.hasPrefix("-") {
                 options.validatePaths.append(argument)
                 continue
             }
-            var name = argument
-            var inlineValue: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
-            }
-            func value() throws(UsageError) -> String {
-                if let inlineValue { return inlineValue }
-                guard let next = rest.popFirst() else { throw UsageError(message: "\(name) needs a value") }
-                return next
-            }
-            switch name {
-            case "-h", "--help": options.command = .help
-            case "--version": options.command = .version
-            case "--host": options.host = try value()
-            case "--port": options.port = try parsePort(try value(), source: name)
-            case "--scenarios": scenarioFlags.append(try value())
-            case "--log-format": options.logFormat = try parseFormat(try value(), source: name)
-            case "--quiet": options.quiet = true
-            case "--timeout": options.healthcheckTimeoutSeconds = try parseSeconds(try value(), source: name)
-            case "--max-body-bytes": options.maxBodyBytes = try parseCount(try value(), source: name)
-            case "--max-head-bytes": options.maxHeadBytes = try parseCount(try value(), source: name)
-            case "--max-connections": options.maxConnections = try parseCount(try value(), source: name)
-            case "--head-timeout": options.headTimeoutSeconds = try parseSeconds(try value(), source: name)
-            case "--idle-timeout": options.idleTimeoutSeconds = try parseSeconds(try value(), source: name)
-            case "--handler-timeout": options.handlerTimeoutSeconds = try parseSeconds(try value(), source: name)
-            case "--public-url": options.publicURL = try parseBaseURL(try value(), source: name)
-            case "--trust-proxy":
-                // A bare flag takes no value (the next argument is another flag): only --trust-proxy=WHICH names one.
-                options.trustProxy = .all
-                if let inlineValue { options.trustProxy = try parseTrust(inlineValue, source: name) }
-            case "--control-token": options.controlToken = try parseToken(try value(), source: name)
-            case "--allowed-host": hostFlags.append(try parseHostName(try value(), source: name))
-            case "--max-objects": options.maxObjects = try parseBound(try value(), source: name)
-            case "--callback-outbox": options.callbackOutbox = try parseCount(try value(), source: name)
-            case "--callback-outbox-per-namespace": options.callbackOutboxPerNamespace = try parseCount(try value(), source: name)
-            case "--state-file": options.stateFile = try parsePath(try value(), source: name)
-            case "--snapshot-interval": options.snapshotIntervalSeconds = try parseSeconds(try value(), source: name)
-            default: throw UsageError(message: "unknown option '\(argument)'")
-            }
+            try options.apply(argument, rest: &rest, repeated: &repeated)
         }
-        if !scenarioFlags.isEmpty { options.scenarioDirectories = scenarioFlags }
-        if !hostFlags.isEmpty { options.allowedHosts = hostFlags }
+        if !repeated.scenarios.isEmpty { options.scenarioDirectories = repeated.scenarios }
+        if !repeated.hosts.isEmpty { options.allowedHosts = repeated.hosts }
         if options.host.isEmpty { throw UsageError(message: "--host must not be empty") }
         if options.snapshotIntervalSeconds != nil && options.stateFile == nil {
             throw UsageError(message: "--snapshot-interval needs --state-file")
         }
         return options
+    }
+
+    private static func command(named name: String) throws(UsageError) -> Command {
+        switch name {
+        case "serve": .serve
+        case "healthcheck": .healthcheck
+        case "validate": .validate
+        case "schema": .schema
+        default: throw UsageError(message: "unknown command '\(name)'")
+        }
+    }
+
+    /// Flags that may be given more than once: each adds to a list that replaces the environment's.
+    private struct RepeatedFlags {
+        var scenarios: [String] = []
+        var hosts: [String] = []
+    }
+
+    /// Applies one option (`--name value`, `--name=value` or a bare flag), taking its value from `rest` if needed.
+    private mutating func apply(_ argument: String, rest: inout ArraySlice<String>, repeated: inout RepeatedFlags) throws(UsageError) {
+        var name = argument
+        var inlineValue: String?
+        if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+            name = String(argument[..<equals])
+            inlineValue = String(argument[argument.index(after: equals)...])
+        }
+        func value() throws(UsageError) -> String {
+            if let inlineValue { return inlineValue }
+            guard let next = rest.popFirst() else { throw UsageError(message: "\(name) needs a value") }
+            return next
+        }
+        switch name {
+        case "-h", "--help": command = .help
+        case "--version": command = .version
+        case "--host": host = try value()
+        case "--port": port = try Self.parsePort(try value(), source: name)
+        case "--scenarios": repeated.scenarios.append(try value())
+        case "--log-format": logFormat = try Self.parseFormat(try value(), source: name)
+        case "--quiet": quiet = true
+        case "--timeout": healthcheckTimeoutSeconds = try Self.parseSeconds(try value(), source: name)
+        case "--max-body-bytes": maxBodyBytes = try Self.parseCount(try value(), source: name)
+        case "--max-head-bytes": maxHeadBytes = try Self.parseCount(try value(), source: name)
+        case "--max-connections": maxConnections = try Self.parseCount(try value(), source: name)
+        case "--head-timeout": headTimeoutSeconds = try Self.parseSeconds(try value(), source: name)
+        case "--idle-timeout": idleTimeoutSeconds = try Self.parseSeconds(try value(), source: name)
+        case "--handler-timeout": handlerTimeoutSeconds = try Self.parseSeconds(try value(), source: name)
+        case "--public-url": publicURL = try Self.parseBaseURL(try value(), source: name)
+        case "--trust-proxy":
+            // A bare flag takes no value (the next argument is another flag): only --trust-proxy=WHICH names one.
+            trustProxy = .all
+            if let inlineValue { trustProxy = try Self.parseTrust(inlineValue, source: name) }
+        case "--control-token": controlToken = try Self.parseToken(try value(), source: name)
+        case "--allowed-host": repeated.hosts.append(try Self.parseHostName(try value(), source: name))
+        case "--max-objects": maxObjects = try Self.parseBound(try value(), source: name)
+        case "--callback-outbox": callbackOutbox = try Self.parseCount(try value(), source: name)
+        case "--callback-outbox-per-namespace": callbackOutboxPerNamespace = try Self.parseCount(try value(), source: name)
+        case "--state-file": stateFile = try Self.parsePath(try value(), source: name)
+        case "--snapshot-interval": snapshotIntervalSeconds = try Self.parseSeconds(try value(), source: name)
+        default: throw UsageError(message: "unknown option '\(argument)'")
+        }
     }
 
     private mutating func apply(environment: [String: String]) throws(UsageError) {
