@@ -555,82 +555,114 @@ final class SavedSectionScan<State: SavableNamespaceState> {
 
     init(_ reader: SavedStateReader) { self.reader = reader }
 
+    /// What one step of the walk gives: nothing yet (walk on), or the next job (nil: the section is read).
+    private enum Step {
+        case more
+        case yield(SavedRestoreJob<State>?)
+    }
+
     func next() throws -> SavedRestoreJob<State>? {
         while true {
+            let step: Step
             switch place {
             case .start:
                 try reader.beginObject()
                 place = .section
-            case .section:
-                guard let key = try reader.nextMember() else {
-                    place = .done
-                    if sequence == nil { missingSequence = reader.missing("sequence") }
-                    return nil
-                }
-                switch key {
-                case "sequence": sequence = try reader.readCounter()
-                case "namespaces":
-                    try reader.beginArray()
-                    place = .namespaces
-                default: try reader.skipValue()
-                }
-            case .namespaces:
-                guard try reader.nextElement() else {
-                    place = .section
-                    continue
-                }
-                try reader.beginObject()
-                (name, namespaceSequence, sawObjects, rest, namespacePath) = (nil, nil, false, [UInt8(ascii: "{")], reader.path)
-                place = .namespace
-            case .namespace:
-                guard let key = try reader.nextMember() else {
-                    place = .namespaces
-                    return namespaceEnd()
-                }
-                switch key {
-                case "namespace": name = try reader.decode(String.self)
-                case "sequence": namespaceSequence = try reader.readCounter()
-                case "objects":
-                    try reader.beginObject()
-                    sawObjects = true
-                    place = .objects
-                default: try reader.skipValue()
-                }
-            case .objects:
-                guard let member = try reader.nextMember() else {
-                    place = .namespace
-                    continue
-                }
-                if let collection = collections.first(where: { $0.key == member }) {
-                    try reader.beginObject()
-                    place = .collection(collection)
-                } else {
-                    // A member of the rest: gathered, decoded at the namespace's end.
-                    if rest.count > 1 { rest.append(UInt8(ascii: ",")) }
-                    rest.append(contentsOf: reader.rawText(of: member))
-                    rest.append(UInt8(ascii: ":"))
-                    rest.append(contentsOf: try reader.skipValue())
-                }
-            case .collection(let collection):
-                let path = reader.path
-                var items: [(id: String, offset: Int)] = []
-                items.reserveCapacity(SavedStateOutput.objectsPerLock)
-                while items.count < SavedStateOutput.objectsPerLock {
-                    guard let id = try reader.nextMember() else {
-                        place = .objects
-                        break
-                    }
-                    _ = reader.scanner.peek()
-                    items.append((id, reader.position))
-                    try reader.skipValue()
-                }
-                guard !items.isEmpty else { continue }
-                let (text, values) = (reader.text, reader.values)
-                return SavedRestoreJob { .objects(try collection.decodeBatch(text, items, path, values)) }
-            case .done:
-                return nil
+                continue
+            case .section: step = try sectionMember()
+            case .namespaces: step = try namespaceStart()
+            case .namespace: step = try namespaceMember()
+            case .objects: step = try objectsMember()
+            case .collection(let collection): step = try batch(of: collection)
+            case .done: return nil
             }
+            if case .yield(let job) = step { return job }
         }
+    }
+
+    /// A member of the section: its `sequence`, its `namespaces`, or one to skip; its end ends the walk.
+    private func sectionMember() throws -> Step {
+        guard let key = try reader.nextMember() else {
+            place = .done
+            if sequence == nil { missingSequence = reader.missing("sequence") }
+            return .yield(nil)
+        }
+        switch key {
+        case "sequence": sequence = try reader.readCounter()
+        case "namespaces":
+            try reader.beginArray()
+            place = .namespaces
+        default: try reader.skipValue()
+        }
+        return .more
+    }
+
+    /// The next namespace of `namespaces`, or back to the section after the last.
+    private func namespaceStart() throws -> Step {
+        guard try reader.nextElement() else {
+            place = .section
+            return .more
+        }
+        try reader.beginObject()
+        (name, namespaceSequence, sawObjects, rest, namespacePath) = (nil, nil, false, [UInt8(ascii: "{")], reader.path)
+        place = .namespace
+        return .more
+    }
+
+    /// A member of a namespace (`namespace`, `sequence`, `objects`); its end is the namespace's job.
+    private func namespaceMember() throws -> Step {
+        guard let key = try reader.nextMember() else {
+            place = .namespaces
+            return .yield(namespaceEnd())
+        }
+        switch key {
+        case "namespace": name = try reader.decode(String.self)
+        case "sequence": namespaceSequence = try reader.readCounter()
+        case "objects":
+            try reader.beginObject()
+            sawObjects = true
+            place = .objects
+        default: try reader.skipValue()
+        }
+        return .more
+    }
+
+    /// A member of a namespace's `objects`: a collection of stored objects, or a member of the rest (gathered,
+    /// decoded at the namespace's end).
+    private func objectsMember() throws -> Step {
+        guard let member = try reader.nextMember() else {
+            place = .namespace
+            return .more
+        }
+        if let collection = collections.first(where: { $0.key == member }) {
+            try reader.beginObject()
+            place = .collection(collection)
+        } else {
+            if rest.count > 1 { rest.append(UInt8(ascii: ",")) }
+            rest.append(contentsOf: reader.rawText(of: member))
+            rest.append(UInt8(ascii: ":"))
+            rest.append(contentsOf: try reader.skipValue())
+        }
+        return .more
+    }
+
+    /// The next batch of a collection's objects (found, not decoded: the job decodes them), or back to `objects`.
+    private func batch(of collection: SavedCollection<State>) throws -> Step {
+        let path = reader.path
+        var items: [(id: String, offset: Int)] = []
+        items.reserveCapacity(SavedStateOutput.objectsPerLock)
+        while items.count < SavedStateOutput.objectsPerLock {
+            guard let id = try reader.nextMember() else {
+                place = .objects
+                break
+            }
+            _ = reader.scanner.peek()
+            items.append((id, reader.position))
+            try reader.skipValue()
+        }
+        guard !items.isEmpty else { return .more }
+        let (text, values) = (reader.text, reader.values)
+        return .yield(SavedRestoreJob { .objects(try collection.decodeBatch(text, items, path, values)) })
     }
 
     /// The job of a namespace's end: its name, creation number and objects must be there; its rest is decoded.
