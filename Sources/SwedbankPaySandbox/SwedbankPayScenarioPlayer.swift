@@ -20,7 +20,7 @@ struct SwedbankPayPageErrorFormat: ProviderErrorFormat {
     }
 }
 
-/// The shared scenario player (SandboxScenarios) speaking Swedbank Pay's problems.
+/// The shared scenario player (SandboxPlugIn) speaking Swedbank Pay's problems.
 typealias SwedbankPayScenarioPlayer = ScenarioPlayer<SwedbankPayErrorFormat>
 
 extension ScenarioPlayer where Format == SwedbankPayErrorFormat {

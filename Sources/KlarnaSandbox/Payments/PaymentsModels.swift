@@ -6,7 +6,7 @@ import Foundation
 // Every field is optional here so that a missing required field is reported by the validator with
 // Klarna's own message (`Bad value: <path>`) instead of a generic decoding error. The groups of fields a request
 // usually leaves out (customer, merchant URLs, ...) are `@Boxed`: absent they take 8 bytes, present one box that
-// every copy shares (SandboxScenarios/SharedStorage.swift); an address keeps only its fields that are set.
+// every copy shares (SandboxCore/SharedStorage.swift); an address keeps only its fields that are set.
 
 /// An address keeps only the fields that are set (most requests send a few of the 13), in ``Field`` order, so that
 /// equal addresses are equal values: 8 bytes inline and one short list, shared by every copy.

@@ -702,7 +702,7 @@ extension PaymentsLedger.Authorization: Codable {}
 extension PaymentsLedger.Order: Codable {}
 
 // Values made of values only: a restore shares equal ones between objects, as the store shares them (a session's fields
-// and its authorization's snapshot, an order's request and the Order Management order's; SandboxScenarios'
+// and its authorization's snapshot, an order's request and the Order Management order's; SandboxCore's
 // SavedValueShareable).
 extension KlarnaSessionFields: SavedValueShareable {}
 extension KlarnaCreateOrderRequest: SavedValueShareable {}
