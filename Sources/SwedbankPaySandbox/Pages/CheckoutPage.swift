@@ -42,59 +42,10 @@ enum CheckoutPage {
         for method in document.pageMethods {
             let name = HTMLText.escape(method)
             switch SessionMethod(rawValue: method) {
-            case .creditCard?:
-                var saved = ""
-                for card in document.savedCards {
-                    saved += """
-                        <form class="saved-card-form" method="post" action="/checkout/\(token)/card\(query)">\
-                        <input type="hidden" name="payment_token" value="\(HTMLText.escape(card.paymentToken))">\
-                        <button class="pay-saved-card" type="submit" data-masked-pan="\(HTMLText.escape(card.maskedPan))">\
-                        \(HTMLText.escape(card.cardBrand)) \(HTMLText.escape(card.maskedPan))</button></form>
-
-                        """
-                }
-                let error = cardError.map { #"<p id="card-error" class="error" role="alert">\#(HTMLText.escape($0))</p>"# } ?? ""
-                sections += """
-                    <section class="method" data-method="\(name)"><h2>Card</h2>
-                    \(saved.isEmpty ? "" : "<div id=\"saved-cards\">\n\(saved)</div>")
-                    <form id="card-form" method="post" action="/checkout/\(token)/card\(query)">
-                    \(error)<label>Card number <input id="card-number" name="pan" inputmode="numeric" autocomplete="cc-number" required></label>
-                    <div class="row"><label>Expiry (MM/YY) <input id="card-expiry" name="expiry" placeholder="MM/YY" autocomplete="cc-exp" required></label>
-                    <label>CVC <input id="card-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" required></label></div>
-                    <button id="pay-card" class="primary" type="submit">Pay \(total)</button>
-                    </form>
-                    <p class="hint">Test cards: 4925000000000004 (no 3-D Secure), 4761739001010416 (3-D Secure challenge).</p>
-                    </section>
-
-                    """
-            case .swish?:
-                let msisdn = HTMLText.escape(view.payer?.msisdn ?? "")
-                sections += """
-                    <section class="method" data-method="\(name)"><h2>Swish</h2>
-                    <form id="swish-form" method="post" action="/checkout/\(token)/swish\(query)">
-                    <label>Mobile number <input id="swish-msisdn" name="msisdn" type="tel" value="\(msisdn)" placeholder="+46739000001"></label>
-                    <button id="pay-swish" class="primary" type="submit">Pay with Swish</button>
-                    </form></section>
-
-                    """
-            default:
-                sections += """
-                    <section class="method" data-method="\(name)"><h2>\(name)</h2>
-                    <form class="web-form" data-method="\(name)" method="post" action="/checkout/\(token)/web/\(name)\(query)">
-                    <label>Social security number <input id="ssn-\(name)" class="ssn" name="ssn" placeholder="199710202392"></label>
-                    <button id="pay-\(name)" class="primary" type="submit">Pay with \(name)</button>
-                    </form></section>
-
-                    """
+            case .creditCard?: sections += cardSection(document, name: name, token: token, query: query, total: total, cardError: cardError)
+            case .swish?: sections += swishSection(document, name: name, token: token, query: query)
+            default: sections += webSection(name: name, token: token, query: query)
             }
-        }
-        var attemptError = ""
-        if let problem = document.record.problem?.problem {
-            attemptError = """
-                <div id="attempt-error" class="error" role="alert" data-problem-type="\(HTMLText.escape(problem.type))">\
-                <strong>\(HTMLText.escape(problem.title))</strong> \(HTMLText.escape(problem.detail)) Try again or choose another way to pay.</div>
-
-                """
         }
         return page(title: "Swedbank Pay", body: """
             <main id="swedbankpay-checkout" data-token="\(token)" data-status="\(view.status.rawValue)" data-embed="\(mode == .embedded ? "1" : "0")">
@@ -104,11 +55,76 @@ enum CheckoutPage {
             <p id="order-description">\(HTMLText.escape(view.description))</p>
             <p class="total">Total <strong id="total-amount" data-minor-units="\(view.amount)" data-currency="\(HTMLText.escape(view.currency))">\(total)</strong></p>
             </section>
-            \(attemptError)<div id="methods">
+            \(attemptError(document))<div id="methods">
             \(sections)</div>
             <form id="cancel-form" method="post" action="/checkout/\(token)/abort\(query)"><button id="cancel-payment" type="submit">Cancel payment</button></form>
             </main>
             """)
+    }
+
+    /// The card method: the payer's saved cards, then the new-card form (with the input's error after a 400).
+    private static func cardSection(_ document: PaymentSessionDocument, name: String, token: String, query: String, total: String,
+                                    cardError: String?) -> String {
+        let saved = document.savedCards.map { savedCardForm($0, token: token, query: query) }.joined()
+        let error = cardError.map { #"<p id="card-error" class="error" role="alert">\#(HTMLText.escape($0))</p>"# } ?? ""
+        return """
+            <section class="method" data-method="\(name)"><h2>Card</h2>
+            \(saved.isEmpty ? "" : "<div id=\"saved-cards\">\n\(saved)</div>")
+            <form id="card-form" method="post" action="/checkout/\(token)/card\(query)">
+            \(error)<label>Card number <input id="card-number" name="pan" inputmode="numeric" autocomplete="cc-number" required></label>
+            <div class="row"><label>Expiry (MM/YY) <input id="card-expiry" name="expiry" placeholder="MM/YY" autocomplete="cc-exp" required></label>
+            <label>CVC <input id="card-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" required></label></div>
+            <button id="pay-card" class="primary" type="submit">Pay \(total)</button>
+            </form>
+            <p class="hint">Test cards: 4925000000000004 (no 3-D Secure), 4761739001010416 (3-D Secure challenge).</p>
+            </section>
+
+            """
+    }
+
+    /// One saved card: a form of its own that pays with its payment token.
+    private static func savedCardForm(_ card: SavedCard, token: String, query: String) -> String {
+        """
+        <form class="saved-card-form" method="post" action="/checkout/\(token)/card\(query)">\
+        <input type="hidden" name="payment_token" value="\(HTMLText.escape(card.paymentToken))">\
+        <button class="pay-saved-card" type="submit" data-masked-pan="\(HTMLText.escape(card.maskedPan))">\
+        \(HTMLText.escape(card.cardBrand)) \(HTMLText.escape(card.maskedPan))</button></form>
+
+        """
+    }
+
+    private static func swishSection(_ document: PaymentSessionDocument, name: String, token: String, query: String) -> String {
+        let msisdn = HTMLText.escape(document.view.payer?.msisdn ?? "")
+        return """
+            <section class="method" data-method="\(name)"><h2>Swish</h2>
+            <form id="swish-form" method="post" action="/checkout/\(token)/swish\(query)">
+            <label>Mobile number <input id="swish-msisdn" name="msisdn" type="tel" value="\(msisdn)" placeholder="+46739000001"></label>
+            <button id="pay-swish" class="primary" type="submit">Pay with Swish</button>
+            </form></section>
+
+            """
+    }
+
+    /// A web-based instrument (Vipps, MobilePay, Trustly, …): the payer's social security number.
+    private static func webSection(name: String, token: String, query: String) -> String {
+        """
+        <section class="method" data-method="\(name)"><h2>\(name)</h2>
+        <form class="web-form" data-method="\(name)" method="post" action="/checkout/\(token)/web/\(name)\(query)">
+        <label>Social security number <input id="ssn-\(name)" class="ssn" name="ssn" placeholder="199710202392"></label>
+        <button id="pay-\(name)" class="primary" type="submit">Pay with \(name)</button>
+        </form></section>
+
+        """
+    }
+
+    /// After a failed attempt: its problem, above the methods (empty otherwise).
+    private static func attemptError(_ document: PaymentSessionDocument) -> String {
+        guard let problem = document.record.problem?.problem else { return "" }
+        return """
+            <div id="attempt-error" class="error" role="alert" data-problem-type="\(HTMLText.escape(problem.type))">\
+            <strong>\(HTMLText.escape(problem.title))</strong> \(HTMLText.escape(problem.detail)) Try again or choose another way to pay.</div>
+
+            """
     }
 
     // MARK: Swish, results, errors
@@ -273,49 +289,7 @@ enum CheckoutPage {
               "use strict";
               var config = \(scriptJSON(config));
               var payex = window.payex = window.payex || {};
-              function checkout(params) {
-                params = params || {};
-                var frame = null, listener = null;
-                function fail(details) { if (typeof params.onError === "function") { params.onError({ event: "OnError", details: details }); } }
-                function go(url) { if (url) { window.location.href = url; } }
-                return {
-                  open: function (containerId) {
-                    var container = params.container;
-                    var id = containerId || (container && typeof container === "object" ? container.checkout : container) || "checkout";
-                    if (!config.menuUrl) { fail("payment session not found"); return; }
-                    var element = document.getElementById(id);
-                    if (!element) { fail("container not found: " + id); return; }
-                    frame = document.createElement("iframe");
-                    frame.id = "swedbankpay-checkout-frame";
-                    frame.title = "Swedbank Pay";
-                    frame.src = config.menuUrl;
-                    frame.style.cssText = "width:100%;min-height:640px;border:0";
-                    element.appendChild(frame);
-                    listener = function (event) {
-                      if (!frame || event.source !== frame.contentWindow) { return; }
-                      var data = event.data || {};
-                      if (data.source !== "swedbankpay-sandbox") { return; }
-                      var order = { id: config.paymentOrderId };
-                      if (data.event === "paid") {
-                        if (typeof params.onPaid === "function") { params.onPaid({ event: "OnPaid", paymentOrder: order, redirectUrl: config.completeUrl }); }
-                        else { go(config.completeUrl); }
-                      } else if (data.event === "aborted") {
-                        if (typeof params.onAborted === "function") { params.onAborted({ event: "OnAborted", paymentOrder: order, redirectUrl: config.cancelUrl }); }
-                        else { go(config.cancelUrl); }
-                      } else if (data.event === "failed") {
-                        fail("payment failed");
-                      }
-                    };
-                    window.addEventListener("message", listener);
-                  },
-                  close: function () {
-                    if (listener) { window.removeEventListener("message", listener); listener = null; }
-                    if (frame && frame.parentNode) { frame.parentNode.removeChild(frame); }
-                    frame = null;
-                  },
-                  refresh: function () { if (frame) { frame.src = config.menuUrl; } }
-                };
-              }
+            \(scriptCheckout)
               payex.hostedView = payex.hostedView || {};
               payex.hostedView.checkout = checkout;
               payex.hostedView.paymentMenu = checkout;
@@ -323,6 +297,64 @@ enum CheckoutPage {
 
             """
     }
+
+    /// The script's `checkout(params)`: the object `open`, `close` and `refresh` the merchant's page calls.
+    private static let scriptCheckout = """
+          function checkout(params) {
+            params = params || {};
+            var frame = null, listener = null;
+            function fail(details) { if (typeof params.onError === "function") { params.onError({ event: "OnError", details: details }); } }
+            function go(url) { if (url) { window.location.href = url; } }
+            return {
+              open: function (containerId) {
+        \(scriptOpen)
+              },
+              close: function () {
+                if (listener) { window.removeEventListener("message", listener); listener = null; }
+                if (frame && frame.parentNode) { frame.parentNode.removeChild(frame); }
+                frame = null;
+              },
+              refresh: function () { if (frame) { frame.src = config.menuUrl; } }
+            };
+          }
+        """
+
+    /// `open(containerId)`: the menu's iframe in the container, and the listener for its messages.
+    private static let scriptOpen = """
+                var container = params.container;
+                var id = containerId || (container && typeof container === "object" ? container.checkout : container) || "checkout";
+                if (!config.menuUrl) { fail("payment session not found"); return; }
+                var element = document.getElementById(id);
+                if (!element) { fail("container not found: " + id); return; }
+                frame = document.createElement("iframe");
+                frame.id = "swedbankpay-checkout-frame";
+                frame.title = "Swedbank Pay";
+                frame.src = config.menuUrl;
+                frame.style.cssText = "width:100%;min-height:640px;border:0";
+                element.appendChild(frame);
+        \(scriptListener)
+                window.addEventListener("message", listener);
+        """
+
+    /// The listener: the result page's message (paid, aborted, failed) becomes the merchant's callback, or the
+    /// top window goes to completeUrl / cancelUrl.
+    private static let scriptListener = """
+                listener = function (event) {
+                  if (!frame || event.source !== frame.contentWindow) { return; }
+                  var data = event.data || {};
+                  if (data.source !== "swedbankpay-sandbox") { return; }
+                  var order = { id: config.paymentOrderId };
+                  if (data.event === "paid") {
+                    if (typeof params.onPaid === "function") { params.onPaid({ event: "OnPaid", paymentOrder: order, redirectUrl: config.completeUrl }); }
+                    else { go(config.completeUrl); }
+                  } else if (data.event === "aborted") {
+                    if (typeof params.onAborted === "function") { params.onAborted({ event: "OnAborted", paymentOrder: order, redirectUrl: config.cancelUrl }); }
+                    else { go(config.cancelUrl); }
+                  } else if (data.event === "failed") {
+                    fail("payment failed");
+                  }
+                };
+        """
 
     // MARK: Parts
 

@@ -9,242 +9,271 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     let sessions: SwedbankPayPaymentSessionStore
     let orders: SwedbankPayOrderStore
     let journal: Journal
+    // The payment order's own operations (view-checkout, redirect-checkout) play their scenario rules: errors and
+    // slow answers as on the API. The script's errors are problems; the page's are HTML pages with the status.
+    private let playScript: SwedbankPayScenarioPlayer
+    private let playPage: ScenarioPlayer<SwedbankPayPageErrorFormat>
+
+    init(sessions: SwedbankPayPaymentSessionStore, orders: SwedbankPayOrderStore, journal: Journal) {
+        self.sessions = sessions
+        self.orders = orders
+        self.journal = journal
+        playScript = sessions.play
+        playPage = sessions.play.answering(in: SwedbankPayPageErrorFormat(ids: orders.ids))
+    }
 
     func add(to router: inout Router) {
-        let sessions = self.sessions, orders = self.orders
-
-        @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: orders.configuration.publicBaseURL) }
-        @Sendable func mode(_ request: HTTPRequest) -> CheckoutPageMode { request.queryValue("embed") == "1" ? .embedded : .redirect }
-
-        // The payment order's own operations (view-checkout, redirect-checkout) play their scenario rules: errors and
-        // slow answers as on the API. The script's errors are problems; the page's are HTML pages with the status.
-        let pageAnswers = SwedbankPayPageErrorFormat(ids: orders.ids)
-        let playScript = sessions.play
-        let playPage = sessions.play.answering(in: pageAnswers)
-
-        /// A page action: problems become HTML pages with the problem's status (an unknown token: the not-found page).
-        /// The page's player settles the business decisions: their `delay_ms` delays the answer; their `http_error` and
-        /// `drop_connection` are answered as its own. The answer names the token's namespace for the journal (the
-        /// browser names none), unless `played`: a call the page's player plays, whose note names it.
-        @Sendable func page(_ request: HTTPRequest, played: Bool = false, _ body: (String) throws -> SessionResult<HTTPResponse>) throws -> HTTPReply {
-            let token = try request.parameters.require("token")
-            let order = orders.lookup(token: token)
-            let before = try? sessions.context(token).view.status
-            var reply: HTTPReply
-            do {
-                let result = try body(token)
-                if result.answeredBy != nil {
-                    // A decision answered the call, which took no effect: no return trip, no callback to wait for.
-                    reply = result.reply(playPage, request) { $0 }
-                    return played ? reply : reply.noted(order.map { NamespaceNote($0.namespace) })
-                }
-                // The action that paid the order (a card, the Swish waiting page's refresh, a web instrument): the return trip.
-                if before == .initialized, let paid = try? sessions.context(token), paid.view.status == .paid {
-                    reply = returnTrip(request, token, paid, result)
-                } else {
-                    reply = result.reply(playPage, request) { $0 }
-                }
-                // callback_before_redirect: the answer after the order's callback waits for its first call.
-                if let order { reply = orders.callbacks.beforeRedirect(order.namespace, orderID: order.orderID, reply) }
-            } catch let problem as SwedbankPayProblem {
-                reply = problem == .paymentSessionNotFound ? HTTPReply(Self.html(CheckoutPage.unavailable(.notFound), status: .notFound))
-                    : HTTPReply(Self.html(CheckoutPage.error(problem), status: problem.status))
-            }
-            return played ? reply : reply.noted(order.map { NamespaceNote($0.namespace) })
-        }
-
-        /// `swedbankpay.checkout.redirect`, decided once the order is paid, per session token. What the app sees in real
-        /// life: with `redirect_lost` the order is Paid (callback sent) but the web view stays on the page, which shows
-        /// the payment as completed with no link and tells no view-checkout script, so the app never sees completeUrl
-        /// and must read the order itself; with `redirect_late` (or any `delay_ms`) the web view keeps loading and the
-        /// redirect comes late, while the order is already Paid.
-        @Sendable func returnTrip(_ request: HTTPRequest, _ token: String, _ paid: SwedbankPayPaymentSessionStore.Context,
-                                  _ result: SessionResult<HTTPResponse>) -> HTTPReply {
-            guard let decided = try? playPage.decide(.swedbankPayCheckoutRedirect, request, in: paid.namespace, subject: .some(nil), object: token,
-                                                     sticky: paid.view.scenario),
-                  decided.matchedRule else { return result.reply(playPage, request) { $0 } }
-            journal.record(paid.namespace, method: "DECISION", path: request.path, status: 0, note: decided.note.description)
-            var result = result
-            if decided.outcome.swedbankPay == .redirectLost {
-                result.value = Self.html(CheckoutPage.result(.paid, orderID: paid.view.orderID, redirectURL: nil, tellsParent: false))
-            }
-            // Universal outcomes: the payment stands; only the answer is an error, dropped, or lost after the fact.
-            return playPage.settle(decided, request, reply: result.reply(playPage, request) { $0 })
-        }
-
-        router.addImmediate("GET /checkout/client/:token") { request in
-            let token = try request.parameters.require("token")
-            @Sendable func answer(_ script: String) -> HTTPResponse {
-                var response = HTTPResponse.text(script, contentType: "application/javascript; charset=utf-8")
-                response.headers.set(name: "Cache-Control", value: "no-store")
-                return response
-            }
-            guard let context = try? sessions.context(token) else {
-                // 200 with a script that reports the error, so the merchant's page does not break (inferred).
-                return HTTPReply(answer(CheckoutPage.script(menuURL: nil, orderID: nil, completeURL: nil, cancelURL: nil)))
-            }
-            let culture = request.queryValue("culture").map { "&culture=\(Self.formEncode($0))" } ?? ""
-            let script = CheckoutPage.script(menuURL: "\(base(request))/checkout/\(token)?embed=1\(culture)", orderID: context.orderID,
-                                             completeURL: context.view.urls.completeUrl, cancelURL: context.view.urls.cancelUrl)
-            return playScript(.swedbankPayCheckoutScript, request, context.namespace, subject: .some(nil), object: token,
-                              sticky: context.view.scenario) { _ in answer(script) }
-        }
-
-        router.addImmediate("GET /checkout/:token") { request in
-            let token = try request.parameters.require("token")
-            guard let context = try? sessions.context(token) else { return HTTPReply(Self.html(CheckoutPage.unavailable(.notFound), status: .notFound)) }
-            return playPage(.swedbankPayCheckoutPage, request, context.namespace, subject: .some(nil), object: token,
-                            sticky: context.view.scenario) { _ in try checkoutPage(request) }
-        }
-        @Sendable func checkoutPage(_ request: HTTPRequest) throws -> HTTPReply {
-            try page(request, played: true) { token in
-                let mode = mode(request)
-                let document = try sessions.loadCheckout(token, mode: mode, base: base(request), request: request)
-                switch document.view.status {
-                case .initialized:
-                    if case .swish = document.record.phase { return SessionResult(Self.html(CheckoutPage.swishWaiting(document, mode: mode))) }
-                    return SessionResult(Self.html(CheckoutPage.menu(document, mode: mode)))
-                case .paid, .cancelled, .reversed: return SessionResult(Self.html(CheckoutPage.unavailable(.paid)))
-                case .aborted: return SessionResult(Self.html(CheckoutPage.unavailable(.aborted)))
-                case .failed: return SessionResult(Self.html(CheckoutPage.unavailable(.failed)))
-                }
-            }
-        }
-
-        router.addImmediate("POST /checkout/:token/card") { request in
-            try page(request) { token in
-                let mode = mode(request), fields = FormFields.parse(request.body)
-                if let paymentToken = fields["payment_token"], !paymentToken.isEmpty {
-                    return try sessions.payByCard(token, paymentToken: paymentToken, typed: nil, mode: mode, base: base(request), request: request)
-                        .map { Self.outcome($0, mode: mode, base: base(request)) }
-                }
-                let context = try sessions.context(token)
-                switch CardInput.check(fields, now: orders.registry.now(context.namespace)) {
-                case .success(let card):
-                    return try sessions.payByCard(token, paymentToken: nil, typed: card, mode: mode, base: base(request), request: request)
-                        .map { Self.outcome($0, mode: mode, base: base(request)) }
-                case .failure(let error):
-                    let document = try sessions.checkoutStatus(token, base: base(request), request: request)
-                    guard document.view.status == .initialized else { return SessionResult(Self.outcome(document, mode: mode, base: base(request))) }
-                    return SessionResult(Self.html(CheckoutPage.menu(document, mode: mode, cardError: error.message), status: .badRequest))
-                }
-            }
-        }
-
-        router.addImmediate("POST /checkout/:token/card/cres") { request in
-            try page(request) { token in
-                let cres = FormFields.parse(request.body)["cres"]
-                let (document, pageMode, variant) = try sessions.finishPageChallenge(token, cres: cres, base: base(request), request: request)
-                return document.map { document in
-                    let mode = pageMode ?? mode(request)
-                    // challenge_cres_posted: the end reaches the merchant as a form POST, not the 303 (GET) below.
-                    if variant == .cresPosted, mode == .redirect, let url = document.merchantRedirect {
-                        return Self.html(CheckoutPage.postOn(action: url, fields: []))
-                    }
-                    return Self.outcome(document, mode: mode, base: base(request))
-                }
-            }
-        }
-
-        router.addImmediate("POST /checkout/:token/swish") { request in
-            try page(request) { token in
-                let msisdn = (FormFields.parse(request.body)["msisdn"] ?? "").filter { !$0.isWhitespace }
-                return try sessions.payBySwish(token, msisdn: msisdn, base: base(request), request: request)
-                    .map { Self.outcome($0, mode: mode(request), base: base(request)) }
-            }
-        }
-
-        router.addImmediate("GET /checkout/:token/swish/status") { request in
-            try page(request) { token in
-                SessionResult(Self.outcome(try sessions.checkoutStatus(token, base: base(request), request: request), mode: mode(request),
-                                           base: base(request)))
-            }
-        }
-
-        router.addImmediate("POST /checkout/:token/web/:method") { request in
-            try page(request) { token in
-                let method = try request.parameters.require("method")
-                return try sessions.payOnWeb(token, method: method, base: base(request), request: request)
-                    .map { Self.outcome($0, mode: mode(request), base: base(request)) }
-            }
-        }
-
-        router.addImmediate("POST /checkout/:token/abort") { request in
-            try page(request) { token in
-                SessionResult(Self.outcome(try sessions.abortOnPage(token, base: base(request), request: request), mode: mode(request),
-                                           base: base(request)))
-            }
-        }
-
+        router.addImmediate("GET /checkout/client/:token") { try script($0) }
+        router.addImmediate("GET /checkout/:token") { try checkout($0) }
+        router.addImmediate("POST /checkout/:token/card") { try payByCard($0) }
+        router.addImmediate("POST /checkout/:token/card/cres") { try finishChallenge($0) }
+        router.addImmediate("POST /checkout/:token/swish") { try payBySwish($0) }
+        router.addImmediate("GET /checkout/:token/swish/status") { try swishStatus($0) }
+        router.addImmediate("POST /checkout/:token/web/:method") { try payOnWeb($0) }
+        router.addImmediate("POST /checkout/:token/abort") { try abort($0) }
         // The Swish app stand-in (swedbankpay-api.md §3.6 A): what a test opens for the launch-client-app href, `swish://`
-        // replaced by `<sandbox>/swish/`. The payer answers in Swish at once (the outcome swish.sale decided); then Swish
-        // opens `callbackurl` (the SDKs set it to paymentUrl), which reopens the app, and the SDK reads the session again.
-        // swedbankpay.swish.app_return decides that return trip for a paid order. What the app sees in real life:
-        // `redirect_lost`: the order is Paid, but the app is never reopened through paymentUrl, so the SDK never
-        // reads the session again and the app waits until it looks for itself; `redirect_late`: reopened late.
-        router.addImmediate("GET /swish/paymentrequest") { request in
-            guard let document = try sessions.answerInSwishApp(launchToken: request.queryValue("token") ?? "", base: base(request), request: request) else {
-                return HTTPReply(Self.html(CheckoutPage.swishApp(nil), status: .notFound))
-            }
-            let view = document.view
-            let result: CheckoutPage.Result? = switch view.status {
-            case .paid, .cancelled, .reversed: .paid
-            case .aborted: .aborted
-            case .failed: .failed
-            case .initialized: document.record.problem == nil ? nil : .failed
-            }
-            let given = request.queryValue("callbackurl").flatMap { $0.isEmpty ? nil : $0 }
-            // Into a Location header only as visible ASCII (percent-encoded otherwise), as the SDKs send it.
-            if let given, given.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) {
-                return HTTPReply(Self.html(CheckoutPage.error(SwedbankPayProblem.sessionInput("callbackurl", "Not a URL.")), status: .badRequest))
-            }
-            guard let callback = given ?? document.nonEmpty(view.urls.paymentUrl) else { return HTTPReply(Self.html(CheckoutPage.swishApp(result))) }
-            let reopen = HTTPReply(Self.seeOther(callback))
-            guard result == .paid, let decided = try? playPage.decide(.swedbankPaySwishAppReturn, request, in: document.record.namespace,
-                                                                     subject: .some(nil), object: document.record.token, sticky: view.scenario),
-                  decided.matchedRule else { return reopen }
-            journal.record(document.record.namespace, method: "DECISION", path: request.path, status: 0, note: decided.note.description)
-            return playPage.settle(decided, request, reply: decided.outcome.swedbankPay == .redirectLost ? HTTPReply(Self.html(CheckoutPage.swishApp(.paid))) : reopen)
-        }
-
+        // replaced by `<sandbox>/swish/`.
+        router.addImmediate("GET /swish/paymentrequest") { try swishApp($0) }
         // The ACS emulator (swedbankpay-api.md §3.6 C, §5).
-        let methodPage: @Sendable (HTTPRequest) throws -> HTTPResponse = { _ in Self.html(CheckoutPage.threeDSMethod) }
-        router.addImmediate("POST /acs/3dsmethod", methodPage)
-        router.addImmediate("GET /acs/3dsmethod", methodPage)
+        router.addImmediate("POST /acs/3dsmethod") { _ in Self.html(CheckoutPage.threeDSMethod) }
+        router.addImmediate("GET /acs/3dsmethod") { _ in Self.html(CheckoutPage.threeDSMethod) }
         // threeDSMethodData's threeDSMethodNotificationURL: a real ACS posts its result here from the hidden frame.
-        router.addImmediate("POST /acs/3dsmethod/done", methodPage)
-        let challengePage: @Sendable (HTTPRequest) throws -> HTTPReply = { request in
-            let creq = FormFields.parse(request.body)["creq"] ?? request.queryValue("creq") ?? ""
-            guard let message = Base64URL.decodeJSON(creq), let acsTransID = message["acsTransID"]?.stringValue else {
-                return HTTPReply(Self.html(CheckoutPage.challengeError, status: .badRequest))
+        router.addImmediate("POST /acs/3dsmethod/done") { _ in Self.html(CheckoutPage.threeDSMethod) }
+        router.addImmediate("POST /acs/challenge") { challenge($0) }
+        router.addImmediate("GET /acs/challenge") { challenge($0) }
+    }
+
+    private func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: orders.configuration.publicBaseURL) }
+    private func mode(_ request: HTTPRequest) -> CheckoutPageMode { request.queryValue("embed") == "1" ? .embedded : .redirect }
+
+    /// A page action: problems become HTML pages with the problem's status (an unknown token: the not-found page).
+    /// The page's player settles the business decisions: their `delay_ms` delays the answer; their `http_error` and
+    /// `drop_connection` are answered as its own. The answer names the token's namespace for the journal (the
+    /// browser names none), unless `played`: a call the page's player plays, whose note names it.
+    private func page(_ request: HTTPRequest, played: Bool = false, _ body: (String) throws -> SessionResult<HTTPResponse>) throws -> HTTPReply {
+        let token = try request.parameters.require("token")
+        let order = orders.lookup(token: token)
+        let before = try? sessions.context(token).view.status
+        var reply: HTTPReply
+        do {
+            let result = try body(token)
+            if result.answeredBy != nil {
+                // A decision answered the call, which took no effect: no return trip, no callback to wait for.
+                reply = result.reply(playPage, request) { $0 }
+                return played ? reply : reply.noted(order.map { NamespaceNote($0.namespace) })
             }
-            guard let (token, card, delay) = sessions.showChallenge(acsTransID, request: request) else {
-                // A challenge no longer shown: journaled in its session's namespace while the session still knows it.
-                let known = sessions.token(ofChallenge: acsTransID).flatMap { orders.lookup(token: $0) }
-                return HTTPReply(Self.html(CheckoutPage.challengeError, status: .badRequest), note: known.map { NamespaceNote($0.namespace) })
+            // The action that paid the order (a card, the Swish waiting page's refresh, a web instrument): the return trip.
+            if before == .initialized, let paid = try? sessions.context(token), paid.view.status == .paid {
+                reply = returnTrip(request, token, paid, result)
+            } else {
+                reply = result.reply(playPage, request) { $0 }
             }
-            func cres(_ status: String) -> String {
-                Base64URL.encode(.object([
-                    ("messageType", .string("CRes")), ("messageVersion", .string("2.2.0")),
-                    ("threeDSServerTransID", .string(card.threeDSServerTransID)), ("acsTransID", .string(acsTransID)),
-                    ("transStatus", .string(status)),
-                ]))
-            }
-            // The SDK flow posts to its NotificationUrl (the trampoline, swedbankpay-api.md §3.6 C5); a card typed into the page
-            // comes back to the page.
-            let action = switch card.page {
-            case nil: "\(base(request))\(SwedbankPayPaymentSessionRoutes.prefix)\(token)/methods/creditcard/notification"
-            case let mode?: "\(base(request))/checkout/\(token)/card/cres\(CheckoutPage.query(mode))"
-            }
-            let context = try? sessions.context(token)
-            // The browser names no namespace: the answer names the challenge's, for the journal.
-            let reply = HTTPReply(Self.html(CheckoutPage.challenge(acsTransID: acsTransID, approve: cres("Y"), cancel: cres("N"), action: action,
-                                                                   view: context?.view, maskedPan: card.card.maskedPan)),
-                                  note: context.map { NamespaceNote($0.namespace) })
-            return delay.map(reply.delayed(by:)) ?? reply  // challenge_slow_acs
+            // callback_before_redirect: the answer after the order's callback waits for its first call.
+            if let order { reply = orders.callbacks.beforeRedirect(order.namespace, orderID: order.orderID, reply) }
+        } catch let problem as SwedbankPayProblem {
+            reply = problem == .paymentSessionNotFound ? HTTPReply(Self.html(CheckoutPage.unavailable(.notFound), status: .notFound))
+                : HTTPReply(Self.html(CheckoutPage.error(problem), status: problem.status))
         }
-        router.addImmediate("POST /acs/challenge", challengePage)
-        router.addImmediate("GET /acs/challenge", challengePage)
+        return played ? reply : reply.noted(order.map { NamespaceNote($0.namespace) })
+    }
+
+    /// `swedbankpay.checkout.redirect`, decided once the order is paid, per session token. What the app sees in real
+    /// life: with `redirect_lost` the order is Paid (callback sent) but the web view stays on the page, which shows
+    /// the payment as completed with no link and tells no view-checkout script, so the app never sees completeUrl
+    /// and must read the order itself; with `redirect_late` (or any `delay_ms`) the web view keeps loading and the
+    /// redirect comes late, while the order is already Paid.
+    private func returnTrip(_ request: HTTPRequest, _ token: String, _ paid: SwedbankPayPaymentSessionStore.Context,
+                            _ result: SessionResult<HTTPResponse>) -> HTTPReply {
+        guard let decided = try? playPage.decide(.swedbankPayCheckoutRedirect, request, in: paid.namespace, subject: .some(nil), object: token,
+                                                 sticky: paid.view.scenario),
+              decided.matchedRule else { return result.reply(playPage, request) { $0 } }
+        journal.record(paid.namespace, method: "DECISION", path: request.path, status: 0, note: decided.note.description)
+        var result = result
+        if decided.outcome.swedbankPay == .redirectLost {
+            result.value = Self.html(CheckoutPage.result(.paid, orderID: paid.view.orderID, redirectURL: nil, tellsParent: false))
+        }
+        // Universal outcomes: the payment stands; only the answer is an error, dropped, or lost after the fact.
+        return playPage.settle(decided, request, reply: result.reply(playPage, request) { $0 })
+    }
+
+    // MARK: view-checkout and redirect-checkout
+
+    private func script(_ request: HTTPRequest) throws -> HTTPReply {
+        let token = try request.parameters.require("token")
+        guard let context = try? sessions.context(token) else {
+            // 200 with a script that reports the error, so the merchant's page does not break (inferred).
+            return HTTPReply(Self.scriptResponse(CheckoutPage.script(menuURL: nil, orderID: nil, completeURL: nil, cancelURL: nil)))
+        }
+        let culture = request.queryValue("culture").map { "&culture=\(Self.formEncode($0))" } ?? ""
+        let script = CheckoutPage.script(menuURL: "\(base(request))/checkout/\(token)?embed=1\(culture)", orderID: context.orderID,
+                                         completeURL: context.view.urls.completeUrl, cancelURL: context.view.urls.cancelUrl)
+        return playScript(.swedbankPayCheckoutScript, request, context.namespace, subject: .some(nil), object: token,
+                          sticky: context.view.scenario) { _ in Self.scriptResponse(script) }
+    }
+
+    private static func scriptResponse(_ script: String) -> HTTPResponse {
+        var response = HTTPResponse.text(script, contentType: "application/javascript; charset=utf-8")
+        response.headers.set(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
+    private func checkout(_ request: HTTPRequest) throws -> HTTPReply {
+        let token = try request.parameters.require("token")
+        guard let context = try? sessions.context(token) else { return HTTPReply(Self.html(CheckoutPage.unavailable(.notFound), status: .notFound)) }
+        return playPage(.swedbankPayCheckoutPage, request, context.namespace, subject: .some(nil), object: token,
+                        sticky: context.view.scenario) { _ in try checkoutPage(request) }
+    }
+
+    private func checkoutPage(_ request: HTTPRequest) throws -> HTTPReply {
+        try page(request, played: true) { token in
+            let mode = mode(request)
+            let document = try sessions.loadCheckout(token, mode: mode, base: base(request), request: request)
+            switch document.view.status {
+            case .initialized:
+                if case .swish = document.record.phase { return SessionResult(Self.html(CheckoutPage.swishWaiting(document, mode: mode))) }
+                return SessionResult(Self.html(CheckoutPage.menu(document, mode: mode)))
+            case .paid, .cancelled, .reversed: return SessionResult(Self.html(CheckoutPage.unavailable(.paid)))
+            case .aborted: return SessionResult(Self.html(CheckoutPage.unavailable(.aborted)))
+            case .failed: return SessionResult(Self.html(CheckoutPage.unavailable(.failed)))
+            }
+        }
+    }
+
+    // MARK: The page's actions
+
+    private func payByCard(_ request: HTTPRequest) throws -> HTTPReply {
+        try page(request) { token in
+            let mode = mode(request), fields = FormFields.parse(request.body)
+            if let paymentToken = fields["payment_token"], !paymentToken.isEmpty {
+                return try sessions.payByCard(token, paymentToken: paymentToken, typed: nil, mode: mode, base: base(request), request: request)
+                    .map { Self.outcome($0, mode: mode, base: base(request)) }
+            }
+            let context = try sessions.context(token)
+            switch CardInput.check(fields, now: orders.registry.now(context.namespace)) {
+            case .success(let card):
+                return try sessions.payByCard(token, paymentToken: nil, typed: card, mode: mode, base: base(request), request: request)
+                    .map { Self.outcome($0, mode: mode, base: base(request)) }
+            case .failure(let error):
+                let document = try sessions.checkoutStatus(token, base: base(request), request: request)
+                guard document.view.status == .initialized else { return SessionResult(Self.outcome(document, mode: mode, base: base(request))) }
+                return SessionResult(Self.html(CheckoutPage.menu(document, mode: mode, cardError: error.message), status: .badRequest))
+            }
+        }
+    }
+
+    private func finishChallenge(_ request: HTTPRequest) throws -> HTTPReply {
+        try page(request) { token in
+            let cres = FormFields.parse(request.body)["cres"]
+            let (document, pageMode, variant) = try sessions.finishPageChallenge(token, cres: cres, base: base(request), request: request)
+            return document.map { document in
+                let mode = pageMode ?? mode(request)
+                // challenge_cres_posted: the end reaches the merchant as a form POST, not the 303 (GET) below.
+                if variant == .cresPosted, mode == .redirect, let url = document.merchantRedirect {
+                    return Self.html(CheckoutPage.postOn(action: url, fields: []))
+                }
+                return Self.outcome(document, mode: mode, base: base(request))
+            }
+        }
+    }
+
+    private func payBySwish(_ request: HTTPRequest) throws -> HTTPReply {
+        try page(request) { token in
+            let msisdn = (FormFields.parse(request.body)["msisdn"] ?? "").filter { !$0.isWhitespace }
+            return try sessions.payBySwish(token, msisdn: msisdn, base: base(request), request: request)
+                .map { Self.outcome($0, mode: mode(request), base: base(request)) }
+        }
+    }
+
+    private func swishStatus(_ request: HTTPRequest) throws -> HTTPReply {
+        try page(request) { token in
+            SessionResult(Self.outcome(try sessions.checkoutStatus(token, base: base(request), request: request), mode: mode(request),
+                                       base: base(request)))
+        }
+    }
+
+    private func payOnWeb(_ request: HTTPRequest) throws -> HTTPReply {
+        try page(request) { token in
+            let method = try request.parameters.require("method")
+            return try sessions.payOnWeb(token, method: method, base: base(request), request: request)
+                .map { Self.outcome($0, mode: mode(request), base: base(request)) }
+        }
+    }
+
+    private func abort(_ request: HTTPRequest) throws -> HTTPReply {
+        try page(request) { token in
+            SessionResult(Self.outcome(try sessions.abortOnPage(token, base: base(request), request: request), mode: mode(request),
+                                       base: base(request)))
+        }
+    }
+
+    // MARK: The Swish app stand-in
+
+    /// The payer answers in Swish at once (the outcome swish.sale decided); then Swish opens `callbackurl` (the SDKs
+    /// set it to paymentUrl), which reopens the app, and the SDK reads the session again. swedbankpay.swish.app_return
+    /// decides that return trip for a paid order. What the app sees in real life: `redirect_lost`: the order is Paid,
+    /// but the app is never reopened through paymentUrl, so the SDK never reads the session again and the app waits
+    /// until it looks for itself; `redirect_late`: reopened late.
+    private func swishApp(_ request: HTTPRequest) throws -> HTTPReply {
+        guard let document = try sessions.answerInSwishApp(launchToken: request.queryValue("token") ?? "", base: base(request), request: request) else {
+            return HTTPReply(Self.html(CheckoutPage.swishApp(nil), status: .notFound))
+        }
+        let view = document.view
+        let result = Self.swishAppResult(document)
+        let given = request.queryValue("callbackurl").flatMap { $0.isEmpty ? nil : $0 }
+        // Into a Location header only as visible ASCII (percent-encoded otherwise), as the SDKs send it.
+        if let given, given.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) {
+            return HTTPReply(Self.html(CheckoutPage.error(SwedbankPayProblem.sessionInput("callbackurl", "Not a URL.")), status: .badRequest))
+        }
+        guard let callback = given ?? document.nonEmpty(view.urls.paymentUrl) else { return HTTPReply(Self.html(CheckoutPage.swishApp(result))) }
+        let reopen = HTTPReply(Self.seeOther(callback))
+        guard result == .paid, let decided = try? playPage.decide(.swedbankPaySwishAppReturn, request, in: document.record.namespace,
+                                                                 subject: .some(nil), object: document.record.token, sticky: view.scenario),
+              decided.matchedRule else { return reopen }
+        journal.record(document.record.namespace, method: "DECISION", path: request.path, status: 0, note: decided.note.description)
+        return playPage.settle(decided, request, reply: decided.outcome.swedbankPay == .redirectLost ? HTTPReply(Self.html(CheckoutPage.swishApp(.paid))) : reopen)
+    }
+
+    /// What the Swish app shows once the payer answered; nil: nothing yet.
+    private static func swishAppResult(_ document: PaymentSessionDocument) -> CheckoutPage.Result? {
+        switch document.view.status {
+        case .paid, .cancelled, .reversed: .paid
+        case .aborted: .aborted
+        case .failed: .failed
+        case .initialized: document.record.problem == nil ? nil : .failed
+        }
+    }
+
+    // MARK: The ACS emulator
+
+    private func challenge(_ request: HTTPRequest) -> HTTPReply {
+        let creq = FormFields.parse(request.body)["creq"] ?? request.queryValue("creq") ?? ""
+        guard let message = Base64URL.decodeJSON(creq), let acsTransID = message["acsTransID"]?.stringValue else {
+            return HTTPReply(Self.html(CheckoutPage.challengeError, status: .badRequest))
+        }
+        guard let (token, card, delay) = sessions.showChallenge(acsTransID, request: request) else {
+            // A challenge no longer shown: journaled in its session's namespace while the session still knows it.
+            let known = sessions.token(ofChallenge: acsTransID).flatMap { orders.lookup(token: $0) }
+            return HTTPReply(Self.html(CheckoutPage.challengeError, status: .badRequest), note: known.map { NamespaceNote($0.namespace) })
+        }
+        func cres(_ status: String) -> String {
+            Base64URL.encode(.object([
+                ("messageType", .string("CRes")), ("messageVersion", .string("2.2.0")),
+                ("threeDSServerTransID", .string(card.threeDSServerTransID)), ("acsTransID", .string(acsTransID)),
+                ("transStatus", .string(status)),
+            ]))
+        }
+        // The SDK flow posts to its NotificationUrl (the trampoline, swedbankpay-api.md §3.6 C5); a card typed into the page
+        // comes back to the page.
+        let action = switch card.page {
+        case nil: "\(base(request))\(SwedbankPayPaymentSessionRoutes.prefix)\(token)/methods/creditcard/notification"
+        case let mode?: "\(base(request))/checkout/\(token)/card/cres\(CheckoutPage.query(mode))"
+        }
+        let context = try? sessions.context(token)
+        // The browser names no namespace: the answer names the challenge's, for the journal.
+        let reply = HTTPReply(Self.html(CheckoutPage.challenge(acsTransID: acsTransID, approve: cres("Y"), cancel: cres("N"), action: action,
+                                                               view: context?.view, maskedPan: card.card.maskedPan)),
+                              note: context.map { NamespaceNote($0.namespace) })
+        return delay.map(reply.delayed(by:)) ?? reply  // challenge_slow_acs
     }
 
     /// After a page action: the menu again (a failed attempt shows its problem; a new attempt is allowed, §1.5),

@@ -89,113 +89,136 @@ extension SwedbankPayOrderLedger.Order {
         let segment = Self.nodes.first { $0.key == key }?.segment ?? key.lowercased()
         var members: [(String, JSONText)] = [("id", .string(nodeID(segment)))]
         switch key {
-        case "orderItems":
-            members.append(("orderItemList", .array((request.orderItems ?? []).map(\.jsonText))))
-        case "urls":
-            let urls = request.urls
-            // A Recur or UnscheduledPurchase may send callbackUrl only: what was not sent is not shown.
-            if !urls.hostUrls.isEmpty || !request.orderOperation.isMerchantInitiated {
-                members.append(("hostUrls", .array(urls.hostUrls.map(JSONText.string))))
-            }
-            if !urls.completeUrl.isEmpty || !request.orderOperation.isMerchantInitiated {
-                members.append(("completeUrl", .string(urls.completeUrl)))
-            }
-            for (name, value) in [("cancelUrl", urls.cancelUrl), ("paymentUrl", urls.paymentUrl), ("callbackUrl", urls.callbackUrl),
-                                  ("logoUrl", urls.logoUrl), ("termsOfServiceUrl", urls.termsOfServiceUrl)] {
-                if let value { members.append((name, .string(value))) }
-            }
-        case "payeeInfo":
-            let payee = request.payeeInfo
-            members += [("payeeId", .string(payee.payeeId)), ("payeeReference", .string(payee.payeeReference))]
-            for (name, value) in [("payeeName", payee.payeeName), ("orderReference", payee.orderReference),
-                                  ("productCategory", payee.productCategory), ("subsite", payee.subsite), ("siteId", payee.siteId)] {
-                if let value { members.append((name, .string(value))) }
-            }
-        case "payer":
-            if let payer = request.payer {
-                if let reference = payer.payerReference { members.append(("reference", .string(reference))) }
-                let name = [payer.firstName, payer.lastName].compactMap { $0 }.joined(separator: " ")
-                if !name.isEmpty { members.append(("name", .string(name))) }
-                if let email = payer.email { members.append(("email", .string(email))) }
-                if let msisdn = payer.msisdn { members.append(("msisdn", .string(msisdn))) }
-            }
-        case "history":
-            members.append(("historyList", .array(history.map { entry in
-                var item: [(String, JSONText)] = [("created", .string(SwedbankPayTimestamp.string(entry.created))), ("name", .string(entry.name))]
-                if let instrument = entry.instrument { item.append(("instrument", .string(instrument))) }
-                if let number = entry.number { item.append(("number", .int(number))) }
-                if let prefill = entry.prefill { item.append(("prefill", .bool(prefill))) }
-                item.append(("initiatedBy", .string(entry.initiatedBy)))
-                return .object(item)
-            })))
-        case "failed":
-            if status == .failed, let failure { members.append(("problem", Self.problemJSON(failure))) }
-        case "aborted":
-            if let abortReason { members.append(("abortReason", .string(abortReason))) }
-        case "paid":
-            if let payment {
-                members += [("instrument", .string(payment.attempt.instrument)), ("number", .int(payment.attempt.id.number)),
-                            ("payeeReference", .string(request.payeeInfo.payeeReference))]
-                if let reference = request.payeeInfo.orderReference { members.append(("orderReference", .string(reference))) }
-                let tokenGenerated = generatedTokens.contains { $0.kind == .payment }
-                members += [("transactionType", .string(payment.transactionType.rawValue)), ("amount", .int(payment.amount)),
-                            ("submittedAmount", .int(payment.amount)), ("feeAmount", .int(0)), ("discountAmount", .int(0)),
-                            ("paymentTokenGenerated", .bool(tokenGenerated))]
-                if !generatedTokens.isEmpty {
-                    // `[{type, token, name, expiryDate}]` (developer portal, mobile SDK "Payment Tokens For Unscheduled Or
-                    // Recurring Purchases"); the list stays as generated after a token is deleted (inferred).
-                    members.append(("tokens", .array(generatedTokens.map { token in
-                        .object([("type", .string(token.kind.rawValue)), ("token", .string(token.token)), ("name", .string(token.name)),
-                                 ("expiryDate", .string(token.expiryDate))])
-                    })))
-                }
-                members.append(("details", payment.details))
-            }
-        case "cancelled":
-            if status == .cancelled || cancelledAmount > 0, let payment {
-                let cancellation = transactions.last { $0.type == "Cancellation" }
-                members += [("cancelReason", .string(cancelReason ?? "")), ("instrument", .string(payment.attempt.instrument)),
-                            ("number", .int(cancellation?.number ?? payment.attempt.id.number)),
-                            ("payeeReference", .string(cancellation?.payeeReference ?? request.payeeInfo.payeeReference))]
-                if let reference = request.payeeInfo.orderReference { members.append(("orderReference", .string(reference))) }
-                members += [("transactionType", .string("Authorization")), ("amount", .int(cancelledAmount)),
-                            ("submittedAmount", .int(cancelledAmount)), ("feeAmount", .int(0)), ("discountAmount", .int(0))]
-            }
-        case "reversed":
-            if reversedAmount > 0, let payment, let last = transactions.last(where: { $0.type == "Reversal" }) {
-                members += [("instrument", .string(payment.attempt.instrument)), ("number", .int(last.number)),
-                            ("payeeReference", .string(last.payeeReference)), ("transactionType", .string("Reversal")),
-                            ("amount", .int(reversedAmount))]
-            }
-        case "financialTransactions":
-            // `financialTransactionsList`, with the s: Swedbank Pay's PHP SDK (FinancialTransactionsInterface), its recorded
-            // v3 capture response and the .NET SDK's fixtures (swedbankpay-api.md, Corrections and additions).
-            members.append(("financialTransactionsList", .array(transactions.map { transaction in
-                let id = "\(nodeID("financialtransactions"))/\(transaction.id)"
-                var item: [(String, JSONText)] = [
-                    ("id", .string(id)), ("created", .string(SwedbankPayTimestamp.string(transaction.created))),
-                    ("updated", .string(SwedbankPayTimestamp.string(transaction.created))), ("type", .string(transaction.type)),
-                    ("number", .int(transaction.number)), ("amount", .int(transaction.amount)), ("vatAmount", .int(transaction.vatAmount)),
-                    ("description", .string(transaction.description)), ("payeeReference", .string(transaction.payeeReference)),
-                ]
-                if let receipt = transaction.receiptReference { item.append(("receiptReference", .string(receipt))) }
-                item.append(("orderItems", .object([("id", .string("\(id)/orderitems"))])))
-                return .object(item)
-            })))
-        case "failedAttempts":
-            members.append(("failedAttemptList", .array(failedAttempts.map { attempt in
-                .object([("created", .string(SwedbankPayTimestamp.string(attempt.created))), ("instrument", .string(attempt.instrument)),
-                         ("number", .int(attempt.number)), ("status", .string(attempt.status.rawValue)),
-                         ("problem", Self.problemJSON(attempt.problem))])
-            })))
-        case "postPurchaseFailedAttempts":
-            members.append(("postPurchaseFailedAttemptList", .array([])))
+        case "orderItems": members.append(("orderItemList", .array((request.orderItems ?? []).map(\.jsonText))))
+        case "urls": members += urlsMembers()
+        case "payeeInfo": members += payeeInfoMembers()
+        case "payer": members += payerMembers()
+        case "history": members.append(("historyList", .array(history.map(Self.historyJSON))))
+        case "failed": if status == .failed, let failure { members.append(("problem", Self.problemJSON(failure))) }
+        case "aborted": if let abortReason { members.append(("abortReason", .string(abortReason))) }
+        case "paid": members += paidMembers()
+        case "cancelled": members += cancelledMembers()
+        case "reversed": members += reversedMembers()
+        // `financialTransactionsList`, with the s: Swedbank Pay's PHP SDK (FinancialTransactionsInterface), its recorded
+        // v3 capture response and the .NET SDK's fixtures (swedbankpay-api.md, Corrections and additions).
+        case "financialTransactions": members.append(("financialTransactionsList", .array(transactions.map(financialTransactionJSON))))
+        case "failedAttempts": members.append(("failedAttemptList", .array(failedAttempts.map(Self.failedAttemptJSON))))
+        case "postPurchaseFailedAttempts": members.append(("postPurchaseFailedAttemptList", .array([])))
         case "metadata":
             for member in request.metadata?.members ?? [] where member.key != "id" { members.append((member.key, member.value.jsonText)) }
-        default:
-            break
+        default: break
         }
         return .object(members)
+    }
+
+    /// `urls`: a Recur or UnscheduledPurchase may send callbackUrl only: what was not sent is not shown.
+    private func urlsMembers() -> [(String, JSONText)] {
+        let urls = request.urls
+        var members: [(String, JSONText)] = []
+        if !urls.hostUrls.isEmpty || !request.orderOperation.isMerchantInitiated {
+            members.append(("hostUrls", .array(urls.hostUrls.map(JSONText.string))))
+        }
+        if !urls.completeUrl.isEmpty || !request.orderOperation.isMerchantInitiated {
+            members.append(("completeUrl", .string(urls.completeUrl)))
+        }
+        for (name, value) in [("cancelUrl", urls.cancelUrl), ("paymentUrl", urls.paymentUrl), ("callbackUrl", urls.callbackUrl),
+                              ("logoUrl", urls.logoUrl), ("termsOfServiceUrl", urls.termsOfServiceUrl)] {
+            if let value { members.append((name, .string(value))) }
+        }
+        return members
+    }
+
+    private func payeeInfoMembers() -> [(String, JSONText)] {
+        let payee = request.payeeInfo
+        var members: [(String, JSONText)] = [("payeeId", .string(payee.payeeId)), ("payeeReference", .string(payee.payeeReference))]
+        for (name, value) in [("payeeName", payee.payeeName), ("orderReference", payee.orderReference),
+                              ("productCategory", payee.productCategory), ("subsite", payee.subsite), ("siteId", payee.siteId)] {
+            if let value { members.append((name, .string(value))) }
+        }
+        return members
+    }
+
+    private func payerMembers() -> [(String, JSONText)] {
+        guard let payer = request.payer else { return [] }
+        var members: [(String, JSONText)] = []
+        if let reference = payer.payerReference { members.append(("reference", .string(reference))) }
+        let name = [payer.firstName, payer.lastName].compactMap { $0 }.joined(separator: " ")
+        if !name.isEmpty { members.append(("name", .string(name))) }
+        if let email = payer.email { members.append(("email", .string(email))) }
+        if let msisdn = payer.msisdn { members.append(("msisdn", .string(msisdn))) }
+        return members
+    }
+
+    private static func historyJSON(_ entry: SwedbankPayOrderLedger.HistoryEntry) -> JSONText {
+        var item: [(String, JSONText)] = [("created", .string(SwedbankPayTimestamp.string(entry.created))), ("name", .string(entry.name))]
+        if let instrument = entry.instrument { item.append(("instrument", .string(instrument))) }
+        if let number = entry.number { item.append(("number", .int(number))) }
+        if let prefill = entry.prefill { item.append(("prefill", .bool(prefill))) }
+        item.append(("initiatedBy", .string(entry.initiatedBy)))
+        return .object(item)
+    }
+
+    private func paidMembers() -> [(String, JSONText)] {
+        guard let payment else { return [] }
+        var members: [(String, JSONText)] = [
+            ("instrument", .string(payment.attempt.instrument)), ("number", .int(payment.attempt.id.number)),
+            ("payeeReference", .string(request.payeeInfo.payeeReference)),
+        ]
+        if let reference = request.payeeInfo.orderReference { members.append(("orderReference", .string(reference))) }
+        let tokenGenerated = generatedTokens.contains { $0.kind == .payment }
+        members += [("transactionType", .string(payment.transactionType.rawValue)), ("amount", .int(payment.amount)),
+                    ("submittedAmount", .int(payment.amount)), ("feeAmount", .int(0)), ("discountAmount", .int(0)),
+                    ("paymentTokenGenerated", .bool(tokenGenerated))]
+        if !generatedTokens.isEmpty {
+            // `[{type, token, name, expiryDate}]` (developer portal, mobile SDK "Payment Tokens For Unscheduled Or
+            // Recurring Purchases"); the list stays as generated after a token is deleted (inferred).
+            members.append(("tokens", .array(generatedTokens.map { token in
+                .object([("type", .string(token.kind.rawValue)), ("token", .string(token.token)), ("name", .string(token.name)),
+                         ("expiryDate", .string(token.expiryDate))])
+            })))
+        }
+        members.append(("details", payment.details))
+        return members
+    }
+
+    private func cancelledMembers() -> [(String, JSONText)] {
+        guard status == .cancelled || cancelledAmount > 0, let payment else { return [] }
+        let cancellation = transactions.last { $0.type == "Cancellation" }
+        var members: [(String, JSONText)] = [
+            ("cancelReason", .string(cancelReason ?? "")), ("instrument", .string(payment.attempt.instrument)),
+            ("number", .int(cancellation?.number ?? payment.attempt.id.number)),
+            ("payeeReference", .string(cancellation?.payeeReference ?? request.payeeInfo.payeeReference)),
+        ]
+        if let reference = request.payeeInfo.orderReference { members.append(("orderReference", .string(reference))) }
+        members += [("transactionType", .string("Authorization")), ("amount", .int(cancelledAmount)),
+                    ("submittedAmount", .int(cancelledAmount)), ("feeAmount", .int(0)), ("discountAmount", .int(0))]
+        return members
+    }
+
+    private func reversedMembers() -> [(String, JSONText)] {
+        guard reversedAmount > 0, let payment, let last = transactions.last(where: { $0.type == "Reversal" }) else { return [] }
+        return [("instrument", .string(payment.attempt.instrument)), ("number", .int(last.number)),
+                ("payeeReference", .string(last.payeeReference)), ("transactionType", .string("Reversal")),
+                ("amount", .int(reversedAmount))]
+    }
+
+    private func financialTransactionJSON(_ transaction: SwedbankPayOrderLedger.Transaction) -> JSONText {
+        let id = "\(nodeID("financialtransactions"))/\(transaction.id)"
+        var item: [(String, JSONText)] = [
+            ("id", .string(id)), ("created", .string(SwedbankPayTimestamp.string(transaction.created))),
+            ("updated", .string(SwedbankPayTimestamp.string(transaction.created))), ("type", .string(transaction.type)),
+            ("number", .int(transaction.number)), ("amount", .int(transaction.amount)), ("vatAmount", .int(transaction.vatAmount)),
+            ("description", .string(transaction.description)), ("payeeReference", .string(transaction.payeeReference)),
+        ]
+        if let receipt = transaction.receiptReference { item.append(("receiptReference", .string(receipt))) }
+        item.append(("orderItems", .object([("id", .string("\(id)/orderitems"))])))
+        return .object(item)
+    }
+
+    private static func failedAttemptJSON(_ attempt: SwedbankPayOrderLedger.FailedAttempt) -> JSONText {
+        .object([("created", .string(SwedbankPayTimestamp.string(attempt.created))), ("instrument", .string(attempt.instrument)),
+                 ("number", .int(attempt.number)), ("status", .string(attempt.status.rawValue)),
+                 ("problem", problemJSON(attempt.problem))])
     }
 
     /// A problem inside a node: `{type, title, status, detail, problems}` (swedbankpay-api.md §1.4 `failed`).

@@ -8,172 +8,187 @@ package struct SwedbankPayPaymentOrderRoutes: Sendable {
     package let store: SwedbankPayOrderStore
     package let scenarios: ScenarioEngine
     package let journal: Journal
+    private let play: SwedbankPayScenarioPlayer
+    private let configuration: SwedbankPayConfiguration
 
     package init(store: SwedbankPayOrderStore, scenarios: ScenarioEngine, journal: Journal) {
         self.store = store
         self.scenarios = scenarios
         self.journal = journal
+        play = SwedbankPayScenarioPlayer(engine: scenarios, ids: store.ids)
+        configuration = store.configuration
     }
 
     package func add(to router: inout Router) {
-        let store = self.store
-        let play = SwedbankPayScenarioPlayer(engine: scenarios, ids: store.ids)
-        let configuration = store.configuration
-        let orders = "/psp/paymentorders"
-
-        /// The order a request names, its namespace, sticky scenario and stored version.
-        @Sendable func target(_ request: HTTPRequest) throws(SwedbankPayProblem)
-        -> (namespace: Namespace, orderID: String, sticky: String?, version: SwedbankPayAPIVersion) {
-            let namespace = try SwedbankPayAuth.authenticate(request, configuration)
-            let orderID = request.parameters["id"] ?? ""
-            guard let version = store.versionOf(namespace, orderID: orderID) else { throw .orderNotFound(orderID) }
-            return (namespace, orderID, store.scenarioOf(namespace, orderID: orderID), version)
-        }
-
-        let postPurchases: [(String, ScenarioOperation, SwedbankPayPostPurchase)] = [
-            ("captures", .swedbankPayCapture, .capture), ("cancellations", .swedbankPayCancel, .cancel),
-            ("reversals", .swedbankPayReversal, .reversal),
-        ]
-
-        router.addImmediate("POST \(orders)") { request in
-            let namespace = try SwedbankPayAuth.authenticate(request, configuration)
-            let sticky = try play.scenarioForNewObject(request, namespace)
-            return play(.swedbankPayCreatePaymentOrder, request, namespace, object: "new", sticky: sticky) { _ -> HTTPReply in
-                let document = try SwedbankPayOrderValidation.parse(request.body)
-                let object = try SwedbankPayOrderValidation.paymentOrderObject(document)
-                let version = try SwedbankPayAuth.createVersion(request, object)
-                let parsed = try SwedbankPayOrderValidation.createOrderRequest(object, version: version, configuration: configuration)
-                let userAgent = request.headers["User-Agent"] ?? parsed.userAgent
-                let orderID: String
-                var decided: PlayedDecision?
-                if let used = parsed.useToken {
-                    // The token first: 404 when unknown, 422 once deleted, and no order (swedbankpay-api.md §2.2).
-                    let token = try store.activeToken(namespace, used.kind, used.token)
-                    if parsed.orderOperation.isMerchantInitiated {
-                        let decision = try cardAuthorize(request, namespace, parsed, token, sticky: sticky)
-                        // The decision's http_error (with its body and headers) or drop_connection: no order is made.
-                        if let answer = play.answer(decision, request) { return answer }
-                        decided = decision
-                        orderID = store.createPaid(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent,
-                                                   token: token, declined: Self.decline(decision.outcome))
-                    } else {
-                        orderID = store.create(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent)
-                    }
-                } else {
-                    orderID = store.create(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent)
-                }
-                // 200 OK, not 201 (swedbankpay-api.md §1.3).
-                let reply = HTTPReply(.swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version))
-                // card.authorize's delay_ms delays the answer; its commit_then_drop pays the order and drops the answer.
-                return decided.map { play.settle($0, request, reply: reply) } ?? reply
-            }
-        }
-
-        router.addImmediate("GET \(orders)/:id") { request in
-            let (namespace, orderID, sticky, version) = try target(request)
-            return play(.swedbankPayReadPaymentOrder, request, namespace, object: orderID, sticky: sticky) { _ throws(SwedbankPayProblem) in
-                .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: expansions(request)),
-                             version: SwedbankPayAuth.readVersion(request) ?? version)
-            }
-        }
-
-        router.addImmediate("GET \(orders)/:id/:node") { request in
-            let segment = (request.parameters["node"] ?? "").lowercased()
-            // The transaction collections take POST only: 405 as for any other route (not a 404 of an unknown node).
-            if postPurchases.contains(where: { $0.0 == segment }) {
-                throw HTTPError.methodNotAllowed(request.method, allowed: [.post])
-            }
-            let (namespace, orderID, sticky, version) = try target(request)
-            return play(.swedbankPayReadPaymentOrder, request, namespace, object: orderID, sticky: sticky) { _ throws(SwedbankPayProblem) in
-                .swedbankPay(try store.node(namespace, orderID: orderID, segment: segment), version: SwedbankPayAuth.readVersion(request) ?? version)
-            }
-        }
-
-        router.addImmediate("PATCH \(orders)/:id") { request in
-            let (namespace, orderID, sticky, version) = try target(request)
-            try SwedbankPayAuth.requireJSON(request)
-            // The scenario operation follows the body's `operation`; unreadable bodies count as update_order.
-            let object = try? SwedbankPayOrderValidation.paymentOrderObject(SwedbankPayOrderValidation.parse(request.body))
-            let operation: ScenarioOperation = switch object?["operation"]?.stringValue {
-            case "Abort": .swedbankPayAbortPaymentOrder
-            case "PaymentAttemptAborted": .swedbankPayAbortPaymentAttempt
-            default: .swedbankPayUpdatePaymentOrder
-            }
-            return play(operation, request, namespace, object: orderID, sticky: sticky) { _ throws(SwedbankPayProblem) in
-                let object = try SwedbankPayOrderValidation.paymentOrderObject(SwedbankPayOrderValidation.parse(request.body))
-                try store.patch(namespace, orderID: orderID, SwedbankPayOrderValidation.patch(object))
-                return .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version)
-            }
-        }
-
-        for (collection, operation, kind) in postPurchases {
-            router.addImmediate("POST \(orders)/:id/\(collection)") { request in
-                let (namespace, orderID, sticky, stored) = try target(request)
-                try SwedbankPayAuth.requireJSON(request)
-                return play(operation, request, namespace, object: orderID, sticky: sticky) { outcome throws(SwedbankPayProblem) in
-                    let transaction = try SwedbankPayOrderValidation.transaction(request.body, kind)
-                    var refused = false
-                    if outcome.swedbankPay == .refused { refused = true }
-                    let made = try store.postPurchase(namespace, orderID: orderID, kind, transaction, refused: refused)
-                    let version = SwedbankPayAuth.requestVersion(request) ?? stored
-                    switch version {
-                    case .v3_1:
-                        // v3.1: the full payment order and its operations (swedbankpay-api.md §1.7); 200 inferred. `$expand`
-                        // as on GET: the PHP SDK asks for `financialtransactions,paid` and reads the new transaction there
-                        // (swedbankpay-api.md, Corrections and additions).
-                        return .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: expansions(request)),
-                                            version: version)
-                    case .v3_0:
-                        return .swedbankPay(store.transactionAnswer(namespace, orderID: orderID, kind, made), version: version)
-                    }
-                }
-            }
-        }
-
+        router.addImmediate("POST /psp/paymentorders") { try create($0) }
+        router.addImmediate("GET /psp/paymentorders/:id") { try read($0) }
+        router.addImmediate("GET /psp/paymentorders/:id/:node") { try readNode($0) }
+        router.addImmediate("PATCH /psp/paymentorders/:id") { try update($0) }
+        router.addImmediate("POST /psp/paymentorders/:id/captures") { try postPurchase($0, .swedbankPayCapture, .capture) }
+        router.addImmediate("POST /psp/paymentorders/:id/cancellations") { try postPurchase($0, .swedbankPayCancel, .cancel) }
+        router.addImmediate("POST /psp/paymentorders/:id/reversals") { try postPurchase($0, .swedbankPayReversal, .reversal) }
         // Deleting a token: `PATCH /psp/paymentorders/{paymentTokens|recurrenceTokens|unscheduledTokens}/<token>` with
         // `{"state": "Deleted", "comment": …}` (the developer portal's page on deleting tokens). Paths as the page
         // spells them, and in lower case.
-        for kind in SwedbankPayTokenKind.allCases {
-            for segment in Set([kind.segment, kind.segment.lowercased()]) {
-                router.addImmediate("PATCH \(orders)/\(segment)/:token") { request in
-                    let namespace = try SwedbankPayAuth.authenticate(request, configuration)
-                    try SwedbankPayAuth.requireJSON(request)
-                    let value = request.parameters["token"] ?? ""
-                    return play(.swedbankPayDeleteToken, request, namespace, object: value, sticky: nil) { _ throws(SwedbankPayProblem) in
-                        let body = try SwedbankPayOrderValidation.parse(request.body, name: "Token")
-                        guard body["state"]?.stringValue == "Deleted" else {
-                            throw .input([.init(name: "State", description: "The field State must be \"Deleted\".")])
-                        }
-                        let token = try store.deleteToken(namespace, kind, value)
-                        return .swedbankPay(Self.deletedTokenAnswer(token, store.ids.uuid()),
-                                            version: SwedbankPayAuth.requestVersion(request) ?? .v3_1)
-                    }
-                }
+        router.addImmediate("PATCH /psp/paymentorders/paymentTokens/:token") { try deleteToken($0, .payment) }
+        router.addImmediate("PATCH /psp/paymentorders/paymenttokens/:token") { try deleteToken($0, .payment) }
+        router.addImmediate("PATCH /psp/paymentorders/recurrenceTokens/:token") { try deleteToken($0, .recurrence) }
+        router.addImmediate("PATCH /psp/paymentorders/recurrencetokens/:token") { try deleteToken($0, .recurrence) }
+        router.addImmediate("PATCH /psp/paymentorders/unscheduledTokens/:token") { try deleteToken($0, .unscheduled) }
+        router.addImmediate("PATCH /psp/paymentorders/unscheduledtokens/:token") { try deleteToken($0, .unscheduled) }
+    }
+
+    /// The transaction collections under an order: POST only (``readNode(_:)``).
+    private static let postPurchaseCollections = ["captures", "cancellations", "reversals"]
+
+    /// The order a request names, its namespace, sticky scenario and stored version.
+    private func target(_ request: HTTPRequest) throws(SwedbankPayProblem)
+    -> (namespace: Namespace, orderID: String, sticky: String?, version: SwedbankPayAPIVersion) {
+        let namespace = try SwedbankPayAuth.authenticate(request, configuration)
+        let orderID = request.parameters["id"] ?? ""
+        guard let version = store.versionOf(namespace, orderID: orderID) else { throw .orderNotFound(orderID) }
+        return (namespace, orderID, store.scenarioOf(namespace, orderID: orderID), version)
+    }
+
+    private func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: configuration.publicBaseURL) }
+
+    // MARK: Create
+
+    private func create(_ request: HTTPRequest) throws -> HTTPReply {
+        let namespace = try SwedbankPayAuth.authenticate(request, configuration)
+        let sticky = try play.scenarioForNewObject(request, namespace)
+        return play(.swedbankPayCreatePaymentOrder, request, namespace, object: "new", sticky: sticky) { _ -> HTTPReply in
+            try createOrder(request, namespace, sticky: sticky)
+        }
+    }
+
+    /// The order of a create, made once its scenario decision let the call through.
+    private func createOrder(_ request: HTTPRequest, _ namespace: Namespace, sticky: String?) throws -> HTTPReply {
+        let document = try SwedbankPayOrderValidation.parse(request.body)
+        let object = try SwedbankPayOrderValidation.paymentOrderObject(document)
+        let version = try SwedbankPayAuth.createVersion(request, object)
+        let parsed = try SwedbankPayOrderValidation.createOrderRequest(object, version: version, configuration: configuration)
+        let userAgent = request.headers["User-Agent"] ?? parsed.userAgent
+        let orderID: String
+        var decided: PlayedDecision?
+        if let used = parsed.useToken {
+            // The token first: 404 when unknown, 422 once deleted, and no order (swedbankpay-api.md §2.2).
+            let token = try store.activeToken(namespace, used.kind, used.token)
+            if parsed.orderOperation.isMerchantInitiated {
+                let decision = try cardAuthorize(request, namespace, parsed, token, sticky: sticky)
+                // The decision's http_error (with its body and headers) or drop_connection: no order is made.
+                if let answer = play.answer(decision, request) { return answer }
+                decided = decision
+                orderID = store.createPaid(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent,
+                                           token: token, declined: Self.decline(decision.outcome))
+            } else {
+                orderID = store.create(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent)
+            }
+        } else {
+            orderID = store.create(namespace, parsed, version: version, scenario: sticky, initiatingSystemUserAgent: userAgent)
+        }
+        // 200 OK, not 201 (swedbankpay-api.md §1.3).
+        let reply = HTTPReply(.swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version))
+        // card.authorize's delay_ms delays the answer; its commit_then_drop pays the order and drops the answer.
+        return decided.map { play.settle($0, request, reply: reply) } ?? reply
+    }
+
+    /// card.authorize for the stored card of a Recur or UnscheduledPurchase (sequences count per token), journaled
+    /// as a `DECISION` entry: a scenario's card_declined, insufficient_funds, card_expired or fail_attempt fails
+    /// the order (``decline(_:)``).
+    private func cardAuthorize(_ request: HTTPRequest, _ namespace: Namespace, _ parsed: SwedbankPayCreateOrderRequest,
+                               _ token: SwedbankPayOrderLedger.StoredToken, sticky: String?) throws(SwedbankPayProblem) -> PlayedDecision {
+        let subject: JSONText = .object([
+            ("paymentorder", parsed.json.jsonText), ("paymentMethod", .string(token.instrument)),
+            ("card", .object([("maskedPan", .string(token.name)), ("brand", .string(token.cardBrand))])), ("msisdn", .null),
+            ("body", .null),
+        ])
+        let decided: PlayedDecision
+        do {
+            decided = try play.decide(.swedbankPayCardAuthorize, request, in: namespace, subject: .some(JSONNode(subject)), object: token.token,
+                                      sticky: sticky)
+        } catch {
+            throw SwedbankPayProblem.unknownScenario(error)
+        }
+        journal.record(namespace, method: "DECISION", path: request.path, status: 0, note: decided.note.description)
+        return decided
+    }
+
+    // MARK: Reads and updates
+
+    private func read(_ request: HTTPRequest) throws -> HTTPReply {
+        let (namespace, orderID, sticky, version) = try target(request)
+        return play(.swedbankPayReadPaymentOrder, request, namespace, object: orderID, sticky: sticky) { _ throws(SwedbankPayProblem) in
+            .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: expansions(request)),
+                         version: SwedbankPayAuth.readVersion(request) ?? version)
+        }
+    }
+
+    private func readNode(_ request: HTTPRequest) throws -> HTTPReply {
+        let segment = (request.parameters["node"] ?? "").lowercased()
+        // The transaction collections take POST only: 405 as for any other route (not a 404 of an unknown node).
+        if Self.postPurchaseCollections.contains(segment) {
+            throw HTTPError.methodNotAllowed(request.method, allowed: [.post])
+        }
+        let (namespace, orderID, sticky, version) = try target(request)
+        return play(.swedbankPayReadPaymentOrder, request, namespace, object: orderID, sticky: sticky) { _ throws(SwedbankPayProblem) in
+            .swedbankPay(try store.node(namespace, orderID: orderID, segment: segment), version: SwedbankPayAuth.readVersion(request) ?? version)
+        }
+    }
+
+    private func update(_ request: HTTPRequest) throws -> HTTPReply {
+        let (namespace, orderID, sticky, version) = try target(request)
+        try SwedbankPayAuth.requireJSON(request)
+        // The scenario operation follows the body's `operation`; unreadable bodies count as update_order.
+        let object = try? SwedbankPayOrderValidation.paymentOrderObject(SwedbankPayOrderValidation.parse(request.body))
+        let operation: ScenarioOperation = switch object?["operation"]?.stringValue {
+        case "Abort": .swedbankPayAbortPaymentOrder
+        case "PaymentAttemptAborted": .swedbankPayAbortPaymentAttempt
+        default: .swedbankPayUpdatePaymentOrder
+        }
+        return play(operation, request, namespace, object: orderID, sticky: sticky) { _ throws(SwedbankPayProblem) in
+            let object = try SwedbankPayOrderValidation.paymentOrderObject(SwedbankPayOrderValidation.parse(request.body))
+            try store.patch(namespace, orderID: orderID, SwedbankPayOrderValidation.patch(object))
+            return .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: []), version: version)
+        }
+    }
+
+    // MARK: Post-purchases and tokens
+
+    private func postPurchase(_ request: HTTPRequest, _ operation: ScenarioOperation, _ kind: SwedbankPayPostPurchase) throws -> HTTPReply {
+        let (namespace, orderID, sticky, stored) = try target(request)
+        try SwedbankPayAuth.requireJSON(request)
+        return play(operation, request, namespace, object: orderID, sticky: sticky) { outcome throws(SwedbankPayProblem) in
+            let transaction = try SwedbankPayOrderValidation.transaction(request.body, kind)
+            var refused = false
+            if outcome.swedbankPay == .refused { refused = true }
+            let made = try store.postPurchase(namespace, orderID: orderID, kind, transaction, refused: refused)
+            let version = SwedbankPayAuth.requestVersion(request) ?? stored
+            switch version {
+            case .v3_1:
+                // v3.1: the full payment order and its operations (swedbankpay-api.md §1.7); 200 inferred. `$expand`
+                // as on GET: the PHP SDK asks for `financialtransactions,paid` and reads the new transaction there
+                // (swedbankpay-api.md, Corrections and additions).
+                return .swedbankPay(try store.document(namespace, orderID: orderID, base: base(request), expand: expansions(request)),
+                                    version: version)
+            case .v3_0:
+                return .swedbankPay(store.transactionAnswer(namespace, orderID: orderID, kind, made), version: version)
             }
         }
+    }
 
-        /// card.authorize for the stored card of a Recur or UnscheduledPurchase (sequences count per token), journaled
-        /// as a `DECISION` entry: a scenario's card_declined, insufficient_funds, card_expired or fail_attempt fails
-        /// the order (``decline(_:)``).
-        @Sendable func cardAuthorize(_ request: HTTPRequest, _ namespace: Namespace, _ parsed: SwedbankPayCreateOrderRequest,
-                                     _ token: SwedbankPayOrderLedger.StoredToken, sticky: String?) throws(SwedbankPayProblem) -> PlayedDecision {
-            let subject: JSONText = .object([
-                ("paymentorder", parsed.json.jsonText), ("paymentMethod", .string(token.instrument)),
-                ("card", .object([("maskedPan", .string(token.name)), ("brand", .string(token.cardBrand))])), ("msisdn", .null),
-                ("body", .null),
-            ])
-            let decided: PlayedDecision
-            do {
-                decided = try play.decide(.swedbankPayCardAuthorize, request, in: namespace, subject: .some(JSONNode(subject)), object: token.token,
-                                          sticky: sticky)
-            } catch {
-                throw SwedbankPayProblem.unknownScenario(error)
+    private func deleteToken(_ request: HTTPRequest, _ kind: SwedbankPayTokenKind) throws -> HTTPReply {
+        let namespace = try SwedbankPayAuth.authenticate(request, configuration)
+        try SwedbankPayAuth.requireJSON(request)
+        let value = request.parameters["token"] ?? ""
+        return play(.swedbankPayDeleteToken, request, namespace, object: value, sticky: nil) { _ throws(SwedbankPayProblem) in
+            let body = try SwedbankPayOrderValidation.parse(request.body, name: "Token")
+            guard body["state"]?.stringValue == "Deleted" else {
+                throw .input([.init(name: "State", description: "The field State must be \"Deleted\".")])
             }
-            journal.record(namespace, method: "DECISION", path: request.path, status: 0, note: decided.note.description)
-            return decided
+            let token = try store.deleteToken(namespace, kind, value)
+            return .swedbankPay(Self.deletedTokenAnswer(token, store.ids.uuid()), version: SwedbankPayAuth.requestVersion(request) ?? .v3_1)
         }
-
-        @Sendable func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: configuration.publicBaseURL) }
     }
 
     /// The failure a merchant-initiated card.authorize's outcome makes of the order (swedbankpay-api.md §1.5 `Failed`:

@@ -115,7 +115,8 @@ enum SwedbankPayOrderValidation {
         return object
     }
 
-    /// `POST /psp/paymentorders` (swedbankpay-api.md §1.2; other rules inferred).
+    /// `POST /psp/paymentorders` (swedbankpay-api.md §1.2; other rules inferred). The fields are read, and their
+    /// problems noted, in the order of the reference's table.
     static func createRequest(_ object: JSONNode, version: SwedbankPayAPIVersion, configuration: SwedbankPayConfiguration)
     throws(SwedbankPayProblem) -> SwedbankPayCreateOrderRequest {
         var reader = SwedbankPayJSONReader(object.members ?? [], path: "PaymentOrder")
@@ -131,7 +132,27 @@ enum SwedbankPayOrderValidation {
         let language = reader.string("language", required: true)
         let productName = reader.string("productName")
         let implementation = reader.string("implementation")
+        let urls = readURLs(&reader)
+        let payeeInfo = readPayeeInfo(&reader)
+        let payer = readPayer(&reader)
+        let orderItems = validateOrderItems(&reader, amount: amount, vatAmount: vatAmount)
+        let restricted = reader.strings("restrictedToInstruments")
+        let instrument = reader.string("instrument")
+        let (disableStored, consentCheckbox) = readStoredDetails(&reader)
+        let metadata = reader.node("metadata")
+        if let metadata, metadata.members == nil { reader.wrongType("metadata", "an object") }
+        guard reader.problems.isEmpty, let operation, let currency, let amount, let vatAmount, let description, let userAgent, let language
+        else { throw .input(reader.problems) }
+        return SwedbankPayCreateOrderRequest(
+            operation: operation, currency: currency, amount: amount, vatAmount: vatAmount, description: description, userAgent: userAgent,
+            language: languages.contains(language) ? language : "en-US", productName: productName, implementation: implementation,
+            urls: urls, payeeInfo: payeeInfo, payer: payer, orderItems: orderItems, restrictedToInstruments: restricted,
+            instrument: instrument, disableStoredPaymentDetails: disableStored, enablePaymentDetailsConsentCheckbox: consentCheckbox,
+            metadata: metadata, compactJSON: CompactJSON(object))
+    }
 
+    /// `urls` (required), each URL checked by MerchantURL.
+    private static func readURLs(_ reader: inout SwedbankPayJSONReader) -> SwedbankPayOrderURLs {
         var urlsReader = reader.object("urls", required: true)
         let hostUrls = urlsReader?.strings("hostUrls", required: true)
         for (index, host) in (hostUrls ?? []).enumerated() {
@@ -145,7 +166,11 @@ enum SwedbankPayOrderValidation {
             paymentUrl: urlsReader?.url("paymentUrl"), callbackUrl: urlsReader?.url("callbackUrl"), logoUrl: urlsReader?.url("logoUrl"),
             termsOfServiceUrl: urlsReader?.url("termsOfServiceUrl"))
         reader.absorb(urlsReader)
+        return urls
+    }
 
+    /// `payeeInfo` (required).
+    private static func readPayeeInfo(_ reader: inout SwedbankPayJSONReader) -> SwedbankPayPayeeInfo {
         var payeeReader = reader.object("payeeInfo", required: true)
         let payeeInfo = SwedbankPayPayeeInfo(
             payeeId: payeeReader?.string("payeeId", required: true) ?? "",
@@ -153,18 +178,21 @@ enum SwedbankPayOrderValidation {
             payeeName: payeeReader?.string("payeeName"), orderReference: payeeReader?.string("orderReference", maxLength: 50),
             productCategory: payeeReader?.string("productCategory"), subsite: payeeReader?.string("subsite"), siteId: payeeReader?.string("siteId"))
         reader.absorb(payeeReader)
+        return payeeInfo
+    }
 
-        var payer: SwedbankPayPayer?
-        if var payerReader = reader.object("payer") {
-            payer = SwedbankPayPayer(payerReference: payerReader.string("payerReference"), firstName: payerReader.string("firstName"),
+    /// `payer`, if sent.
+    private static func readPayer(_ reader: inout SwedbankPayJSONReader) -> SwedbankPayPayer? {
+        guard var payerReader = reader.object("payer") else { return nil }
+        let payer = SwedbankPayPayer(payerReference: payerReader.string("payerReference"), firstName: payerReader.string("firstName"),
                                      lastName: payerReader.string("lastName"), email: payerReader.string("email"),
                                      msisdn: payerReader.string("msisdn"), json: reader.node("payer"))
-            reader.absorb(payerReader)
-        }
+        reader.absorb(payerReader)
+        return payer
+    }
 
-        let orderItems = validateOrderItems(&reader, amount: amount, vatAmount: vatAmount)
-        let restricted = reader.strings("restrictedToInstruments")
-        let instrument = reader.string("instrument")
+    /// `disableStoredPaymentDetails` and `enablePaymentDetailsConsentCheckbox`, which needs the first.
+    private static func readStoredDetails(_ reader: inout SwedbankPayJSONReader) -> (disableStored: Bool, consentCheckbox: Bool) {
         let disableStored = reader.bool("disableStoredPaymentDetails") ?? false
         let consentCheckbox = reader.bool("enablePaymentDetailsConsentCheckbox") ?? false
         if consentCheckbox && !disableStored {
@@ -172,16 +200,7 @@ enum SwedbankPayOrderValidation {
             reader.problems.append(.init(name: "PaymentOrder.EnablePaymentDetailsConsentCheckbox",
                                          description: "EnablePaymentDetailsConsentCheckbox cannot be used without DisableStoredPaymentDetails."))
         }
-        let metadata = reader.node("metadata")
-        if let metadata, metadata.members == nil { reader.wrongType("metadata", "an object") }
-        guard reader.problems.isEmpty, let operation, let currency, let amount, let vatAmount, let description, let userAgent, let language
-        else { throw .input(reader.problems) }
-        return SwedbankPayCreateOrderRequest(
-            operation: operation, currency: currency, amount: amount, vatAmount: vatAmount, description: description, userAgent: userAgent,
-            language: languages.contains(language) ? language : "en-US", productName: productName, implementation: implementation,
-            urls: urls, payeeInfo: payeeInfo, payer: payer, orderItems: orderItems, restrictedToInstruments: restricted,
-            instrument: instrument, disableStoredPaymentDetails: disableStored, enablePaymentDetailsConsentCheckbox: consentCheckbox,
-            metadata: metadata, compactJSON: CompactJSON(object))
+        return (disableStored, consentCheckbox)
     }
 
     // MARK: Operations and tokens (Verify, Recur, UnscheduledPurchase)
