@@ -69,7 +69,9 @@ public struct SandboxClient: Sendable {
     ///
     /// The redirect policy is applied with a URLSession task delegate; on Linux, where swift-corelibs-foundation
     /// asks only a session's own delegate about redirects, each request goes through a session made from
-    /// `session.configuration` (so `session`'s delegate, if it has one, is not asked there).
+    /// `session.configuration` (so `session`'s delegate, if it has one, is not asked there). Also on Linux, a 401 with
+    /// a `Basic` or `Digest` challenge naming a realm (Klarna's) cannot be delivered by that URLSession (it would wait
+    /// for a credential forever): it throws `URLError(.userAuthenticationRequired)` instead.
     public init(baseURL: URL, controlToken: String? = nil, namespace: String? = nil, session: URLSession = .shared,
                 redirects: RedirectPolicy = .doNotFollow) {
         transport = .live(session)
@@ -190,7 +192,16 @@ public struct SandboxClient: Sendable {
         // swift-corelibs-foundation asks only the session's delegate about redirects, never a task's.
         let own = URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: nil)
         defer { own.finishTasksAndInvalidate() }
-        let (data, response) = try await own.data(for: request)
+        let data: Data, response: URLResponse
+        do {
+            (data, response) = try await own.data(for: request)
+        } catch let error as URLError where error.code == .cancelled && delegate.refusedChallenge {
+            throw URLError(.userAuthenticationRequired, userInfo: [
+                NSLocalizedDescriptionKey: "the sandbox answered 401 with a Basic or Digest challenge naming a realm (Klarna's), which "
+                    + "swift-corelibs-foundation's URLSession cannot deliver: it waits for a credential, so the client refused it",
+                NSURLErrorFailingURLErrorKey: request.url as Any,
+            ])
+        }
         #else
         let (data, response) = try await session.data(for: request, delegate: delegate)
         #endif
@@ -263,6 +274,21 @@ private final class RedirectDelegate: NSObject, URLSessionTaskDelegate, Sendable
 
     /// The redirect chain was longer than ``SandboxClient/RedirectPolicy/follow(max:)`` allows.
     var exceeded: Bool { state.withLock { $0.exceeded } }
+
+    #if canImport(FoundationNetworking)
+    private let refused = Locked(false)
+    /// An authentication challenge was refused (``urlSession(_:task:didReceive:completionHandler:)``).
+    var refusedChallenge: Bool { refused.withLock { $0 } }
+
+    /// swift-corelibs-foundation's URLSession cannot hand over a 401 with a `Basic` or `Digest` challenge that names a
+    /// realm: by default it waits for a credential forever, and every other disposition cancels the task. Cancel it
+    /// rather than hang; ``SandboxClient/send(_:)`` then throws `URLError(.userAuthenticationRequired)`.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        refused.withLock { $0 = true }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+    #endif
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {

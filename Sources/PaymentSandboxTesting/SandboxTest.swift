@@ -42,7 +42,7 @@ public enum SandboxTest {
     public static func run<T>(_ mode: SandboxMode, configuration: SandboxConfiguration = SandboxConfiguration(),
                               namespace: String? = nil, redirects: SandboxClient.RedirectPolicy = .doNotFollow,
                               _ body: (SandboxClient) async throws -> T) async throws -> T {
-        try await run(mode, configuration: configuration, namespace: namespace, redirects: redirects) { client, _ in
+        try await withSandbox(mode, configuration: configuration, namespace: namespace, redirects: redirects) { client, _ in
             try await body(client)
         }
     }
@@ -52,6 +52,12 @@ public enum SandboxTest {
     public static func run<T>(_ mode: SandboxMode, configuration: SandboxConfiguration = SandboxConfiguration(),
                               namespace: String? = nil, redirects: SandboxClient.RedirectPolicy = .doNotFollow,
                               _ body: (SandboxClient, PaymentSandbox) async throws -> T) async throws -> T {
+        try await withSandbox(mode, configuration: configuration, namespace: namespace, redirects: redirects, body)
+    }
+
+    private static func withSandbox<T>(_ mode: SandboxMode, configuration: SandboxConfiguration, namespace: String?,
+                                       redirects: SandboxClient.RedirectPolicy,
+                                       _ body: (SandboxClient, PaymentSandbox) async throws -> T) async throws -> T {
         let sandbox = PaymentSandbox(configuration: configuration)
         switch mode {
         case .inProcess:
