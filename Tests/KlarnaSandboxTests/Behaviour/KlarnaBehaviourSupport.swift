@@ -49,6 +49,47 @@ func withScenarioFiles<T>(_ files: [String: String], _ body: (URL) async throws 
 // MARK: Example bodies
 
 enum KlarnaExamples {
+    /// The docs' GB create-session example (klarna-api.md §2.1; the tax-handling worked example).
+    static let gbSession = #"""
+    {
+      "purchase_country": "GB",
+      "purchase_currency": "GBP",
+      "locale": "en-GB",
+      "order_amount": 62400,
+      "order_tax_amount": 10400,
+      "order_lines": [
+        { "type": "physical", "reference": "19-402", "name": "Battery Power Pack",
+          "quantity": 1, "unit_price": 59500, "tax_rate": 2000,
+          "total_amount": 59500, "total_discount_amount": 0, "total_tax_amount": 9917 },
+        { "type": "shipping_fee", "name": "Shipping", "quantity": 1, "unit_price": 2900,
+          "tax_rate": 2000, "total_amount": 2900, "total_tax_amount": 483 }
+      ],
+      "merchant_urls": { "authorization": "https://example.com/authorization_callbacks" },
+      "merchant_reference1": "45aa52f387871e3a210645d4"
+    }
+    """#
+
+    /// The GB example as a create-order request: the same cart and references, plus a confirmation URL with
+    /// both placeholders (klarna-api.md §2.1 merchant_urls, §2.5 redirect_url).
+    static let gbOrder = #"""
+    {
+      "purchase_country": "GB",
+      "purchase_currency": "GBP",
+      "locale": "en-GB",
+      "order_amount": 62400,
+      "order_tax_amount": 10400,
+      "order_lines": [
+        { "type": "physical", "reference": "19-402", "name": "Battery Power Pack",
+          "quantity": 1, "unit_price": 59500, "tax_rate": 2000,
+          "total_amount": 59500, "total_discount_amount": 0, "total_tax_amount": 9917 },
+        { "type": "shipping_fee", "name": "Shipping", "quantity": 1, "unit_price": 2900,
+          "tax_rate": 2000, "total_amount": 2900, "total_tax_amount": 483 }
+      ],
+      "merchant_urls": { "confirmation": "https://example.com/confirmation?sid={session.id}&oid={order.id}" },
+      "merchant_reference1": "45aa52f387871e3a210645d4"
+    }
+    """#
+
     /// The docs' customer-token request (klarna-api.md §2.9).
     static let gbCustomerToken = #"""
     { "description": "Monthly battery subscription", "intended_use": "SUBSCRIPTION", "locale": "en-GB",
@@ -108,6 +149,33 @@ struct KlarnaMerchant: Sendable {
         try await post("/payments/v1/sessions", body, headers: Self.scenarioHeader(scenario))
     }
 
+    func readSession(_ id: String) async throws -> SandboxResponse { try await get("/payments/v1/sessions/\(id)") }
+    func updateSession(_ id: String, _ body: String) async throws -> SandboxResponse { try await post("/payments/v1/sessions/\(id)", body) }
+    func authorize(_ sessionID: String) async throws -> SandboxResponse {
+        try await post("/__sandbox/klarna/payments/sessions/\(sessionID)/authorize")
+    }
+    func createOrder(_ token: String, _ body: String = KlarnaExamples.gbOrder) async throws -> SandboxResponse {
+        try await post("/payments/v1/authorizations/\(token)/order", body)
+    }
+
+    /// Creates a session and returns its id (fails the test unless 200).
+    func newSession(_ body: String = KlarnaExamples.gbSession, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        let response = try await createSession(body)
+        try #require(response.status == .ok, "create session: \(response.status) \(response.text)", sourceLocation: sourceLocation)
+        return try response.decode(CreatedSession.self).session_id
+    }
+
+    /// A session authorized as created: returns (session id, authorization token).
+    func authorizedSession(sourceLocation: SourceLocation = #_sourceLocation) async throws -> (session: String, token: String) {
+        let session = try await newSession(sourceLocation: sourceLocation)
+        return (session, try await newAuthorization(session, sourceLocation: sourceLocation))
+    }
+
+    /// Moves this namespace's clock by `seconds`.
+    func advanceClock(seconds: Int) async throws {
+        try await client.control.advanceClock(by: .seconds(seconds))
+    }
+
     func createCustomerToken(_ token: String, _ body: String = KlarnaExamples.gbCustomerToken) async throws -> SandboxResponse {
         try await post("/payments/v1/authorizations/\(token)/customer-token", body)
     }
@@ -147,6 +215,7 @@ struct KlarnaMerchant: Sendable {
 }
 
 struct Authorized: Decodable { var authorization_token: String }
+struct CreatedSession: Decodable { var session_id: String }
 struct SandboxStateOrders: Decodable {
     var klarna_ordermanagement: Orders
     struct Orders: Decodable { var orders: [OrderManagementOrder] }
@@ -213,4 +282,21 @@ func expectKlarnaError(_ response: SandboxResponse, _ status: SandboxResponse.St
         #expect(response.header("WWW-Authenticate")?.lowercased().hasPrefix("basic") == true,
                 "401 without WWW-Authenticate: Basic: \(response.headerFields)", sourceLocation: sourceLocation)
     }
+}
+
+/// Asserts a 204 with no body.
+func expectNoContent(_ response: SandboxResponse, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(response.status == .noContent, "expected 204: \(response.status) \(response.text)", sourceLocation: sourceLocation)
+    #expect(response.body.isEmpty, sourceLocation: sourceLocation)
+    expectWellFramed(response, sourceLocation: sourceLocation)
+}
+
+/// What the SDK stand-ins answer for a client token or session id that names no live session of `namespace`:
+/// Klarna's 404 NOT_FOUND, naming the namespace it looked in.
+func expectSDKUnknownSession(_ response: SandboxResponse, namespace: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    expectKlarnaError(response, .notFound, "NOT_FOUND", [
+        "Invalid session id",
+        "No live session has this client token or session id in namespace \"\(namespace)\" (unknown, expired after 48 hours, "
+            + "changed, or created in another namespace: send the namespace the session was created in)",
+    ], sourceLocation: sourceLocation)
 }

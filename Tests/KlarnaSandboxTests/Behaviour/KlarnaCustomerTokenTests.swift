@@ -38,7 +38,6 @@ private extension KlarnaMerchant {
     }
 }
 
-private struct CreatedSession: Decodable { var session_id: String }
 private struct CreatedToken: Decodable { var token_id: String }
 private struct PlacedOrder: Decodable { var order_id: String; var fraud_status: String }
 
