@@ -39,7 +39,30 @@ enum InProcessExchange {
         var fields = response.headers.map { ($0.name, $0.value) }
         let noBody = parsed.method == .head || response.status.code == 204 || response.status.code == 304
         fields.append(("Content-Length", String(response.body.count)))
-        return SandboxResponse(status: response.status.code, headerFields: fields, body: noBody ? Data() : response.body)
+        return SandboxResponse(status: .init(code: response.status.code), headerFields: fields, body: noBody ? Data() : response.body,
+                               url: url)
+    }
+
+    /// The request a 3xx leads to as URLSession builds it, or nil when it is no redirect to follow: not 301, 302,
+    /// 303, 307 or 308, or a `Location` that is not http or https (RFC 9110 §15.4). 303, and 301/302 after a POST,
+    /// become a GET without a body; 307 and 308 keep the method and `body`.
+    static func redirect(status: Int, location: String?, from request: URLRequest, body: Data) -> URLRequest? {
+        guard [301, 302, 303, 307, 308].contains(status), let location,
+              let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
+              let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }
+        var next = request
+        next.url = target
+        next.httpBodyStream = nil
+        next.httpBody = body.isEmpty ? nil : body
+        let method = (request.httpMethod ?? "GET").uppercased()
+        if status == 303 && method != "HEAD" || (status == 301 || status == 302) && method == "POST" {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+            next.setValue(nil, forHTTPHeaderField: "Content-Length")
+        }
+        return next
     }
 
     /// `scheme://host[:port]` of `url` (the port only when it names one), or nil without a scheme and host.

@@ -4,18 +4,24 @@ import Foundation
 import FoundationNetworking
 #endif
 import PaymentSandbox
+internal import SandboxHTTP
 
 /// Sends requests to a sandbox, in one of two modes with the same API:
-/// - in-process (``init(sandbox:namespace:)``, ``inProcess(_:namespace:)``): no socket and no port; each request
-///   goes straight to the sandbox's routes;
-/// - live (``init(baseURL:controlToken:namespace:session:)``): a sandbox in Docker or another process, over URLSession.
+/// - in-process (``init(sandbox:namespace:redirects:)``, ``inProcess(_:namespace:redirects:)``): no socket and no
+///   port; each request goes straight to the sandbox's routes;
+/// - live (``init(baseURL:controlToken:namespace:session:redirects:)``): a sandbox in Docker or another process, over
+///   URLSession.
 ///
-/// ``control`` chooses scenarios, moves the clock and reads the journal and state of ``namespace`` in both modes.
+/// ``control`` chooses scenarios, moves the clock and reads the journal and state of ``namespace`` in both modes;
+/// ``SandboxTest/run(_:configuration:namespace:redirects:_:)`` starts a sandbox in either mode for one test body.
+/// Redirects are handled the same way in both modes: not followed unless ``redirects`` says so.
 ///
 /// ```swift
 /// let client = try SandboxClient.inProcess(namespace: "checkout-tests")
 /// try await client.control.useScenario("reject")
-/// let response = try await client.send("POST", "/payments/v1/sessions", json: cart, basicAuth: ("PK1_x", "secret"))
+/// let response = try await client.send(.post, "/payments/v1/sessions", json: cart, basicAuth: ("PK1_x", "secret"))
+/// #expect(response.status == .ok)
+/// let session = try response.decode(Session.self)
 /// ```
 public struct SandboxClient: Sendable {
     enum Transport: Sendable {
@@ -31,6 +37,8 @@ public struct SandboxClient: Sendable {
     public var namespace: String?
     /// Sent as `Sandbox-Control-Token` with every `/__sandbox/` call, for a sandbox started with a control token.
     public var controlToken: String?
+    /// Which redirects ``send(_:)`` follows, the same in both modes; by default none.
+    public var redirects: RedirectPolicy
 
     /// The sandbox that in-process requests go to; nil in live mode.
     public var sandbox: PaymentSandbox? {
@@ -41,27 +49,36 @@ public struct SandboxClient: Sendable {
     /// In-process, to `sandbox` (which needs no ``PaymentSandbox/start()``), with its state file loaded if it has one.
     /// Throws the sandbox's `ScenarioLoadFailure` when one of its scenario files is invalid, `StateFileError` when its
     /// state file cannot be loaded.
-    public init(sandbox: PaymentSandbox, namespace: String? = nil) throws {
+    public init(sandbox: PaymentSandbox, namespace: String? = nil, redirects: RedirectPolicy = .doNotFollow) throws {
         try sandbox.checkScenariosLoaded()
         try sandbox.loadStateFile()
         transport = .inProcess(sandbox)
         baseURL = sandbox.baseURL ?? URL(string: "http://localhost")!
         self.namespace = namespace
         controlToken = sandbox.configuration.controlToken
+        self.redirects = redirects
     }
 
     /// In-process, to a new sandbox made with `configuration` (by default: the bundled scenarios, no socket).
-    public static func inProcess(_ configuration: SandboxConfiguration = SandboxConfiguration(),
-                                 namespace: String? = nil) throws -> SandboxClient {
-        try SandboxClient(sandbox: PaymentSandbox(configuration: configuration), namespace: namespace)
+    public static func inProcess(_ configuration: SandboxConfiguration = SandboxConfiguration(), namespace: String? = nil,
+                                 redirects: RedirectPolicy = .doNotFollow) throws -> SandboxClient {
+        try SandboxClient(sandbox: PaymentSandbox(configuration: configuration), namespace: namespace, redirects: redirects)
     }
 
-    /// Live, to the sandbox at `baseURL` (e.g. `http://127.0.0.1:8080`).
-    public init(baseURL: URL, controlToken: String? = nil, namespace: String? = nil, session: URLSession = .shared) {
+    /// Live, to the sandbox at `baseURL` (e.g. `http://127.0.0.1:8080`), through `session`.
+    ///
+    /// The redirect policy is applied with a URLSession task delegate; on Linux, where swift-corelibs-foundation
+    /// asks only a session's own delegate about redirects, each request goes through a session made from
+    /// `session.configuration` (so `session`'s delegate, if it has one, is not asked there). Also on Linux, a 401 with
+    /// a `Basic` or `Digest` challenge naming a realm (Klarna's) cannot be delivered by that URLSession (it would wait
+    /// for a credential forever): it throws `URLError(.userAuthenticationRequired)` instead.
+    public init(baseURL: URL, controlToken: String? = nil, namespace: String? = nil, session: URLSession = .shared,
+                redirects: RedirectPolicy = .doNotFollow) {
         transport = .live(session)
         self.baseURL = baseURL
         self.namespace = namespace
         self.controlToken = controlToken
+        self.redirects = redirects
     }
 
     /// This client, for another namespace.
@@ -71,16 +88,23 @@ public struct SandboxClient: Sendable {
         return copy
     }
 
+    /// This client, with another redirect policy.
+    public func redirects(_ policy: RedirectPolicy) -> SandboxClient {
+        var copy = self
+        copy.redirects = policy
+        return copy
+    }
+
     /// Typed calls to the control API (`/__sandbox/`) for ``namespace``.
     public var control: SandboxControl { SandboxControl(client: self) }
 
     /// Sends `method path` (path with its query, e.g. `/payments/v1/sessions/abc`, or an absolute URL) and returns
     /// the answer, whatever its status. A connection the sandbox drops throws `URLError(.networkConnectionLost)`.
     /// `basicAuth` sets `Authorization: Basic …` (Klarna's credentials).
-    public func send(_ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil,
+    public func send(_ method: Method, _ path: String, headers: [String: String] = [:], body: Data? = nil,
                      basicAuth: (user: String, password: String)? = nil) async throws -> SandboxResponse {
         var request = URLRequest(url: try url(for: path))
-        request.httpMethod = method
+        request.httpMethod = method.rawValue
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let (user, password) = basicAuth {
             request.setValue("Basic " + Data("\(user):\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
@@ -89,35 +113,103 @@ public struct SandboxClient: Sendable {
         return try await send(request)
     }
 
-    /// ``send(_:_:headers:body:basicAuth:)`` with a JSON body (`Content-Type: application/json` unless `headers` say otherwise).
-    public func send(_ method: String, _ path: String, json: String, headers: [String: String] = [:],
+    /// ``send(_:_:headers:body:basicAuth:)`` with a JSON body given as text (`Content-Type: application/json` unless
+    /// `headers` say otherwise).
+    public func send(_ method: Method, _ path: String, json: String, headers: [String: String] = [:],
                      basicAuth: (user: String, password: String)? = nil) async throws -> SandboxResponse {
-        var headers = headers
-        if !headers.keys.contains(where: { $0.lowercased() == "content-type" }) { headers["Content-Type"] = "application/json" }
-        return try await send(method, path, headers: headers, body: Data(json.utf8), basicAuth: basicAuth)
+        try await send(method, path, headers: Self.withJSONContentType(headers), body: Data(json.utf8), basicAuth: basicAuth)
     }
 
-    /// Sends a URLRequest (its URL's path and query count; in-process its host is ignored).
+    /// ``send(_:_:headers:body:basicAuth:)`` with `value` encoded as the JSON body (`Content-Type: application/json`
+    /// unless `headers` say otherwise).
+    public func send<Body: Encodable>(_ method: Method, _ path: String, encoding value: Body, encoder: JSONEncoder = JSONEncoder(),
+                                      headers: [String: String] = [:],
+                                      basicAuth: (user: String, password: String)? = nil) async throws -> SandboxResponse {
+        try await send(method, path, headers: Self.withJSONContentType(headers), body: try encoder.encode(value), basicAuth: basicAuth)
+    }
+
+    private static func withJSONContentType(_ headers: [String: String]) -> [String: String] {
+        var headers = headers
+        if !headers.keys.contains(where: { $0.lowercased() == "content-type" }) { headers["Content-Type"] = "application/json" }
+        return headers
+    }
+
+    /// Sends a URLRequest (its URL's path and query count; in-process its host is ignored), following redirects as
+    /// ``redirects`` says.
     public func send(_ request: URLRequest) async throws -> SandboxResponse {
+        switch transport {
+        case .live(let session):
+            return try await sendLive(prepared(request), session: session)
+        case .inProcess(let sandbox):
+            var request = prepared(request)
+            var followed = 0
+            while true {
+                let url = request.url
+                var response = try await InProcessExchange.respond(sandbox, to: request, body: request.httpBody ?? Data())
+                response.url = url
+                guard case .follow(let max) = redirects,
+                      let next = InProcessExchange.redirect(status: response.status.code, location: response.header("Location"),
+                                                            from: request, body: request.httpBody ?? Data()),
+                      followsTo(next.url)
+                else { return response }
+                guard followed < max else { throw URLError(.httpTooManyRedirects) }
+                followed += 1
+                request = prepared(next)
+            }
+        }
+    }
+
+    /// `request` with the client's namespace and control token (the SDK stand-ins, `/__sandbox/klarna/…`, sit behind
+    /// the control token too), unless it names its own.
+    private func prepared(_ request: URLRequest) -> URLRequest {
         var request = request
         if let namespace, request.value(forHTTPHeaderField: "Sandbox-Namespace") == nil {
             request.setValue(namespace, forHTTPHeaderField: "Sandbox-Namespace")
         }
-        // The SDK stand-ins (`/__sandbox/klarna/…`) sit behind the control token too.
         if let controlToken, request.url?.path.hasPrefix("/__sandbox/") == true,
            request.value(forHTTPHeaderField: "Sandbox-Control-Token") == nil {
             request.setValue(controlToken, forHTTPHeaderField: "Sandbox-Control-Token")
         }
-        switch transport {
-        case .live(let session):
-            let (data, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-            var headers: [(String, String)] = []
-            for case (let name as String, let value as String) in http.allHeaderFields { headers.append((name, value)) }
-            return SandboxResponse(status: http.statusCode, headerFields: headers, body: data)
-        case .inProcess(let sandbox):
-            return try await InProcessExchange.respond(sandbox, to: request, body: request.httpBody ?? Data())
+        return request
+    }
+
+    /// Whether a redirect to `url` is one ``RedirectPolicy/follow(max:)`` follows: http or https on ``baseURL``'s origin.
+    func followsTo(_ url: URL?) -> Bool {
+        guard let url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        return Self.origin(of: url) == Self.origin(of: baseURL)
+    }
+
+    /// `scheme://host:port` with the scheme's default port written out, for comparing origins.
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+        return "\(scheme)://\(host):\(port)"
+    }
+
+    private func sendLive(_ request: URLRequest, session: URLSession) async throws -> SandboxResponse {
+        let delegate = RedirectDelegate(client: self)
+        #if canImport(FoundationNetworking)
+        // swift-corelibs-foundation asks only the session's delegate about redirects, never a task's.
+        let own = URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: nil)
+        defer { own.finishTasksAndInvalidate() }
+        let data: Data, response: URLResponse
+        do {
+            (data, response) = try await own.data(for: request)
+        } catch let error as URLError where error.code == .cancelled && delegate.refusedChallenge {
+            throw URLError(.userAuthenticationRequired, userInfo: [
+                NSLocalizedDescriptionKey: "the sandbox answered 401 with a Basic or Digest challenge naming a realm (Klarna's), which "
+                    + "swift-corelibs-foundation's URLSession cannot deliver: it waits for a credential, so the client refused it",
+                NSURLErrorFailingURLErrorKey: request.url as Any,
+            ])
         }
+        #else
+        let (data, response) = try await session.data(for: request, delegate: delegate)
+        #endif
+        if delegate.exceeded { throw URLError(.httpTooManyRedirects) }
+        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+        var headers: [(String, String)] = []
+        for case (let name as String, let value as String) in http.allHeaderFields { headers.append((name, value)) }
+        return SandboxResponse(status: .init(code: http.statusCode), headerFields: headers, body: data, url: http.url ?? request.url)
     }
 
     func url(for path: String) throws -> URL {
@@ -132,34 +224,86 @@ public struct SandboxClient: Sendable {
     }
 }
 
-/// What the sandbox answered.
-public struct SandboxResponse: Sendable {
-    public var status: Int
-    /// The header fields in the order sent (in-process) or as URLSession reports them (live).
-    public var headerFields: [(name: String, value: String)]
-    public var body: Data
+extension SandboxClient {
+    /// An HTTP method: `.get`, `.post`, ... or any other token (`Method("PROPFIND")`). A string literal is one too, so
+    /// `send("POST", …)` reads as `send(.post, …)`.
+    public struct Method: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+        /// The method as sent, e.g. `POST` (methods are case-sensitive: this is not upper-cased).
+        public var rawValue: String
 
-    public init(status: Int, headerFields: [(name: String, value: String)], body: Data) {
-        self.status = status
-        self.headerFields = headerFields
-        self.body = body
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(_ name: String) { self.rawValue = name }
+        public init(stringLiteral value: String) { self.rawValue = value }
+
+        public var description: String { rawValue }
+
+        public static let get: Method = "GET"
+        public static let head: Method = "HEAD"
+        public static let post: Method = "POST"
+        public static let put: Method = "PUT"
+        public static let patch: Method = "PATCH"
+        public static let delete: Method = "DELETE"
+        public static let options: Method = "OPTIONS"
     }
 
-    /// The first value of the header `name`, compared case-insensitively.
-    public func header(_ name: String) -> String? {
-        headerFields.first { $0.name.lowercased() == name.lowercased() }?.value
+    /// Which redirects (301, 302, 303, 307, 308 with a `Location`) a client follows, the same in-process and live.
+    ///
+    /// Followed: only to http or https on the client's ``SandboxClient/baseURL`` origin (the sandbox itself), as
+    /// URLSession follows them (303, and 301/302 after a POST, become a GET without a body). A redirect elsewhere (a
+    /// merchant's confirmation page, an app's `myapp://` scheme) is never followed: the answer is the 3xx, whose
+    /// `Location` the test can read. ``SandboxResponse/url`` is the URL of the answer returned.
+    public enum RedirectPolicy: Sendable, Hashable {
+        /// Every 3xx is the answer (the default).
+        case doNotFollow
+        /// Follows at most `max` redirects in a row; one more throws `URLError(.httpTooManyRedirects)`.
+        case follow(max: Int)
+
+        /// ``follow(max:)`` with URLSession's own limit, 20.
+        public static var followAll: RedirectPolicy { .follow(max: 20) }
+    }
+}
+
+/// Applies a client's ``SandboxClient/RedirectPolicy`` to one live request.
+private final class RedirectDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    let client: SandboxClient
+    private let state = Locked((followed: 0, exceeded: false))
+
+    init(client: SandboxClient) {
+        self.client = client
     }
 
-    /// The body as UTF-8 text.
-    public var text: String { String(decoding: body, as: UTF8.self) }
+    /// The redirect chain was longer than ``SandboxClient/RedirectPolicy/follow(max:)`` allows.
+    var exceeded: Bool { state.withLock { $0.exceeded } }
 
-    /// The body as a JSON object (nil when it is not one).
-    public func jsonObject() -> [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+    #if canImport(FoundationNetworking)
+    private let refused = Locked(false)
+    /// An authentication challenge was refused (``urlSession(_:task:didReceive:completionHandler:)``).
+    var refusedChallenge: Bool { refused.withLock { $0 } }
+
+    /// swift-corelibs-foundation's URLSession cannot hand over a 401 with a `Basic` or `Digest` challenge that names a
+    /// realm: by default it waits for a credential forever, and every other disposition cancels the task. Cancel it
+    /// rather than hang; ``SandboxClient/send(_:)`` then throws `URLError(.userAuthenticationRequired)`.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        refused.withLock { $0 = true }
+        completionHandler(.cancelAuthenticationChallenge, nil)
     }
+    #endif
 
-    /// The body decoded as `type`.
-    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> T {
-        try decoder.decode(type, from: body)
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        guard case .follow(let max) = client.redirects, client.followsTo(request.url) else {
+            completionHandler(nil)
+            return
+        }
+        let follow = state.withLock { state -> Bool in
+            guard state.followed < max else {
+                state.exceeded = true
+                return false
+            }
+            state.followed += 1
+            return true
+        }
+        completionHandler(follow ? request : nil)
     }
 }

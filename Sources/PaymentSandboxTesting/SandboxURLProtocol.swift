@@ -189,25 +189,9 @@ public final class SandboxURLProtocol: URLProtocol {
         throw URLError(.httpTooManyRedirects)
     }
 
-    /// The request a 3xx leads to as URLSession builds it, or nil when it is no redirect to follow: not 301, 302,
-    /// 303, 307 or 308, or a `Location` that is not http or https (RFC 9110 §15.4).
+    /// The request a 3xx leads to as URLSession builds it, or nil when it is no redirect to follow.
     private static func redirect(_ answer: SandboxResponse, from request: URLRequest, body: Data) -> URLRequest? {
-        guard [301, 302, 303, 307, 308].contains(answer.status), let location = answer.header("Location"),
-              let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
-              let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
-        else { return nil }
-        var next = request
-        next.url = target
-        next.httpBodyStream = nil
-        next.httpBody = body.isEmpty ? nil : body
-        let method = (request.httpMethod ?? "GET").uppercased()
-        if answer.status == 303 && method != "HEAD" || (answer.status == 301 || answer.status == 302) && method == "POST" {
-            next.httpMethod = "GET"
-            next.httpBody = nil
-            next.setValue(nil, forHTTPHeaderField: "Content-Type")
-            next.setValue(nil, forHTTPHeaderField: "Content-Length")
-        }
-        return next
+        InProcessExchange.redirect(status: answer.status.code, location: answer.header("Location"), from: request, body: body)
     }
 
     private static func httpURLResponse(_ answer: SandboxResponse, url: URL) throws -> HTTPURLResponse {
@@ -221,7 +205,7 @@ public final class SandboxURLProtocol: URLProtocol {
             names[name.lowercased()] = key
             fields[key] = fields[key].map { "\($0), \(value)" } ?? value
         }
-        guard let response = HTTPURLResponse(url: url, statusCode: answer.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
+        guard let response = HTTPURLResponse(url: url, statusCode: answer.status.code, httpVersion: "HTTP/1.1", headerFields: fields) else {
             throw URLError(.badServerResponse)
         }
         return response

@@ -26,10 +26,10 @@ import Testing
          "order_lines":[{"name":"Socks","quantity":1,"unit_price":10000,"total_amount":10000}]}
         """
     let error = await #expect(throws: URLError.self) {
-        _ = try await client.send("POST", "/payments/v1/sessions", json: cart, basicAuth: (user: "PK12345_0123456789ab", password: "secret"))
+        _ = try await client.send(.post, "/payments/v1/sessions", json: cart, basicAuth: (user: "PK12345_0123456789ab", password: "secret"))
     }
     #expect(error?.code == .networkConnectionLost)
     let sessions = try await client.control.state().jsonObject()["klarna_payments"] as? [String: Any]
     #expect((sessions?["sessions"] as? [Any])?.count == 1, "\(String(describing: sessions))")
-    #expect(try await client.control.journal().first?.status == 499)
+    #expect(try await client.control.journal().first?.status == .clientClosedRequest)
 }

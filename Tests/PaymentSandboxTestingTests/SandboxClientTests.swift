@@ -14,74 +14,73 @@ private let cart = """
      "order_lines":[{"name":"Socks","quantity":1,"unit_price":10000,"total_amount":10000}]}
     """
 
-enum Mode: String, CaseIterable, Sendable {
-    case inProcess, live
-}
-
 /// Runs `body` with a client of `mode` on a fresh sandbox with the bundled scenarios (live: on port 0, with a
 /// control token, stopped afterwards).
-private func withClient(_ mode: Mode, namespace: String, _ body: (SandboxClient) async throws -> Void) async throws {
-    switch mode {
-    case .inProcess:
-        try await body(try SandboxClient.inProcess(namespace: namespace))
-    case .live:
-        var configuration = SandboxConfiguration()
-        configuration.controlToken = "control-secret"
-        try await PaymentSandbox.withRunning(configuration) { baseURL in
-            try await body(SandboxClient(baseURL: baseURL, controlToken: "control-secret", namespace: namespace))
-        }
-    }
+private func withClient(_ mode: SandboxMode, namespace: String, _ body: (SandboxClient) async throws -> Void) async throws {
+    var configuration = SandboxConfiguration()
+    if mode == .live { configuration.controlToken = "control-secret" }
+    try await SandboxTest.run(mode, configuration: configuration, namespace: namespace, body)
+}
+
+private struct CreatedSession: Decodable {
+    var session_id: String
+}
+
+private struct SDKAnswer: Decodable {
+    var approved: Bool
+    var authorization_token: String?
 }
 
 private func createSession(_ client: SandboxClient) async throws -> String {
-    let response = try await client.send("POST", "/payments/v1/sessions", json: cart, basicAuth: auth)
-    try #require(response.status == 200, "\(response.status) \(response.text)")
-    return try #require(response.jsonObject()?["session_id"] as? String)
+    let response = try await client.send(.post, "/payments/v1/sessions", json: cart, basicAuth: auth)
+    try #require(response.status == .ok, "\(response.status) \(response.text)")
+    return try response.decode(CreatedSession.self).session_id
 }
 
-@Test(arguments: Mode.allCases)
-func bundledScenarioByNameRejectsTheAuthorization(mode: Mode) async throws {
+@Test(arguments: SandboxMode.allCases)
+func bundledScenarioByNameRejectsTheAuthorization(mode: SandboxMode) async throws {
     try await withClient(mode, namespace: "reject-\(mode)") { client in
         #expect(try await client.control.scenarioNames().contains("reject"))
         let session = try await createSession(client)
         try await client.control.useScenario("reject")
         #expect(try await client.control.defaultScenario() == "reject")
-        let authorize = try await client.send("POST", "/__sandbox/klarna/payments/sessions/\(session)/authorize", json: "{}", basicAuth: auth)
-        #expect(authorize.status == 200)
-        #expect(authorize.jsonObject()?["approved"] as? Bool == false)
-        #expect(authorize.jsonObject()?["authorization_token"] == nil)
+        let authorize = try await client.send(.post, "/__sandbox/klarna/payments/sessions/\(session)/authorize", json: "{}", basicAuth: auth)
+        #expect(authorize.status == .ok)
+        let rejected = try authorize.decode(SDKAnswer.self)
+        #expect(rejected.approved == false)
+        #expect(rejected.authorization_token == nil)
 
         try await client.control.useScenario(nil)
-        let approved = try await client.send("POST", "/__sandbox/klarna/payments/sessions/\(try await createSession(client))/authorize",
+        let approved = try await client.send(.post, "/__sandbox/klarna/payments/sessions/\(try await createSession(client))/authorize",
                                              json: "{}", basicAuth: auth)
-        #expect(approved.jsonObject()?["approved"] as? Bool == true)
+        #expect(try approved.decode(SDKAnswer.self).approved == true)
     }
 }
 
-@Test(arguments: Mode.allCases)
-func movingTheClockExpiresTheSession(mode: Mode) async throws {
+@Test(arguments: SandboxMode.allCases)
+func movingTheClockExpiresTheSession(mode: SandboxMode) async throws {
     try await withClient(mode, namespace: "clock-\(mode)") { client in
         let session = try await createSession(client)
         let before = try await client.control.clock()
-        #expect(try await client.send("GET", "/payments/v1/sessions/\(session)", basicAuth: auth).status == 200)
+        #expect(try await client.send(.get, "/payments/v1/sessions/\(session)", basicAuth: auth).status == .ok)
         // Sessions live 48 h after their last update (docs/klarna.md, "Klarna Payments").
         let after = try await client.control.advanceClock(by: .seconds(48 * 3600 + 1))
         #expect(after.offsetSeconds == before.offsetSeconds + 48 * 3600 + 1)
         #expect(after.namespace == "clock-\(mode)")
-        let expired = try await client.send("GET", "/payments/v1/sessions/\(session)", basicAuth: auth)
-        #expect(expired.status == 404)
+        let expired = try await client.send(.get, "/payments/v1/sessions/\(session)", basicAuth: auth)
+        #expect(expired.status == .notFound)
         let set = try await client.control.setClock(to: Date(timeIntervalSince1970: 1_900_000_000))
         #expect(set.now == Date(timeIntervalSince1970: 1_900_000_000))
     }
 }
 
-@Test(arguments: Mode.allCases)
-func journalStateAndResetReadBack(mode: Mode) async throws {
+@Test(arguments: SandboxMode.allCases)
+func journalStateAndResetReadBack(mode: SandboxMode) async throws {
     try await withClient(mode, namespace: "journal-\(mode)") { client in
         let session = try await createSession(client)
-        let entries = try await client.control.journal(method: "POST", pathPrefix: "/payments/")
+        let entries = try await client.control.journal(method: .post, pathPrefix: "/payments/")
         #expect(entries.map(\.path) == ["/payments/v1/sessions"])
-        #expect(entries.first?.status == 200)
+        #expect(entries.first?.status == .ok)
         #expect(entries.first?.requestBody.contains("Socks") == true)
         #expect(String(decoding: try await client.control.state().json, as: UTF8.self).contains(session))
         // Another namespace sees nothing of it.
@@ -90,19 +89,19 @@ func journalStateAndResetReadBack(mode: Mode) async throws {
         try await client.control.reset()
         #expect(try await client.control.journal().isEmpty)
         #expect(!String(decoding: try await client.control.state().json, as: UTF8.self).contains(session))
-        #expect(try await client.send("GET", "/payments/v1/sessions/\(session)", basicAuth: auth).status == 404)
+        #expect(try await client.send(.get, "/payments/v1/sessions/\(session)", basicAuth: auth).status == .notFound)
     }
 }
 
-@Test(arguments: Mode.allCases)
-func controlRefusalsAreThrown(mode: Mode) async throws {
+@Test(arguments: SandboxMode.allCases)
+func controlRefusalsAreThrown(mode: SandboxMode) async throws {
     try await withClient(mode, namespace: "refusals-\(mode)") { client in
         await #expect(throws: SandboxControlError.self) { try await client.control.useScenario("no-such-scenario") }
         var withoutToken = client
         withoutToken.controlToken = nil
         if mode == .live {
             let error = await #expect(throws: SandboxControlError.self) { try await withoutToken.control.journal() }
-            #expect(error?.status == 401)
+            #expect(error?.status == .unauthorized)
         }
     }
 }
@@ -115,7 +114,7 @@ func controlRefusalsAreThrown(mode: Mode) async throws {
     var withoutToken = client
     withoutToken.controlToken = nil
     let error = await #expect(throws: SandboxControlError.self) { try await withoutToken.control.reset() }
-    #expect(error?.status == 401)
+    #expect(error?.status == .unauthorized)
 }
 
 @Test func inProcessDroppedConnectionIsANetworkConnectionLost() async throws {
@@ -132,10 +131,10 @@ func controlRefusalsAreThrown(mode: Mode) async throws {
     #expect(try await client.control.scenarioNames().contains("reject"))  // bundled first, then the directory
     try await client.control.useScenario("drop-create")
     let error = await #expect(throws: URLError.self) {
-        _ = try await client.send("POST", "/payments/v1/sessions", json: cart, basicAuth: auth)
+        _ = try await client.send(.post, "/payments/v1/sessions", json: cart, basicAuth: auth)
     }
     #expect(error?.code == .networkConnectionLost)
-    #expect(try await client.control.journal().first?.status == 499)
+    #expect(try await client.control.journal().first?.status == .clientClosedRequest)
 }
 
 @Test func anInvalidScenarioFileIsThrownByTheInProcessClient() async throws {
