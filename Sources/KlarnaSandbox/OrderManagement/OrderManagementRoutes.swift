@@ -175,7 +175,8 @@ package struct KlarnaOrderManagementRoutes: Sendable {
     private func cancel(_ request: HTTPRequest) throws -> HTTPReply {
         let (namespace, orderID, sticky) = try target(request)
         return play(.klarnaOMCancelOrder, request, namespace, object: orderID, sticky: sticky) { [store] outcome in
-            try store.cancel(namespace, orderID: orderID, idempotencyKey: idempotencyKey(request), outcome: outcome).response(orderID: orderID)
+            try store.cancel(namespace, orderID: orderID, idempotencyKey: idempotencyKey(request), outcome: outcome)
+                .response(orderID: orderID)
         }
     }
 
@@ -190,14 +191,16 @@ package struct KlarnaOrderManagementRoutes: Sendable {
     private func release(_ request: HTTPRequest) throws -> HTTPReply {
         let (namespace, orderID, sticky) = try target(request)
         return play(.klarnaOMReleaseRemainingAuthorization, request, namespace, object: orderID, sticky: sticky) { [store] outcome in
-            try store.release(namespace, orderID: orderID, idempotencyKey: idempotencyKey(request), outcome: outcome).response(orderID: orderID)
+            try store.release(namespace, orderID: orderID, idempotencyKey: idempotencyKey(request), outcome: outcome)
+                .response(orderID: orderID)
         }
     }
 
     private func extend(_ request: HTTPRequest) throws -> HTTPReply {
         let (namespace, orderID, sticky) = try target(request)
         return play(.klarnaOMExtendAuthorizationTime, request, namespace, object: orderID, sticky: sticky) { [store] outcome in
-            try store.extend(namespace, orderID: orderID, idempotencyKey: idempotencyKey(request), outcome: outcome).response(orderID: orderID)
+            try store.extend(namespace, orderID: orderID, idempotencyKey: idempotencyKey(request), outcome: outcome)
+                .response(orderID: orderID)
         }
     }
 

@@ -316,7 +316,8 @@ struct OrderManagementLedger: NamespaceStateValue {
     /// nothing. The check, the change and the keeping happen under one lock, so racing retries make one change.
     func write(_ namespace: Namespace, orderID: String, _ operation: OrderManagementWrite, idempotencyKey: String?,
                unknownOrder: (String) -> KlarnaError = KlarnaError.noSuchOrder,
-               _ change: (Order, Date) throws(KlarnaError) -> OrderManagementWriteResult) throws(KlarnaError) -> OrderManagementWriteResult {
+               _ change: (Order, Date) throws(KlarnaError) -> OrderManagementWriteResult)
+        throws(KlarnaError) -> OrderManagementWriteResult {
         guard let order = orders[orderID] else { throw unknownOrder(orderID) }
         guard let idempotencyKey else { return try change(order, registry.now(namespace)) }
         if let first = order.answers.first(where: { $0.operation == operation && $0.key == idempotencyKey }) {
