@@ -7,16 +7,26 @@ package struct KlarnaError: Error, ProviderError, Equatable, Sendable {
     package var status: HTTPStatus
     package var code: String
     package var messages: [String]
+    /// The `correlation_id` it answers with; nil (every error as made): a new one from the generator each time it is
+    /// answered. An error kept as an idempotent first answer (Order Management, ``IdempotentAnswer``) keeps the one it
+    /// first answered with, so that its replay is the same bytes.
+    package var correlationID: String?
 
-    package init(_ status: HTTPStatus, code: String, messages: [String] = []) {
+    package init(_ status: HTTPStatus, code: String, messages: [String] = [], correlationID: String? = nil) {
         self.status = status
         self.code = code
         self.messages = messages
+        self.correlationID = correlationID
     }
 
-    /// The answer with a correlation id from `ids`, the sandbox's injected generator.
+    /// The answer with its correlation id, or one from `ids`, the sandbox's injected generator.
     package func response(for request: HTTPRequest, ids: any IDGenerator) -> HTTPResponse {
-        var response = KlarnaError.envelope(status: status, code: code, messages: messages, correlationID: ids.errorID())
+        response(correlationID: correlationID ?? ids.errorID())
+    }
+
+    /// The answer with `correlationID`: the envelope, and for a 401 the scheme to use.
+    func response(correlationID: String) -> HTTPResponse {
+        var response = KlarnaError.envelope(status: status, code: code, messages: messages, correlationID: correlationID)
         // RFC 9110 §11.6.1: a 401 names the scheme the client should use.
         if status == .unauthorized { response.headers.add(name: "WWW-Authenticate", value: "Basic realm=\"Klarna\"") }
         return response

@@ -35,22 +35,23 @@ import Testing
         #expect(line == plain, "without seldom members the line is the plain line again")
     }
 
-    @Test func idempotentAnswer_KeepsA201AsItsIdAndOrigin_AndReplaysItByteForByte() {
+    @Test func idempotentAnswer_KeepsA201AsItsIdAndOrigin_AndReplaysItByteForByte() throws {
         let origins = OrderManagementLedger.Origins()
         let created = HTTPResponse(status: .created, headers: HTTPHeaders([
             ("Capture-Id", "c-1"), ("Location", "https://a.example:8443/ordermanagement/v1/orders/o-1/captures/c-1")]))
-        let first = IdempotentAnswer(operation: .capture, key: "k", response: created, orderID: "o-1", origins: origins)
-        guard case .created(_, _, let origin) = first.kept else { Issue.record("not kept compactly: \(first.kept)"); return }
-        #expect(origin == "https://a.example:8443")
-        #expect(first.response(orderID: "o-1").headers == created.headers && first.response(orderID: "o-1").status == .created)
-        // A second answer at the same origin reuses its string; one that cannot be made again is kept as it was.
-        let refund = HTTPResponse(status: .created, headers: HTTPHeaders([
-            ("Refund-Id", "r-1"), ("Location", "https://a.example:8443/ordermanagement/v1/orders/o-1/refunds/r-1")]))
-        _ = IdempotentAnswer(operation: .refund, key: "k", response: refund, orderID: "o-1", origins: origins)
+        let capture = OrderManagementCreated(kind: .capture, id: "c-1", origin: "https://a.example:8443")
+        let first = IdempotentAnswer(operation: .capture, key: "k", kept: .success(.created(capture)), origins: origins)
+        guard case .success(.created(let kept)) = first.kept else { Issue.record("not kept compactly: \(first.kept)"); return }
+        #expect(kept.origin == "https://a.example:8443")
+        let replay = try first.replay().response(orderID: "o-1")
+        #expect(replay.headers == created.headers && replay.status == .created)
+        // A second answer at the same origin reuses its string; one an earlier version kept as a response is kept as it was.
+        let refund = OrderManagementCreated(kind: .refund, id: "r-1", origin: "https://a.example:8443")
+        _ = IdempotentAnswer(operation: .refund, key: "k", kept: .success(.created(refund)), origins: origins)
         #expect(origins.strings == ["https://a.example:8443"])
         let odd = HTTPResponse(status: .created, headers: HTTPHeaders([("Capture-Id", "c-2"), ("Location", "/elsewhere/c-2")]))
-        let kept = IdempotentAnswer(operation: .capture, key: "k2", response: odd, orderID: "o-1", origins: origins)
-        guard case .response = kept.kept else { Issue.record("kept compactly: \(kept.kept)"); return }
-        #expect(kept.response(orderID: "o-1").headers == odd.headers)
+        let earlier = IdempotentAnswer(operation: .capture, key: "k2", kept: .success(.earlier(odd)), origins: origins)
+        guard case .success(.earlier) = earlier.kept else { Issue.record("kept compactly: \(earlier.kept)"); return }
+        #expect(try earlier.replay().response(orderID: "o-1").headers == odd.headers)
     }
 }

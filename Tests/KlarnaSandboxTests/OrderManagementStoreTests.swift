@@ -26,21 +26,38 @@ import Testing
         store.place(namespace, orderID: id, request: request, fraudStatus: "ACCEPTED", scenario: nil, captured: captured)
     }
 
+    /// A write's answer as the routes render it, its `Location` made by `location`; an error with the store's ids.
+    func answer(_ write: () throws(KlarnaError) -> OrderManagementWriteResult, location: (String) -> String = { $0 }) throws -> HTTPResponse {
+        do {
+            let result = try write()
+            guard case .created(let created) = result else { return result.response(orderID: "") }
+            return HTTPResponse(status: .created, headers: [created.kind.idHeader: created.id, "Location": location(created.id)])
+        } catch {
+            return error.response(for: try HTTPRequest(method: .post, target: "/ordermanagement/v1/orders"), ids: store.ids)
+        }
+    }
+
     func capture(_ amount: Int, order: String = "order-1", key: String? = nil) throws -> HTTPResponse {
-        let request = try HTTPRequest(method: .post, target: "/ordermanagement/v1/orders/\(order)/captures")
-        return store.capture(namespace, orderID: order, .success(KlarnaCaptureRequest(capturedAmount: amount)), idempotencyKey: key,
-                             request: request) { "/c/\($0)" }
+        try answer({ () throws(KlarnaError) in
+            try store.capture(namespace, orderID: order, .success(KlarnaCaptureRequest(capturedAmount: amount)), idempotencyKey: key, origin: "")
+        }, location: { "/c/\($0)" })
     }
 
     func refund(_ amount: Int, order: String = "order-1") throws -> HTTPResponse {
-        let request = try HTTPRequest(method: .post, target: "/ordermanagement/v1/orders/\(order)/refunds")
-        return store.refund(namespace, orderID: order, .success(KlarnaRefundRequest(refundedAmount: amount)), idempotencyKey: nil,
-                            request: request) { "/r/\($0)" }
+        try answer({ () throws(KlarnaError) in
+            try store.refund(namespace, orderID: order, .success(KlarnaRefundRequest(refundedAmount: amount)), idempotencyKey: nil, origin: "")
+        }, location: { "/r/\($0)" })
     }
 
     func change(_ operation: OrderManagementWrite, order: String = "order-1") throws -> HTTPResponse {
-        store.change(namespace, orderID: order, operation, idempotencyKey: nil,
-                     request: try HTTPRequest(method: .post, target: "/ordermanagement/v1/orders/\(order)/x"))
+        try answer { () throws(KlarnaError) in
+            switch operation {
+            case .cancel: try store.cancel(namespace, orderID: order, idempotencyKey: nil)
+            case .acknowledge: try store.acknowledge(namespace, orderID: order, idempotencyKey: nil)
+            case .release: try store.release(namespace, orderID: order, idempotencyKey: nil)
+            default: try store.extend(namespace, orderID: order, idempotencyKey: nil)
+            }
+        }
     }
 
     @Test func place_IsAuthorized_WithExpiryAfter28Days() throws {
@@ -119,11 +136,11 @@ import Testing
     }
 
     func updateAuthorization(_ amount: Int, order: String = "order-1", key: String? = nil) throws -> HTTPResponse {
-        let request = try HTTPRequest(method: .patch, target: "/ordermanagement/v1/orders/\(order)/authorization")
-        return store.update(namespace, orderID: order, .updateAuthorization,
-                            .success(KlarnaUpdateAuthorizationRequest(orderAmount: amount)), idempotencyKey: key,
-                            request: request) { (ledger, order, value, now) throws(KlarnaError) in
-            try ledger.updateAuthorization(order, value, outcome: .approve, now: now)
+        try answer { () throws(KlarnaError) in
+            try store.update(namespace, orderID: order, .updateAuthorization, .success(KlarnaUpdateAuthorizationRequest(orderAmount: amount)),
+                             idempotencyKey: key) { (ledger, order, value, now) throws(KlarnaError) in
+                try ledger.updateAuthorization(order, value, outcome: .approve, now: now)
+            }
         }
     }
 

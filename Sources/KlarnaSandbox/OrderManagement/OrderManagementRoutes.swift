@@ -40,16 +40,10 @@ package struct KlarnaOrderManagementRoutes: Sendable {
         router.addImmediate("POST /ordermanagement/v1/orders/:order_id/captures") { try capture($0) }
         router.addImmediate("POST /ordermanagement/v1/orders/:order_id/refunds") { try refund($0) }
         // Changes without a body: 204 (§5).
-        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/cancel") { try change($0, .klarnaOMCancelOrder, .cancel) }
-        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/acknowledge") {
-            try change($0, .klarnaOMAcknowledgeOrder, .acknowledge)
-        }
-        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/release-remaining-authorization") {
-            try change($0, .klarnaOMReleaseRemainingAuthorization, .release)
-        }
-        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/extend-authorization-time") {
-            try change($0, .klarnaOMExtendAuthorizationTime, .extend)
-        }
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/cancel") { try cancel($0) }
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/acknowledge") { try acknowledge($0) }
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/release-remaining-authorization") { try release($0) }
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/extend-authorization-time") { try extend($0) }
         addUpdates(to: &router)
     }
 
@@ -162,8 +156,9 @@ package struct KlarnaOrderManagementRoutes: Sendable {
         let (namespace, orderID, sticky) = try target(request)
         let body = KlarnaJSON.parsedBody(request)
         return play(.klarnaOMCapture, request, namespace, subject: try? body.get(), object: orderID, sticky: sticky) { [store] outcome in
-            store.capture(namespace, orderID: orderID, decode(KlarnaCaptureRequest.self, body), idempotencyKey: idempotencyKey(request),
-                          outcome: outcome, request: request) { location(request, orderID, "captures", $0) }
+            let capture = decode(KlarnaCaptureRequest.self, body)
+            return try store.capture(namespace, orderID: orderID, capture, idempotencyKey: idempotencyKey(request),
+                                     origin: request.publicOrigin ?? "", outcome: outcome).response(orderID: orderID)
         }
     }
 
@@ -171,16 +166,41 @@ package struct KlarnaOrderManagementRoutes: Sendable {
         let (namespace, orderID, sticky) = try target(request)
         let body = KlarnaJSON.parsedBody(request)
         return play(.klarnaOMRefund, request, namespace, subject: try? body.get(), object: orderID, sticky: sticky) { [store] outcome in
-            store.refund(namespace, orderID: orderID, decode(KlarnaRefundRequest.self, body), idempotencyKey: idempotencyKey(request),
-                         outcome: outcome, request: request) { location(request, orderID, "refunds", $0) }
+            let refund = decode(KlarnaRefundRequest.self, body)
+            return try store.refund(namespace, orderID: orderID, refund, idempotencyKey: idempotencyKey(request),
+                                    origin: request.publicOrigin ?? "", outcome: outcome).response(orderID: orderID)
         }
     }
 
-    /// Cancel, acknowledge, release, extend: no body.
-    private func change(_ request: HTTPRequest, _ operation: ScenarioOperation, _ write: OrderManagementWrite) throws -> HTTPReply {
+    private func cancel(_ request: HTTPRequest) throws -> HTTPReply {
         let (namespace, orderID, sticky) = try target(request)
-        return play(operation, request, namespace, object: orderID, sticky: sticky) { [store] outcome in
-            store.change(namespace, orderID: orderID, write, idempotencyKey: idempotencyKey(request), outcome: outcome, request: request)
+        return play(.klarnaOMCancelOrder, request, namespace, object: orderID, sticky: sticky) { [store] outcome in
+            try store.cancel(namespace, orderID: orderID, idempotencyKey: idempotencyKey(request), outcome: outcome)
+                .response(orderID: orderID)
+        }
+    }
+
+    private func acknowledge(_ request: HTTPRequest) throws -> HTTPReply {
+        let (namespace, orderID, sticky) = try target(request)
+        return play(.klarnaOMAcknowledgeOrder, request, namespace, object: orderID, sticky: sticky) { [store] outcome in
+            try store.acknowledge(namespace, orderID: orderID, idempotencyKey: idempotencyKey(request), outcome: outcome)
+                .response(orderID: orderID)
+        }
+    }
+
+    private func release(_ request: HTTPRequest) throws -> HTTPReply {
+        let (namespace, orderID, sticky) = try target(request)
+        return play(.klarnaOMReleaseRemainingAuthorization, request, namespace, object: orderID, sticky: sticky) { [store] outcome in
+            try store.release(namespace, orderID: orderID, idempotencyKey: idempotencyKey(request), outcome: outcome)
+                .response(orderID: orderID)
+        }
+    }
+
+    private func extend(_ request: HTTPRequest) throws -> HTTPReply {
+        let (namespace, orderID, sticky) = try target(request)
+        return play(.klarnaOMExtendAuthorizationTime, request, namespace, object: orderID, sticky: sticky) { [store] outcome in
+            try store.extend(namespace, orderID: orderID, idempotencyKey: idempotencyKey(request), outcome: outcome)
+                .response(orderID: orderID)
         }
     }
 
@@ -204,10 +224,11 @@ package struct KlarnaOrderManagementRoutes: Sendable {
         let captureID = request.parameters["capture_id"]
         let body = KlarnaJSON.parsedBody(request)
         return play(operation, request, namespace, subject: try? body.get(), object: orderID, sticky: sticky) { [store] outcome in
-            store.update(namespace, orderID: orderID, write, read(body), idempotencyKey: idempotencyKey(request),
-                         request: request) { (ledger, order, value, now) throws(KlarnaError) in
+            let result = try store.update(namespace, orderID: orderID, write, read(body),
+                                          idempotencyKey: idempotencyKey(request)) { (ledger, order, value, now) throws(KlarnaError) in
                 try change(ledger, order, value, captureID, outcome, now)
             }
+            return result.response(orderID: orderID)
         }
     }
 }
@@ -228,7 +249,18 @@ private func decode<T: KlarnaJSONDecodable>(_ type: T.Type, _ body: Result<JSONN
     }
 }
 
-/// `Location` of a new capture or refund: an absolute URL on this sandbox as the client reached it (§5).
-private func location(_ request: HTTPRequest, _ orderID: String, _ collection: String, _ id: String) -> String {
-    "\(request.publicOrigin ?? "")/ordermanagement/v1/orders/\(orderID)/\(collection)/\(id)"
+extension OrderManagementWriteResult {
+    /// The answer to a write (§5): a capture or refund is 201 with an empty body, its id in `Capture-Id` or
+    /// `Refund-Id` and its absolute URL on this sandbox, as the client reached it, in `Location`; a change is 204.
+    func response(orderID: String) -> HTTPResponse {
+        switch self {
+        case .created(let created):
+            let location = "\(created.origin)/ordermanagement/v1/orders/\(orderID)/\(created.kind.collection)/\(created.id)"
+            return HTTPResponse(status: .created, headers: HTTPHeaders([(created.kind.idHeader, created.id), ("Location", location)]))
+        case .changed:
+            return HTTPResponse(status: .noContent)
+        case .earlier(let response):
+            return response
+        }
+    }
 }

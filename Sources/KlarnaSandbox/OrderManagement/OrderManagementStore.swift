@@ -54,52 +54,60 @@ enum OrderManagementWrite: String, Sendable, Codable {
     case extendDueDate = "extend-due-date", orderShippingInfo = "shipping-info"
 }
 
-/// The first answer to one Klarna-Idempotency-Key of one write on an order (§5), replayed byte for byte. Kept small,
-/// as an order keeps it for its life: a capture's or refund's 201 as its new id (the capture's own string) and the
-/// origin of its `Location` (one string per origin a namespace was reached at), its headers made again when replayed;
-/// any other answer (a 204, an error) as it was.
-struct IdempotentAnswer: Sendable {
-    enum Kept: Sendable {
-        case response(HTTPResponse)
-        /// `<idHeader>: <id>` and `Location: <origin>/ordermanagement/v1/orders/<order id>/<collection>/<id>`.
-        case created(idHeader: String, id: String, origin: String)
+/// What a write of Order Management made (§5): a capture or refund (201) or a change (204). Errors are thrown as
+/// ``KlarnaError``; the routes render both.
+enum OrderManagementWriteResult: Sendable {
+    /// 201, empty body, `Capture-Id` or `Refund-Id` and `Location`.
+    case created(OrderManagementCreated)
+    /// 204.
+    case changed
+    /// An answer a state file of an earlier version kept as an HTTP response and that this version would not answer
+    /// the same way (a 201 from before answers kept their ids): replayed as it was.
+    case earlier(HTTPResponse)
+}
+
+/// A capture or refund a write made: its id, and the origin its `Location` names.
+struct OrderManagementCreated: Sendable, Equatable {
+    enum Kind: String, Sendable, Codable {
+        case capture, refund
+
+        /// The header that names the new id (§5).
+        var idHeader: String { self == .capture ? "Capture-Id" : "Refund-Id" }
+        /// The collection of the order its `Location` names.
+        var collection: String { self == .capture ? "captures" : "refunds" }
     }
 
+    var kind: Kind
+    var id: String
+    /// Where the request that made it reached this sandbox (``HTTPRequest/publicOrigin``, "" when unknown): a replay's
+    /// `Location` names the first request's.
+    var origin: String
+}
+
+/// The first answer to one Klarna-Idempotency-Key of one write on an order (§5), replayed byte for byte: the domain
+/// result (a capture's or refund's id and origin, the origin one string per origin a namespace was reached at; a
+/// change) or the error with the correlation id it first answered with. Kept small, as an order keeps it for its life.
+struct IdempotentAnswer: Sendable {
     var operation: OrderManagementWrite
     var key: String
-    var kept: Kept
+    var kept: Result<OrderManagementWriteResult, KlarnaError>
 
-    /// The id headers of a 201 and the collection their `Location` names (§5).
-    private static let collections = ["Capture-Id": "captures", "Refund-Id": "refunds"]
-
-    /// `response` kept compactly when it can be made again exactly; `origins`: the namespace's origins, reused.
-    init(operation: OrderManagementWrite, key: String, response: HTTPResponse, orderID: String, origins: OrderManagementLedger.Origins) {
+    /// `kept` as it is kept: a created's origin interned in `origins`, the namespace's origins; an error's
+    /// correlation id already drawn.
+    init(operation: OrderManagementWrite, key: String, kept: Result<OrderManagementWriteResult, KlarnaError>,
+         origins: OrderManagementLedger.Origins) {
         self.operation = operation
         self.key = key
-        kept = .response(response)
-        let fields = response.headers.fields
-        guard response.status == .created, response.body.isEmpty, fields.count == 2, let collection = Self.collections[fields[0].name],
-              fields[1].name == "Location" else { return }
-        let path = "/ordermanagement/v1/orders/\(orderID)/\(collection)/\(fields[0].value)"
-        guard fields[1].value.hasSuffix(path) else { return }
-        let origin = String(fields[1].value.dropLast(path.utf8.count))
-        let interned = origins.strings.first { $0 == origin } ?? {
-            if origins.strings.count >= 4 { origins.strings.removeFirst() }
-            origins.strings.append(origin)
-            return origin
-        }()
-        kept = .created(idHeader: fields[0].name, id: fields[0].value, origin: interned)
-    }
-
-    func response(orderID: String) -> HTTPResponse {
-        switch kept {
-        case .response(let response):
-            return response
-        case .created(let idHeader, let id, let origin):
-            let location = "\(origin)/ordermanagement/v1/orders/\(orderID)/\(Self.collections[idHeader] ?? "")/\(id)"
-            return HTTPResponse(status: .created, headers: HTTPHeaders([(idHeader, id), ("Location", location)]))
+        if case .success(.created(var created)) = kept {
+            created.origin = origins.intern(created.origin)
+            self.kept = .success(.created(created))
+        } else {
+            self.kept = kept
         }
     }
+
+    /// The first answer again: the result, or its error thrown.
+    func replay() throws(KlarnaError) -> OrderManagementWriteResult { try kept.get() }
 }
 
 /// Order Management's ledger of one namespace: its orders and the rules that change them. A plain value that
@@ -227,6 +235,14 @@ struct OrderManagementLedger: NamespaceStateValue {
     final class Origins {
         /// The last few, most recent last.
         var strings: [String] = []
+
+        /// `origin` as the string kept already, else kept (the oldest of four forgotten: answers keep their own).
+        func intern(_ origin: String) -> String {
+            if let kept = strings.first(where: { $0 == origin }) { return kept }
+            if strings.count >= 4 { strings.removeFirst() }
+            strings.append(origin)
+            return origin
+        }
     }
     /// Its expiry bound is when the first order is due to be dropped (extensions only move that later).
     var sweep = SweepSchedule()
@@ -296,28 +312,34 @@ struct OrderManagementLedger: NamespaceStateValue {
 
     /// Runs one write on an existing order, once per idempotency key: "Input values of the operation are
     /// disregarded when evaluating the idempotency of the operation, only the key matters" (§5). A repeated key
-    /// gets the stored first answer (status, headers, body; errors too, inferred) and changes nothing. The
-    /// check, the change and the storing happen under one lock, so racing retries make one change.
+    /// gets the first answer again (its result, or its error with the same correlation id, inferred) and changes
+    /// nothing. The check, the change and the keeping happen under one lock, so racing retries make one change.
     func write(_ namespace: Namespace, orderID: String, _ operation: OrderManagementWrite, idempotencyKey: String?,
-                        request: HTTPRequest, unknownOrder: (String) -> KlarnaError = KlarnaError.noSuchOrder,
-                        _ change: (Order, Date) throws(KlarnaError) -> HTTPResponse) -> HTTPResponse {
-        guard let order = orders[orderID] else { return unknownOrder(orderID).response(for: request, ids: ids) }
-        if let idempotencyKey,
-           let first = order.answers.first(where: { $0.operation == operation && $0.key == idempotencyKey }) {
-            return first.response(orderID: orderID)
+               unknownOrder: (String) -> KlarnaError = KlarnaError.noSuchOrder,
+               _ change: (Order, Date) throws(KlarnaError) -> OrderManagementWriteResult)
+        throws(KlarnaError) -> OrderManagementWriteResult {
+        guard let order = orders[orderID] else { throw unknownOrder(orderID) }
+        guard let idempotencyKey else { return try change(order, registry.now(namespace)) }
+        if let first = order.answers.first(where: { $0.operation == operation && $0.key == idempotencyKey }) {
+            return try first.replay()
         }
-        let response: HTTPResponse
-        do { response = try change(order, registry.now(namespace)) } catch { response = error.response(for: request, ids: ids) }
-        if let idempotencyKey {
-            order.answers.append(IdempotentAnswer(operation: operation, key: idempotencyKey, response: response, orderID: orderID,
-                                                  origins: origins))
+        let answer: Result<OrderManagementWriteResult, KlarnaError>
+        do {
+            answer = .success(try change(order, registry.now(namespace)))
+        } catch {
+            // Kept with the correlation id it answers with now, so that a replay is the same bytes.
+            var kept = error
+            kept.correlationID = kept.correlationID ?? ids.errorID()
+            answer = .failure(kept)
         }
-        return response
+        let kept = IdempotentAnswer(operation: operation, key: idempotencyKey, kept: answer, origins: origins)
+        order.answers.append(kept)
+        return try kept.replay()
     }
 
     /// Capture X: 0 < X ≤ remaining, before `expires_at`, not cancelled (§5, §3.2).
     func capture(_ order: Order, _ body: Result<KlarnaCaptureRequest, KlarnaError>, outcome: ScenarioOutcome, now: Date,
-                 location: (String) -> String) throws(KlarnaError) -> HTTPResponse {
+                 origin: String) throws(KlarnaError) -> OrderManagementWriteResult {
         let capture = try body.get()
         if outcome.klarna == .refused { throw .captureNotAllowed }
         // A 0 capture is allowed by CaptureObject but `Capture.captured_amount` has minimum 1 (OM-OAS):
@@ -326,15 +348,13 @@ struct OrderManagementLedger: NamespaceStateValue {
               capture.capturedAmount <= order.remainingAuthorizedAmount(at: now)
         else { throw .captureNotAllowed }
         addCapture(order, amount: capture.capturedAmount, request: capture, at: now)
-        let id = order.captures[order.captures.count - 1].captureId
-        // 201, empty body, Capture-Id and Location (§5).
-        return HTTPResponse(status: .created, headers: ["Capture-Id": id, "Location": location(id)])
+        return .created(OrderManagementCreated(kind: .capture, id: order.captures[order.captures.count - 1].captureId, origin: origin))
     }
 
     /// Refund Y ≤ captured − refunded (§5; the upper bound inferred). The status does not change (there is no
     /// REFUNDED status); each capture's `refunded_amount` takes its share, oldest first (inferred).
     func refund(_ order: Order, _ body: Result<KlarnaRefundRequest, KlarnaError>, outcome: ScenarioOutcome, now: Date,
-                location: (String) -> String) throws(KlarnaError) -> HTTPResponse {
+                origin: String) throws(KlarnaError) -> OrderManagementWriteResult {
         let refund = try body.get()
         if outcome.klarna == .refused { throw .refundNotAllowed }
         guard order.capturedAmount > 0 else { throw .refundWithoutCaptures }
@@ -351,30 +371,30 @@ struct OrderManagementLedger: NamespaceStateValue {
                                           description: refund.description, reference: refund.reference,
                                           orderLines: refund.orderLines ?? []))
         order.refundedAmount += refund.refundedAmount
-        return HTTPResponse(status: .created, headers: ["Refund-Id": id, "Location": location(id)])
+        return .created(OrderManagementCreated(kind: .refund, id: id, origin: origin))
     }
 
     /// Cancel: only an AUTHORIZED order without captures (§3.2); after it nothing can change.
-    func cancel(_ order: Order, outcome: ScenarioOutcome, now: Date) throws(KlarnaError) -> HTTPResponse {
+    func cancel(_ order: Order, outcome: ScenarioOutcome, now: Date) throws(KlarnaError) -> OrderManagementWriteResult {
         if outcome.klarna == .refused { throw .cancelRefused }
         guard order.capturedAmount == 0 else { throw .cancelWithCaptures }
         let status = order.status(at: now)
         guard status == "AUTHORIZED" else { throw .cancelNotAllowed(status) }
         order.cancelled = true
-        return HTTPResponse(status: .noContent)
+        return .changed
     }
 
     /// Acknowledge: a KCO push concept; our orders get no pushes, so it is recorded and changes nothing
     /// visible. Repeating it is fine (inferred).
-    func acknowledge(_ order: Order, outcome: ScenarioOutcome) throws(KlarnaError) -> HTTPResponse {
+    func acknowledge(_ order: Order, outcome: ScenarioOutcome) throws(KlarnaError) -> OrderManagementWriteResult {
         if outcome.klarna == .refused { throw .updateNotAllowed }
         order.acknowledged = true
-        return HTTPResponse(status: .noContent)
+        return .changed
     }
 
     /// Release: only PART_CAPTURED ("Can not release when order is cancelled or has no captures", OM-OAS;
     /// "Order is fully captured…", Klarna's docs). The order then reads CAPTURED with nothing remaining.
-    func release(_ order: Order, outcome: ScenarioOutcome, now: Date) throws(KlarnaError) -> HTTPResponse {
+    func release(_ order: Order, outcome: ScenarioOutcome, now: Date) throws(KlarnaError) -> OrderManagementWriteResult {
         if outcome.klarna == .refused { throw .releaseNotAllowed("Order is not allowed to be released.") }
         switch order.status(at: now) {
         case "PART_CAPTURED" where order.remainingAuthorizedAmount(at: now) > 0: break
@@ -384,14 +404,14 @@ struct OrderManagementLedger: NamespaceStateValue {
         default: throw .releaseNotAllowed("Order is fully captured.")
         }
         order.released = true
-        return HTTPResponse(status: .noContent)
+        return .changed
     }
 
     /// Extend: `expires_at` becomes the start of today (UTC) plus the authorization lifetime, never earlier
     /// than it was (Klarna's extension docs: "adds your account's configured expiration period to the date
     /// you initiate the extension"; the rounding to the day is inferred). Refused when expired, cancelled or
     /// more than 180 days after the purchase.
-    func extend(_ order: Order, outcome: ScenarioOutcome, now: Date) throws(KlarnaError) -> HTTPResponse {
+    func extend(_ order: Order, outcome: ScenarioOutcome, now: Date) throws(KlarnaError) -> OrderManagementWriteResult {
         if outcome.klarna == .refused { throw .extendNotAllowed("Order is not allowed to be extended.") }
         if order.cancelled { throw .extendNotAllowed("Order is cancelled.") }
         if order.isExpired(at: now) { throw .extendNotAllowed("Order is expired.") }
@@ -400,7 +420,7 @@ struct OrderManagementLedger: NamespaceStateValue {
         }
         let startOfDay = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400)
         order.expiresAt = max(order.expiresAt, startOfDay + configuration.authorizationLifetime)
-        return HTTPResponse(status: .noContent)
+        return .changed
     }
 
     // MARK: Updates (§5; Klarna's update-order-amount, update-customer-address and capture docs)
@@ -635,53 +655,77 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
         ledgers.withState(namespace) { $0.scenarioOf(namespace, orderID: orderID) }
     }
 
-    /// POST …/captures; `location` makes the Location URL from the new capture's id.
+    /// POST …/captures: the new capture, made at `origin` (kept for a replay's `Location`).
     func capture(_ namespace: Namespace, orderID: String, _ body: Result<KlarnaCaptureRequest, KlarnaError>, idempotencyKey: String?,
-                 outcome: ScenarioOutcome = .approve, request: HTTPRequest, location: (String) -> String) -> HTTPResponse {
-        ledgers.withState(namespace) { ledger in
-            ledger.write(namespace, orderID: orderID, .capture, idempotencyKey: idempotencyKey, request: request) { (order, now) throws(KlarnaError) in
-                try ledger.capture(order, body, outcome: outcome, now: now, location: location)
+                 origin: String, outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> OrderManagementWriteResult {
+        try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in
+            try ledger.write(namespace, orderID: orderID, .capture, idempotencyKey: idempotencyKey) { (order, now) throws(KlarnaError) in
+                try ledger.capture(order, body, outcome: outcome, now: now, origin: origin)
             }
         }
     }
 
-    /// POST …/refunds.
+    /// POST …/refunds: the new refund, made at `origin`.
     func refund(_ namespace: Namespace, orderID: String, _ body: Result<KlarnaRefundRequest, KlarnaError>, idempotencyKey: String?,
-                outcome: ScenarioOutcome = .approve, request: HTTPRequest, location: (String) -> String) -> HTTPResponse {
-        ledgers.withState(namespace) { ledger in
-            ledger.write(namespace, orderID: orderID, .refund, idempotencyKey: idempotencyKey, request: request) { (order, now) throws(KlarnaError) in
-                try ledger.refund(order, body, outcome: outcome, now: now, location: location)
+                origin: String, outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> OrderManagementWriteResult {
+        try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in
+            try ledger.write(namespace, orderID: orderID, .refund, idempotencyKey: idempotencyKey) { (order, now) throws(KlarnaError) in
+                try ledger.refund(order, body, outcome: outcome, now: now, origin: origin)
             }
         }
     }
 
-    /// POST …/cancel, …/acknowledge, …/release-remaining-authorization, …/extend-authorization-time: 204 or an error.
-    func change(_ namespace: Namespace, orderID: String, _ operation: OrderManagementWrite, idempotencyKey: String?,
-                outcome: ScenarioOutcome = .approve, request: HTTPRequest) -> HTTPResponse {
-        ledgers.withState(namespace) { ledger in
-            let unknownOrder = operation == .acknowledge ? KlarnaError.noSuchOrderToAcknowledge : KlarnaError.noSuchOrder
-            return ledger.write(namespace, orderID: orderID, operation, idempotencyKey: idempotencyKey, request: request,
-                                unknownOrder: unknownOrder) { (order, now) throws(KlarnaError) in
-                switch operation {
-                case .cancel: try ledger.cancel(order, outcome: outcome, now: now)
-                case .acknowledge: try ledger.acknowledge(order, outcome: outcome)
-                case .release: try ledger.release(order, outcome: outcome, now: now)
-                case .extend: try ledger.extend(order, outcome: outcome, now: now)
-                default: preconditionFailure("\(operation) has a body: use capture(), refund() or update()")
-                }
+    /// POST …/cancel.
+    func cancel(_ namespace: Namespace, orderID: String, idempotencyKey: String?,
+                outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> OrderManagementWriteResult {
+        try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in
+            try ledger.write(namespace, orderID: orderID, .cancel, idempotencyKey: idempotencyKey) { (order, now) throws(KlarnaError) in
+                try ledger.cancel(order, outcome: outcome, now: now)
+            }
+        }
+    }
+
+    /// POST …/acknowledge: an unknown order is its own 404.
+    func acknowledge(_ namespace: Namespace, orderID: String, idempotencyKey: String?,
+                     outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> OrderManagementWriteResult {
+        try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in
+            try ledger.write(namespace, orderID: orderID, .acknowledge, idempotencyKey: idempotencyKey,
+                             unknownOrder: KlarnaError.noSuchOrderToAcknowledge) { (order, _) throws(KlarnaError) in
+                try ledger.acknowledge(order, outcome: outcome)
+            }
+        }
+    }
+
+    /// POST …/release-remaining-authorization.
+    func release(_ namespace: Namespace, orderID: String, idempotencyKey: String?,
+                 outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> OrderManagementWriteResult {
+        try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in
+            try ledger.write(namespace, orderID: orderID, .release, idempotencyKey: idempotencyKey) { (order, now) throws(KlarnaError) in
+                try ledger.release(order, outcome: outcome, now: now)
+            }
+        }
+    }
+
+    /// POST …/extend-authorization-time.
+    func extend(_ namespace: Namespace, orderID: String, idempotencyKey: String?,
+                outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> OrderManagementWriteResult {
+        try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in
+            try ledger.write(namespace, orderID: orderID, .extend, idempotencyKey: idempotencyKey) { (order, now) throws(KlarnaError) in
+                try ledger.extend(order, outcome: outcome, now: now)
             }
         }
     }
 
     /// The updates (PATCH …/authorization, …/merchant-references, …/customer-details and the capture updates):
-    /// 204, or an error. `body` is decoded after the order is found, so an unknown order is a 404 first.
+    /// ``OrderManagementWriteResult/changed``. `body` is decoded after the order is found, so an unknown order is a 404 first.
     func update<Body>(_ namespace: Namespace, orderID: String, _ operation: OrderManagementWrite, _ body: Result<Body, KlarnaError>,
-                      idempotencyKey: String?, request: HTTPRequest,
-                      _ change: (OrderManagementLedger, OrderManagementLedger.Order, Body, Date) throws(KlarnaError) -> Void) -> HTTPResponse {
-        ledgers.withState(namespace) { ledger in
-            ledger.write(namespace, orderID: orderID, operation, idempotencyKey: idempotencyKey, request: request) { (order, now) throws(KlarnaError) in
+                      idempotencyKey: String?,
+                      _ change: (OrderManagementLedger, OrderManagementLedger.Order, Body, Date) throws(KlarnaError) -> Void)
+        throws(KlarnaError) -> OrderManagementWriteResult {
+        try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in
+            try ledger.write(namespace, orderID: orderID, operation, idempotencyKey: idempotencyKey) { (order, now) throws(KlarnaError) in
                 try change(ledger, order, try body.get(), now)
-                return HTTPResponse(status: .noContent)
+                return .changed
             }
         }
     }
@@ -712,15 +756,27 @@ extension OrderManagementLedger.Order: SavedStateCopyable {
     func savedCopy() -> OrderManagementLedger.Order { OrderManagementLedger.Order(copying: self) }
 }
 
-/// `{"operation", "key", "response": {…}}`, or for a kept 201 `"created": {"id_header", "id", "origin"}` instead of
-/// `response` (files with `response` only load as they always did).
+/// `{"operation", "key"}` and the answer: `"created": {"id_header", "id", "origin"}` for a capture or refund (as files
+/// have kept it since 0.1.0), `"changed": true` for a change, `"error": {"status", "error_code", "error_messages",
+/// "correlation_id"}` for an error. Files of earlier versions kept a change or an error (and, before 0.1.0, a 201)
+/// as `"response": {…}`, the HTTP response: it loads as the change or the error when this version answers them
+/// with the same bytes, else as that response (``OrderManagementWriteResult/earlier(_:)``).
 extension IdempotentAnswer: Codable {
-    private enum CodingKeys: String, CodingKey { case operation, key, response, created }
+    private enum CodingKeys: String, CodingKey { case operation, key, created, changed, error, response }
     private struct Created: Codable {
         var idHeader: String
         var id: String
         var origin: String
         enum CodingKeys: String, CodingKey { case idHeader = "id_header", id, origin }
+    }
+    private struct KeptError: Codable {
+        var status: Int
+        var code: String
+        var messages: [String]
+        var correlationID: String
+        enum CodingKeys: String, CodingKey {
+            case status, code = "error_code", messages = "error_messages", correlationID = "correlation_id"
+        }
     }
 
     init(from decoder: any Decoder) throws {
@@ -728,10 +784,29 @@ extension IdempotentAnswer: Codable {
         operation = try container.decode(OrderManagementWrite.self, forKey: .operation)
         key = try container.decode(String.self, forKey: .key)
         if let created = try container.decodeIfPresent(Created.self, forKey: .created) {
-            kept = .created(idHeader: created.idHeader, id: created.id, origin: created.origin)
+            let kind: OrderManagementCreated.Kind = created.idHeader == "Refund-Id" ? .refund : .capture
+            kept = .success(.created(OrderManagementCreated(kind: kind, id: created.id, origin: created.origin)))
+        } else if try container.decodeIfPresent(Bool.self, forKey: .changed) == true {
+            kept = .success(.changed)
+        } else if let error = try container.decodeIfPresent(KeptError.self, forKey: .error) {
+            kept = .failure(KlarnaError(HTTPStatus(code: error.status), code: error.code, messages: error.messages,
+                                        correlationID: error.correlationID))
         } else {
-            kept = .response(try container.decode(HTTPResponse.self, forKey: .response))
+            kept = Self.earlier(try container.decode(HTTPResponse.self, forKey: .response))
         }
+    }
+
+    /// A response an earlier version kept: the change or the error it answers, when they are answered with its bytes.
+    private static func earlier(_ response: HTTPResponse) -> Result<OrderManagementWriteResult, KlarnaError> {
+        if response.status == .noContent, response.headers.fields.isEmpty, response.body.isEmpty { return .success(.changed) }
+        if let envelope = try? JSONDocument.parse(response.body), let code = envelope["error_code"]?.stringValue,
+           let messages = envelope["error_messages"]?.elements?.compactMap(\.stringValue),
+           let correlationID = envelope["correlation_id"]?.stringValue {
+            let error = KlarnaError(response.status, code: code, messages: messages, correlationID: correlationID)
+            let again = error.response(correlationID: correlationID)
+            if again.status == response.status, again.headers == response.headers, again.body == response.body { return .failure(error) }
+        }
+        return .success(.earlier(response))
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -739,8 +814,15 @@ extension IdempotentAnswer: Codable {
         try container.encode(operation, forKey: .operation)
         try container.encode(key, forKey: .key)
         switch kept {
-        case .response(let response): try container.encode(response, forKey: .response)
-        case .created(let idHeader, let id, let origin): try container.encode(Created(idHeader: idHeader, id: id, origin: origin), forKey: .created)
+        case .success(.created(let created)):
+            try container.encode(Created(idHeader: created.kind.idHeader, id: created.id, origin: created.origin), forKey: .created)
+        case .success(.changed):
+            try container.encode(true, forKey: .changed)
+        case .success(.earlier(let response)):
+            try container.encode(response, forKey: .response)
+        case .failure(let error):
+            try container.encode(KeptError(status: error.status.code, code: error.code, messages: error.messages,
+                                           correlationID: error.correlationID ?? ""), forKey: .error)
         }
     }
 }

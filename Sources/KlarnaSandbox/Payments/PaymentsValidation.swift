@@ -347,9 +347,22 @@ enum PaymentsValidation {
 
     /// All arithmetic is overflow-checked: amounts are Int (int64 on the wire) and the schema sets no lower bound
     /// on unit_price/total_amount/total_tax_amount, so products and sums can overflow; an overflow is reported
-    /// as the rule's own `Bad value`.
+    /// as the rule's own `Bad value`. The rules run in order, the first broken one answers.
     private static func checkArithmetic(_ lines: [KlarnaOrderLine], orderAmount: Int, orderTaxAmount: Int?) throws(KlarnaError) {
-        // Rule 2: total_amount = quantity × unit_price − total_discount_amount (spec description of total_amount).
+        try checkLineTotals(lines)
+        try checkOrderAmount(lines, orderAmount: orderAmount)
+        try checkLineTaxes(lines)
+        // Rules 5 and 6: order_tax_amount, when present.
+        guard let orderTaxAmount else { return }
+        if lines.contains(where: { $0.type == "sales_tax" }) {
+            try checkSalesTax(lines, orderTaxAmount: orderTaxAmount)
+        } else {
+            try checkOrderTaxAmount(lines, orderTaxAmount: orderTaxAmount)
+        }
+    }
+
+    /// Rule 2: total_amount = quantity × unit_price − total_discount_amount (spec description of total_amount).
+    private static func checkLineTotals(_ lines: [KlarnaOrderLine]) throws(KlarnaError) {
         for (index, line) in lines.enumerated() {
             let gross = (line.quantity ?? 0).multipliedReportingOverflow(by: line.unitPrice ?? 0)
             let net = gross.partialValue.subtractingReportingOverflow(line.totalDiscountAmount ?? 0)
@@ -357,8 +370,10 @@ enum PaymentsValidation {
                 throw .badValue("order_lines[\(index)].total_amount")
             }
         }
+    }
 
-        // Rule 3: order_amount = Σ total_amount (a US `sales_tax` line is one of the lines).
+    /// Rule 3: order_amount = Σ total_amount (a US `sales_tax` line is one of the lines).
+    private static func checkOrderAmount(_ lines: [KlarnaOrderLine], orderAmount: Int) throws(KlarnaError) {
         var sum = 0
         for line in lines {
             let next = sum.addingReportingOverflow(line.totalAmount ?? 0)
@@ -366,13 +381,15 @@ enum PaymentsValidation {
             sum = next.partialValue
         }
         if sum != orderAmount { throw .badValue("order_amount") }
+    }
 
-        // Rule 4 (global style): when tax_rate > 0, total_tax_amount must be within ±1 of
-        // total_amount − total_amount × 10000 / (10000 + tax_rate), i.e. of total_amount × tax_rate / (10000 + tax_rate).
-        // Compared exactly in integers: |T·(10000 + r) − A·r| ≤ 10000 + r (no rounding of the expected value).
-        // Decision: an absent total_tax_amount counts as 0 (as it does in the order sum), so a taxed line without
-        // it is rejected unless its tax rounds to at most 1 minor unit. Lines with tax_rate absent or 0 (US style,
-        // and untaxed goods) get no per-line check.
+    /// Rule 4 (global style): when tax_rate > 0, total_tax_amount must be within ±1 of
+    /// total_amount − total_amount × 10000 / (10000 + tax_rate), i.e. of total_amount × tax_rate / (10000 + tax_rate).
+    /// Compared exactly in integers: |T·(10000 + r) − A·r| ≤ 10000 + r (no rounding of the expected value).
+    /// Decision: an absent total_tax_amount counts as 0 (as it does in the order sum), so a taxed line without
+    /// it is rejected unless its tax rounds to at most 1 minor unit. Lines with tax_rate absent or 0 (US style,
+    /// and untaxed goods) get no per-line check.
+    private static func checkLineTaxes(_ lines: [KlarnaOrderLine]) throws(KlarnaError) {
         for (index, line) in lines.enumerated() {
             guard let rate = line.taxRate, rate > 0 else { continue }
             let amount = line.totalAmount ?? 0
@@ -386,37 +403,36 @@ enum PaymentsValidation {
                 throw .badValue("order_lines[\(index)].total_tax_amount")
             }
         }
+    }
 
-        // Rules 5 and 6: order_tax_amount, when present.
-        guard let orderTaxAmount else { return }
-        let salesTaxLines = lines.filter { $0.type == "sales_tax" }
-        if !salesTaxLines.isEmpty {
-            // Rule 6 (US style): order_tax_amount is the total_amount of the sales_tax line(s); exact, no tolerance.
-            var expected = 0
-            for line in salesTaxLines {
-                let next = expected.addingReportingOverflow(line.totalAmount ?? 0)
-                if next.overflow { throw .badValue("order_tax_amount") }
-                expected = next.partialValue
-            }
-            if expected != orderTaxAmount { throw .badValue("order_tax_amount") }
-        } else {
-            // Rule 5 (global style): Σ total_tax_amount − Σ quantity ≤ order_tax_amount ≤ Σ total_tax_amount + Σ quantity.
-            // The docs' worked example: two lines of quantity 1, (9917 + 483) − 2 ≤ 10400 ≤ (9917 + 483) + 2.
-            // The tolerance is the sum of the quantities of all lines ("±Items Quantity"); an absent
-            // total_tax_amount counts as 0.
-            var taxSum = 0
-            var tolerance = 0
-            for line in lines {
-                let nextTax = taxSum.addingReportingOverflow(line.totalTaxAmount ?? 0)
-                if nextTax.overflow { throw .badValue("order_tax_amount") }
-                taxSum = nextTax.partialValue
-                let nextQuantity = tolerance.addingReportingOverflow(line.quantity ?? 0)
-                tolerance = nextQuantity.overflow ? Int.max : nextQuantity.partialValue  // quantities are ≥ 0 here
-            }
-            let difference = orderTaxAmount.subtractingReportingOverflow(taxSum)
-            if difference.overflow || difference.partialValue.magnitude > UInt(tolerance) {
-                throw .badValue("order_tax_amount")
-            }
+    /// Rule 6 (US style): order_tax_amount is the total_amount of the sales_tax line(s); exact, no tolerance.
+    private static func checkSalesTax(_ lines: [KlarnaOrderLine], orderTaxAmount: Int) throws(KlarnaError) {
+        var expected = 0
+        for line in lines where line.type == "sales_tax" {
+            let next = expected.addingReportingOverflow(line.totalAmount ?? 0)
+            if next.overflow { throw .badValue("order_tax_amount") }
+            expected = next.partialValue
+        }
+        if expected != orderTaxAmount { throw .badValue("order_tax_amount") }
+    }
+
+    /// Rule 5 (global style): Σ total_tax_amount − Σ quantity ≤ order_tax_amount ≤ Σ total_tax_amount + Σ quantity.
+    /// The docs' worked example: two lines of quantity 1, (9917 + 483) − 2 ≤ 10400 ≤ (9917 + 483) + 2.
+    /// The tolerance is the sum of the quantities of all lines ("±Items Quantity"); an absent
+    /// total_tax_amount counts as 0.
+    private static func checkOrderTaxAmount(_ lines: [KlarnaOrderLine], orderTaxAmount: Int) throws(KlarnaError) {
+        var taxSum = 0
+        var tolerance = 0
+        for line in lines {
+            let nextTax = taxSum.addingReportingOverflow(line.totalTaxAmount ?? 0)
+            if nextTax.overflow { throw .badValue("order_tax_amount") }
+            taxSum = nextTax.partialValue
+            let nextQuantity = tolerance.addingReportingOverflow(line.quantity ?? 0)
+            tolerance = nextQuantity.overflow ? Int.max : nextQuantity.partialValue  // quantities are ≥ 0 here
+        }
+        let difference = orderTaxAmount.subtractingReportingOverflow(taxSum)
+        if difference.overflow || difference.partialValue.magnitude > UInt(tolerance) {
+            throw .badValue("order_tax_amount")
         }
     }
 
