@@ -145,7 +145,7 @@ public final class PaymentSandbox: Sendable {
     /// The base URL while running.
     public var baseURL: URL? { started.withLock { $0 } }
 
-    /// Stops accepting, answers every request already received (``HTTPServer/stop()``: its own answer within the
+    /// Stops accepting, answers every request already received (`HTTPServer/stop()`: its own answer within the
     /// grace period, else 503) and releases every socket and thread.
     /// With a state file, it is written once the server has stopped (a snapshot underway is abandoned for this write).
     public func stop() async {

@@ -53,7 +53,7 @@ public struct SandboxConfiguration: Sendable {
     public var klarnaOrderManagement = KlarnaOrderManagementConfiguration()
     public var swedbankPay = SwedbankPayConfiguration()
     /// When set, every `/__sandbox/` call but health (and the two addresses a consumer's browser is sent to)
-    /// needs `Authorization: Bearer <token>` or `Sandbox-Control-Token: <token>`; see ``ControlToken``. nil: open.
+    /// needs `Authorization: Bearer <token>` or `Sandbox-Control-Token: <token>`; see `ControlToken`. nil: open.
     public var controlToken: String?
     /// Host names the control API (`/__sandbox/`) answers to besides IP addresses, `localhost`, `*.localhost`, names
     /// without a dot (`sandbox`) and the host of ``publicBaseURL``; `"*"` allows any. Against DNS rebinding: another
@@ -68,7 +68,7 @@ public struct SandboxConfiguration: Sendable {
     /// How often the state file is also written while running; nil: only on stop and on request.
     public var snapshotInterval: Duration?
     /// The forwarded headers a proxy in front sets, which then count for the hrefs the sandbox builds
-    /// (``HTTPServerConfiguration/trustedForwardedHeaders``); none by default.
+    /// (`HTTPServerConfiguration.trustedForwardedHeaders`); none by default.
     public var trustedForwardedHeaders: TrustedForwardedHeaders {
         get { http.trustedForwardedHeaders }
         set { http.trustedForwardedHeaders = newValue }
@@ -76,8 +76,8 @@ public struct SandboxConfiguration: Sendable {
 
     /// The base of every link the sandbox hands out: Swedbank Pay's hrefs, Klarna's `redirect_url` and `session_url`
     /// (Payments, the Hosted Payment Page), Order Management's `Location`, e.g. `https://localhost:8443` behind a TLS
-    /// proxy; whatever `Host` and forwarded headers say (``HTTPServerConfiguration/publicBaseURL``). `--public-url` /
-    /// `PAYMENT_SANDBOX_PUBLIC_URL`. nil: built from the trusted proxy's headers (``trustedForwardedHeaders``), else
+    /// proxy; whatever `Host` and forwarded headers say (`HTTPServerConfiguration.publicBaseURL`). `--public-url` /
+    /// `PAYMENT_SANDBOX_PUBLIC_URL`. nil: built from the trusted proxy's headers (`trustedForwardedHeaders`), else
     /// `http://` and `Host`. A request sent in-process through `SandboxURLProtocol` keeps the scheme and host its URL
     /// names instead.
     public var publicBaseURL: String? {

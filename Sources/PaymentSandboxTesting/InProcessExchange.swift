@@ -7,13 +7,13 @@ import PaymentSandbox
 internal import SandboxHTTP
 
 /// How a `URLRequest` reaches a sandbox with no socket, for ``SandboxClient``'s in-process mode and
-/// ``SandboxURLProtocol``: the request as the server would have parsed it, ``PaymentSandbox/respond(to:)``, and the
+/// ``SandboxURLProtocol``: the request as the server would have parsed it, `PaymentSandbox/respond(to:)`, and the
 /// answer as an HTTP client sees it.
 enum InProcessExchange {
     /// Answers `request` (its URL's path and query; `Host` from its URL) with `body`.
     ///
     /// - Parameter publicOrigin: the origin the answer's links are built on (``HTTPRequest/publicOriginOverride``);
-    ///   nil: the sandbox's ``SandboxConfiguration/publicBaseURL``, else `Host`, as over a socket.
+    ///   nil: the sandbox's `SandboxConfiguration/publicBaseURL`, else `Host`, as over a socket.
     /// - Throws: `URLError(.badURL)` when the URL is no request target; `URLError(.networkConnectionLost)` when the
     ///   sandbox drops the connection (`commit_then_drop`).
     static func respond(_ sandbox: PaymentSandbox, to request: URLRequest, body: Data,

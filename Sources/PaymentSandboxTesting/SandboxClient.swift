@@ -46,7 +46,7 @@ public struct SandboxClient: Sendable {
         return nil
     }
 
-    /// In-process, to `sandbox` (which needs no ``PaymentSandbox/start()``), with its state file loaded if it has one.
+    /// In-process, to `sandbox` (which needs no `PaymentSandbox/start()`), with its state file loaded if it has one.
     /// Throws the sandbox's `ScenarioLoadFailure` when one of its scenario files is invalid, `StateFileError` when its
     /// state file cannot be loaded.
     public init(sandbox: PaymentSandbox, namespace: String? = nil, redirects: RedirectPolicy = .doNotFollow) throws {

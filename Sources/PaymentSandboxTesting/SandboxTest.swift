@@ -32,9 +32,9 @@ public enum SandboxTest {
     /// Runs `body` with a client of a new sandbox made with `configuration`, and returns what it returns.
     ///
     /// - ``SandboxMode/inProcess``: ``SandboxClient/init(sandbox:namespace:redirects:)``; nothing listens.
-    /// - ``SandboxMode/live``: ``PaymentSandbox/start()`` (a real server on `configuration`'s host and port; by
+    /// - ``SandboxMode/live``: `PaymentSandbox/start()` (a real server on `configuration`'s host and port; by
     ///   default 127.0.0.1, port 0), a client on its base URL with the configuration's control token over an
-    ///   ephemeral URLSession of its own (no cache, no cookies kept, as in-process), and ``PaymentSandbox/stop()``
+    ///   ephemeral URLSession of its own (no cache, no cookies kept, as in-process), and `PaymentSandbox/stop()`
     ///   after the body, also when it throws.
     ///
     /// Throws what starting the sandbox throws (an invalid scenario file, a state file that cannot be loaded, a port
@@ -47,8 +47,8 @@ public enum SandboxTest {
         }
     }
 
-    /// ``run(_:configuration:namespace:redirects:_:)`` whose body also gets the sandbox itself (in both modes), e.g.
-    /// to read its ``PaymentSandbox/baseURL`` or hand it to ``SandboxURLProtocol``.
+    /// `run(_:configuration:namespace:redirects:_:)` whose body also gets the sandbox itself (in both modes), e.g.
+    /// to read its `PaymentSandbox/baseURL` or hand it to ``SandboxURLProtocol``.
     public static func run<T>(_ mode: SandboxMode, configuration: SandboxConfiguration = SandboxConfiguration(),
                               namespace: String? = nil, redirects: SandboxClient.RedirectPolicy = .doNotFollow,
                               _ body: (SandboxClient, PaymentSandbox) async throws -> T) async throws -> T {

@@ -8,7 +8,7 @@ internal import SandboxHTTP
 
 /// Sends an app's own URLSession requests (and an SDK's on `URLSession.shared`) for the hosts you name to a sandbox
 /// in this process, with no socket and no port: the path ``SandboxClient``'s in-process mode takes
-/// (``PaymentSandbox/respond(to:)``, InProcessExchange.swift).
+/// (`PaymentSandbox/respond(to:)`, InProcessExchange.swift).
 ///
 /// ```swift
 /// let sandbox = PaymentSandbox()   // never started
@@ -18,7 +18,7 @@ internal import SandboxHTTP
 /// ```
 ///
 /// - Links in the answers (hrefs, `redirect_url`, `Location`) carry the scheme and authority of the request's URL,
-///   over the sandbox's ``SandboxConfiguration/publicBaseURL``.
+///   over the sandbox's `SandboxConfiguration/publicBaseURL`.
 /// - A connection the sandbox drops (`commit_then_drop`) fails the task with `URLError(.networkConnectionLost)`.
 /// - A body comes from `httpBody` or `httpBodyStream`; one over the sandbox's `maxBodyBytes` (which a server answers
 ///   413) fails the task with `URLError(.dataLengthExceedsMaximum)`. On Linux an upload task's body never reaches a
@@ -51,7 +51,7 @@ public final class SandboxURLProtocol: URLProtocol {
     /// Requests to these hosts (any scheme, any port; case-insensitive) go to `sandbox`, in-process. Replaces an
     /// earlier registration. Registers the class with URLProtocol.registerClass so URLSession.shared honours it.
     ///
-    /// `sandbox` needs no ``PaymentSandbox/start()``; its state file, if it has one, is loaded now. When a scenario
+    /// `sandbox` needs no `PaymentSandbox/start()`; its state file, if it has one, is loaded now. When a scenario
     /// file or the state file fails to load, every request fails with `URLError(.cannotLoadFromNetwork)` saying why.
     public static func register(_ sandbox: PaymentSandbox, forHosts hosts: [String]) {
         var failure: String?
