@@ -67,26 +67,32 @@ struct CallbackOutboxBoundsTests {
     }
 
     @Test("5,000 callbacks in 5,000 namespaces through an outbox of 100: each eviction is one step, the newest 100 stay")
-    func add_ManyNamespaces_EvictsInOneStepEach() {
-        let outbox = CallbackOutbox(registry: registry, capacity: 100)
-        let removed = Locked<[String]>([])
-        outbox.onRemoval { ids in removed.withLock { $0 += ids } }
-        // The steps are the measure (a scan per eviction would be 100 per step), so a few thousand show it: more only
-        // held both cooperative threads for seconds (tens under ThreadSanitizer), starving the servers of other tests.
-        for index in 0..<5_000 { _ = add(outbox, Namespace("ns-\(index)")) }
+    func add_ManyNamespaces_EvictsInOneStepEach() async throws {
+        // The steps are the measure (a scan per eviction would be 100 per step), so a few thousand show it; on a
+        // thread of its own, not on the cooperative pool the other tests (and their servers' clients) need.
+        let (outbox, removed) = try await onOwnThread("outbox-bounds") { [registry] in
+            let outbox = CallbackOutbox(registry: registry, capacity: 100)
+            let removed = Locked<[String]>([])
+            outbox.onRemoval { ids in removed.withLock { $0 += ids } }
+            for index in 0..<5_000 { _ = Self.add(outbox, Namespace("ns-\(index)")) }
+            return (outbox, removed.withLock { $0 })
+        }
         #expect(outbox.evicted == 4_900)
         #expect(outbox.evictionSteps <= 5_000, "\(outbox.evictionSteps) steps")
-        #expect(removed.withLock { $0.count } == 4_900 && removed.withLock { $0.first } == "cb_1")
+        #expect(removed.count == 4_900 && removed.first == "cb_1")
         #expect(outbox.entries(Namespace("ns-4899")).isEmpty && outbox.entries(Namespace("ns-4900")).map(\.id) == ["cb_4901"])
     }
 
     @Test("a namespace's own bound and resets leave nothing behind that slows eviction: each kept callback is still one step")
-    func perNamespaceBoundAndResets_StayLinear() {
-        let outbox = CallbackOutbox(registry: registry, capacity: 50, capacityPerNamespace: 5)
-        for round in 0..<2_000 {
-            for _ in 0..<10 { _ = add(outbox, Namespace("busy")) }
-            _ = add(outbox, Namespace("other-\(round)"))
-            if round % 7 == 0 { outbox.reset(Namespace("busy")) }
+    func perNamespaceBoundAndResets_StayLinear() async throws {
+        let outbox = try await onOwnThread("outbox-bounds") { [registry] in
+            let outbox = CallbackOutbox(registry: registry, capacity: 50, capacityPerNamespace: 5)
+            for round in 0..<2_000 {
+                for _ in 0..<10 { _ = Self.add(outbox, Namespace("busy")) }
+                _ = Self.add(outbox, Namespace("other-\(round)"))
+                if round % 7 == 0 { outbox.reset(Namespace("busy")) }
+            }
+            return outbox
         }
         #expect(outbox.entries(Namespace("busy")).count <= 5)
         #expect(outbox.evictionSteps <= 2 * 22_000, "\(outbox.evictionSteps) steps for 22,000 callbacks")
@@ -95,7 +101,7 @@ struct CallbackOutboxBoundsTests {
     @Test("restoring 16,000 callbacks in 16,000 namespaces into an outbox of 10,000: one step each, the newest 10,000 stay")
     func restore_ManyNamespaces_IsLinear() async throws {
         // Seconds of work: on a thread of its own, not on the cooperative pool the other tests (and their servers) need.
-        let (outbox, removed, took) = try await Self.onThread { [registry] in
+        let (outbox, removed, took) = try await onOwnThread("outbox-bounds") { [registry] in
             let source = CallbackOutbox(registry: registry, capacity: 16_000)
             for index in 0..<16_000 { _ = Self.add(source, Namespace("ns-\(index)")) }
             let section = try #require(try source.savedSection())
@@ -112,14 +118,5 @@ struct CallbackOutboxBoundsTests {
         // A backstop only (the steps above are the measure), generous for ThreadSanitizer: 37 s before in a release
         // build, when each eviction scanned every namespace; now decoding the section is most of it.
         #expect(took < .seconds(120), "restore took \(took)")
-    }
-
-    /// Runs `body` on a thread of its own.
-    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try body() }) }
-            thread.name = "outbox-bounds"
-            thread.start()
-        }
     }
 }

@@ -184,14 +184,18 @@ import Testing
         #expect(try Self.parseError("[1,2,3,4,5]", limits: limits) == JSONSyntaxError(line: 1, column: 1, message: "document is larger than 10 bytes"))
     }
 
-    @Test func longSingleLine_ParsesInLinearTime() throws {
-        // 200,000 values on one line: column bookkeeping must not rescan the line for every value.
-        let text = "[" + Array(repeating: "12345", count: 200_000).joined(separator: ",") + "]"
-        let start = ContinuousClock.now
-        let node = try JSONDocument.parse(text)
-        #expect(node.elements?.count == 200_000)
-        #expect(node[199_999]?.column == 1 + 1 + 199_999 * 6)
-        #expect(ContinuousClock.now - start < .seconds(10))
+    @Test func longSingleLine_ParsesInLinearTime() async throws {
+        // 200,000 values on one line: column bookkeeping must not rescan the line for every value. On a thread of its
+        // own: a second of work must not hold a thread of the cooperative pool the other tests need.
+        let (count, column, took) = try await onOwnThread("json-linear") {
+            let text = "[" + Array(repeating: "12345", count: 200_000).joined(separator: ",") + "]"
+            let start = ContinuousClock.now
+            let node = try JSONDocument.parse(text)
+            return (node.elements?.count, node[199_999]?.column, ContinuousClock.now - start)
+        }
+        #expect(count == 200_000)
+        #expect(column == 1 + 1 + 199_999 * 6)
+        #expect(took < .seconds(10))
     }
 
     // MARK: Paths
