@@ -137,6 +137,7 @@ func withSandboxInstance<T>(
 ) async throws -> T {
     try await gated(alone: alone) {
         var configuration = SandboxConfiguration(port: 0)
+        configuration.http.headTimeout = testHeadTimeout
         configure(&configuration)
         let sandbox = PaymentSandbox(configuration: configuration)
         if case .inProcess = transport {
@@ -157,6 +158,11 @@ func withSandboxInstance<T>(
     }
 }
 
+/// The test servers' head timeout, unless a test sets its own: a test's client is a task, and on a loaded machine
+/// (parallel tests, ThreadSanitizer) it can be kept from writing the request it connected for longer than the
+/// default 10 s; the server would then close the connection as a slowloris's. The tests of the timeout set theirs.
+let testHeadTimeout: Duration = .seconds(60)
+
 /// Starts an `HTTPServer` with `router` on 127.0.0.1 port 0, runs `body` with the server, and stops it.
 func withServer<T>(
     _ router: Router,
@@ -166,6 +172,7 @@ func withServer<T>(
 ) async throws -> T {
     try await gated(alone: alone) {
         var configuration = HTTPServerConfiguration(port: 0)
+        configuration.headTimeout = testHeadTimeout
         configure(&configuration)
         let server = HTTPServer(configuration: configuration, router: router)
         let port = try server.start()
