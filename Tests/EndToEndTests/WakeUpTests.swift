@@ -10,7 +10,10 @@ import SandboxHTTP
 
 @Suite("Event loop wake-ups")
 struct WakeUpTests {
-    @Test("async answers are delivered at once under concurrent load, not at the loop's poll timeout")
+    // It measures latency: under ThreadSanitizer, with the other tests on both cores, 2% of answers take 80 ms by
+    // instrumentation alone. The plain run (and scripts/bench.sh's Klarna flow) is where a lost wake-up shows.
+    @Test("async answers are delivered at once under concurrent load, not at the loop's poll timeout",
+          .enabled(if: !NamespaceBoundsTests.underThreadSanitizer, "a latency measure: ThreadSanitizer's slowness alone exceeds it"))
     func asyncAnswersAreNotHeldBack() async throws {
         // Like the Klarna routes: the answer is computed on an actor, so answers of different connections
         // complete on different threads at nearly the same time (what makes two wake-ups race).
