@@ -5,13 +5,16 @@ import Testing
 import SandboxCore
 
 /// The state file's fast path for the stored Klarna models (PaymentsSavedState.swift): each model writes the bytes its
-/// synthesized `Codable` writes through `JSONEncoder`, with every member set and with none, and reads back as itself.
+/// synthesized `Codable` writes through the state file's writer, with every member set and with none; that text is
+/// the value JSONEncoder writes (JSONEncoder's member order here is its dictionary's, so compared as JSON values) and
+/// reads back as the value.
 @Suite struct PaymentsSavedStateTests {
-    /// What `JSONEncoder` writes (slashes as they are, as the state file's writer writes them).
-    static func jsonEncoder<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    /// What the state file's writer writes through the value's `encode(to:)`, as before the fast path.
+    static func viaCodable<T: Encodable>(_ value: T) throws -> String {
+        let encoder = SavedStateEncoder()
+        encoder.writesDirectly = false
+        try encoder.encode(value)
+        return String(decoding: encoder.bytes, as: UTF8.self)
     }
 
     static func written<T: Encodable>(_ value: T) throws -> String {
@@ -20,12 +23,26 @@ import SandboxCore
         return String(decoding: encoder.bytes, as: UTF8.self)
     }
 
-    /// Writes `value` both ways, compares the bytes and reads the text back (with JSONDecoder and the state file's
-    /// reader).
-    static func check<T: Codable & Equatable & SavedStateDirectEncodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let expected = try jsonEncoder(value)
+    /// Whether `text` is the JSON value JSONEncoder writes for `value`.
+    static func isJSONEncoders<T: Encodable>(_ text: String, _ value: T) throws -> Bool {
+        func canonical(_ json: Data) throws -> Data {
+            try JSONSerialization.data(withJSONObject: JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed]),
+                                       options: [.sortedKeys, .fragmentsAllowed])
+        }
+        return try canonical(JSONEncoder().encode(value)) == canonical(Data(text.utf8))
+    }
+
+    /// A stored object: written as through `encode(to:)`, byte for byte, and as JSONEncoder writes it.
+    static func same<T: Encodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let written = try written(value)
-        #expect(written == expected, sourceLocation: sourceLocation)
+        #expect(written == (try viaCodable(value)), sourceLocation: sourceLocation)
+        #expect(try isJSONEncoders(written, value), "\(written)", sourceLocation: sourceLocation)
+    }
+
+    /// Writes `value` both ways, compares them and reads the text back (with JSONDecoder and the state file's reader).
+    static func check<T: Codable & Equatable & SavedStateDirectEncodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try same(value, sourceLocation: sourceLocation)
+        let written = try written(value)
         #expect(try JSONDecoder().decode(T.self, from: Data(written.utf8)) == value, sourceLocation: sourceLocation)
         let read = try Array(written.utf8).withUnsafeBytes { try SavedStateDecoder(text: $0).decode(T.self, at: 0).value }
         #expect(read == value, sourceLocation: sourceLocation)
@@ -161,30 +178,30 @@ import SandboxCore
                                              expiresAt: created.addingTimeInterval(172_800), scenario: "x")
         session.orderID = "o-1"
         session.authorizationTokens = ["t-1", "t-2"]
-        #expect(try Self.written(session) == Self.jsonEncoder(session))
+        try Self.same(session)
         let authorization = PaymentsLedger.Authorization(token: "t-1", sessionID: "s-1", authorizedAt: created,
                                                          snapshot: session.$fields)
-        #expect(try Self.written(authorization) == Self.jsonEncoder(authorization))
+        try Self.same(authorization)
         let method = KlarnaAuthorizedPaymentMethod(type: "invoice", numberOfDays: 14, numberOfInstallments: nil)
         let order = PaymentsLedger.Order(order: KlarnaOrder(orderId: "o-1", redirectUrl: nil, fraudStatus: "ACCEPTED",
                                                             authorizedPaymentMethod: method),
                                          sessionID: "s-1", authorizationToken: "t-1", request: Self.fullRequest, createdAt: created)
-        #expect(try Self.written(order) == Self.jsonEncoder(order))
-        #expect(try Self.written(Shared(wrappedValue: Self.fullLine)) == Self.jsonEncoder(Self.fullLine))
+        try Self.same(order)
+        #expect(try Self.written(Shared(wrappedValue: Self.fullLine)) == Self.viaCodable(Self.fullLine))
     }
 
     @Test func anOrderManagementOrder_IsWrittenAsJSONEncoderWritesIt() throws {
         let created = Date(timeIntervalSinceReferenceDate: 786_000_000.5)
         let order = OrderManagementLedger.Order(id: "o-1", placed: Shared(wrappedValue: Self.fullRequest), fraudStatus: "ACCEPTED",
                                                 createdAt: created, expiresAt: created.addingTimeInterval(2_419_200), scenario: nil)
-        #expect(try Self.written(order) == Self.jsonEncoder(order))
+        try Self.same(order)
         order.capturedAmount = 400
         order.cancelled = true
         order.sendOuts = ["c-1": 2]
         order.dueDateExtensions = ["c-1": 7]
         let scenario = OrderManagementLedger.Order(id: "o-2", placed: Shared(wrappedValue: KlarnaCreateOrderRequest()),
                                                    fraudStatus: "PENDING", createdAt: created, expiresAt: created, scenario: "s")
-        #expect(try Self.written(order) == Self.jsonEncoder(order))
-        #expect(try Self.written(scenario) == Self.jsonEncoder(scenario))
+        try Self.same(order)
+        try Self.same(scenario)
     }
 }
