@@ -71,21 +71,24 @@ extension SavedStateEncoder {
             encoder.put(UInt8(ascii: "]"))
         }
 
+        // The generic ones are inlinable: specialized where they are called, they look up no metadata and copy no
+        // value (unspecialized, an optional's metadata was looked up at every call).
+
         /// A value that writes itself.
-        @inline(__always) package mutating func value(_ key: StaticString, _ value: (some SavedStateDirectEncodable)?) throws {
+        @inlinable package mutating func value(_ key: StaticString, _ value: (some SavedStateDirectEncodable)?) throws {
             guard let value else { return }
             self.key(key)
             try value.write(to: encoder)
         }
 
         /// An array of values that write themselves.
-        package mutating func values<Element: SavedStateDirectEncodable>(_ key: StaticString, _ values: [Element]?) throws {
+        @inlinable package mutating func values<Element: SavedStateDirectEncodable>(_ key: StaticString, _ values: [Element]?) throws {
             guard let values else { return }
             self.key(key)
             encoder.put(UInt8(ascii: "["))
-            for (index, value) in values.enumerated() {
+            for index in values.indices {
                 if index > 0 { encoder.put(UInt8(ascii: ",")) }
-                try value.write(to: encoder)
+                try values[index].write(to: encoder)
             }
             encoder.put(UInt8(ascii: "]"))
         }

@@ -22,7 +22,7 @@ package final class SavedStateEncoder: Encoder {
 
     /// Whether ``SavedStateDirectEncodable`` values write themselves (false: through `encode(to:)`, for the tests that
     /// compare the two).
-    package var writesDirectly = true
+    @exclusivity(unchecked) package var writesDirectly = true
 
     package init(capacity: Int = 256) {
         self.capacity = max(16, capacity)
