@@ -9,7 +9,8 @@ import Foundation
 ///
 /// Values are written as they are encoded, so a container must be finished before its parent takes the next value,
 /// as synthesized `Codable` (and every conformance in this package) does. A value that writes to a container after
-/// a sibling was begun, or asks for a `superEncoder`, is written by `JSONEncoder` instead.
+/// a sibling was begun, or asks for a `superEncoder`, is written by `JSONEncoder` instead. A value that is
+/// ``SavedStateDirectEncodable`` (the models a large sandbox holds most of) writes its own bytes, the same ones.
 package final class SavedStateEncoder: Encoder {
     /// The JSON text written so far: a buffer of its own, written through pointers (an `Array`'s appends check
     /// uniqueness and capacity at every byte). Its fields and the frames' are unchecked for exclusivity: every
@@ -18,6 +19,10 @@ package final class SavedStateEncoder: Encoder {
     @exclusivity(unchecked) private var capacity: Int
     /// Bytes written so far.
     @exclusivity(unchecked) package private(set) var count = 0
+
+    /// Whether ``SavedStateDirectEncodable`` values write themselves (false: through `encode(to:)`, for the tests that
+    /// compare the two).
+    @exclusivity(unchecked) package var writesDirectly = true
 
     package init(capacity: Int = 256) {
         self.capacity = max(16, capacity)
@@ -38,7 +43,7 @@ package final class SavedStateEncoder: Encoder {
     package func removeAll() { count = 0 }
 
     /// Makes room for `more` bytes.
-    @inline(__always) func reserve(_ more: Int) {
+    @inline(__always) package func reserve(_ more: Int) {
         guard count + more > capacity else { return }
         grow(count + more)
     }
@@ -53,13 +58,13 @@ package final class SavedStateEncoder: Encoder {
         capacity = newCapacity
     }
 
-    @inline(__always) func put(_ byte: UInt8) {
+    @inline(__always) package func put(_ byte: UInt8) {
         reserve(1)
         storage[count] = byte
         count += 1
     }
 
-    @inline(__always) func put(_ source: UnsafeRawPointer, _ length: Int) {
+    @inline(__always) package func put(_ source: UnsafeRawPointer, _ length: Int) {
         guard length > 0 else { return }
         reserve(length)
         (storage + count).update(from: source.assumingMemoryBound(to: UInt8.self), count: length)
@@ -187,7 +192,7 @@ package final class SavedStateEncoder: Encoder {
 
     // MARK: Values
 
-    func encodeValue<T: Encodable>(_ value: T) throws {
+    package func encodeValue<T: Encodable>(_ value: T) throws {
         if T.self == Date.self {
             try writeDouble(unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate)
         } else if T.self == String.self {
@@ -198,6 +203,8 @@ package final class SavedStateEncoder: Encoder {
             writeString((value as! URL).absoluteString)
         } else if T.self == Decimal.self {
             append((value as! Decimal).description)
+        } else if writesDirectly, let direct = value as? any SavedStateDirectEncodable {
+            try direct.write(to: self)
         } else {
             let outerBase = valueBase
             let start = count
@@ -209,7 +216,7 @@ package final class SavedStateEncoder: Encoder {
         }
     }
 
-    func writeString(_ string: String) {
+    package func writeString(_ string: String) {
         var string = string
         string.withUTF8 { utf8 in
             let base = utf8.baseAddress, length = utf8.count
@@ -244,7 +251,7 @@ package final class SavedStateEncoder: Encoder {
         }
     }
 
-    func writeDouble(_ value: Double) throws {
+    package func writeDouble(_ value: Double) throws {
         guard value.isFinite else {
             throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: "Unable to encode Double.\(value) directly in JSON."))
         }
@@ -253,7 +260,7 @@ package final class SavedStateEncoder: Encoder {
         append(text)
     }
 
-    func writeInteger<T: FixedWidthInteger>(_ value: T) {
+    package func writeInteger<T: FixedWidthInteger>(_ value: T) {
         guard value != 0 else { put(UInt8(ascii: "0")); return }
         var magnitude = value.magnitude
         if value < 0 { put(UInt8(ascii: "-")) }

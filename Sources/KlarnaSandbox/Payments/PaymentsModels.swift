@@ -291,3 +291,34 @@ extension KlarnaSessionFields: Codable {}
 extension KlarnaCreateOrderRequest: Codable {}
 extension KlarnaAuthorizedPaymentMethod: Codable {}
 extension KlarnaOrder: Codable {}
+
+// The state file's fast path (PaymentsSavedState.swift): here, as it reads the line's private box.
+extension KlarnaOrderLine: SavedStateDirectEncodable {
+    package func write(to encoder: SavedStateEncoder) throws {
+        var object = encoder.beginObject()
+        object.string("type", type)
+        object.string("reference", reference)
+        object.string("name", name)
+        object.integer("quantity", quantity)
+        object.integer("unitPrice", unitPrice)
+        object.integer("taxRate", taxRate)
+        object.integer("totalAmount", totalAmount)
+        object.integer("totalDiscountAmount", totalDiscountAmount)
+        object.integer("totalTaxAmount", totalTaxAmount)
+        try object.value("extras", extras)
+        object.end()
+    }
+}
+
+extension KlarnaOrderLine.Extras: SavedStateDirectEncodable {
+    func write(to encoder: SavedStateEncoder) throws {
+        var object = encoder.beginObject()
+        object.string("quantityUnit", quantityUnit)
+        object.string("merchantData", merchantData)
+        object.string("productUrl", productUrl)
+        object.string("imageUrl", imageUrl)
+        try object.value("productIdentifiers", productIdentifiers)
+        try object.value("subscription", subscription)
+        object.end()
+    }
+}
