@@ -155,10 +155,15 @@ private struct FrozenObjects<Object: Encodable>: FrozenSavedObjects {
         if copying, Object.self is any SavedStateCopyable.Type {
             var copies: [(key: String, value: Object)] = []
             copies.reserveCapacity(chunk.count)
+            var copied = true
             underLock {
-                for (id, object) in chunk { copies.append((id, (object as! any SavedStateCopyable).savedCopy() as! Object)) }
+                for (id, object) in chunk {
+                    guard let copy = (object as? any SavedStateCopyable)?.savedCopy() as? Object else { copied = false; return }
+                    copies.append((id, copy))
+                }
             }
-            try write(copies)
+            // The type said it copies; should a copy not be one, the chunk is written under the lock instead.
+            if copied { try write(copies) } else { underLock { do { try write(chunk) } catch { failure = error } } }
         } else {
             underLock {
                 do { try write(chunk) } catch { failure = error }

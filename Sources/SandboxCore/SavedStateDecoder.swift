@@ -408,15 +408,18 @@ package final class SavedStateDecoder: Decoder {
             guard let data = Data(base64Encoded: try string(at: index, as: T.self)) else {
                 throw corrupted("Encountered Data is not valid Base64.")
             }
-            return data as! T
+            guard let typed = data as? T else { throw mismatch(T.self, at: index) }
+            return typed
         } else if T.self == URL.self {
             guard let url = URL(string: try string(at: index, as: T.self)) else { throw corrupted("Invalid URL string.") }
-            return url as! T
+            guard let typed = url as? T else { throw mismatch(T.self, at: index) }
+            return typed
         } else if T.self == Decimal.self {
             guard tape.kinds[index] == .number, let decimal = Decimal(string: numberText(index)) else {
                 throw mismatch(T.self, at: index)
             }
-            return decimal as! T
+            guard let typed = decimal as? T else { throw mismatch(T.self, at: index) }
+            return typed
         }
         if let values, tape.kinds[index].rawValue <= SavedStateTape.Kind.array.rawValue,
            tape.closes[index] - tape.starts[index] >= SavedValueCache.smallest, T.self is any SavedValueShareable.Type {

@@ -197,12 +197,12 @@ package final class SavedStateEncoder: Encoder {
             try writeDouble(unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate)
         } else if T.self == String.self {
             writeString(unsafeBitCast(value, to: String.self))
-        } else if T.self == Data.self {
-            writeString((value as! Data).base64EncodedString())
-        } else if T.self == URL.self {
-            writeString((value as! URL).absoluteString)
-        } else if T.self == Decimal.self {
-            append((value as! Decimal).description)
+        } else if T.self == Data.self, let data = value as? Data {
+            writeString(data.base64EncodedString())
+        } else if T.self == URL.self, let url = value as? URL {
+            writeString(url.absoluteString)
+        } else if T.self == Decimal.self, let decimal = value as? Decimal {
+            append(decimal.description)
         } else if writesDirectly, let direct = value as? any SavedStateDirectEncodable {
             try direct.write(to: self)
         } else {
