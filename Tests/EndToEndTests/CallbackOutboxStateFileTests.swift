@@ -34,7 +34,7 @@ struct CallbackOutboxStateFileTests {
                     let client = KlarnaClient(server, namespace: namespace, password: "secret")
                     if let scenario = scenarios[kind] { try await client.useScenario(scenario) }
                     let id = try await CallbackOutboxTests.hppSession(client, hooks: hooks)
-                    _ = try await KlarnaHPPTests.browser(server, "GET", "/hpp/payments/\(id)")   // IN_PROGRESS: one callback
+                    _ = try await KlarnaHPP.browser(server, "GET", "/hpp/payments/\(id)")   // IN_PROGRESS: one callback
                     sessions[kind] = id
                 }
                 let delivered = try await Self.outbox(server, names["delivered"]!).wait { states($0) == ["delivered"] }
@@ -97,7 +97,7 @@ struct CallbackOutboxStateFileTests {
                 // A callback made after the restore gets a new id.
                 let plain = KlarnaClient(restarted, namespace: names["delivered"]!, password: "secret")
                 let next = try await CallbackOutboxTests.hppSession(plain, hooks: hooks)
-                _ = try await KlarnaHPPTests.browser(restarted, "GET", "/hpp/payments/\(next)")
+                _ = try await KlarnaHPP.browser(restarted, "GET", "/hpp/payments/\(next)")
                 let newer = try await plain.outbox.wait { $0.count == 2 }
                 let newID = try #require(newer.last?["id"] as? String)
                 #expect(!restoredIDs.contains(newID), "\(newID) repeats a restored id: \(restoredIDs)")
@@ -117,7 +117,7 @@ struct CallbackOutboxStateFileTests {
             func cancelledHPPSession(_ client: KlarnaClient) async throws -> String {
                 let kp = try await client.newSession()
                 let urls = #"{"status_update": "https://merchant.example/status/{{session_id}}"}"#
-                let hpp = try await KlarnaHPPTests.newHPPSession(client, KlarnaHPPTests.createBody(kp, merchantURLs: urls))
+                let hpp = try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: urls))
                 expectNoContent(try await client.delete("/hpp/v1/sessions/\(hpp)"))   // DISABLED: one held callback
                 return hpp
             }
@@ -152,7 +152,7 @@ struct CallbackOutboxStateFileTests {
             try await client.useScenario("callback-not-sent")
             let kp = try await client.newSession()
             let urls = #"{"status_update": "https://merchant.example/status/{{session_id}}"}"#
-            let hpp = try await KlarnaHPPTests.newHPPSession(client, KlarnaHPPTests.createBody(kp, merchantURLs: urls))
+            let hpp = try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: urls))
             expectNoContent(try await client.delete("/hpp/v1/sessions/\(hpp)"))
             try #require(try await client.outbox.list().count == 1)
             try #require(try await StateFileTests.send(server, "POST", "/__sandbox/snapshot").status == 200)
@@ -184,7 +184,7 @@ extension StateFileCLITests {
                     try await client.useScenario(scenario)
                     let kp = try await client.newSession()
                     let urls = #"{"status_update": "https://merchant.example/status/{{session_id}}"}"#
-                    let hpp = try await KlarnaHPPTests.newHPPSession(client, KlarnaHPPTests.createBody(kp, merchantURLs: urls))
+                    let hpp = try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: urls))
                     expectNoContent(try await client.delete("/hpp/v1/sessions/\(hpp)"))   // DISABLED: one callback
                 }
                 try await callback(KlarnaClient(server, namespace: "cli-outbox-held", password: "secret"), scenario: "callback-not-sent")

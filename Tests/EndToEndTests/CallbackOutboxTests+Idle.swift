@@ -54,7 +54,7 @@ extension CLITests {
                 try await client.useScenario("callback-late")
                 for _ in 0..<500 {   // each paid HPP session: IN_PROGRESS and COMPLETED, 300 s late
                     let id = try await CallbackOutboxTests.hppSession(client, hooks: hooks)
-                    let paid = try await KlarnaHPPTests.act(server, id, "pay")
+                    let paid = try await KlarnaHPP.act(server, id, "pay")
                     try #require(paid.status == 303, "\(paid)")
                 }
                 let listing = try await client.get("/__sandbox/callbacks?limit=1000").jsonObject()

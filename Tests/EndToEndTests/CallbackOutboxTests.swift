@@ -128,7 +128,7 @@ struct CallbackOutboxTests {
     static func hppSession(_ client: KlarnaClient, hooks: RunningServer) async throws -> String {
         let kp = try await client.newSession()
         let urls = #"{"status_update": "http://127.0.0.1:\#(hooks.port)/hooks/status?sid={{session_id}}", "success": "https://merchant.example/success"}"#
-        return try await KlarnaHPPTests.newHPPSession(client, KlarnaHPPTests.createBody(kp, merchantURLs: urls))
+        return try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: urls))
     }
 
     static func withKlarna(_ label: String, scenario: String? = nil, configure: @escaping (inout SandboxConfiguration) -> Void = { _ in },
@@ -153,7 +153,7 @@ struct CallbackOutboxTests {
         try await Self.withKlarna("outbox") { client, server, listener, hooks in
             let first = try await Self.hppSession(client, hooks: hooks)
             let second = try await Self.hppSession(client, hooks: hooks)
-            _ = try await KlarnaHPPTests.browser(server, "GET", "/hpp/payments/\(first)")  // IN_PROGRESS
+            _ = try await KlarnaHPP.browser(server, "GET", "/hpp/payments/\(first)")  // IN_PROGRESS
             expectNoContent(try await client.delete("/hpp/v1/sessions/\(second)"))         // DISABLED
             let received = try await listener.wait(for: 2)
             let callbacks = try await client.outbox.wait("(2 delivered)") { states($0) == ["delivered", "delivered"] }
@@ -197,7 +197,7 @@ struct CallbackOutboxTests {
     func outbox_DeliversByHand() async throws {
         try await Self.withKlarna("outbox-deliver") { client, server, listener, hooks in
             let id = try await Self.hppSession(client, hooks: hooks)
-            _ = try await KlarnaHPPTests.browser(server, "GET", "/hpp/payments/\(id)")
+            _ = try await KlarnaHPP.browser(server, "GET", "/hpp/payments/\(id)")
             _ = try await client.outbox.wait { states($0) == ["delivered"] }
             let callbackID = try #require(try await client.outbox.list().first?["id"] as? String)
 
@@ -266,7 +266,7 @@ struct CallbackOutboxTests {
     func notSent() async throws {
         try await Self.withKlarna("cb-not-sent", scenario: "callback-not-sent") { client, server, listener, hooks in
             let id = try await Self.hppSession(client, hooks: hooks)
-            KlarnaHPPTests.expect303(try await KlarnaHPPTests.act(server, id, "pay"), to: "https://merchant.example/success", status: "COMPLETED")
+            KlarnaHPP.expect303(try await KlarnaHPP.act(server, id, "pay"), to: "https://merchant.example/success", status: "COMPLETED")
             let callbacks = try await client.outbox.list()
             #expect(states(callbacks) == ["held", "held"] && callbacks.allSatisfy { attempts($0).isEmpty }, "\(callbacks)")
             #expect((callbacks[0]["scenario"] as? String)?.contains("scenario=callback-not-sent klarna.hpp.status_callback: callback_not_sent") == true)
@@ -286,7 +286,7 @@ struct CallbackOutboxTests {
         try await Self.withKlarna("cb-late", scenario: "callback-late") { client, server, listener, hooks in
             let marker = try await KlarnaCallbackMarker.start(server)
             let id = try await Self.hppSession(client, hooks: hooks)
-            _ = try await KlarnaHPPTests.browser(server, "GET", "/hpp/payments/\(id)")
+            _ = try await KlarnaHPP.browser(server, "GET", "/hpp/payments/\(id)")
             let pending = try await client.outbox.list()
             #expect(states(pending) == ["pending"] && pending[0]["due"] as? String == "2027-01-15T08:05:00.000Z", "\(pending)")
             try await client.advanceClock(seconds: 299)
@@ -306,7 +306,7 @@ struct CallbackOutboxTests {
     func twice() async throws {
         try await Self.withKlarna("cb-twice", scenario: "callback-twice") { client, server, listener, hooks in
             let id = try await Self.hppSession(client, hooks: hooks)
-            _ = try await KlarnaHPPTests.browser(server, "GET", "/hpp/payments/\(id)")
+            _ = try await KlarnaHPP.browser(server, "GET", "/hpp/payments/\(id)")
             let received = try await listener.wait(for: 2)
             #expect(received.count == 2 && received[0].body == received[1].body, "\(received.map(\.json))")
             let callbacks = try await client.outbox.wait { states($0) == ["delivered", "delivered"] }
@@ -319,11 +319,11 @@ struct CallbackOutboxTests {
     func beforeRedirect() async throws {
         try await Self.withKlarna("cb-before-redirect", scenario: "callback-before-redirect") { client, server, listener, hooks in
             let id = try await Self.hppSession(client, hooks: hooks)
-            _ = try await KlarnaHPPTests.browser(server, "GET", "/hpp/payments/\(id)")  // IN_PROGRESS, answered at once
+            _ = try await KlarnaHPP.browser(server, "GET", "/hpp/payments/\(id)")  // IN_PROGRESS, answered at once
             _ = try await listener.wait(for: 1)
             listener.hold()
             let pay = Task {
-                let response = try await KlarnaHPPTests.act(server, id, "pay")
+                let response = try await KlarnaHPP.act(server, id, "pay")
                 return (response, answeredBefore: listener.answered)
             }
             let received = try await listener.wait(for: 2)
@@ -331,12 +331,12 @@ struct CallbackOutboxTests {
             #expect(listener.answered == 1)
             listener.release()
             let (redirect, answeredBefore) = try await pay.value
-            KlarnaHPPTests.expect303(redirect, to: "https://merchant.example/success", status: "COMPLETED")
+            KlarnaHPP.expect303(redirect, to: "https://merchant.example/success", status: "COMPLETED")
             #expect(answeredBefore == 2, "the redirect came after the merchant answered the callback")
             #expect(listener.answered == 2)
             // The journal records the callback's call once its answer came, and the pay request once its own answer
             // went: the redirect waited for the callback's answer, so the call comes first.
-            let payEntry = try await KlarnaHPPTests.waitForJournal(client, "method=POST&path_prefix=/__sandbox/klarna/hpp/sessions/\(id)/pay", count: 1)[0]
+            let payEntry = try await KlarnaHPP.waitForJournal(client, "method=POST&path_prefix=/__sandbox/klarna/hpp/sessions/\(id)/pay", count: 1)[0]
             let calls = try await client.journal("method=CALLBACK")
             let call = try #require(calls.first { ($0["note"] as? String)?.contains("status_update COMPLETED") == true }, "\(calls)")
             #expect(try #require(call["sequence"] as? Int) < (try #require(payEntry["sequence"] as? Int)),
@@ -348,7 +348,7 @@ struct CallbackOutboxTests {
     func failing() async throws {
         try await Self.withKlarna("cb-failing", scenario: "callback-failing", configure: { $0.klarnaHPP.callbackRetryDelay = 10 }) { client, server, listener, hooks in
             let id = try await Self.hppSession(client, hooks: hooks)
-            _ = try await KlarnaHPPTests.browser(server, "GET", "/hpp/payments/\(id)")
+            _ = try await KlarnaHPP.browser(server, "GET", "/hpp/payments/\(id)")
             var callbacks = try await client.outbox.wait { $0.first.map { attempts($0).count == 1 } ?? false }
             var first = attempts(callbacks[0])[0]
             #expect(first["status"] as? Int == 503 && first["simulated"] as? Bool == true && callbacks[0]["due"] as? String == "2027-01-15T08:00:10.000Z",
@@ -382,7 +382,7 @@ struct CallbackOutboxTests {
             }) { client, server, listener, hooks in
                 let marker = try await KlarnaCallbackMarker.start(server)
                 let paid = try await Self.hppSession(client, hooks: hooks)
-                KlarnaHPPTests.expect303(try await KlarnaHPPTests.act(server, paid, "pay"), to: "https://merchant.example/success", status: "COMPLETED")
+                KlarnaHPP.expect303(try await KlarnaHPP.act(server, paid, "pay"), to: "https://merchant.example/success", status: "COMPLETED")
                 let received = try await listener.wait(for: 1)
                 #expect((received[0].json["session"] as? [String: Any])?["status"] as? String == "IN_PROGRESS", "no rule for IN_PROGRESS: sent")
                 let kept = try await client.outbox.wait { states($0) == ["delivered", "held"] }

@@ -16,7 +16,7 @@ struct ReturnTripTests {
     static func hppSession(_ client: KlarnaClient, scenario: String) async throws -> String {
         ScenarioExpect.sessionCreated(try await client.createSession(scenario: scenario), id: sequentialID(1))
         let kp = sequentialID(1)
-        return try await KlarnaHPPTests.newHPPSession(client, KlarnaHPPTests.createBody(kp, merchantURLs: Self.appURL))
+        return try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: Self.appURL))
     }
 
     @Test("Klarna HPP, hpp-redirect-lost: pay completes the session, the page shows it with no redirect to myapp://")
@@ -24,11 +24,11 @@ struct ReturnTripTests {
         try await withScenarioSandbox(transport: .inProcess) { _, server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("trip-hpp-lost"))
             let id = try await Self.hppSession(client, scenario: "hpp-redirect-lost")
-            let page = try await KlarnaHPPTests.browser(server, "POST", "/__sandbox/klarna/hpp/sessions/\(id)/pay", form: "action=pay")
+            let page = try await KlarnaHPP.browser(server, "POST", "/__sandbox/klarna/hpp/sessions/\(id)/pay", form: "action=pay")
             #expect(page.status == 200 && page.header("Location") == nil, "\(page)")
             #expect(page.bodyText.contains(#"data-status="COMPLETED""#) && page.bodyText.contains("Payment complete"), "\(page)")
             #expect(!page.bodyText.contains("myapp:"), "the page offers no way back")
-            let session = try await KlarnaHPPTests.read(client, id)
+            let session = try await KlarnaHPP.read(client, id)
             #expect(session["status"] as? String == "COMPLETED" && session["authorization_token"] as? String != nil, "\(session)")
             let entries = try await client.journal("path_prefix=/__sandbox/klarna/hpp/")
             let note = entries.first?["note"] as? String ?? ""
@@ -48,12 +48,12 @@ struct ReturnTripTests {
             // While the redirect is on its way, the server already says COMPLETED.
             var status: String?
             while clock.now - started < .seconds(4), status != "COMPLETED" {
-                status = try await KlarnaHPPTests.read(client, id)["status"] as? String
+                status = try await KlarnaHPP.read(client, id)["status"] as? String
                 if status != "COMPLETED" { try await Task.sleep(for: .milliseconds(20)) }
             }
             #expect(status == "COMPLETED")
             #expect(clock.now - started < .seconds(5), "COMPLETED before the redirect")
-            KlarnaHPPTests.expect303(try await paid, to: "myapp://klarna-redirect?sid=\(id)", status: "COMPLETED")
+            KlarnaHPP.expect303(try await paid, to: "myapp://klarna-redirect?sid=\(id)", status: "COMPLETED")
             #expect(clock.now - started >= .seconds(5))
         }
     }

@@ -24,7 +24,7 @@ struct KlarnaCallbackMarker {
         let client = KlarnaClient(server, namespace: uniqueNamespace("timer-marker"))
         try await client.useScenario("callback-late", sourceLocation: sourceLocation)
         let kp = try await client.newSession(sourceLocation: sourceLocation)
-        let id = try await KlarnaHPPTests.newHPPSession(client, KlarnaHPPTests.createBody(kp, merchantURLs: #"{"status_update": "\#(closedPortURL)"}"#),
+        let id = try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: #"{"status_update": "\#(closedPortURL)"}"#),
                                                         sourceLocation: sourceLocation)
         let deleted = try await client.delete("/hpp/v1/sessions/\(id)")   // DISABLED: its callback waits 300 s
         try #require(deleted.status == 204, "\(deleted)", sourceLocation: sourceLocation)
@@ -36,7 +36,7 @@ struct KlarnaCallbackMarker {
     /// Moves the marker's clock by its 300 s and waits for its call in the journal.
     func fire(sourceLocation: SourceLocation = #_sourceLocation) async throws {
         try await client.advanceClock(seconds: 300, sourceLocation: sourceLocation)
-        let entries = try await KlarnaHPPTests.waitForJournal(client, "method=CALLBACK", count: 1)
+        let entries = try await KlarnaHPP.waitForJournal(client, "method=CALLBACK", count: 1)
         try #require(entries.count == 1 && entries[0]["path"] as? String == closedPortURL, "the marker's call: \(entries)",
                      sourceLocation: sourceLocation)
     }

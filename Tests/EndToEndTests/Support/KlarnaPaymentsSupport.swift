@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Helpers for the Klarna Payments end-to-end tests: the docs' example bodies, a small client that speaks
-// to /payments/v1 over the raw socket client with HTTP Basic and a namespace, exact-JSON and envelope
-// assertions, and a deterministic sandbox configuration (manual clock, sequential ids).
+// Klarna calls for the end-to-end tests (wire, CLI, state files, callbacks): the docs' example bodies, a small client
+// that speaks to /payments/v1 over the raw socket client with HTTP Basic and a namespace, exact-JSON and envelope
+// assertions, and a deterministic sandbox configuration (manual clock, sequential ids). The Klarna behaviour tests
+// run in-process in KlarnaSandboxTests, on PaymentSandboxTesting.
 import Foundation
 import PaymentSandbox
 import KlarnaSandbox
@@ -54,40 +55,6 @@ enum KlarnaExamples {
     }
     """#
 
-    /// The US session behind the docs' create-order example: the same cart, no address yet (GDPR guidance:
-    /// addresses go to authorize(), klarna-api.md §2.1).
-    static let usSession = #"""
-    {
-      "purchase_country": "US", "purchase_currency": "USD", "locale": "en-US",
-      "order_amount": 10, "order_tax_amount": 0,
-      "order_lines": [ { "type": "physical", "reference": "19-402", "name": "Battery Power Pack",
-        "quantity": 1, "unit_price": 10, "tax_rate": 0, "total_amount": 10,
-        "total_discount_amount": 0, "total_tax_amount": 0 } ]
-    }
-    """#
-
-    /// The docs' US billing address (klarna-api.md §2.2, §2.5).
-    static let usBillingAddress = #"""
-    { "given_name": "John", "family_name": "Doe", "email": "john@doe.com", "title": "Mr",
-      "street_address": "Lombard St 10", "street_address2": "Apt 214", "postal_code": "90210",
-      "city": "Beverly Hills", "region": "CA", "phone": "333444555", "country": "US" }
-    """#
-
-    /// The docs' US create-order example (klarna-api.md §2.5), verbatim.
-    static let usOrder = #"""
-    {
-      "purchase_country": "US", "purchase_currency": "USD", "locale": "en-US",
-      "billing_address": { "given_name": "John", "family_name": "Doe", "email": "john@doe.com", "title": "Mr",
-        "street_address": "Lombard St 10", "street_address2": "Apt 214", "postal_code": "90210",
-        "city": "Beverly Hills", "region": "CA", "phone": "333444555", "country": "US" },
-      "order_amount": 10, "order_tax_amount": 0,
-      "order_lines": [ { "type": "physical", "reference": "19-402", "name": "Battery Power Pack",
-        "quantity": 1, "unit_price": 10, "tax_rate": 0, "total_amount": 10,
-        "total_discount_amount": 0, "total_tax_amount": 0 } ],
-      "merchant_urls": { "confirmation": "https://example.com/confirmation?sid={session.id}&oid={order.id}" }
-    }
-    """#
-
     /// A customer-token request for the GB market (klarna-api.md §2.7).
     static let gbCustomerToken = #"""
     { "description": "Monthly battery subscription", "intended_use": "SUBSCRIPTION", "locale": "en-GB",
@@ -116,10 +83,6 @@ enum KlarnaExamples {
     static func jsonText(_ object: Any) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
-    }
-
-    static func object(_ json: String) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] ?? [:]
     }
 }
 
@@ -337,35 +300,4 @@ func expectKlarnaError(_ response: RawResponse, _ status: Int, _ code: String, _
                 "401 without WWW-Authenticate: Basic: \(response.rawHead)", sourceLocation: sourceLocation)
     }
     return correlation
-}
-
-/// What the SDK's authorize()/finalize() report for a session without a usable client token (unknown, expired,
-/// completed, or in another namespace): a 200 carrying the SDK's error object, not an HTTP error.
-/// `action` is "Authorize" or "Finalize".
-func expectSDKInvalidClientToken(_ response: RawResponse, action: String = "Authorize",
-                                 sourceLocation: SourceLocation = #_sourceLocation) {
-    expectJSON(response, """
-        {"approved": false, "show_form": false,
-         "error": {"name": "InvalidClientTokenError", "action": "\(action)",
-                   "message": "Error performing Klarna.Payments.\(action.lowercased())()",
-                   "is_fatal": false}}
-        """, sourceLocation: sourceLocation)
-}
-
-/// What the SDK stand-ins answer for a client token or session id that names no live session of `namespace`:
-/// Klarna's 404 NOT_FOUND, naming the namespace it looked in.
-func expectSDKUnknownSession(_ response: RawResponse, namespace: String, sourceLocation: SourceLocation = #_sourceLocation) {
-    expectKlarnaError(response, 404, "NOT_FOUND", [
-        "Invalid session id",
-        "No live session has this client token or session id in namespace \"\(namespace)\" (unknown, expired after 48 hours, "
-            + "changed, or created in another namespace: send the namespace the session was created in)",
-    ], sourceLocation: sourceLocation)
-}
-
-/// Decodes one base64url JWT segment (no padding) as a JSON object.
-func jwtSegment(_ segment: Substring) -> [String: Any]? {
-    var base64 = segment.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-    while base64.count % 4 != 0 { base64 += "=" }
-    guard let data = Data(base64Encoded: base64) else { return nil }
-    return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
 }

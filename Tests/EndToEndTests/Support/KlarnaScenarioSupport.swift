@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Helpers for the scenario end-to-end tests: the repository's scenarios/ directory, sandboxes that load it
-// (and temporary scenario directories written by the test), scenario-aware Klarna calls, the control API
-// (default scenario, reload, journal) and running the CLI with a chosen working directory.
+// Helpers for the scenario end-to-end tests (reload, startup, journal, the CLI): the repository's scenarios/
+// directory, sandboxes that load it (and temporary scenario directories written by the test), scenario-aware Klarna
+// calls, the control API (default scenario, reload, journal) and running the CLI with a chosen working directory.
 import Foundation
 import PaymentSandbox
 import KlarnaSandbox
@@ -120,18 +120,27 @@ extension KlarnaClient {
                        headers: Self.scenarioHeader(scenario))
     }
 
-    func load(_ sessionID: String, _ body: String? = nil, scenario: String? = nil) async throws -> RawResponse {
-        try await send("POST", "/__sandbox/klarna/payments/sessions/\(sessionID)/load", body: body, headers: Self.scenarioHeader(scenario))
-    }
-
-    func finalize(_ sessionID: String, _ body: String? = nil, scenario: String? = nil) async throws -> RawResponse {
-        try await send("POST", "/__sandbox/klarna/payments/sessions/\(sessionID)/finalize", body: body,
-                       headers: Self.scenarioHeader(scenario))
-    }
-
     func createOrder(_ token: String, _ body: String = KlarnaExamples.gbOrder, scenario: String?,
                      headers extra: [(String, String)] = []) async throws -> RawResponse {
         try await send("POST", "/payments/v1/authorizations/\(token)/order", body: body, headers: Self.scenarioHeader(scenario) + extra)
+    }
+
+    // Order Management (klarna-api.md §5), for the tests on sockets.
+
+    func omOrder(_ orderID: String) async throws -> RawResponse { try await get("/ordermanagement/v1/orders/\(orderID)") }
+
+    func omCapture(_ orderID: String, _ body: String, scenario: String? = nil) async throws -> RawResponse {
+        try await send("POST", "/ordermanagement/v1/orders/\(orderID)/captures", body: body, headers: Self.scenarioHeader(scenario))
+    }
+
+    /// A KP session, authorization and order (ids 1, 2, 3 on a fresh deterministic sandbox); returns the order id.
+    func placedOrder(_ body: String = KlarnaExamples.gbOrder, scenario: String? = nil,
+                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        let created = try await createSession(KlarnaExamples.gbSession, scenario: scenario)
+        try #require(created.status == 200, "create session: \(created)", sourceLocation: sourceLocation)
+        let session = try #require(try created.jsonObject()["session_id"] as? String, sourceLocation: sourceLocation)
+        let token = try await newAuthorization(session, sourceLocation: sourceLocation)
+        return try await newOrder(token, body, sourceLocation: sourceLocation)
     }
 
     /// Like ``send(_:_:body:headers:)`` but waiting up to `timeout` for the answer: for delayed answers, which
@@ -207,11 +216,6 @@ enum ScenarioExpect {
                    sourceLocation: sourceLocation)
     }
 
-    /// A hard decline: approved false, show_form false, no token.
-    static func rejected(_ response: RawResponse, sourceLocation: SourceLocation = #_sourceLocation) {
-        expectJSON(response, #"{"approved": false, "show_form": false}"#, sourceLocation: sourceLocation)
-    }
-
     /// The order create-order answers for the docs' example orders (both carry a confirmation URL, so a redirect_url).
     static func order(_ response: RawResponse, id: String, port: Int, fraudStatus: String = "ACCEPTED",
                       sourceLocation: SourceLocation = #_sourceLocation) {
@@ -221,39 +225,6 @@ enum ScenarioExpect {
             """, sourceLocation: sourceLocation)
     }
 
-    /// An SDK error object: `{"approved": false, "show_form": false, "error": {...}}` (load has no `approved`).
-    static func sdkError(_ response: RawResponse, approved: Bool? = false, name: String, action: String, message: String,
-                         isFatal: Bool, sourceLocation: SourceLocation = #_sourceLocation) {
-        let approvedMember = approved.map { #""approved": \#($0),"# } ?? ""
-        expectJSON(response, """
-            {\(approvedMember) "show_form": false,
-             "error": {"name": "\(name)", "action": "\(action)", "message": "\(message)", "is_fatal": \(isFatal)}}
-            """, sourceLocation: sourceLocation)
-    }
-
-    static func showFormFalseMessage(_ call: String) -> String { "Error performing Klarna.Payments.\(call)()" }
-}
-
-// MARK: Bodies for the playground
-
-enum PlaygroundData {
-    /// The US sample person (klarna-api.md §6) with `email` (and optionally `phone`) as the billing address.
-    static func usAddress(email: String, phone: String = "+13106683312") -> String {
-        """
-        {"given_name": "Test", "family_name": "Person-us", "email": "\(email)", "street_address": "509 Amsterdam Ave",
-         "postal_code": "10024-3941", "city": "New York", "region": "NY", "phone": "\(phone)", "country": "US"}
-        """
-    }
-
-    /// The body an app passes to authorize()/load(): `{"jsonData": {"billing_address": ...}}`.
-    static func jsonData(email: String, phone: String = "+13106683312") -> String {
-        #"{"jsonData": {"billing_address": \#(usAddress(email: email, phone: phone))}}"#
-    }
-
-    /// The docs' US order with the sample person's billing address.
-    static func usOrder(email: String, phone: String = "+13106683312") -> String {
-        KlarnaExamples.edit(KlarnaExamples.usOrder) { $0["billing_address"] = KlarnaExamples.object(usAddress(email: email, phone: phone)) }
-    }
 }
 
 // MARK: The CLI

@@ -20,6 +20,19 @@ func deterministicConfiguration(bundledScenarios: Bool = true, scenarioDirectori
     return configuration
 }
 
+/// ``deterministicConfiguration(bundledScenarios:scenarioDirectories:)`` with `change` applied.
+func deterministicConfiguration(_ change: (inout SandboxConfiguration) -> Void) -> SandboxConfiguration {
+    configured(deterministicConfiguration(), change)
+}
+
+/// `configuration` (by default the sandbox's own default) with `change` applied.
+func configured(_ configuration: SandboxConfiguration = SandboxConfiguration(),
+                _ change: (inout SandboxConfiguration) -> Void) -> SandboxConfiguration {
+    var configuration = configuration
+    change(&configuration)
+    return configuration
+}
+
 /// The n-th id the sequential generator hands out.
 func sequentialID(_ n: Int) -> String {
     let digits = String(n, radix: 16)
@@ -32,8 +45,8 @@ func uniqueNamespace(_ label: String) -> String {
 }
 
 /// A scenario file with `rules` (each a JSON object text).
-func scenarioFile(_ name: String, rules: [String]) -> String {
-    #"{"name": "\#(name)", "description": "Written by a behaviour test.", "rules": [\#(rules.joined(separator: ",\n"))]}"#
+func scenarioFile(_ name: String, _ description: String = "Written by a behaviour test.", rules: [String]) -> String {
+    #"{"name": "\#(name)", "description": "\#(description)", "rules": [\#(rules.joined(separator: ",\n"))]}"#
 }
 
 /// A temporary directory holding `files` (name → text) while `body` runs.
@@ -120,8 +133,15 @@ struct KlarnaMerchant: Sendable {
     /// Replaces the Authorization header when set ("" sends none).
     var authorization: String?
 
-    init(_ client: SandboxClient, namespace: String) {
+    /// `namespace` nil: requests name none (the sandbox's default namespace).
+    init(_ client: SandboxClient, namespace: String?) {
         self.client = client.namespace(namespace)
+    }
+
+    /// The `Sandbox-Namespace` every request carries (nil: none).
+    var namespace: String? {
+        get { client.namespace }
+        set { client.namespace = newValue }
     }
 
     /// This merchant in another namespace.
@@ -145,15 +165,12 @@ struct KlarnaMerchant: Sendable {
         scenario.map { ["Sandbox-Scenario": $0] } ?? [:]
     }
 
-    func createSession(_ body: String, scenario: String? = nil) async throws -> SandboxResponse {
+    func createSession(_ body: String = KlarnaExamples.gbSession, scenario: String? = nil) async throws -> SandboxResponse {
         try await post("/payments/v1/sessions", body, headers: Self.scenarioHeader(scenario))
     }
 
     func readSession(_ id: String) async throws -> SandboxResponse { try await get("/payments/v1/sessions/\(id)") }
     func updateSession(_ id: String, _ body: String) async throws -> SandboxResponse { try await post("/payments/v1/sessions/\(id)", body) }
-    func authorize(_ sessionID: String) async throws -> SandboxResponse {
-        try await post("/__sandbox/klarna/payments/sessions/\(sessionID)/authorize")
-    }
     func createOrder(_ token: String, _ body: String = KlarnaExamples.gbOrder) async throws -> SandboxResponse {
         try await post("/payments/v1/authorizations/\(token)/order", body)
     }
@@ -165,15 +182,9 @@ struct KlarnaMerchant: Sendable {
         return try response.decode(CreatedSession.self).session_id
     }
 
-    /// A session authorized as created: returns (session id, authorization token).
-    func authorizedSession(sourceLocation: SourceLocation = #_sourceLocation) async throws -> (session: String, token: String) {
-        let session = try await newSession(sourceLocation: sourceLocation)
-        return (session, try await newAuthorization(session, sourceLocation: sourceLocation))
-    }
-
     /// Moves this namespace's clock by `seconds`.
-    func advanceClock(seconds: Int) async throws {
-        try await client.control.advanceClock(by: .seconds(seconds))
+    func advanceClock(seconds: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await advanceClock(seconds: Double(seconds), sourceLocation: sourceLocation)
     }
 
     func createCustomerToken(_ token: String, _ body: String = KlarnaExamples.gbCustomerToken) async throws -> SandboxResponse {
@@ -185,10 +196,6 @@ struct KlarnaMerchant: Sendable {
         let response = try await post("/__sandbox/klarna/payments/sessions/\(sessionID)/authorize")
         try #require(response.status == .ok, "authorize: \(response.status) \(response.text)", sourceLocation: sourceLocation)
         return try response.decode(Authorized.self).authorization_token
-    }
-
-    func omCapture(_ orderID: String, _ body: String) async throws -> SandboxResponse {
-        try await post("/ordermanagement/v1/orders/\(orderID)/captures", body)
     }
 
     /// GET an Order Management order as an object (fails the test unless 200).
@@ -263,15 +270,16 @@ func isUUID(_ text: String) -> Bool {
 }
 
 /// Klarna's error envelope (klarna-api.md §1.4): exactly `error_code`, `error_messages` and a UUID `correlation_id`,
-/// as application/json. A 401 also names Basic in WWW-Authenticate.
+/// as application/json. A 401 also names Basic in WWW-Authenticate. Returns the correlation id.
+@discardableResult
 func expectKlarnaError(_ response: SandboxResponse, _ status: SandboxResponse.Status, _ code: String, _ messages: [String],
-                       sourceLocation: SourceLocation = #_sourceLocation) {
+                       sourceLocation: SourceLocation = #_sourceLocation) -> String? {
     #expect(response.status == status, "expected \(status) \(code) \(messages): \(response.status) \(response.text)", sourceLocation: sourceLocation)
     #expect(response.header("Content-Type")?.hasPrefix("application/json") == true, "\(response.headerFields)", sourceLocation: sourceLocation)
     expectWellFramed(response, sourceLocation: sourceLocation)
     guard let object = response.jsonObject() else {
         Issue.record("error body is not a JSON object: \(response.text)", sourceLocation: sourceLocation)
-        return
+        return nil
     }
     #expect(Set(object.keys) == ["error_code", "error_messages", "correlation_id"], "keys: \(response.text)", sourceLocation: sourceLocation)
     #expect(object["error_code"] as? String == code, "body: \(response.text)", sourceLocation: sourceLocation)
@@ -282,6 +290,7 @@ func expectKlarnaError(_ response: SandboxResponse, _ status: SandboxResponse.St
         #expect(response.header("WWW-Authenticate")?.lowercased().hasPrefix("basic") == true,
                 "401 without WWW-Authenticate: Basic: \(response.headerFields)", sourceLocation: sourceLocation)
     }
+    return correlation
 }
 
 /// Asserts a 204 with no body.

@@ -4,10 +4,7 @@
 // authorize()/load() (jsonData) and from the create-order body.
 import Foundation
 import PaymentSandbox
-import KlarnaSandbox
-import SandboxHTTP
-import SandboxScenarios
-import SwedbankPaySandbox
+import PaymentSandboxTesting
 import Testing
 
 @Suite("Klarna scenarios: playground data")
@@ -21,8 +18,8 @@ struct KlarnaScenarioPlaygroundTests {
               ("customer@email.us", "+13106354386", "reject"),
           ])
     func rejects(email: String, phone: String, decision: String) async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("playground-reject"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("playground-reject"))
             let session = try await client.newSession(KlarnaExamples.usSession)
             ScenarioExpect.rejected(try await client.authorize(session, PlaygroundData.jsonData(email: email, phone: phone), scenario: nil))
             let state = try await client.paymentsState()
@@ -37,8 +34,8 @@ struct KlarnaScenarioPlaygroundTests {
 
     @Test("+red: load and authorize answer ShowFormFalseError")
     func red() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("playground-red"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("playground-red"))
             let session = try await client.newSession(KlarnaExamples.usSession)
             let data = PlaygroundData.jsonData(email: "customer+red@email.us")
             ScenarioExpect.sdkError(try await client.load(session, data), approved: nil, name: "ShowFormFalseError", action: "Load",
@@ -52,14 +49,14 @@ struct KlarnaScenarioPlaygroundTests {
 
     @Test("+pend-accept: authorize approves, create order answers fraud_status PENDING")
     func pendAccept() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("playground-pending"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("playground-pending"))
             let email = "customer+pend-accept-05@email.us"
             let session = try await client.newSession(KlarnaExamples.usSession)
             ScenarioExpect.approved(try await client.authorize(session, PlaygroundData.jsonData(email: email), scenario: nil),
                                     token: sequentialID(2))
             ScenarioExpect.order(try await client.createOrder(sequentialID(2), PlaygroundData.usOrder(email: email), scenario: nil),
-                                 id: sequentialID(3), port: server.port, fraudStatus: "PENDING")
+                                 id: sequentialID(3), origin: sandbox.baseURL.absoluteString, fraudStatus: "PENDING")
             let orders = try #require(try await client.paymentsState()["orders"] as? [[String: Any]])
             #expect(orders.first?["fraud_status"] as? String == "PENDING", "\(orders)")
             #expect(try await client.journalLines("path_prefix=/payments/v1/authorizations/") == [
@@ -70,14 +67,14 @@ struct KlarnaScenarioPlaygroundTests {
 
     @Test("an ordinary customer@email.us is approved and the order ACCEPTED")
     func ordinaryCustomer() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("playground-approved"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("playground-approved"))
             let email = "customer@email.us"
             let session = try await client.newSession(KlarnaExamples.usSession)
             ScenarioExpect.approved(try await client.authorize(session, PlaygroundData.jsonData(email: email), scenario: nil),
                                     token: sequentialID(2))
             ScenarioExpect.order(try await client.createOrder(sequentialID(2), PlaygroundData.usOrder(email: email), scenario: nil),
-                                 id: sequentialID(3), port: server.port)
+                                 id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
             // No rule matched anywhere: no scenario applied at all.
             #expect(try await client.journalLines() == [
                 "POST /payments/v1/sessions 200 scenario=- klarna.payments.create_session: approve",
@@ -89,8 +86,8 @@ struct KlarnaScenarioPlaygroundTests {
 
     @Test("the playground email in the session itself (not in jsonData) triggers too")
     func emailInSession() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("playground-in-session"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("playground-in-session"))
             let body = KlarnaExamples.edit(KlarnaExamples.usSession) {
                 $0["billing_address"] = KlarnaExamples.object(PlaygroundData.usAddress(email: "customer+denied@email.us"))
             }

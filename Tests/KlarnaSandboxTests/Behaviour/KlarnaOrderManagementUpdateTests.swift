@@ -1,22 +1,19 @@
 // SPDX-License-Identifier: MIT
-// Klarna Order Management updates over real sockets, as klarna/kco_rest_php's `OrderManagement\Order` and
+// Klarna Order Management updates in-process, as klarna/kco_rest_php's `OrderManagement\Order` and
 // `Capture` call them: PATCH …/authorization, …/merchant-references, …/customer-details, POST …/shipping-info, and per capture
 // POST …/shipping-info, PATCH …/customer-details, POST …/trigger-send-out, PATCH …/extend-due-date with GET
 // …/extend-due-date-options. Each change shows on the next read; refusals in Klarna's envelope (klarna-api.md
 // §3.2, §5). A manual clock and sequential ids: session 1, token 2, order 3, then captures.
 import Foundation
 import PaymentSandbox
-import KlarnaSandbox
-import SandboxHTTP
-import SandboxScenarios
-import SwedbankPaySandbox
+import PaymentSandboxTesting
 import Testing
 
-extension KlarnaClient {
+extension KlarnaMerchant {
     /// A write under the order: `PATCH`/`POST` `/ordermanagement/v1/orders/{order_id}/<path>`.
-    func omWrite(_ method: String, _ orderID: String, _ path: String, _ body: String? = nil, key: String? = nil) async throws -> RawResponse {
+    func omWrite(_ method: SandboxClient.Method, _ orderID: String, _ path: String, _ body: String? = nil, key: String? = nil) async throws -> SandboxResponse {
         try await send(method, "/ordermanagement/v1/orders/\(orderID)/\(path)", body: body,
-                       headers: key.map { [("Klarna-Idempotency-Key", $0)] } ?? [])
+                       headers: Self.idempotencyHeader(key))
     }
 
     /// Captures `amount` and returns the Capture-Id (fails the test unless 201).
@@ -30,7 +27,7 @@ extension KlarnaClient {
     func omCaptureObject(_ orderID: String, _ captureID: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
         let response = try await get("/ordermanagement/v1/orders/\(orderID)/captures/\(captureID)")
         try #require(response.status == 200, "GET capture: \(response)", sourceLocation: sourceLocation)
-        return try response.jsonObject()
+        return try response.requireJSONObject()
     }
 }
 
@@ -46,8 +43,8 @@ private let newLines = #"[{"type": "physical", "reference": "19-402", "name": "B
 struct KlarnaOrderManagementUpdateTests {
     @Test("PATCH authorization: a lower amount with new lines shows on the next read; without lines the lines go; unknown order 404")
     func updateAuthorization_Decrease() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-update-auth"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-update-auth"))
             let orderID = try await client.placedOrder()
             expectNoContent(try await client.omWrite("PATCH", orderID, "authorization",
                                                      #"{"order_amount": 50000, "description": "Shipping waived", "order_lines": \#(newLines)}"#))
@@ -70,8 +67,8 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("PATCH authorization: an increase is granted up to 1.5 × the original amount; beyond it 403 NOT_ALLOWED, nothing changes")
     func updateAuthorization_Increase() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-increase"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-increase"))
             let orderID = try await client.placedOrder()
             expectNoContent(try await client.omWrite("PATCH", orderID, "authorization", #"{"order_amount": 93600}"#))
             #expect(try await client.omOrderObject(orderID)["remaining_authorized_amount"] as? Int == 93600)
@@ -83,8 +80,8 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("PATCH authorization refused: below the captured amount, fully captured, cancelled, expired")
     func updateAuthorization_Refusals() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-auth-refused"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-auth-refused"))
             let orderID = try await client.placedOrder()
             _ = try await client.omNewCapture(orderID, #"{"captured_amount": 30000}"#)
             expectKlarnaError(try await client.omWrite("PATCH", orderID, "authorization", #"{"order_amount": 29999}"#), 403, "NOT_ALLOWED",
@@ -109,8 +106,8 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("PATCH merchant-references: a present reference overwrites, an absent one stays; 422 past 255; cancelled order 403")
     func updateMerchantReferences() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-references"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-references"))
             let orderID = try await client.placedOrder()
             let before = try await client.omOrderObject(orderID)
             expectNoContent(try await client.omWrite("PATCH", orderID, "merchant-references", #"{"merchant_reference2": "ERP-77"}"#))
@@ -129,8 +126,8 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("PATCH customer-details: the order's addresses change, an earlier capture keeps its own; cancelled order 403")
     func updateCustomerDetails() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-customer"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-customer"))
             let orderID = try await client.placedOrder()
             let captureID = try await client.omNewCapture(orderID, #"{"captured_amount": 1000}"#)
             let captureBefore = try await client.omCaptureObject(orderID, captureID)
@@ -151,8 +148,8 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("POST capture shipping-info: appended to the capture; a repeated idempotency key appends once; 404 / 403 / 400 refusals")
     func captureShippingInfo() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-shipping"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-shipping"))
             let orderID = try await client.placedOrder()
             expectKlarnaError(try await client.omWrite("POST", orderID, "captures/\(sequentialID(50))/shipping-info",
                                                        #"{"shipping_info": [{"shipping_company": "DHL"}]}"#),
@@ -177,8 +174,8 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("POST order shipping-info: the order reads it back in `shipping_info`; unknown order 404")
     func orderShippingInfo() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-order-shipping"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-order-shipping"))
             let orderID = try await client.placedOrder()
             #expect(try await client.omOrderObject(orderID)["shipping_info"] == nil)
             let info = #"[{"shipping_company": "DHL", "shipping_method": "Home", "tracking_number": "7"}]"#
@@ -193,8 +190,8 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("PATCH capture customer-details: the billing address members sent replace the capture's; a shipping address is refused")
     func captureCustomerDetails() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-capture-customer"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-capture-customer"))
             let session = try await client.newSession()
             let token = try await client.newAuthorization(session, #"{"jsonData": {"billing_address": {"given_name": "Test", "country": "GB"}}}"#)
             let orderID = try await client.newOrder(token, KlarnaExamples.edit(KlarnaExamples.gbOrder) {
@@ -218,13 +215,13 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("POST trigger-send-out: 204 without a body, counted in the control API's state; unknown capture 404")
     func triggerSendOut() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-send-out"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-send-out"))
             let orderID = try await client.placedOrder()
             let captureID = try await client.omNewCapture(orderID, #"{"captured_amount": 1000}"#)
             expectNoContent(try await client.omWrite("POST", orderID, "captures/\(captureID)/trigger-send-out"))
             expectNoContent(try await client.omWrite("POST", orderID, "captures/\(captureID)/trigger-send-out"))
-            let state = try await client.orderManagementState()
+            let state = try await client.orderManagementOrders()
             #expect(canonical(state.first?["send_outs"]) == canonicalJSON(Data(#"{"\#(captureID)": 2}"#.utf8)), "\(state)")
             expectKlarnaError(try await client.omWrite("POST", orderID, "captures/\(sequentialID(50))/trigger-send-out"),
                               404, "NO_SUCH_CAPTURE", ["Capture \(sequentialID(50)) cannot be found for order \(orderID)"])
@@ -233,8 +230,8 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("extend-due-date: the options in the order's currency, one extension per capture, then no options; 403 / 400 refusals")
     func extendDueDate() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-due-date"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-due-date"))
             let orderID = try await client.placedOrder()
             let captureID = try await client.omNewCapture(orderID, #"{"captured_amount": 1000}"#)
             let options = "/ordermanagement/v1/orders/\(orderID)/captures/\(captureID)/extend-due-date-options"
@@ -250,7 +247,7 @@ struct KlarnaOrderManagementUpdateTests {
             expectJSON(try await client.get(options), #"{"currency": "gbp", "options": []}"#)
             expectKlarnaError(try await client.omWrite("PATCH", orderID, "captures/\(captureID)/extend-due-date", #"{"number_of_days": 7}"#),
                               403, "NOT_ALLOWED", ["The due date was already extended. Extension of due date is not possible."])
-            #expect(canonical(try await client.orderManagementState().first?["due_date_extensions"])
+            #expect(canonical(try await client.orderManagementOrders().first?["due_date_extensions"])
                     == canonicalJSON(Data(#"{"\#(captureID)": 14}"#.utf8)))
             expectKlarnaError(try await client.get("/ordermanagement/v1/orders/\(orderID)/captures/\(sequentialID(50))/extend-due-date-options"),
                               404, "NO_SUCH_CAPTURE", ["Capture \(sequentialID(50)) cannot be found for order \(orderID)"])
@@ -259,8 +256,8 @@ struct KlarnaOrderManagementUpdateTests {
 
     @Test("a capture line with a subscription lacking interval_count (or interval) is 400, and nothing is captured")
     func captureSubscriptionLine_Validated() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-subscription"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-subscription"))
             let orderID = try await client.placedOrder()
             func capture(_ subscription: String) -> String {
                 """
@@ -285,8 +282,8 @@ struct KlarnaOrderManagementUpdateTests {
                 #"{"operation": "klarna.ordermanagement.update_authorization", "outcome": "refused"}"#,
                 #"{"operation": "klarna.ordermanagement.trigger_send_out", "outcome": "refused"}"#,
             ]))
-            try await withScenarioSandbox(bundled: false, extra: [directory.url], transport: .inProcess) { _, server in
-                let client = KlarnaClient(server, namespace: uniqueNamespace("om-updates-refused"))
+            try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration(bundledScenarios: false, scenarioDirectories: [directory.url])) { sandbox in
+                let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-updates-refused"))
                 let orderID = try await client.placedOrder(scenario: "om-updates-refused")
                 expectKlarnaError(try await client.omWrite("PATCH", orderID, "authorization", #"{"order_amount": 100}"#), 403, "NOT_ALLOWED",
                                   ["Update of the order amount was refused. Order authorization cannot be updated"])

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Every bundled Klarna scenario (scenarios/klarna/*.json) end to end over real sockets: the scenario is
+// Every bundled Klarna scenario (scenarios/klarna/*.json) in-process: the scenario is
 // named once, on create session, and the later calls (the SDK stand-in's authorize, create order, ...)
 // carry no Sandbox-Scenario header, so what they answer shows the scenario sticks to the session and its
 // token. Exact status codes and bodies; the journal's notes show which scenario and rule decided each call.
 import Foundation
 import PaymentSandbox
-import KlarnaSandbox
-import SandboxHTTP
-import SandboxScenarios
-import SwedbankPaySandbox
+import PaymentSandboxTesting
 import Testing
 
 @Suite("Klarna scenarios: bundled")
@@ -25,11 +22,11 @@ struct KlarnaScenarioBundledTests {
 
     @Test("approve: session, authorize approved with a token, order ACCEPTED")
     func approve() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-approve"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("bundled-approve"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "approve"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
-            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), port: server.port)
+            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
             #expect(try await client.journalLines() == [
                 "POST /payments/v1/sessions 200 scenario=approve klarna.payments.create_session: approve",
                 "POST /__sandbox/klarna/payments/sessions/\(sequentialID(1))/authorize 200 scenario=approve klarna.payments.authorize: approve",
@@ -42,8 +39,8 @@ struct KlarnaScenarioBundledTests {
 
     @Test("reject: authorize answers approved false, show_form false, no token, every time")
     func reject() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-reject"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("bundled-reject"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "reject"), id: sequentialID(1))
             ScenarioExpect.rejected(try await client.authorize(sequentialID(1), scenario: nil))
             // Again, with the customer's data: still rejected (the session sticks to its scenario).
@@ -60,15 +57,15 @@ struct KlarnaScenarioBundledTests {
 
     @Test("cancel: authorize answers approved false, show_form true; the session stays usable")
     func cancel() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-cancel"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("bundled-cancel"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "cancel"), id: sequentialID(1))
             expectJSON(try await client.authorize(sequentialID(1), scenario: nil), #"{"approved": false, "show_form": true}"#)
             expectJSON(try await client.authorize(sequentialID(1), scenario: nil), #"{"approved": false, "show_form": true}"#)
             // As the description says: authorize again with another scenario to continue.
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: "approve"), token: sequentialID(2))
             // cancel has no create_order rule: the order is created (the token follows the session's cancel scenario).
-            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), port: server.port)
+            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
             let lines = try await client.journalLines()
             #expect(lines.last == "POST /payments/v1/authorizations/\(sequentialID(2))/order 200 scenario=cancel klarna.payments.create_order: approve",
                     "\(lines)")
@@ -77,8 +74,8 @@ struct KlarnaScenarioBundledTests {
 
     @Test("expire-token: authorize succeeds; create order and customer token answer 404 Invalid authorization token, cancel 404 Authorization cannot be deleted")
     func expireToken() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-expire"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("bundled-expire"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "expire-token"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
             let token = sequentialID(2)
@@ -100,8 +97,8 @@ struct KlarnaScenarioBundledTests {
 
     @Test("mismatched-fields: create order answers 409 BAD_VALUE Not matching fields: [billing_address.postal_code]")
     func mismatchedFields() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-mismatch"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("bundled-mismatch"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "mismatched-fields"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
             // The order matches what was authorized, yet the scenario reports the mismatch.
@@ -114,8 +111,8 @@ struct KlarnaScenarioBundledTests {
 
     @Test("cart-changed: create order answers 409 with the authorized and the sent number of order lines")
     func cartChanged() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-cart"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("bundled-cart"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "cart-changed"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
             // The reported example: 2 lines authorized, 3 sent.
@@ -132,8 +129,8 @@ struct KlarnaScenarioBundledTests {
 
     @Test("rejected-at-order: authorize succeeds, create order answers 403 REJECTED and creates no order")
     func rejectedAtOrder() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-rejected"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("bundled-rejected"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "rejected-at-order"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
             expectKlarnaError(try await client.createOrder(sequentialID(2), scenario: nil), 403, "REJECTED", ["Rejected"])
@@ -146,24 +143,24 @@ struct KlarnaScenarioBundledTests {
 
     @Test("fraud-pending: create order answers 200 with fraud_status PENDING")
     func fraudPending() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-pending"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("bundled-pending"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "fraud-pending"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
-            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), port: server.port,
+            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.baseURL.absoluteString,
                                  fraudStatus: "PENDING")
             let orders = try #require(try await client.paymentsState()["orders"] as? [[String: Any]])
             #expect(orders.count == 1 && orders.first?["fraud_status"] as? String == "PENDING", "\(orders)")
             // The same body again: the same order (create order stays idempotent under the scenario).
-            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), port: server.port,
+            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.baseURL.absoluteString,
                                  fraudStatus: "PENDING")
         }
     }
 
     @Test("invalid-client-token: load, authorize and finalize answer InvalidClientTokenError")
     func invalidClientToken() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-invalid-token"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("bundled-invalid-token"))
             let clientToken = ScenarioExpect.sessionCreated(try await client.createSession(scenario: "invalid-client-token"),
                                                             id: sequentialID(1))
             // Even with the session's own client token, the SDK refuses it.
@@ -184,13 +181,13 @@ struct KlarnaScenarioBundledTests {
 
     @Test("finalize-required: authorize answers finalize_required without a token; finalize approves; the order is created")
     func finalizeRequired() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-finalize"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("bundled-finalize"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "finalize-required"), id: sequentialID(1))
             expectJSON(try await client.authorize(sequentialID(1), #"{"autoFinalize": false}"#, scenario: nil),
                        #"{"approved": false, "show_form": true, "finalize_required": true}"#)
             ScenarioExpect.approved(try await client.finalize(sequentialID(1)), token: sequentialID(2))
-            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), port: server.port)
+            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
             #expect(try await client.journalLines("path_prefix=/__sandbox/klarna/") == [
                 "POST /__sandbox/klarna/payments/sessions/\(sequentialID(1))/authorize 200 scenario=finalize-required klarna.payments.authorize: finalize_required",
                 "POST /__sandbox/klarna/payments/sessions/\(sequentialID(1))/finalize 200 scenario=finalize-required klarna.payments.finalize: approve",
@@ -200,8 +197,8 @@ struct KlarnaScenarioBundledTests {
 
     @Test("server-error: create order answers 500 in Klarna's envelope, a fresh correlation id each time")
     func serverError() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-500"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("bundled-500"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "server-error"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
             let first = expectKlarnaError(try await client.createOrder(sequentialID(2), scenario: nil), 500, "INTERNAL_SERVER_ERROR",
@@ -222,25 +219,22 @@ struct KlarnaScenarioBundledTests {
     func slow() async throws {
         // Only lower bounds: a busy machine may add to the delay, never take from it.
         let delay = Duration.milliseconds(2000)
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("bundled-slow"))
-            let patience = Duration.seconds(30)
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("bundled-slow"))
             let (created, createTime) = try await measure {
-                try await client.send("POST", "/payments/v1/sessions", body: KlarnaExamples.gbSession,
-                                      headers: [("Sandbox-Scenario", "slow")], timeout: patience)
+                try await client.send(.post, "/payments/v1/sessions", body: KlarnaExamples.gbSession, headers: ["Sandbox-Scenario": "slow"])
             }
             ScenarioExpect.sessionCreated(created, id: sequentialID(1))
             #expect(createTime >= delay, "create session took \(createTime)")
             let (authorized, authorizeTime) = try await measure {
-                try await client.send("POST", "/__sandbox/klarna/payments/sessions/\(sequentialID(1))/authorize", timeout: patience)
+                try await client.send(.post, "/__sandbox/klarna/payments/sessions/\(sequentialID(1))/authorize")
             }
             ScenarioExpect.approved(authorized, token: sequentialID(2))
             #expect(authorizeTime >= delay, "authorize took \(authorizeTime)")
             let (order, orderTime) = try await measure {
-                try await client.send("POST", "/payments/v1/authorizations/\(sequentialID(2))/order", body: KlarnaExamples.gbOrder,
-                                      timeout: patience)
+                try await client.send(.post, "/payments/v1/authorizations/\(sequentialID(2))/order", body: KlarnaExamples.gbOrder)
             }
-            ScenarioExpect.order(order, id: sequentialID(3), port: server.port)
+            ScenarioExpect.order(order, id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
             #expect(orderTime >= delay, "create order took \(orderTime)")
             // Operations the file does not slow down are not delayed (the journal's note names no delay).
             #expect(try await client.readSession(sequentialID(1)).status == 200)

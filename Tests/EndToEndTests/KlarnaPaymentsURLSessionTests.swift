@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// A real HTTP client (URLSession) against a listening sandbox; the rest of the suite runs in-process.
+// A real HTTP client (URLSession) against a listening sandbox; the Klarna Payments flows run in-process in
+// KlarnaSandboxTests.
 import Foundation
 import PaymentSandbox
 import KlarnaSandbox
@@ -11,7 +12,8 @@ import Testing
 import FoundationNetworking
 #endif
 
-extension KlarnaPaymentsFlowTests {
+@Suite("Klarna Payments: URLSession")
+struct KlarnaPaymentsURLSessionTests {
     @Test("URLSession: create and read a session with Basic credentials")
     func urlSessionClient() async throws {
         try await withSandbox { server in

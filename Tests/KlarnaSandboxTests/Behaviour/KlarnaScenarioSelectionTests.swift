@@ -4,10 +4,7 @@
 // (PUT /__sandbox/scenario); approve. Plus the errors: an unknown default (422) and an unknown header (400).
 import Foundation
 import PaymentSandbox
-import KlarnaSandbox
-import SandboxHTTP
-import SandboxScenarios
-import SwedbankPaySandbox
+import PaymentSandboxTesting
 import Testing
 
 @Suite("Klarna scenarios: selection order")
@@ -18,8 +15,8 @@ struct KlarnaScenarioSelectionTests {
 
     @Test("the header beats the session's scenario, for that call only")
     func headerBeatsSticky() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("select-header"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("select-header"))
             _ = try await client.createSession(scenario: "reject")
             let session = sequentialID(1)
             ScenarioExpect.approved(try await client.authorize(session, scenario: "approve"), token: sequentialID(2))
@@ -28,7 +25,7 @@ struct KlarnaScenarioSelectionTests {
             // And on the token: header mismatched-fields on create order of a session created under reject.
             expectKlarnaError(try await client.createOrder(sequentialID(2), scenario: "mismatched-fields"), 409, "BAD_VALUE",
                               ["Not matching fields: [billing_address.postal_code]"])
-            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), port: server.port)
+            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
             // The session keeps the scenario it was created under.
             let sessions = try #require(try await client.paymentsState()["sessions"] as? [[String: Any]])
             #expect(sessions.first?["scenario"] as? String == "reject", "\(sessions)")
@@ -37,8 +34,8 @@ struct KlarnaScenarioSelectionTests {
 
     @Test("the session's scenario beats the namespace default set later")
     func stickyBeatsDefault() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("select-sticky"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("select-sticky"))
             _ = try await client.createSession(scenario: "cancel")
             expectJSON(try await client.setDefaultScenario("reject"), "{\"namespace\": \"\(client.namespace!)\", \"default_scenario\": \"reject\"}")
             expectJSON(try await client.authorize(sequentialID(1), scenario: nil), Self.cancelled)
@@ -50,8 +47,8 @@ struct KlarnaScenarioSelectionTests {
 
     @Test("the session's scenario beats the playground's content rules")
     func stickyBeatsPlayground() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("select-sticky-playground"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("select-sticky-playground"))
             _ = try await client.createSession(KlarnaExamples.usSession, scenario: "approve")
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), Self.deniedData, scenario: nil), token: sequentialID(2))
         }
@@ -59,8 +56,8 @@ struct KlarnaScenarioSelectionTests {
 
     @Test("content rules apply to a session without a scenario, before the namespace default; the default when none matches")
     func playgroundBeatsDefault() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("select-playground"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("select-playground"))
             // Created with no header and no default: the session sticks to nothing.
             let session = try await client.newSession(KlarnaExamples.usSession)
             #expect(try await client.setDefaultScenario("cancel").status == 200)
@@ -76,10 +73,10 @@ struct KlarnaScenarioSelectionTests {
 
     @Test("the namespace default applies when nothing else does and sticks to sessions created after it was set")
     func namespaceDefault() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let namespace = uniqueNamespace("select-default")
-            let client = KlarnaClient(server, namespace: namespace)
-            let other = KlarnaClient(server, namespace: uniqueNamespace("select-default-other"))
+            let client = KlarnaMerchant(sandbox, namespace: namespace)
+            let other = KlarnaMerchant(sandbox, namespace: uniqueNamespace("select-default-other"))
 
             let before = try await client.newSession()                     // no default yet: sticks to nothing
             expectJSON(try await client.setDefaultScenario("reject"), "{\"namespace\": \"\(namespace)\", \"default_scenario\": \"reject\"}")
@@ -91,27 +88,27 @@ struct KlarnaScenarioSelectionTests {
             // Another namespace is unaffected.
             #expect(try await other.scenarioList()["default_scenario"] is NSNull)
             let elsewhere = try await other.newSession()
-            #expect(try await other.authorize(elsewhere, scenario: nil).jsonObject()["approved"] as? Bool == true)
+            #expect(try await other.authorize(elsewhere, scenario: nil).requireJSONObject()["approved"] as? Bool == true)
 
             // Clearing: {"name": null}.
             expectJSON(try await client.setDefaultScenario(nil), "{\"namespace\": \"\(namespace)\", \"default_scenario\": null}")
             #expect(try await client.scenarioList()["default_scenario"] is NSNull)
             // The session without a scenario now approves; the one created under the default keeps it.
-            #expect(try await client.authorize(before, scenario: nil).jsonObject()["approved"] as? Bool == true)
+            #expect(try await client.authorize(before, scenario: nil).requireJSONObject()["approved"] as? Bool == true)
             ScenarioExpect.rejected(try await client.authorize(after, scenario: nil))
             let sessions = try #require(try await client.paymentsState()["sessions"] as? [[String: Any]])
             let scenarioByID = Dictionary(uniqueKeysWithValues: sessions.map { ($0["session_id"] as? String ?? "?", $0["scenario"] as? String ?? "null") })
             #expect(scenarioByID == [before: "null", after: "reject"], "\(sessions)")
             // A session created after clearing is approved.
             let cleared = try await client.newSession()
-            #expect(try await client.authorize(cleared, scenario: nil).jsonObject()["approved"] as? Bool == true)
+            #expect(try await client.authorize(cleared, scenario: nil).requireJSONObject()["approved"] as? Bool == true)
         }
     }
 
     @Test("PUT /__sandbox/scenario with an unknown name answers 422 and keeps the default; a bad body 400")
     func unknownDefault() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("select-unknown-default"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("select-unknown-default"))
             #expect(try await client.setDefaultScenario("reject").status == 200)
             let known = try await client.scenarioNames()
             let response = try await client.setDefaultScenario("no-such-scenario")
@@ -128,8 +125,8 @@ struct KlarnaScenarioSelectionTests {
 
     @Test("an unknown Sandbox-Scenario header answers 400 in Klarna's envelope naming the known scenarios")
     func unknownHeader() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("select-unknown-header"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("select-unknown-header"))
             let known = try await client.scenarioNames()
             #expect(known.count >= 13 && known.first == "approve", "\(known)")
             let message = "Sandbox-Scenario: unknown scenario \"rejekt\" (known: \(known.joined(separator: ", ")))"

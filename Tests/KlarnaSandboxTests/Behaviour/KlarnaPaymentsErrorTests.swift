@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Klarna Payments errors over real sockets: every error under /payments/ is Klarna's envelope
+// Klarna Payments errors in-process: every error under /payments/ is Klarna's envelope
 // {error_code, error_messages, correlation_id} (klarna-api.md §1.4), with the codes and messages of §3.1
 // where the sandbox can produce them today (no scenario engine yet: no REJECTED, MERCHANT_INACTIVE or 500).
 import Foundation
 import PaymentSandbox
-import KlarnaSandbox
-import SandboxHTTP
-import SandboxScenarios
-import SwedbankPaySandbox
+import PaymentSandboxTesting
 import Testing
 
 @Suite("Klarna Payments: errors")
@@ -29,8 +26,8 @@ struct KlarnaPaymentsErrorTests {
           arguments: refusedAuthorizations.map(\.0))
     func unauthorized(variant: String) async throws {
         let authorization = Self.refusedAuthorizations.first { $0.0 == variant }?.1
-        try await withSandbox(transport: .inProcess) { server in
-            var client = KlarnaClient(server, namespace: uniqueNamespace("401"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            var client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("401"))
             client.authorization = authorization ?? ""
             // Every KP operation, before the body is even looked at (malformed JSON stays 401).
             for response in [
@@ -50,8 +47,8 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("a refused request creates nothing")
     func unauthorizedCreatesNothing() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            var client = KlarnaClient(server, namespace: uniqueNamespace("401-nothing"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            var client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("401-nothing"))
             client.authorization = "Basic " + Data("PK12345_0123456789ab:".utf8).base64EncodedString()
             expectKlarnaError(try await client.createSession(), 401, "UNAUTHORIZED", [])
             let state = try await client.paymentsState()
@@ -61,8 +58,8 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("a raw klarna_test_api_ key after Basic is accepted (§1.2, §9.12)")
     func rawAPIKey() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            var client = KlarnaClient(server, namespace: uniqueNamespace("api-key"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            var client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("api-key"))
             client.authorization = "Basic klarna_test_api_OGQ1ZTY3NjAtNmRkMi00YjM4LWE2OWMtYmU0ZWJmMTU3ZTk2"
             let created = try await client.createSession()
             #expect(created.status == 200, "\(created)")
@@ -71,23 +68,23 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("credentials .only: the listed user with its password is accepted, nothing else")
     func restrictedCredentials() async throws {
-        try await withSandbox(transport: .inProcess, { $0.klarnaPayments.credentials = .only(["PK12345_0123456789ab": "right-secret"]) }) { server in
+        try await SandboxTest.run(.inProcess, configuration: configured { $0.klarnaPayments.credentials = .only(["PK12345_0123456789ab": "right-secret"]) }) { sandbox in
             let namespace = uniqueNamespace("only")
-            let good = KlarnaClient(server, namespace: namespace, user: "PK12345_0123456789ab", password: "right-secret")
+            let good = KlarnaMerchant(sandbox, namespace: namespace, user: "PK12345_0123456789ab", password: "right-secret")
             let sessionID = try await good.newSession()
             #expect(try await good.readSession(sessionID).status == 200)
 
             for (user, password) in [("PK12345_0123456789ab", "wrong-secret"), ("PK99999_ffffffffffff", "right-secret"),
                                      ("PK12345_0123456789ab", ""), ("pk12345_0123456789ab", "right-secret")] {
-                let bad = KlarnaClient(server, namespace: namespace, user: user, password: password)
+                let bad = KlarnaMerchant(sandbox, namespace: namespace, user: user, password: password)
                 expectKlarnaError(try await bad.readSession(sessionID), 401, "UNAUTHORIZED", [])
                 expectKlarnaError(try await bad.createSession(), 401, "UNAUTHORIZED", [])
             }
-            var key = KlarnaClient(server, namespace: namespace)
+            var key = KlarnaMerchant(sandbox, namespace: namespace)
             key.authorization = "Basic klarna_test_api_OGQ1ZTY3NjAtNmRkMi00YjM4LWE2OWMtYmU0ZWJmMTU3ZTk2"
             expectKlarnaError(try await key.createSession(), 401, "UNAUTHORIZED", [])
             // One set of API credentials for every Klarna API: HPP and Order Management follow the same policy.
-            let bad = KlarnaClient(server, namespace: namespace, user: "PK99999_ffffffffffff", password: "right-secret")
+            let bad = KlarnaMerchant(sandbox, namespace: namespace, user: "PK99999_ffffffffffff", password: "right-secret")
             expectKlarnaError(try await bad.get("/ordermanagement/v1/orders/any"), 401, "UNAUTHORIZED", [])
             expectKlarnaError(try await bad.get("/hpp/v1/sessions/any"), 401, "UNAUTHORIZED", [])
             expectKlarnaError(try await good.get("/ordermanagement/v1/orders/any"), 404, "NO_SUCH_ORDER", ["Order any cannot be found"])
@@ -98,8 +95,8 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("unknown path under /payments/: 404 NOT_FOUND envelope")
     func unknownPath() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("404"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("404"))
             expectKlarnaError(try await client.get("/payments/v1/nope"), 404, "NOT_FOUND", ["No route for /payments/v1/nope"])
             expectKlarnaError(try await client.post("/payments/v2/sessions", KlarnaExamples.gbSession), 404, "NOT_FOUND",
                               ["No route for /payments/v2/sessions"])
@@ -112,23 +109,23 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("wrong method: 405 METHOD_NOT_ALLOWED envelope with Allow")
     func wrongMethod() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("405"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("405"))
             let onSession = try await client.send("PUT", "/payments/v1/sessions/8fa7944f-5004-1366-a66f-90e39818534f", body: "{}")
             expectKlarnaError(onSession, 405, "METHOD_NOT_ALLOWED", ["Method PUT is not allowed here"])
-            #expect(allowed(onSession) == ["DELETE", "GET", "HEAD", "POST"], "\(onSession.rawHead)")
+            #expect(allowed(onSession) == ["DELETE", "GET", "HEAD", "POST"], "\(onSession.summary)")
 
             let onSessions = try await client.get("/payments/v1/sessions")
             expectKlarnaError(onSessions, 405, "METHOD_NOT_ALLOWED", ["Method GET is not allowed here"])
-            #expect(allowed(onSessions) == ["POST"], "\(onSessions.rawHead)")
+            #expect(allowed(onSessions) == ["POST"], "\(onSessions.summary)")
 
             let onOrder = try await client.get("/payments/v1/authorizations/1eddf502-f3a0-45bf-b1fd-f2e3a2758200/order")
             expectKlarnaError(onOrder, 405, "METHOD_NOT_ALLOWED", ["Method GET is not allowed here"])
-            #expect(allowed(onOrder) == ["POST"], "\(onOrder.rawHead)")
+            #expect(allowed(onOrder) == ["POST"], "\(onOrder.summary)")
         }
     }
 
-    private func allowed(_ response: RawResponse) -> Set<String> {
+    private func allowed(_ response: SandboxResponse) -> Set<String> {
         Set((response.header("Allow") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
     }
 
@@ -136,8 +133,8 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("malformed JSON and a missing body: 400 BAD_REQUEST on every operation that takes a body")
     func malformedBodies() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("400-json"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("400-json"))
             let (sessionID, token) = try await client.authorizedSession()
             let paths = ["/payments/v1/sessions", "/payments/v1/sessions/\(sessionID)",
                          "/payments/v1/authorizations/\(token)/order", "/payments/v1/authorizations/\(token)/customer-token"]
@@ -146,7 +143,7 @@ struct KlarnaPaymentsErrorTests {
                     // The message says where: "Malformed JSON in request body: line 1, column 2: ...".
                     let response = try await client.post(path, body)
                     #expect(response.status == 400, "\(response)")
-                    let object = try response.jsonObject()
+                    let object = try response.requireJSONObject()
                     #expect(object["error_code"] as? String == "BAD_REQUEST")
                     let message = (object["error_messages"] as? [String])?.first ?? ""
                     #expect(message.hasPrefix("Malformed JSON in request body: line 1, column "), "\(message)")
@@ -160,15 +157,15 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("JSON with a trailing comma is malformed (RFC 8259): 400 BAD_REQUEST")
     func trailingComma() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("400-comma"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("400-comma"))
             let sessionID = try await client.newSession()
             let object = try await client.updateSession(sessionID, #"{"merchant_reference2": "x",}"#)
             let array = try await client.createSession(KlarnaExamples.gbSession.replacingOccurrences(of: "\"total_tax_amount\": 483 }", with: "\"total_tax_amount\": 483 },"))
             // Foundation's JSONDecoder alone would accept these; the sandbox parses strictly first.
             for response in [object, array] {
                 #expect(response.status == 400, "\(response)")
-                let body = try response.jsonObject()
+                let body = try response.requireJSONObject()
                 #expect(body["error_code"] as? String == "BAD_REQUEST")
                 let message = (body["error_messages"] as? [String])?.first ?? ""
                 #expect(message.hasPrefix("Malformed JSON in request body: line "), "\(message)")
@@ -178,8 +175,8 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("a number with a fraction where an integer belongs is a wrong value, not malformed JSON")
     func fractionalInteger() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("400-fraction"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("400-fraction"))
             let response = try await client.createSession(#"{"order_lines": [{"quantity": 1.5}]}"#)
             #expect(response.status == 400, "\(response)")
             expectKlarnaError(response, 400, "BAD_VALUE", ["Bad value: order_lines[0].quantity"])
@@ -189,15 +186,15 @@ struct KlarnaPaymentsErrorTests {
     @Test("a body that is not a JSON object is 400 in the envelope, and the message names something",
           arguments: ["[]", #""GB""#, "null", "42"])
     func notAnObject(body: String) async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("400-not-object"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("400-not-object"))
             let response = try await client.createSession(body)
             #expect(response.status == 400, "\(response)")
             #expect(response.header("Content-Type")?.hasPrefix("application/json") == true)
-            let object = try response.jsonObject()
+            let object = try response.requireJSONObject()
             #expect(object["correlation_id"].flatMap { $0 as? String }.map(isUUID) == true)
             #expect(object["error_code"] as? String == "BAD_REQUEST")
-            #expect(object["error_messages"] as? [String] == ["Request body must be a JSON object"], "\(response.bodyText)")
+            #expect(object["error_messages"] as? [String] == ["Request body must be a JSON object"], "\(response.text)")
         }
     }
 
@@ -218,8 +215,8 @@ struct KlarnaPaymentsErrorTests {
     @Test("a value of the wrong type: 400 BAD_VALUE naming its path", arguments: wrongTypes.map(\.0))
     func wrongType(body: String) async throws {
         let path = try #require(Self.wrongTypes.first { $0.0 == body }?.1)
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("400-type"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("400-type"))
             expectKlarnaError(try await client.createSession(body), 400, "BAD_VALUE", ["Bad value: \(path)"])
         }
     }
@@ -250,8 +247,8 @@ struct KlarnaPaymentsErrorTests {
     @Test("validation errors of §3.1: 400 BAD_VALUE \"Bad value: <path>\"", arguments: badValues.map(\.0))
     func badValue(path: String) async throws {
         let change = try #require(Self.badValues.first { $0.0 == path }?.1)
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("400-value"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("400-value"))
             expectKlarnaError(try await client.createSession(KlarnaExamples.edit(KlarnaExamples.gbSession, change)), 400, "BAD_VALUE",
                               ["Bad value: \(path)"])
         }
@@ -261,8 +258,8 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("correlation ids are UUIDs and differ between requests")
     func correlationIDs() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("correlation"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("correlation"))
             var seen: Set<String> = []
             for _ in 0..<5 {
                 let id = expectKlarnaError(try await client.readSession("8fa7944f-5004-1366-a66f-90e39818534f"), 404, "NOT_FOUND",

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// drop_connection as the connection sees it: on a socket; the rest of the suite runs in-process.
+// Scenario outcomes as the connection sees them, on a socket: drop_connection closes it, an http_error answer keeps it.
+// The rest of the scenario sequence tests run in-process in KlarnaSandboxTests.
 import Foundation
 import PaymentSandbox
 import KlarnaSandbox
@@ -8,10 +9,39 @@ import SandboxScenarios
 import SwedbankPaySandbox
 import Testing
 
-extension KlarnaScenarioSequenceTests {
+@Suite("Klarna scenarios: the connection")
+struct KlarnaScenarioConnectionTests {
+    static let files: [(String, String)] = [
+        ("e2e-custom-error.json", scenarioFile("e2e-custom-error", rules: [
+            #"{"operation": "klarna.payments.create_order", "outcome": "http_error", "status": 429, "body": {"error": "slow down"}, "headers": {"Retry-After": "7"}}"#,
+        ])),
+        ("e2e-drop.json", scenarioFile("e2e-drop", rules: [
+            #"{"operation": "klarna.payments.create_order", "outcome": "drop_connection"}"#,
+        ])),
+    ]
+
+    /// A listening sandbox with the bundled scenarios and ``files``.
+    func withSequenceSandbox<T>(_ body: (RunningServer) async throws -> T) async throws -> T {
+        try await withScenarioDirectory { directory in
+            for (name, text) in Self.files { try directory.write(name, text) }
+            return try await withScenarioSandbox(extra: [directory.url]) { _, server in try await body(server) }
+        }
+    }
+
+    @Test("http_error with a body and headers keeps the connection: the server framed the answer itself")
+    func customErrorKeepsConnection() async throws {
+        try await withSequenceSandbox { server in
+            let client = KlarnaClient(server, namespace: uniqueNamespace("custom-error-keepalive"))
+            let (_, token) = try await client.authorizedSession()
+            let response = try await client.createOrder(token, scenario: "e2e-custom-error")
+            #expect(response.status == 429, "\(response)")
+            #expect(!response.closesConnection, "\(response.rawHead)")
+        }
+    }
+
     @Test("drop_connection: the client sees the connection closed without a byte; the journal records 499")
     func dropConnection() async throws {
-        try await withSequenceSandbox(transport: .socket) { server in
+        try await withSequenceSandbox { server in
             let namespace = uniqueNamespace("drop")
             let client = KlarnaClient(server, namespace: namespace)
             let (_, token) = try await client.authorizedSession()
@@ -32,7 +62,7 @@ extension KlarnaScenarioSequenceTests {
 
     @Test("drop_connection on a keep-alive connection: earlier answers arrive, then the close")
     func dropAfterKeepAlive() async throws {
-        try await withSequenceSandbox(transport: .socket) { server in
+        try await withSequenceSandbox { server in
             let client = KlarnaClient(server, namespace: uniqueNamespace("drop-keepalive"))
             let (session, token) = try await client.authorizedSession()
             let raw = try await RawClient.connect(port: server.port)

@@ -1,18 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Klarna Payments over real sockets: the docs' GB and US examples end to end, session reads through the
+// Klarna Payments in-process: the docs' GB and US examples end to end, session reads through the
 // lifecycle, updates, idempotent create-order, the create-order consistency check, cancellation,
 // customer tokens, redirects, the client token and concurrent create-order on one token.
 // Most tests use a manual clock and sequential ids so that every body can be compared exactly.
 import Foundation
 import PaymentSandbox
-import KlarnaSandbox
-import SandboxHTTP
-import SandboxScenarios
-import SwedbankPaySandbox
+import PaymentSandboxTesting
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 @Suite("Klarna Payments: flows")
 struct KlarnaPaymentsFlowTests {
@@ -30,13 +24,13 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("GB example (§2.1): create, read, authorize, read, create order, read, redirect, state")
     func gbHappyFlow() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let namespace = uniqueNamespace("gb-flow")
-            let client = KlarnaClient(server, namespace: namespace)
+            let client = KlarnaMerchant(sandbox, namespace: namespace)
 
             // Create: 200 merchant_session.
             let created = try await client.createSession()
-            let clientToken = try #require(try created.jsonObject()["client_token"] as? String, "\(created)")
+            let clientToken = try #require(try created.requireJSONObject()["client_token"] as? String, "\(created)")
             expectJSON(created, """
                 {"session_id": "\(sequentialID(1))", "client_token": "\(clientToken)",
                  "payment_method_categories": [\(KlarnaExamples.klarnaCategory)]}
@@ -68,7 +62,7 @@ struct KlarnaPaymentsFlowTests {
             let orderID = sequentialID(3)
             expectJSON(order, """
                 {"order_id": "\(orderID)",
-                 "redirect_url": "http://127.0.0.1:\(server.port)/__sandbox/klarna/payments/orders/\(orderID)/redirect",
+                 "redirect_url": "\(sandbox.baseURL.absoluteString)/__sandbox/klarna/payments/orders/\(orderID)/redirect",
                  "fraud_status": "ACCEPTED",
                  "authorized_payment_method": {"type": "invoice", "number_of_days": 30}}
                 """)
@@ -103,12 +97,12 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("US example (§2.5): address given at authorize(), the docs' create-order body verbatim")
     func usHappyFlow() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("us-flow"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("us-flow"))
             let created = try await client.createSession(KlarnaExamples.usSession)
             #expect(created.status == 200, "\(created)")
             let sessionID = sequentialID(1)
-            #expect(try created.jsonObject()["session_id"] as? String == sessionID)
+            #expect(try created.requireJSONObject()["session_id"] as? String == sessionID)
 
             let authorized = try await client.authorize(sessionID, #"{"jsonData": {"billing_address": \#(KlarnaExamples.usBillingAddress)}}"#)
             expectJSON(authorized, """
@@ -119,14 +113,14 @@ struct KlarnaPaymentsFlowTests {
             let orderID = sequentialID(3)
             expectJSON(order, """
                 {"order_id": "\(orderID)",
-                 "redirect_url": "http://127.0.0.1:\(server.port)/__sandbox/klarna/payments/orders/\(orderID)/redirect",
+                 "redirect_url": "\(sandbox.baseURL.absoluteString)/__sandbox/klarna/payments/orders/\(orderID)/redirect",
                  "fraud_status": "ACCEPTED",
                  "authorized_payment_method": {"type": "invoice", "number_of_days": 30}}
                 """)
 
             let read = try await client.readSession(sessionID)
             #expect(read.status == 200, "\(read)")
-            let json = try read.jsonObject()
+            let json = try read.requireJSONObject()
             #expect(json["status"] as? String == "complete")
             #expect(json["authorization_token"] as? String == sequentialID(2))
             #expect(json["purchase_country"] as? String == "US")
@@ -140,8 +134,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("authorize() data may come as a JSON string (the mobile SDK's jsonData) and is compared at create-order")
     func authorizeWithJSONDataString() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("jsondata-string"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("jsondata-string"))
             let sessionID = try await client.newSession(KlarnaExamples.usSession)
             let data = KlarnaExamples.jsonText(["billing_address": KlarnaExamples.object(KlarnaExamples.usBillingAddress)])
             let token = try await client.newAuthorization(sessionID, KlarnaExamples.jsonText(["jsonData": data, "auto_finalize": true]))
@@ -158,10 +152,10 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("finalize and load stand-ins answer like the SDK")
     func finalizeAndLoad() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("finalize-load"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("finalize-load"))
             let created = try await client.createSession()
-            let clientToken = try #require(try created.jsonObject()["client_token"] as? String)
+            let clientToken = try #require(try created.requireJSONObject()["client_token"] as? String)
             let sessionID = sequentialID(1)
             let load = try await client.post("/__sandbox/klarna/payments/sessions/\(sessionID)/load",
                                              #"{"client_token": "\#(clientToken)", "payment_method_category": "klarna"}"#)
@@ -186,7 +180,7 @@ struct KlarnaPaymentsFlowTests {
                  "message": "Error performing Klarna.Payments.load()", "is_fatal": true}}
                 """#)
             let completed = try await client.post("/__sandbox/klarna/payments/sessions/\(sessionID)/load")
-            #expect(try completed.jsonObject()["show_form"] as? Bool == false, "\(completed)")
+            #expect(try completed.requireJSONObject()["show_form"] as? Bool == false, "\(completed)")
             expectSDKInvalidClientToken(try await client.post("/__sandbox/klarna/payments/sessions/\(sessionID)/finalize"),
                                         action: "Finalize")
         }
@@ -196,10 +190,10 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("update answers 204 and a read shows the merged fields and the extended lifetime")
     func updateMerges() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("update"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("update"))
             let created = try await client.createSession()
-            let clientToken = try #require(try created.jsonObject()["client_token"] as? String)
+            let clientToken = try #require(try created.requireJSONObject()["client_token"] as? String)
             let sessionID = sequentialID(1)
             try await client.advanceClock(seconds: 600)
 
@@ -230,7 +224,7 @@ struct KlarnaPaymentsFlowTests {
                 "total_discount_amount": 0, "total_tax_amount": 9917 } ] }
             """#
             expectNoContent(try await client.updateSession(sessionID, newCart))
-            let read = try await client.readSession(sessionID).jsonObject()
+            let read = try await client.readSession(sessionID).requireJSONObject()
             #expect(read["order_amount"] as? Int == 59500)
             #expect(read["order_tax_amount"] as? Int == 9917)
             #expect((read["order_lines"] as? [Any])?.count == 1)
@@ -244,8 +238,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("an update that breaks the session is 400 BAD_VALUE and changes nothing")
     func invalidUpdateChangesNothing() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("update-invalid"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("update-invalid"))
             let sessionID = try await client.newSession()
             let before = try await client.readSession(sessionID)
             // order_amount no longer matches the lines (§2.9 rule 3).
@@ -260,8 +254,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("once the order is placed: update, delete and another token's order are 404 SESSION_COMPLETED; authorize() fails")
     func completedSessionRefusesPrePurchaseCalls() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("completed"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("completed"))
             let sessionID = try await client.newSession()
             let first = try await client.newAuthorization(sessionID)
             let second = try await client.newAuthorization(sessionID)
@@ -275,7 +269,7 @@ struct KlarnaPaymentsFlowTests {
             expectSDKInvalidClientToken(try await client.authorize(sessionID))
             expectKlarnaError(try await client.delete("/payments/v1/sessions/\(sessionID)"), 404, "SESSION_COMPLETED", completed)
             // Reading is still fine.
-            #expect(try await client.readSession(sessionID).jsonObject()["status"] as? String == "complete")
+            #expect(try await client.readSession(sessionID).requireJSONObject()["status"] as? String == "complete")
         }
     }
 
@@ -283,18 +277,18 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("create order is idempotent for the same body; another body is 409")
     func idempotentCreateOrder() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("idempotent"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("idempotent"))
             let (_, token) = try await client.authorizedSession()
             let first = try await client.createOrder(token)
             #expect(first.status == 200, "\(first)")
-            let orderID = try #require(try first.jsonObject()["order_id"] as? String)
+            let orderID = try #require(try first.requireJSONObject()["order_id"] as? String)
 
             // The same body again, byte for byte and re-encoded (other key order, no whitespace): the same order.
             let again = try await client.createOrder(token)
-            expectJSON(again, first.bodyText)
+            expectJSON(again, first.text)
             let reencoded = try await client.createOrder(token, KlarnaExamples.edit(KlarnaExamples.gbOrder) { _ in })
-            expectJSON(reencoded, first.bodyText)
+            expectJSON(reencoded, first.text)
 
             // Another body: 409 BAD_VALUE (§3.1).
             let different = KlarnaExamples.edit(KlarnaExamples.gbOrder) { $0["merchant_reference2"] = "retry-2" }
@@ -307,20 +301,20 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("20 concurrent create-order calls on one token make exactly one order")
     func concurrentCreateOrder() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("race"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("race"))
             let (sessionID, token) = try await client.authorizedSession()
-            let responses = try await withThrowingTaskGroup(of: RawResponse.self) { group in
+            let responses = try await withThrowingTaskGroup(of: SandboxResponse.self) { group in
                 for _ in 0..<20 { group.addTask { try await client.createOrder(token) } }
-                var all: [RawResponse] = []
+                var all: [SandboxResponse] = []
                 for try await response in group { all.append(response) }
                 return all
             }
             #expect(responses.count == 20)
             #expect(responses.allSatisfy { $0.status == 200 }, "\(responses.filter { $0.status != 200 }.prefix(3))")
-            let ids = Set(responses.compactMap { try? $0.jsonObject()["order_id"] as? String })
+            let ids = Set(responses.compactMap { try? $0.requireJSONObject()["order_id"] as? String })
             #expect(ids.count == 1, "distinct order ids: \(ids)")
-            #expect(Set(responses.map(\.bodyText)).count == 1)
+            #expect(Set(responses.map(\.text)).count == 1)
 
             let state = try await client.paymentsState()
             let orders = try #require(state["orders"] as? [[String: Any]])
@@ -333,8 +327,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("Not matching fields: a billing address that differs from the authorized one (§2.9 rule 8)")
     func notMatchingPostalCode() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("mismatch-postal"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("mismatch-postal"))
             let address = #"{"given_name": "Test", "family_name": "Person-uk", "street_address": "10 New Burlington Street", "postal_code": "W1S 3BE", "city": "London", "country": "GB"}"#
             let (_, token) = try await client.authorizedSession(authorizeBody: #"{"jsonData": {"billing_address": \#(address)}}"#)
             let moved = KlarnaExamples.edit(KlarnaExamples.gbOrder) { object in
@@ -352,8 +346,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("Not matching fields: shipping_address.organization_name (krokedil #132)")
     func notMatchingShippingOrganization() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("mismatch-org"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("mismatch-org"))
             let shipping = #"{"organization_name": "Testcompany-uk", "street_address": "34 Global Avenue", "postal_code": "X9 9LG", "city": "Test Town", "country": "GB"}"#
             let (_, token) = try await client.authorizedSession(authorizeBody: #"{"jsonData": {"shipping_address": \#(shipping)}}"#)
             let renamed = KlarnaExamples.edit(KlarnaExamples.gbOrder) { object in
@@ -368,8 +362,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("Not matching fields: a cart with a different number of lines (krokedil #169)")
     func notMatchingCartCount() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("mismatch-count"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("mismatch-count"))
             let (_, token) = try await client.authorizedSession()
             // A valid three-line cart with the same total (shipping split in two; arithmetic and tax hold),
             // so only the number of lines differs.
@@ -385,14 +379,14 @@ struct KlarnaPaymentsFlowTests {
             let response = try await client.createOrder(token, threeLines)
             expectKlarnaError(response, 409, "BAD_VALUE",
                               ["Not matching fields: [Incorrect number of items in the cart. Expected: 2, Actual: 3]"])
-            #expect(response.bodyText.contains(#""Not matching fields: [Incorrect number of items in the cart. Expected: 2, Actual: 3]""#))
+            #expect(response.text.contains(#""Not matching fields: [Incorrect number of items in the cart. Expected: 2, Actual: 3]""#))
         }
     }
 
     @Test("Not matching fields: an added line is reported as the cart count alone, as in the issue table")
     func notMatchingAddedLine() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("mismatch-added"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("mismatch-added"))
             let (_, token) = try await client.authorizedSession()
             // An item added after authorize(): one more line and a larger (consistent) total.
             let threeLines = KlarnaExamples.edit(KlarnaExamples.gbOrder) { object in
@@ -413,8 +407,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("an address sent only at create-order matches an authorization that had none")
     func emptyAuthorizedAddressMatches() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("empty-matches"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("empty-matches"))
             let (_, token) = try await client.authorizedSession(KlarnaExamples.usSession)
             #expect(try await client.createOrder(token, KlarnaExamples.usOrder).status == 200)
         }
@@ -422,8 +416,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("create order validates its body: 400 BAD_VALUE")
     func createOrderValidates() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("order-validation"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("order-validation"))
             let (_, token) = try await client.authorizedSession()
             let wrongSum = KlarnaExamples.edit(KlarnaExamples.gbOrder) { $0["order_amount"] = 62401 }
             expectKlarnaError(try await client.createOrder(token, wrongSum), 400, "BAD_VALUE", ["Bad value: order_amount"])
@@ -438,8 +432,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("a cancelled authorization cannot place an order: 404 Invalid authorization token")
     func cancelledAuthorization() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("cancel"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("cancel"))
             let (sessionID, token) = try await client.authorizedSession()
             expectNoContent(try await client.cancelAuthorization(token))
             let invalid = ["Invalid authorization token"]
@@ -458,8 +452,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("a token still within its 60 minutes answers the same whether or not its expired session was read first")
     func tokenOnExpiredSessionIsConsistent() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("expired-session-token"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("expired-session-token"))
             let first = try await client.newSession()
             let second = try await client.newSession()
             try await client.advanceClock(seconds: 47 * 3600 + 30 * 60)
@@ -478,8 +472,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("a deleted session is gone, and so are its tokens")
     func deletedSession() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("delete-session"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("delete-session"))
             let (sessionID, token) = try await client.authorizedSession()
             expectNoContent(try await client.delete("/payments/v1/sessions/\(sessionID)"))
             expectKlarnaError(try await client.readSession(sessionID), 404, "NOT_FOUND", ["Invalid session id"])
@@ -489,8 +483,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("unknown ids: 404 NOT_FOUND with Klarna's messages")
     func unknownIDs() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("unknown"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("unknown"))
             let missing = "8fa7944f-5004-1366-a66f-90e39818534f"
             let session = ["Invalid session id"], token = ["Invalid authorization token"]
             expectKlarnaError(try await client.readSession(missing), 404, "NOT_FOUND", session)
@@ -507,8 +501,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("customer token: intent buy is 403 INVALID_OPERATION")
     func customerTokenForBuy() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("ctoken-buy"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("ctoken-buy"))
             let (_, implicitBuy) = try await client.authorizedSession()
             let forbidden = ["Not allowed to create customer token for intent buy"]
             expectKlarnaError(try await client.createCustomerToken(implicitBuy), 403, "INVALID_OPERATION", forbidden)
@@ -521,8 +515,8 @@ struct KlarnaPaymentsFlowTests {
     @Test("customer token: intent tokenize and buy_and_tokenize answer customer_token_creation_response",
           arguments: ["tokenize", "buy_and_tokenize"])
     func customerTokenForTokenize(intent: String) async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("ctoken-\(intent)"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("ctoken-\(intent)"))
             let session = KlarnaExamples.edit(KlarnaExamples.gbSession) { $0["intent"] = intent }
             let (_, token) = try await client.authorizedSession(session)  // ids 1 and 2
             let request = KlarnaExamples.object(KlarnaExamples.gbCustomerToken)
@@ -538,8 +532,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("customer token: the request is validated (400 BAD_VALUE in ErrorV2)")
     func customerTokenValidation() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("ctoken-invalid"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("ctoken-invalid"))
             let session = KlarnaExamples.edit(KlarnaExamples.gbSession) { $0["intent"] = "tokenize" }
             let (_, token) = try await client.authorizedSession(session)
             let noDescription = KlarnaExamples.edit(KlarnaExamples.gbCustomerToken) { $0["description"] = nil }
@@ -556,8 +550,8 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("no confirmation URL: no redirect_url, and the redirect route is 404")
     func noConfirmationNoRedirect() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("no-redirect"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("no-redirect"))
             let (_, token) = try await client.authorizedSession()
             let order = try await client.createOrder(token, KlarnaExamples.gbSession)
             expectJSON(order, """
@@ -571,14 +565,14 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("redirect_url works for a browser, which sends neither credentials nor Sandbox-Namespace")
     func redirectFromABrowser() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("browser"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("browser"))
             let (sessionID, token) = try await client.authorizedSession()
             let orderID = try await client.newOrder(token)
             let order = try await client.createOrder(token)
-            let redirectText = try #require(try order.jsonObject()["redirect_url"] as? String, "\(order)")
+            let redirectText = try #require(try order.requireJSONObject()["redirect_url"] as? String, "\(order)")
             let redirectURL = try #require(URL(string: redirectText))
-            var browser = KlarnaClient(server, namespace: nil)
+            var browser = KlarnaMerchant(sandbox, namespace: nil)
             browser.authorization = ""
             let redirect = try await browser.get(redirectURL.path)
             // A browser following redirect_url names no namespace: the order is found wherever it is.
@@ -589,24 +583,24 @@ struct KlarnaPaymentsFlowTests {
 
     @Test("redirect_url follows X-Forwarded-Proto and X-Forwarded-Host behind a trusted proxy")
     func redirectBehindProxy() async throws {
-        try await withSandbox(transport: .inProcess, { deterministic(&$0); $0.trustedForwardedHeaders = .all }) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("proxy"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration { $0.trustedForwardedHeaders = .all }) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("proxy"))
             let (_, token) = try await client.authorizedSession()
             let order = try await client.send("POST", "/payments/v1/authorizations/\(token)/order", body: KlarnaExamples.gbOrder,
-                                              headers: [("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "sandbox.example.test")])
+                                              headers: ["X-Forwarded-Proto": "https", "X-Forwarded-Host": "sandbox.example.test"])
             #expect(order.status == 200, "\(order)")
-            #expect(try order.jsonObject()["redirect_url"] as? String
+            #expect(try order.requireJSONObject()["redirect_url"] as? String
                     == "https://sandbox.example.test/__sandbox/klarna/payments/orders/\(sequentialID(3))/redirect")
         }
     }
 
     @Test("the client_token is a three-part JWT whose payload names the session")
     func clientTokenIsJWT() async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("jwt"))
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("jwt"))
             for (body, country, region) in [(KlarnaExamples.gbSession, "GB", "eu"), (KlarnaExamples.usSession, "US", "na")] {
                 let created = try await client.createSession(body)
-                let json = try created.jsonObject()
+                let json = try created.requireJSONObject()
                 let sessionID = try #require(json["session_id"] as? String)
                 #expect(isUUID(sessionID), "session_id \(sessionID)")
                 let token = try #require(json["client_token"] as? String)
@@ -624,7 +618,7 @@ struct KlarnaPaymentsFlowTests {
                 #expect(payload["environment"] as? String == "playground")
                 #expect(payload["session_type"] as? String == "PAYMENTS")
                 // The read shows the same token.
-                #expect(try await client.readSession(sessionID).jsonObject()["client_token"] as? String == token)
+                #expect(try await client.readSession(sessionID).requireJSONObject()["client_token"] as? String == token)
             }
         }
     }

@@ -1,70 +1,23 @@
 // SPDX-License-Identifier: MIT
-// Klarna Order Management over real sockets (klarna-api.md §5, §3.2): a KP flow places the order, then
+// Klarna Order Management in-process (klarna-api.md §5, §3.2): a KP flow places the order, then
 // reads, partial and full captures, refunds, cancel, release, extend, acknowledge, idempotency keys,
 // auto_capture, expiry on the namespace clock, 404s and 401 in Klarna's envelope, concurrent captures,
 // and the scenario engine (the bundled capture-refused scenario, an http_error sequence).
 // A manual clock and sequential ids make every body exact: session 1, token 2, order 3, then captures/refunds.
 import Foundation
 import PaymentSandbox
-import KlarnaSandbox
-import SandboxHTTP
-import SandboxScenarios
-import SwedbankPaySandbox
+import PaymentSandboxTesting
 import Testing
-
-extension KlarnaClient {
-    func omOrder(_ orderID: String) async throws -> RawResponse { try await get("/ordermanagement/v1/orders/\(orderID)") }
-
-    func omCapture(_ orderID: String, _ body: String, key: String? = nil, scenario: String? = nil) async throws -> RawResponse {
-        try await send("POST", "/ordermanagement/v1/orders/\(orderID)/captures", body: body,
-                       headers: (key.map { [("Klarna-Idempotency-Key", $0)] } ?? []) + Self.scenarioHeader(scenario))
-    }
-
-    func omRefund(_ orderID: String, _ body: String, key: String? = nil) async throws -> RawResponse {
-        try await send("POST", "/ordermanagement/v1/orders/\(orderID)/refunds", body: body,
-                       headers: key.map { [("Klarna-Idempotency-Key", $0)] } ?? [])
-    }
-
-    /// POST …/cancel, …/acknowledge, …/release-remaining-authorization or …/extend-authorization-time.
-    func omChange(_ orderID: String, _ action: String, key: String? = nil) async throws -> RawResponse {
-        try await send("POST", "/ordermanagement/v1/orders/\(orderID)/\(action)", headers: key.map { [("Klarna-Idempotency-Key", $0)] } ?? [])
-    }
-
-    /// A KP session, authorization and order (ids 1, 2, 3 on a fresh deterministic sandbox); returns the order id.
-    func placedOrder(_ body: String = KlarnaExamples.gbOrder, scenario: String? = nil,
-                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
-        let created = try await createSession(KlarnaExamples.gbSession, scenario: scenario)
-        try #require(created.status == 200, "create session: \(created)", sourceLocation: sourceLocation)
-        let session = try #require(try created.jsonObject()["session_id"] as? String, sourceLocation: sourceLocation)
-        let token = try await newAuthorization(session, sourceLocation: sourceLocation)
-        return try await newOrder(token, body, sourceLocation: sourceLocation)
-    }
-
-    /// GET order as an object (fails the test unless 200).
-    func omOrderObject(_ orderID: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
-        let response = try await omOrder(orderID)
-        try #require(response.status == 200, "GET order: \(response)", sourceLocation: sourceLocation)
-        return try response.jsonObject()
-    }
-
-    /// `klarna_ordermanagement` of GET /__sandbox/state.
-    func orderManagementState(sourceLocation: SourceLocation = #_sourceLocation) async throws -> [[String: Any]] {
-        let response = try await get("/__sandbox/state")
-        try #require(response.status == 200, "state: \(response)", sourceLocation: sourceLocation)
-        let state = try #require(try response.jsonObject()["klarna_ordermanagement"] as? [String: Any], sourceLocation: sourceLocation)
-        return try #require(state["orders"] as? [[String: Any]], sourceLocation: sourceLocation)
-    }
-}
 
 /// 201, no body, the id header and an absolute Location on the sandbox (§5). Returns the id.
 @discardableResult
-private func expectCreated(_ response: RawResponse, _ idHeader: String, id: String, orderID: String, collection: String, port: Int,
+private func expectCreated(_ response: SandboxResponse, _ idHeader: String, id: String, orderID: String, collection: String, origin: String,
                            sourceLocation: SourceLocation = #_sourceLocation) -> String? {
     #expect(response.status == 201, "expected 201: \(response)", sourceLocation: sourceLocation)
     #expect(response.body.isEmpty, "201 with a body: \(response)", sourceLocation: sourceLocation)
-    #expect(response.header(idHeader) == id, "\(response.rawHead)", sourceLocation: sourceLocation)
-    #expect(response.header("Location") == "http://127.0.0.1:\(port)/ordermanagement/v1/orders/\(orderID)/\(collection)/\(id)",
-            "\(response.rawHead)", sourceLocation: sourceLocation)
+    #expect(response.header(idHeader) == id, "\(response.summary)", sourceLocation: sourceLocation)
+    #expect(response.header("Location") == "\(origin)/ordermanagement/v1/orders/\(orderID)/\(collection)/\(id)",
+            "\(response.summary)", sourceLocation: sourceLocation)
     expectWellFramed(response, sourceLocation: sourceLocation)
     return response.header(idHeader)
 }
@@ -75,12 +28,12 @@ private let gbLines = KlarnaExamples.jsonText(KlarnaExamples.object(KlarnaExampl
 struct KlarnaOrderManagementTests {
     @Test("GET order after KP create order (§5): the placed order, AUTHORIZED, 28 days to capture")
     func readOrder_AfterCreateOrder() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-read"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-read"))
             let orderID = try await client.placedOrder()
             #expect(orderID == sequentialID(3))
             let response = try await client.omOrder(orderID)
-            let reference = try #require(try response.jsonObject()["klarna_reference"] as? String)
+            let reference = try #require(try response.requireJSONObject()["klarna_reference"] as? String)
             #expect(reference.count == 8 && reference.allSatisfy { $0.isUppercase || $0.isNumber }, "\(reference)")
             expectJSON(response, """
                 {"order_id": "\(orderID)", "status": "AUTHORIZED", "fraud_status": "ACCEPTED",
@@ -95,8 +48,8 @@ struct KlarnaOrderManagementTests {
 
     @Test("US order: billing address and customer date of birth come through; the customer's other fields do not")
     func readOrder_WithAddressAndCustomer() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-us"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-us"))
             let session = try await client.newSession(KlarnaExamples.usSession)
             let token = try await client.newAuthorization(session, #"{"jsonData": {"billing_address": \#(KlarnaExamples.usBillingAddress)}}"#)
             let orderID = try await client.newOrder(token, KlarnaExamples.usOrder)
@@ -110,8 +63,8 @@ struct KlarnaOrderManagementTests {
 
     @Test("partial capture → PART_CAPTURED, the rest → CAPTURED, beyond → 403; refunds; cancel after capture → 403")
     func captureAndRefund_Lifecycle() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-capture"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-capture"))
             let orderID = try await client.placedOrder()
             let reference = try #require(try await client.omOrderObject(orderID)["klarna_reference"] as? String)
 
@@ -122,7 +75,7 @@ struct KlarnaOrderManagementTests {
                  "shipping_info": [{"shipping_company": "DHL US", "tracking_number": "1234567890", "shipping_method": "Home"}],
                  "shipping_delay": 2}
                 """)
-            expectCreated(first, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", port: server.port)
+            expectCreated(first, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", origin: sandbox.baseURL.absoluteString)
             var order = try await client.omOrderObject(orderID)
             #expect(order["status"] as? String == "PART_CAPTURED")
             #expect(order["captured_amount"] as? Int == 20000 && order["remaining_authorized_amount"] as? Int == 42400)
@@ -139,7 +92,7 @@ struct KlarnaOrderManagementTests {
 
             try await client.advanceClock(seconds: 3600)
             let rest = try await client.omCapture(orderID, #"{"captured_amount": 42400}"#)
-            expectCreated(rest, "Capture-Id", id: sequentialID(5), orderID: orderID, collection: "captures", port: server.port)
+            expectCreated(rest, "Capture-Id", id: sequentialID(5), orderID: orderID, collection: "captures", origin: sandbox.baseURL.absoluteString)
             order = try await client.omOrderObject(orderID)
             #expect(order["status"] as? String == "CAPTURED")
             #expect(order["captured_amount"] as? Int == 62400 && order["remaining_authorized_amount"] as? Int == 0)
@@ -154,7 +107,7 @@ struct KlarnaOrderManagementTests {
 
             // Refund 25000: the first capture takes 20000, the second 5000 (oldest first); the status stays CAPTURED.
             let refund = try await client.omRefund(orderID, #"{"refunded_amount": 25000, "description": "Returned", "reference": "rma-7"}"#)
-            expectCreated(refund, "Refund-Id", id: sequentialID(6), orderID: orderID, collection: "refunds", port: server.port)
+            expectCreated(refund, "Refund-Id", id: sequentialID(6), orderID: orderID, collection: "refunds", origin: sandbox.baseURL.absoluteString)
             expectJSON(try await client.get("/ordermanagement/v1/orders/\(orderID)/refunds/\(sequentialID(6))"), """
                 {"refund_id": "\(sequentialID(6))", "refunded_amount": 25000, "refunded_at": "2027-01-15T09:00:00.000Z",
                  "description": "Returned", "reference": "rma-7", "order_lines": []}
@@ -169,7 +122,7 @@ struct KlarnaOrderManagementTests {
             expectKlarnaError(try await client.omRefund(orderID, #"{"refunded_amount": 37401}"#), 403, "REFUND_NOT_ALLOWED",
                               ["Refund amount exceeds the captured amount. Refund not possible"])
             expectCreated(try await client.omRefund(orderID, #"{"refunded_amount": 37400}"#), "Refund-Id", id: sequentialID(7),
-                          orderID: orderID, collection: "refunds", port: server.port)
+                          orderID: orderID, collection: "refunds", origin: sandbox.baseURL.absoluteString)
 
             expectKlarnaError(try await client.omChange(orderID, "cancel"), 403, "CANCEL_NOT_ALLOWED",
                               ["Order has previous captures. Cancel not possible"])
@@ -180,8 +133,8 @@ struct KlarnaOrderManagementTests {
 
     @Test("cancel an AUTHORIZED order → CANCELLED, nothing remaining; then capture, refund, cancel, extend are refused")
     func cancel_AuthorizedOrder() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-cancel"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-cancel"))
             let orderID = try await client.placedOrder()
             expectNoContent(try await client.omChange(orderID, "cancel"))
             let order = try await client.omOrderObject(orderID)
@@ -200,8 +153,8 @@ struct KlarnaOrderManagementTests {
 
     @Test("release the remaining authorization of a PART_CAPTURED order → CAPTURED, nothing more can be captured")
     func release_PartCapturedOrder() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-release"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-release"))
             let orderID = try await client.placedOrder()
             expectKlarnaError(try await client.omChange(orderID, "release-remaining-authorization"), 403, "NOT_ALLOWED",
                               ["Order has no captures. Remaining authorization cannot be released."])
@@ -216,8 +169,8 @@ struct KlarnaOrderManagementTests {
 
     @Test("extend-authorization-time: expires_at = the day of the extension + 28 days; acknowledge changes nothing")
     func extendAndAcknowledge() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-extend"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-extend"))
             let orderID = try await client.placedOrder()
             try await client.advanceClock(seconds: 10 * 86_400)  // 2027-01-25T08:00Z
             expectNoContent(try await client.omChange(orderID, "extend-authorization-time"))
@@ -225,7 +178,7 @@ struct KlarnaOrderManagementTests {
             // The same day again: the same date.
             expectNoContent(try await client.omChange(orderID, "extend-authorization-time"))
             let before = try await client.omOrder(orderID)
-            #expect(try before.jsonObject()["expires_at"] as? String == "2027-02-22T00:00:00.000Z")
+            #expect(try before.requireJSONObject()["expires_at"] as? String == "2027-02-22T00:00:00.000Z")
 
             expectNoContent(try await client.omChange(orderID, "acknowledge"))
             expectNoContent(try await client.omChange(orderID, "acknowledge"))
@@ -237,8 +190,8 @@ struct KlarnaOrderManagementTests {
 
     @Test("expiry on the namespace clock: AUTHORIZED until expires_at, then EXPIRED; capture, cancel and extend refused")
     func expiry_ReadsExpired() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-expiry"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-expiry"))
             let orderID = try await client.placedOrder()
             try await client.advanceClock(seconds: 28 * 86_400 - 1)
             #expect(try await client.omOrderObject(orderID)["status"] as? String == "AUTHORIZED")
@@ -250,7 +203,7 @@ struct KlarnaOrderManagementTests {
                               ["Order is expired. Authorization time cannot be extended."])
             expectKlarnaError(try await client.omChange(orderID, "cancel"), 403, "CANCEL_NOT_ALLOWED", ["Order is expired. Cancel not possible"])
             // Another namespace's clock did not move: its order is AUTHORIZED.
-            let other = KlarnaClient(server, namespace: uniqueNamespace("om-expiry-other"))
+            let other = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-expiry-other"))
             let otherOrder = try await other.placedOrder()
             #expect(try await other.omOrderObject(otherOrder)["status"] as? String == "AUTHORIZED")
         }
@@ -258,14 +211,14 @@ struct KlarnaOrderManagementTests {
 
     @Test("Klarna-Idempotency-Key: the same key answers the first answer and captures once, whatever the body")
     func idempotencyKey_ReplaysFirstAnswer() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-idempotency"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-idempotency"))
             let orderID = try await client.placedOrder()
             let key = "6f0e9f4a-2b7c-4f7e-9d55-3c1c2a9b8e11"
             let first = try await client.omCapture(orderID, #"{"captured_amount": 10000}"#, key: key)
-            expectCreated(first, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", port: server.port)
+            expectCreated(first, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", origin: sandbox.baseURL.absoluteString)
             let replay = try await client.omCapture(orderID, #"{"captured_amount": 50000}"#, key: key)
-            expectCreated(replay, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", port: server.port)
+            expectCreated(replay, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", origin: sandbox.baseURL.absoluteString)
             let malformed = try await client.omCapture(orderID, "{not json", key: key)
             #expect(malformed.status == 201 && malformed.header("Capture-Id") == sequentialID(4), "\(malformed)")
             var order = try await client.omOrderObject(orderID)
@@ -293,8 +246,8 @@ struct KlarnaOrderManagementTests {
 
     @Test("auto_capture: the order starts CAPTURED with one capture of the whole amount")
     func autoCapture_IsCaptured() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-auto"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-auto"))
             let orderID = try await client.placedOrder(KlarnaExamples.edit(KlarnaExamples.gbOrder) { $0["auto_capture"] = true })
             let order = try await client.omOrderObject(orderID)
             #expect(order["status"] as? String == "CAPTURED")
@@ -310,8 +263,8 @@ struct KlarnaOrderManagementTests {
 
     @Test("404s in Klarna's envelope: unknown order, capture, refund; another namespace's order; 401 without credentials")
     func notFoundAndUnauthorized() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-404"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-404"))
             let orderID = try await client.placedOrder()
             let unknown = "7849fd84-47dc-4919-a7ce-47b9f46156f0"
             expectKlarnaError(try await client.omOrder(unknown), 404, "NO_SUCH_ORDER", ["Order \(unknown) cannot be found"])
@@ -330,7 +283,7 @@ struct KlarnaOrderManagementTests {
                               ["Refund \(unknown) cannot be found for order \(orderID)"])
             expectJSON(try await client.get("/ordermanagement/v1/orders/\(orderID)/captures"), "[]")
 
-            let stranger = KlarnaClient(server, namespace: uniqueNamespace("om-404-other"))
+            let stranger = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-404-other"))
             expectKlarnaError(try await stranger.omOrder(orderID), 404, "NO_SUCH_ORDER", ["Order \(orderID) cannot be found"])
 
             var anonymous = client
@@ -341,17 +294,17 @@ struct KlarnaOrderManagementTests {
 
             // Unknown paths under the prefix: Klarna's envelope too.
             let path = try await client.get("/ordermanagement/v1/orders/\(orderID)/nothing-here")
-            #expect(path.status == 404 && (try? path.jsonObject()["error_code"]) as? String == "NOT_FOUND", "\(path)")
+            #expect(path.status == 404 && (try? path.requireJSONObject()["error_code"]) as? String == "NOT_FOUND", "\(path)")
         }
     }
 
     @Test("invalid bodies: 400 BAD_REQUEST / BAD_VALUE naming the field, 422 for sizes, 403 for a 0 capture")
     func invalidBodies() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-invalid"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-invalid"))
             let orderID = try await client.placedOrder()
             let badRequest = try await client.omCapture(orderID, "{not json")
-            #expect(badRequest.status == 400 && (try? badRequest.jsonObject()["error_code"]) as? String == "BAD_REQUEST", "\(badRequest)")
+            #expect(badRequest.status == 400 && (try? badRequest.requireJSONObject()["error_code"]) as? String == "BAD_REQUEST", "\(badRequest)")
             expectKlarnaError(try await client.omCapture(orderID, "{}"), 400, "BAD_VALUE", ["Bad value: captured_amount"])
             expectKlarnaError(try await client.omCapture(orderID, #"{"captured_amount": "100"}"#), 400, "BAD_VALUE", ["Bad value: captured_amount"])
             expectKlarnaError(try await client.omCapture(orderID, #"{"captured_amount": -1}"#), 400, "BAD_VALUE", ["Bad value: captured_amount"])
@@ -367,11 +320,11 @@ struct KlarnaOrderManagementTests {
 
     @Test("20 concurrent captures of 5000 on a 62400 order: exactly 12 succeed, never more than authorized")
     func concurrentCaptures_NeverOverCapture() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-race"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-race"))
             let orderID = try await client.placedOrder()
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<20 { group.addTask { try await client.omCapture(orderID, #"{"captured_amount": 5000}"#).status } }
+                for _ in 0..<20 { group.addTask { try await client.omCapture(orderID, #"{"captured_amount": 5000}"#).status.code } }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
             #expect(statuses.filter { $0 == 201 }.count == 12 && statuses.filter { $0 == 403 }.count == 8, "\(statuses.sorted())")
@@ -383,24 +336,24 @@ struct KlarnaOrderManagementTests {
 
     @Test("state and reset: /__sandbox/state lists the namespace's orders with status and amounts; reset forgets them")
     func stateAndReset() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-state"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-state"))
             let orderID = try await client.placedOrder()
             #expect(try await client.omCapture(orderID, #"{"captured_amount": 400}"#).status == 201)
-            let orders = try await client.orderManagementState()
+            let orders = try await client.orderManagementOrders()
             #expect(orders.count == 1, "\(orders)")
             #expect(orders.first?["order_id"] as? String == orderID && orders.first?["status"] as? String == "PART_CAPTURED")
             #expect(orders.first?["captured_amount"] as? Int == 400 && orders.first?["remaining_authorized_amount"] as? Int == 62000)
             try await client.reset()
-            #expect(try await client.orderManagementState().isEmpty)
+            #expect(try await client.orderManagementOrders().isEmpty)
             expectKlarnaError(try await client.omOrder(orderID), 404, "NO_SUCH_ORDER", ["Order \(orderID) cannot be found"])
         }
     }
 
     @Test("capture-refused (bundled): the order is AUTHORIZED, every capture answers 403 and captures nothing; cancel works")
     func captureRefusedScenario() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("om-capture-refused"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-capture-refused"))
             let orderID = try await client.placedOrder(scenario: "capture-refused")
             #expect(try await client.omOrderObject(orderID)["status"] as? String == "AUTHORIZED")
             for _ in 0..<2 {
@@ -423,15 +376,15 @@ struct KlarnaOrderManagementTests {
                 #"{"operation": "klarna.ordermanagement.capture", "sequence": [{"outcome": "http_error", "status": 503}, {"outcome": "approve"}]}"#,
                 #"{"operation": "klarna.ordermanagement.read_order", "sequence": [{"outcome": "approve"}]}"#,
             ]))
-            try await withScenarioSandbox(bundled: false, extra: [directory.url], transport: .inProcess) { _, server in
-                let client = KlarnaClient(server, namespace: uniqueNamespace("om-flaky"))
+            try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration(bundledScenarios: false, scenarioDirectories: [directory.url])) { sandbox in
+                let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-flaky"))
                 let orderID = try await client.placedOrder(scenario: "om-flaky")
                 let key = "retry-key"
                 expectKlarnaError(try await client.omCapture(orderID, #"{"captured_amount": 1000}"#, key: key), 503,
                                   "TEMPORARILY_UNAVAILABLE", ["Temporarily unavailable"])
                 #expect(try await client.omOrderObject(orderID)["captured_amount"] as? Int == 0)
                 let retry = try await client.omCapture(orderID, #"{"captured_amount": 1000}"#, key: key)
-                expectCreated(retry, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", port: server.port)
+                expectCreated(retry, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", origin: sandbox.baseURL.absoluteString)
                 let again = try await client.omCapture(orderID, #"{"captured_amount": 1000}"#, key: key)
                 #expect(again.status == 201 && again.header("Capture-Id") == sequentialID(4))
                 #expect(try await client.omOrderObject(orderID)["captured_amount"] as? Int == 1000)

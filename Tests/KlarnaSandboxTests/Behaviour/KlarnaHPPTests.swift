@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Klarna Hosted Payment Page over real sockets (klarna-api.md §4): the merchant API, the consumer's page and
-// its actions (pay, cancel, back, reject) in each place_order_mode, placeholders, custom schemes, escaping,
-// disable, distribution, expiry on the sandbox clock, and status_update callbacks to a local listener with
-// retries released by POST /__sandbox/clock. Manual clock and sequential ids unless stated.
+// Klarna Hosted Payment Page in-process (klarna-api.md §4): the merchant API, the consumer's page and its actions
+// (pay, cancel, back, reject) in each place_order_mode, placeholders, custom schemes, escaping, disable,
+// distribution and expiry on the sandbox clock. Manual clock and sequential ids unless stated. The status_update
+// callbacks, which need a listening merchant endpoint, are in EndToEndTests (KlarnaHPPTests+Callbacks.swift).
 import Foundation
-import SandboxHTTP
 import PaymentSandbox
-import KlarnaSandbox
-import SandboxScenarios
-import SwedbankPaySandbox
+import PaymentSandboxTesting
 import Testing
 
 @Suite("Klarna HPP")
@@ -34,35 +31,36 @@ struct KlarnaHPPTests {
         """
 
     /// Creates an HPP session (fails unless 201) and returns its id.
-    static func newHPPSession(_ client: KlarnaClient, _ body: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+    static func newHPPSession(_ client: KlarnaMerchant, _ body: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
         let response = try await client.post("/hpp/v1/sessions", body)
         try #require(response.status == 201, "create HPP session: \(response)", sourceLocation: sourceLocation)
-        return try #require(try response.jsonObject()["session_id"] as? String, sourceLocation: sourceLocation)
+        return try #require(try response.requireJSONObject()["session_id"] as? String, sourceLocation: sourceLocation)
     }
 
-    static func read(_ client: KlarnaClient, _ id: String) async throws -> [String: Any] {
+    static func read(_ client: KlarnaMerchant, _ id: String) async throws -> [String: Any] {
         let response = try await client.get("/hpp/v1/sessions/\(id)")
         try #require(response.status == 200, "read HPP session: \(response)")
-        return try response.jsonObject()
+        return try response.requireJSONObject()
     }
 
     /// A request as a browser sends it: no credentials, no namespace.
-    static func browser(_ server: RunningServer, _ method: String, _ path: String, form: String? = nil) async throws -> RawResponse {
-        var headers = [("Accept", "text/html")]
-        if form != nil { headers.append(("Content-Type", "application/x-www-form-urlencoded")) }
-        return try await server.exchange(klarnaRequest(method, path, port: server.port, headers: headers, body: form))
+    static func browser(_ sandbox: SandboxClient, _ method: SandboxClient.Method, _ path: String,
+                        form: String? = nil) async throws -> SandboxResponse {
+        var headers = ["Accept": "text/html"]
+        if form != nil { headers["Content-Type"] = "application/x-www-form-urlencoded" }
+        return try await sandbox.namespace(nil).send(method, path, headers: headers, body: form.map { Data($0.utf8) })
     }
 
     /// A backend test's consumer action: no credentials, JSON answer.
-    static func act(_ server: RunningServer, _ id: String, _ action: String) async throws -> RawResponse {
-        try await server.exchange(klarnaRequest("POST", "/__sandbox/klarna/hpp/sessions/\(id)/\(action)", port: server.port))
+    static func act(_ sandbox: SandboxClient, _ id: String, _ action: String) async throws -> SandboxResponse {
+        try await sandbox.namespace(nil).send(.post, "/__sandbox/klarna/hpp/sessions/\(id)/\(action)")
     }
 
-    static func expect303(_ response: RawResponse, to location: String, status: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expect303(_ response: SandboxResponse, to location: String, status: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(response.status == 303, "\(response)", sourceLocation: sourceLocation)
-        #expect(response.header("Location") == location, "\(response.rawHead)", sourceLocation: sourceLocation)
+        #expect(response.header("Location") == location, "\(response.summary)", sourceLocation: sourceLocation)
         expectWellFramed(response, sourceLocation: sourceLocation)
-        let body = try? response.jsonObject()
+        let body = try? response.requireJSONObject()
         #expect(body?["status"] as? String == status, "\(response)", sourceLocation: sourceLocation)
         #expect(body?["location"] as? String == location, "\(response)", sourceLocation: sourceLocation)
     }
@@ -75,11 +73,11 @@ struct KlarnaHPPTests {
 
     @Test("NONE: create (exact 201), WAITING, page opens IN_PROGRESS, pay 303s to success with the token, which places a KP order")
     func none_PayRedirectsToSuccessWithToken() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-none"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-none"))
             let kp = try await client.newSession()
             let created = try await client.post("/hpp/v1/sessions", Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
-            let id = sequentialID(2), base = "http://127.0.0.1:\(server.port)"
+            let id = sequentialID(2), base = "\(sandbox.baseURL.absoluteString)"
             expectJSON(created, status: 201, """
                 {"session_id": "\(id)", "redirect_url": "\(base)/hpp/payments/\(id)",
                  "session_url": "\(base)/hpp/v1/sessions/\(id)", "qr_code_url": "\(base)/hpp/payments/\(id)/qr",
@@ -94,18 +92,18 @@ struct KlarnaHPPTests {
                 {"session_id": "\(id)", "status": "WAITING", "updated_at": "\(Self.createdAt)", "expires_at": "\(Self.expiresAt)"}
                 """)
 
-            let page = try await Self.browser(server, "GET", "/hpp/payments/\(id)")
+            let page = try await Self.browser(sandbox, "GET", "/hpp/payments/\(id)")
             #expect(page.status == 200, "\(page)")
             #expect(page.header("Content-Type") == "text/html; charset=utf-8")
             for needle in [#"<meta name="viewport""#, #"id="pay""#, #"id="cancel""#, #"id="back""#, #"id="reject""#,
                            "Battery Power Pack", "595.00 GBP", "624.00 GBP", "Pay with Klarna",
                            #"formaction="/__sandbox/klarna/hpp/sessions/\#(id)/pay""#] {
-                #expect(page.bodyText.contains(needle), "page lacks \(needle)")
+                #expect(page.text.contains(needle), "page lacks \(needle)")
             }
-            #expect(!page.bodyText.contains("<script"), "the page runs no script")
+            #expect(!page.text.contains("<script"), "the page runs no script")
             #expect(try await Self.read(client, id)["status"] as? String == "IN_PROGRESS")
 
-            let paid = try await Self.act(server, id, "pay")
+            let paid = try await Self.act(sandbox, id, "pay")
             let token = sequentialID(4)
             Self.expect303(paid, to: "https://merchant.example/success?sid=\(id)&token=\(token)&order=", status: "COMPLETED")
             expectJSON(try await client.get("/hpp/v1/sessions/\(id)"), """
@@ -115,10 +113,10 @@ struct KlarnaHPPTests {
             // NONE: the merchant places the order with the token (klarna-api.md §4.1).
             _ = try await client.newOrder(token)
             // Final: another action is refused; the page says it is complete, without buttons.
-            expectKlarnaError(try await Self.act(server, id, "pay"), 409, "CONFLICT",
+            expectKlarnaError(try await Self.act(sandbox, id, "pay"), 409, "CONFLICT",
                               ["HPP session is COMPLETED: a final status does not change."])
-            let again = try await Self.browser(server, "GET", "/hpp/payments/\(id)")
-            #expect(again.status == 200 && again.bodyText.contains(#"data-reason="completed""#) && !again.bodyText.contains("<button"),
+            let again = try await Self.browser(sandbox, "GET", "/hpp/payments/\(id)")
+            #expect(again.status == 200 && again.text.contains(#"data-reason="completed""#) && !again.text.contains("<button"),
                     "\(again)")
         }
     }
@@ -127,13 +125,13 @@ struct KlarnaHPPTests {
 
     @Test("PLACE_ORDER: pay places the order; order_id and klarna_reference, no authorization_token; KP session complete")
     func placeOrder_CompletesWithOrderID() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-place"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-place"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs,
                                                                          options: #"{"place_order_mode": "PLACE_ORDER"}"#))
             let orderID = sequentialID(5)
-            Self.expect303(try await Self.act(server, id, "pay"),
+            Self.expect303(try await Self.act(sandbox, id, "pay"),
                            to: "https://merchant.example/success?sid=\(id)&token=&order=\(orderID)", status: "COMPLETED")
             let session = try await Self.read(client, id)
             let reference = try #require(session["klarna_reference"] as? String, "\(session)")
@@ -141,19 +139,19 @@ struct KlarnaHPPTests {
                 {"session_id": "\(id)", "status": "COMPLETED", "order_id": "\(orderID)", "klarna_reference": "\(reference)",
                  "updated_at": "\(Self.createdAt)", "expires_at": "\(Self.expiresAt)"}
                 """)
-            #expect(try await client.readSession(kp).jsonObject()["status"] as? String == "complete")
+            #expect(try await client.readSession(kp).requireJSONObject()["status"] as? String == "complete")
         }
     }
 
     @Test("CAPTURE_ORDER: pay places the order with auto capture; order_id in the success URL")
     func captureOrder_CompletesWithOrderID() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-capture"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-capture"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: #"{"success": "https://m.example/ok/{{order_id}}"}"#,
                                                                          options: #"{"place_order_mode": "CAPTURE_ORDER"}"#))
             let orderID = sequentialID(5)
-            Self.expect303(try await Self.act(server, id, "pay"), to: "https://m.example/ok/\(orderID)", status: "COMPLETED")
+            Self.expect303(try await Self.act(sandbox, id, "pay"), to: "https://m.example/ok/\(orderID)", status: "COMPLETED")
             let session = try await Self.read(client, id)
             #expect(session["order_id"] as? String == orderID && session["authorization_token"] == nil, "\(session)")
             let orders = try #require(try await client.paymentsState()["orders"] as? [[String: Any]])
@@ -163,16 +161,16 @@ struct KlarnaHPPTests {
 
     @Test("PLACE_ORDER / CAPTURE_ORDER: the order is in Order Management, AUTHORIZED or CAPTURED, with HPP's klarna_reference")
     func placedOrders_AreInOrderManagement() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-om"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-om"))
             for (mode, expected) in [("PLACE_ORDER", "AUTHORIZED"), ("CAPTURE_ORDER", "CAPTURED")] {
                 let kp = try await client.newSession()
                 let id = try await Self.newHPPSession(client, Self.createBody(kp, options: #"{"place_order_mode": "\#(mode)"}"#))
-                #expect(try await Self.act(server, id, "pay").status == 200)
+                #expect(try await Self.act(sandbox, id, "pay").status == 200)
                 let orderID = try #require(try await Self.read(client, id)["order_id"] as? String)
                 let order = try await client.get("/ordermanagement/v1/orders/\(orderID)")
                 #expect(order.status == 200, "\(order)")
-                let placed = try order.jsonObject()
+                let placed = try order.requireJSONObject()
                 #expect(placed["status"] as? String == expected, "\(order)")
                 #expect(placed["klarna_reference"] as? String == (try await Self.read(client, id)["klarna_reference"] as? String), "\(order)")
             }
@@ -183,37 +181,37 @@ struct KlarnaHPPTests {
 
     @Test("cancel in eCommerce is back (§4.1): BACK, to the cancel URL; after distribution it is CANCELLED (final)")
     func cancel_IsBackUnlessDistributed() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-cancel"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-cancel"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
-            Self.expect303(try await Self.act(server, id, "cancel"), to: "https://merchant.example/cancel?sid=\(id)", status: "BACK")
+            Self.expect303(try await Self.act(sandbox, id, "cancel"), to: "https://merchant.example/cancel?sid=\(id)", status: "BACK")
             // BACK is not final: the consumer comes back and pays.
-            _ = try await Self.browser(server, "GET", "/hpp/payments/\(id)")
+            _ = try await Self.browser(sandbox, "GET", "/hpp/payments/\(id)")
             #expect(try await Self.read(client, id)["status"] as? String == "IN_PROGRESS")
 
             let distributed = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
             #expect(try await client.post("/hpp/v1/sessions/\(distributed)/distribution",
                                           #"{"method": "email", "contact_information": {"email": "a@b.example"}}"#).status == 201)
-            Self.expect303(try await Self.act(server, distributed, "cancel"), to: "https://merchant.example/cancel?sid=\(distributed)",
+            Self.expect303(try await Self.act(sandbox, distributed, "cancel"), to: "https://merchant.example/cancel?sid=\(distributed)",
                            status: "CANCELLED")
-            expectKlarnaError(try await Self.act(server, distributed, "pay"), 409, "CONFLICT",
+            expectKlarnaError(try await Self.act(sandbox, distributed, "pay"), 409, "CONFLICT",
                               ["HPP session is CANCELLED: a final status does not change."])
         }
     }
 
     @Test("back: BACK to the back URL; the page reopens IN_PROGRESS and pay still works")
     func back_ThenPay() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-back"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-back"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
             // The browser's form post (formaction of #back).
-            let back = try await Self.browser(server, "POST", "/__sandbox/klarna/hpp/sessions/\(id)/back", form: "action=back")
+            let back = try await Self.browser(sandbox, "POST", "/__sandbox/klarna/hpp/sessions/\(id)/back", form: "action=back")
             Self.expect303(back, to: "https://merchant.example/back?sid=\(id)", status: "BACK")
             #expect(try await Self.read(client, id)["status"] as? String == "BACK")
             // The form's own action with the field only.
-            let paid = try await Self.browser(server, "POST", "/__sandbox/klarna/hpp/sessions/\(id)", form: "action=pay")
+            let paid = try await Self.browser(sandbox, "POST", "/__sandbox/klarna/hpp/sessions/\(id)", form: "action=pay")
             #expect(paid.status == 303 && paid.header("Location")?.hasPrefix("https://merchant.example/success?sid=\(id)&token=") == true,
                     "\(paid)")
         }
@@ -221,26 +219,26 @@ struct KlarnaHPPTests {
 
     @Test("reject (sandbox control): FAILED, to the failure URL; FAILED is not final")
     func reject_Fails() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-reject"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-reject"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
-            Self.expect303(try await Self.act(server, id, "reject"), to: "https://merchant.example/failure?sid=\(id)", status: "FAILED")
+            Self.expect303(try await Self.act(sandbox, id, "reject"), to: "https://merchant.example/failure?sid=\(id)", status: "FAILED")
             let session = try await Self.read(client, id)
             #expect(session["status"] as? String == "FAILED" && session["authorization_token"] == nil, "\(session)")
-            Self.expect303(try await Self.act(server, id, "pay"), to: "https://merchant.example/success?sid=\(id)&token=\(sequentialID(4))&order=",
+            Self.expect303(try await Self.act(sandbox, id, "pay"), to: "https://merchant.example/success?sid=\(id)&token=\(sequentialID(4))&order=",
                            status: "COMPLETED")
         }
     }
 
     @Test("The KP session's reject scenario makes pay fail: FAILED, failure URL, journal names the scenario")
     func rejectScenario_PayFails() async throws {
-        try await withScenarioSandbox(transport: .inProcess) { _, server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-scenario"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-scenario"))
             #expect(try await client.createSession(scenario: "reject").status == 200)
             let kp = sequentialID(1)
             let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
-            Self.expect303(try await Self.act(server, id, "pay"), to: "https://merchant.example/failure?sid=\(id)", status: "FAILED")
+            Self.expect303(try await Self.act(sandbox, id, "pay"), to: "https://merchant.example/failure?sid=\(id)", status: "FAILED")
             #expect(try await Self.read(client, id)["status"] as? String == "FAILED")
             let lines = try await client.journal("path_prefix=/__sandbox/klarna/hpp/").map { journalLine($0) }
             #expect(lines == ["POST /__sandbox/klarna/hpp/sessions/\(id)/pay 303 HPP session \(id): scenario=reject "
@@ -255,8 +253,8 @@ struct KlarnaHPPTests {
 
     @Test("Both payment_method_category and payment_method_categories: 400; case-insensitive; unoffered: 400; no URL: 400; unknown KP session: 404")
     func create_Validation() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-validation"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-validation"))
             let kp = try await client.newSession()
             let refused = "We were unable to create a session with the provided data. Some field constraint was violated."
             expectKlarnaError(try await client.post("/hpp/v1/sessions", Self.createBody(kp, options: """
@@ -272,41 +270,41 @@ struct KlarnaHPPTests {
             expectKlarnaError(try await client.post("/hpp/v1/sessions", Self.createBody("00000000-0000-4000-8000-0000000000ff")),
                               404, "NOT_FOUND", ["Payment session has expired."])
             // Another namespace's KP session is unknown here.
-            let other = KlarnaClient(server, namespace: uniqueNamespace("hpp-validation-other"))
+            let other = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-validation-other"))
             expectKlarnaError(try await other.post("/hpp/v1/sessions", Self.createBody(kp)), 404, "NOT_FOUND", ["Payment session has expired."])
             let malformed = try await client.post("/hpp/v1/sessions", "{")
-            #expect(malformed.status == 400 && (try? malformed.jsonObject()["error_code"] as? String) == "BAD_REQUEST", "\(malformed)")
+            #expect(malformed.status == 400 && (try? malformed.requireJSONObject()["error_code"] as? String) == "BAD_REQUEST", "\(malformed)")
         }
     }
 
     @Test("Custom scheme success URL: myapp://klarna-redirect?sid={{session_id}} is the Location as is")
     func customScheme_Redirect() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-scheme"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-scheme"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: #"{"success": "myapp://klarna-redirect?sid={{session_id}}"}"#))
-            let paid = try await Self.browser(server, "POST", "/__sandbox/klarna/hpp/sessions/\(id)/pay", form: "action=pay")
+            let paid = try await Self.browser(sandbox, "POST", "/__sandbox/klarna/hpp/sessions/\(id)/pay", form: "action=pay")
             Self.expect303(paid, to: "myapp://klarna-redirect?sid=\(id)", status: "COMPLETED")
         }
     }
 
     @Test("No merchant URLs: 200 result page for the browser, {status} for API clients")
     func noMerchantURLs_ResultPage() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-nourls"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-nourls"))
             let kp = try await client.newSession()
             let first = try await Self.newHPPSession(client, Self.createBody(kp))
-            let page = try await Self.browser(server, "POST", "/__sandbox/klarna/hpp/sessions/\(first)/reject", form: "action=reject")
+            let page = try await Self.browser(sandbox, "POST", "/__sandbox/klarna/hpp/sessions/\(first)/reject", form: "action=reject")
             #expect(page.status == 200 && page.header("Content-Type") == "text/html; charset=utf-8", "\(page)")
-            #expect(page.bodyText.contains(#"<main id="hpp-result""#) && page.bodyText.contains(#"<dd id="status">FAILED</dd>"#), "\(page)")
-            expectJSON(try await Self.act(server, first, "pay"), #"{"status": "COMPLETED"}"#)
+            #expect(page.text.contains(#"<main id="hpp-result""#) && page.text.contains(#"<dd id="status">FAILED</dd>"#), "\(page)")
+            expectJSON(try await Self.act(sandbox, first, "pay"), #"{"status": "COMPLETED"}"#)
         }
     }
 
     @Test("Hostile merchant text is escaped in the page: order line names, page title, currency")
     func page_EscapesMerchantText() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-escape"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-escape"))
             let hostile = KlarnaExamples.edit(KlarnaExamples.gbSession) { session in
                 var lines = session["order_lines"] as? [[String: Any]] ?? []
                 lines[0]["name"] = "<script>alert(1)</script>"
@@ -315,9 +313,9 @@ struct KlarnaHPPTests {
             }
             let kp = try await client.newSession(hostile)
             let id = try await Self.newHPPSession(client, Self.createBody(kp, options: #"{"page_title": "\"><img src=x onerror=alert(2)>"}"#))
-            let page = try await Self.browser(server, "GET", "/hpp/payments/\(id)")
+            let page = try await Self.browser(sandbox, "GET", "/hpp/payments/\(id)")
             #expect(page.status == 200)
-            let html = page.bodyText
+            let html = page.text
             #expect(!html.contains("<script>") && !html.contains("<img") && !html.contains("<b>"), "\(html)")
             #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
             #expect(html.contains("Ship &quot;quoted&quot; &#39;single&#39; &amp; &lt;b&gt;bold&lt;/b&gt;"))
@@ -330,21 +328,21 @@ struct KlarnaHPPTests {
 
     @Test("DELETE: 204 DISABLED; page 410 without buttons; actions 409; DELETE again 204; distribution 400; COMPLETED: 400")
     func disable() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-disable"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-disable"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp))
             expectNoContent(try await client.delete("/hpp/v1/sessions/\(id)"))
             #expect(try await Self.read(client, id)["status"] as? String == "DISABLED")
-            let page = try await Self.browser(server, "GET", "/hpp/payments/\(id)")
-            #expect(page.status == 410 && page.bodyText.contains(#"data-reason="disabled""#) && !page.bodyText.contains("<button"), "\(page)")
-            expectKlarnaError(try await Self.act(server, id, "pay"), 409, "CONFLICT", ["HPP session is DISABLED: a final status does not change."])
+            let page = try await Self.browser(sandbox, "GET", "/hpp/payments/\(id)")
+            #expect(page.status == 410 && page.text.contains(#"data-reason="disabled""#) && !page.text.contains("<button"), "\(page)")
+            expectKlarnaError(try await Self.act(sandbox, id, "pay"), 409, "CONFLICT", ["HPP session is DISABLED: a final status does not change."])
             expectNoContent(try await client.delete("/hpp/v1/sessions/\(id)"))
             expectKlarnaError(try await client.post("/hpp/v1/sessions/\(id)/distribution", #"{"method": "email", "contact_information": {"email": "a@b.example"}}"#),
                               400, "BAD_VALUE", ["The session is disabled", "We were unable to distribute the link with the provided data. Some field constraint was violated. Or session is disabled by merchant."])
 
             let completed = try await Self.newHPPSession(client, Self.createBody(try await client.newSession()))
-            #expect(try await Self.act(server, completed, "pay").status == 200)
+            #expect(try await Self.act(sandbox, completed, "pay").status == 200)
             expectKlarnaError(try await client.delete("/hpp/v1/sessions/\(completed)"), 400, "BAD_VALUE",
                               ["HPP session has already been successfully completed."])
         }
@@ -352,22 +350,22 @@ struct KlarnaHPPTests {
 
     @Test("Distribution: 201 empty, nothing sent, recorded in /__sandbox/state and the journal; contact checks 400; unknown 404")
     func distribution_Recorded() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-distribution"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-distribution"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp))
             let sms = #"{"method": "sms", "contact_information": {"phone": "07000212345", "phone_country": "SE"}, "template": "INSTORE_PURCHASE"}"#
             let sent = try await client.post("/hpp/v1/sessions/\(id)/distribution", sms)
             #expect(sent.status == 201 && sent.body.isEmpty, "\(sent)")
             expectWellFramed(sent)
-            let state = try #require(try await client.get("/__sandbox/state").jsonObject()["klarna_hpp"] as? [String: Any])
+            let state = try #require(try await client.get("/__sandbox/state").requireJSONObject()["klarna_hpp"] as? [String: Any])
             let distributions = try #require(state["distributions"] as? [[String: Any]], "\(state)")
             #expect(canonicalJSON(try JSONSerialization.data(withJSONObject: distributions)) == canonicalJSON(Data("""
                 [{"session_id": "\(id)", "method": "sms", "template": "INSTORE_PURCHASE", "distributed_at": "\(Self.createdAt)",
                   "contact_information": {"phone": "07000212345", "phone_country": "SE"}}]
                 """.utf8)))
             let journal = try await client.journal("method=DISTRIBUTION")
-            #expect(journal.map { journalLine($0) } == ["DISTRIBUTION http://127.0.0.1:\(server.port)/hpp/payments/\(id) 0 "
+            #expect(journal.map { journalLine($0) } == ["DISTRIBUTION \(sandbox.baseURL.absoluteString)/hpp/payments/\(id) 0 "
                 + "sms to 07000212345 (SE) for HPP session \(id): not sent (the sandbox sends no messages)"], "\(journal)")
             let problem = "We were unable to distribute the link with the provided data. Some field constraint was violated. Or session is disabled by merchant."
             expectKlarnaError(try await client.post("/hpp/v1/sessions/\(id)/distribution", #"{"method": "sms", "contact_information": {"phone": "0700"}}"#),
@@ -381,8 +379,8 @@ struct KlarnaHPPTests {
 
     @Test("Distribution: contact fields and template longer than 99 characters are 400 BAD_VALUE, not recorded; 99 are accepted")
     func distribution_LongFields_400() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-distribution-long"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-distribution-long"))
             let id = try await Self.newHPPSession(client, Self.createBody(try await client.newSession()))
             let problem = "We were unable to distribute the link with the provided data. Some field constraint was violated. Or session is disabled by merchant."
             let local = String(repeating: "a", count: 4 << 20)
@@ -395,22 +393,22 @@ struct KlarnaHPPTests {
             ] {
                 expectKlarnaError(try await client.post("/hpp/v1/sessions/\(id)/distribution", body), 400, "BAD_VALUE", ["Bad value: \(field)", problem])
             }
-            let state = try #require(try await client.get("/__sandbox/state").jsonObject()["klarna_hpp"] as? [String: Any])
+            let state = try #require(try await client.get("/__sandbox/state").requireJSONObject()["klarna_hpp"] as? [String: Any])
             #expect((state["distributions"] as? [Any])?.isEmpty == true, "\(state)")
             // 99 characters (93 + "@x.com") are accepted and journaled whole.
             let email = String(repeating: "a", count: 93) + "@x.com"
             let sent = try await client.post("/hpp/v1/sessions/\(id)/distribution", #"{"method": "email", "contact_information": {"email": "\#(email)"}}"#)
             #expect(sent.status == 201, "\(sent)")
             let journal = try await client.journal("method=DISTRIBUTION")
-            #expect(journal.map { journalLine($0) } == ["DISTRIBUTION http://127.0.0.1:\(server.port)/hpp/payments/\(id) 0 "
+            #expect(journal.map { journalLine($0) } == ["DISTRIBUTION \(sandbox.baseURL.absoluteString)/hpp/payments/\(id) 0 "
                 + "email to \(email) for HPP session \(id): not sent (the sandbox sends no messages)"], "\(journal)")
         }
     }
 
     @Test("Expiry: 1 h before the KP session (sandbox clock): API 404, page 410 expired; create for such a KP session 404")
     func expiry_OnSandboxClock() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-expiry"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-expiry"))
             let kp = try await client.newSession()
             let id = try await Self.newHPPSession(client, Self.createBody(kp))
             try await client.advanceClock(seconds: 47 * 3600 - 1)
@@ -419,9 +417,9 @@ struct KlarnaHPPTests {
             let notFound = ["HPP session has expired or could not be found by provided id."]
             expectKlarnaError(try await client.get("/hpp/v1/sessions/\(id)"), 404, "NOT_FOUND", notFound)
             expectKlarnaError(try await client.delete("/hpp/v1/sessions/\(id)"), 404, "NOT_FOUND", notFound)
-            expectKlarnaError(try await Self.act(server, id, "pay"), 404, "NOT_FOUND", notFound)
-            let page = try await Self.browser(server, "GET", "/hpp/payments/\(id)")
-            #expect(page.status == 410 && page.bodyText.contains(#"data-reason="expired""#) && !page.bodyText.contains("<button"), "\(page)")
+            expectKlarnaError(try await Self.act(sandbox, id, "pay"), 404, "NOT_FOUND", notFound)
+            let page = try await Self.browser(sandbox, "GET", "/hpp/payments/\(id)")
+            #expect(page.status == 410 && page.text.contains(#"data-reason="expired""#) && !page.text.contains("<button"), "\(page)")
             // The KP session itself lives one more hour, but no HPP session can be made for it.
             expectKlarnaError(try await client.post("/hpp/v1/sessions", Self.createBody(kp)), 404, "NOT_FOUND", ["Payment session has expired."])
         }
@@ -429,163 +427,22 @@ struct KlarnaHPPTests {
 
     @Test("Auth and errors: 401 without credentials; unknown session 404; 405 and unknown paths in Klarna's envelope; unknown page 404")
     func auth_AndErrors() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            var anonymous = KlarnaClient(server, namespace: nil)
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            var anonymous = KlarnaMerchant(sandbox, namespace: nil)
             anonymous.authorization = ""
             expectKlarnaError(try await anonymous.post("/hpp/v1/sessions", Self.createBody("x")), 401, "UNAUTHORIZED", [])
             expectKlarnaError(try await anonymous.get("/hpp/v1/sessions/x"), 401, "UNAUTHORIZED", [])
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-errors"))
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-errors"))
             expectKlarnaError(try await client.get("/hpp/v1/sessions/unknown"), 404, "NOT_FOUND",
                               ["HPP session has expired or could not be found by provided id."])
             let wrongMethod = try await client.send("PUT", "/hpp/v1/sessions/unknown")
-            #expect(wrongMethod.status == 405 && (try? wrongMethod.jsonObject()["error_code"] as? String) == "METHOD_NOT_ALLOWED", "\(wrongMethod)")
+            #expect(wrongMethod.status == 405 && (try? wrongMethod.requireJSONObject()["error_code"] as? String) == "METHOD_NOT_ALLOWED", "\(wrongMethod)")
             let unknownPath = try await client.get("/hpp/v1/nothing")
-            #expect(unknownPath.status == 404 && (try? unknownPath.jsonObject()["error_code"] as? String) == "NOT_FOUND", "\(unknownPath)")
-            let page = try await Self.browser(server, "GET", "/hpp/payments/nope")
-            #expect(page.status == 404 && page.bodyText.contains(#"data-reason="not_found""#), "\(page)")
-            expectKlarnaError(try await Self.act(server, "nope", "pay"), 404, "NOT_FOUND",
+            #expect(unknownPath.status == 404 && (try? unknownPath.requireJSONObject()["error_code"] as? String) == "NOT_FOUND", "\(unknownPath)")
+            let page = try await Self.browser(sandbox, "GET", "/hpp/payments/nope")
+            #expect(page.status == 404 && page.text.contains(#"data-reason="not_found""#), "\(page)")
+            expectKlarnaError(try await Self.act(sandbox, "nope", "pay"), 404, "NOT_FOUND",
                               ["HPP session has expired or could not be found by provided id."])
         }
-    }
-
-    // MARK: status_update callbacks
-
-    @Test("Callbacks: every change POSTs {event_id, session}; 500s are retried when the sandbox clock passes the delay; journal shows each attempt")
-    func callbacks_RetriedOnSandboxClock() async throws {
-        let listener = CallbackListener(failuresFirst: 2)
-        try await withServer(listener.router) { _, hooks in
-            try await withSandbox(transport: .inProcess, { configuration in
-                deterministic(&configuration)
-                configuration.klarnaHPP.callbackRetryDelay = 30
-            }) { server in
-                let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-callbacks"))
-                let marker = try await KlarnaCallbackMarker.start(server)
-                let kp = try await client.newSession()
-                let target = "http://127.0.0.1:\(hooks.port)/hooks/status?hpp={{session_id}}&secret=s3"
-                let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: #"{"status_update": "\#(target)"}"#))
-                let filled = "http://127.0.0.1:\(hooks.port)/hooks/status?hpp=\(id)&secret=s3"
-
-                _ = try await Self.browser(server, "GET", "/hpp/payments/\(id)")  // IN_PROGRESS: attempt 1 answered 500
-                var received = try await listener.wait(for: 1)
-                // The retry is scheduled when the sandbox has the listener's answer, which can come after the
-                // listener saw the request: wait for the journal line of each attempt before moving the clock.
-                _ = try await Self.waitForJournal(client, "method=CALLBACK", count: 1)
-                // No retry before the delay has passed on the sandbox clock: not at 29 s, once the callback timer has
-                // looked at this namespace's clock since it moved.
-                try await client.advanceClock(seconds: 29)
-                try await marker.fire()
-                #expect(listener.received.count == 1, "no retry before 30 s")
-                try await client.advanceClock(seconds: 1)
-                received = try await listener.wait(for: 2)  // attempt 2: 500
-                _ = try await Self.waitForJournal(client, "method=CALLBACK", count: 2)
-                try await client.advanceClock(seconds: 30)
-                received = try await listener.wait(for: 3)  // attempt 3: 200, done
-                #expect(received.map(\.target) == Array(repeating: "/hooks/status?hpp=\(id)&secret=s3", count: 3))
-                #expect(received.allSatisfy { $0.contentType == "application/json" })
-                let bodies = try received.map { try #require(try JSONSerialization.jsonObject(with: $0.body) as? [String: Any]) }
-                let eventID = try #require(bodies[0]["event_id"] as? String)
-                #expect(isUUID(eventID) && bodies.allSatisfy { $0["event_id"] as? String == eventID }, "the retries reuse the event id")
-                #expect(canonicalJSON(try JSONSerialization.data(withJSONObject: bodies[0]["session"] as Any)) == canonicalJSON(Data("""
-                    {"session_id": "\(id)", "status": "IN_PROGRESS", "updated_at": "\(Self.createdAt)", "expires_at": "\(Self.expiresAt)"}
-                    """.utf8)))
-
-                // Pay: COMPLETED, delivered at once (the listener now answers 200).
-                _ = try await Self.act(server, id, "pay")
-                received = try await listener.wait(for: 4)
-                let completed = try #require(try JSONSerialization.jsonObject(with: received[3].body) as? [String: Any])
-                let session = try #require(completed["session"] as? [String: Any])
-                #expect(session["status"] as? String == "COMPLETED" && session["authorization_token"] != nil, "\(completed)")
-                #expect(completed["event_id"] as? String != eventID)
-
-                // The journal entry follows the listener's answer.
-                let entries = try await Self.waitForJournal(client, "method=CALLBACK", count: 4)
-                #expect(entries.map { $0["path"] as? String } == Array(repeating: filled, count: 4))
-                #expect(entries.map { $0["status"] as? Int } == [500, 500, 200, 200])
-                let notes = entries.map { $0["note"] as? String ?? "" }
-                #expect(notes[0] == "status_update IN_PROGRESS of HPP session \(id), event_id \(eventID), attempt 1/4: answered 500; retry in 30 s (sandbox clock)",
-                        "\(notes)")
-                #expect(notes[2] == "status_update IN_PROGRESS of HPP session \(id), event_id \(eventID), attempt 3/4", "\(notes)")
-                #expect(notes[3].hasPrefix("status_update COMPLETED of HPP session \(id)"), "\(notes)")
-                #expect(entries.allSatisfy { ($0["request_body"] as? String)?.contains(#""session":{"#) == true })
-            }
-        }
-    }
-
-    @Test("Callbacks: an unreachable listener gets 4 attempts in all, then the journal says it gave up")
-    func callbacks_GiveUpAfterFourAttempts() async throws {
-        try await withSandbox(transport: .inProcess, { configuration in
-            deterministic(&configuration)
-            configuration.klarnaHPP.callbackRetryDelay = 5
-        }) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-callbacks-down"))
-            let marker = try await KlarnaCallbackMarker.start(server)
-            let kp = try await client.newSession()
-            // Port 9 (discard) on loopback: connection refused.
-            let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: #"{"status_update": "http://127.0.0.1:9/down"}"#))
-            expectNoContent(try await client.delete("/hpp/v1/sessions/\(id)"))
-            var entries: [[String: Any]] = []
-            for attempt in 1...4 {
-                entries = try await Self.waitForJournal(client, "method=CALLBACK", count: attempt)
-                try await client.advanceClock(seconds: 5)
-            }
-            // A fifth attempt would be due now: once the callback timer has looked at this namespace's clock, none.
-            try await marker.fire()
-            entries = try await client.journal("method=CALLBACK")
-            #expect(entries.count == 4 && entries.allSatisfy { $0["status"] as? Int == 0 }, "\(entries)")
-            #expect((entries.last?["note"] as? String)?.hasSuffix("; giving up") == true, "\(entries)")
-            #expect((entries.first?["note"] as? String)?.contains("status_update DISABLED") == true, "\(entries)")
-        }
-    }
-
-    static func waitForJournal(_ client: KlarnaClient, _ query: String, count: Int) async throws -> [[String: Any]] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            let entries = try await client.journal(query)
-            if entries.count >= count { return entries }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        Issue.record("the journal never had \(count) entries for \(query)")
-        return try await client.journal(query)
-    }
-}
-
-/// A merchant's status_update endpoint: records every POST under /hooks/ and answers 500 to the first few.
-final class CallbackListener: Sendable {
-    struct Received: Sendable {
-        var target: String
-        var contentType: String?
-        var body: Data
-    }
-
-    private let state: Locked<(received: [Received], failuresLeft: Int)>
-
-    init(failuresFirst: Int) { state = Locked(([], failuresFirst)) }
-
-    var received: [Received] { state.withLock { $0.received } }
-
-    var router: Router {
-        var router = Router()
-        router.addImmediate("POST /hooks/*") { [self] request in
-            let fail = state.withLock { state -> Bool in
-                state.received.append(Received(target: request.target, contentType: request.headers["Content-Type"], body: request.body))
-                guard state.failuresLeft > 0 else { return false }
-                state.failuresLeft -= 1
-                return true
-            }
-            return fail ? .text("try again", status: .internalServerError) : .text("ok")
-        }
-        return router
-    }
-
-    /// The calls so far once there are at least `count` (10 s at most).
-    func wait(for count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Received] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            let received = self.received
-            if received.count >= count { return received }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("expected \(count) callbacks, got \(received.count)", sourceLocation: sourceLocation)
-        return received
     }
 }

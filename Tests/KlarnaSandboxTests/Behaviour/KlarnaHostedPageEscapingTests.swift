@@ -3,18 +3,15 @@
 // U+0600 / U+0301 / U+200D beside each of `& < > " '` (one grapheme cluster each), which must reach the page as
 // character references, in text and in attribute values. Its CSP blocks script; the markup must not get through either.
 import Foundation
-import SandboxHTTP
 import PaymentSandbox
-import KlarnaSandbox
-import SandboxScenarios
-import SwedbankPaySandbox
+import PaymentSandboxTesting
 import Testing
 
 @Suite("Klarna hosted page: escaping by code point")
 struct KlarnaHostedPageEscapingTests {
     @Test func paymentPage_ClusterPayloadsInLineNamesAndTitle_AreTextOnly() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-clusters"))
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-clusters"))
             let (first, second, title) = (EscapingPayloads.clusters("line0"), EscapingPayloads.clusters("line1"), EscapingPayloads.clusters("title"))
             let unit = "\u{0600}<b\u{200D}'x"  // quantity_unit: 1...8 characters
             let session = KlarnaExamples.edit(KlarnaExamples.gbSession) { session in
@@ -27,9 +24,9 @@ struct KlarnaHostedPageEscapingTests {
             let kp = try await client.newSession(session)
             let options = KlarnaExamples.jsonText(["page_title": title])
             let id = try await KlarnaHPPTests.newHPPSession(client, KlarnaHPPTests.createBody(kp, options: options))
-            let page = try await KlarnaHPPTests.browser(server, "GET", "/hpp/payments/\(id)")
+            let page = try await KlarnaHPPTests.browser(sandbox, "GET", "/hpp/payments/\(id)")
             #expect(page.status == 200, "\(page)")
-            let html = page.bodyText
+            let html = page.text
             EscapingPayloads.expectNoRawSpecialBesideAJoiner(html, "payment page")
             for fragment in [#"<td class="name">\#(EscapingPayloads.escaped(first))</td>"#,
                              #"<td class="name">\#(EscapingPayloads.escaped(second))</td>"#,
@@ -43,14 +40,14 @@ struct KlarnaHostedPageEscapingTests {
 
     /// The unavailable page puts the session id from the path in an attribute value.
     @Test func unavailablePage_ClusterPayloadInThePath_IsEscapedInTheAttribute() async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let payload = EscapingPayloads.clusters("path")
             let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz0123456789-_.~")
             let encoded = try #require(payload.addingPercentEncoding(withAllowedCharacters: allowed))
-            let page = try await KlarnaHPPTests.browser(server, "GET", "/hpp/payments/\(encoded)")
-            #expect(page.status == 404 && page.bodyText.contains(#"<main id="hpp-unavailable""#), "\(page)")
-            EscapingPayloads.expectNoRawSpecialBesideAJoiner(page.bodyText, "unavailable page")
-            #expect(page.bodyText.contains(#"data-session-id="\#(EscapingPayloads.escaped(payload))""#), "\(page)")
+            let page = try await KlarnaHPPTests.browser(sandbox, "GET", "/hpp/payments/\(encoded)")
+            #expect(page.status == 404 && page.text.contains(#"<main id="hpp-unavailable""#), "\(page)")
+            EscapingPayloads.expectNoRawSpecialBesideAJoiner(page.text, "unavailable page")
+            #expect(page.text.contains(#"data-session-id="\#(EscapingPayloads.escaped(payload))""#), "\(page)")
         }
     }
 }

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Namespaces over real sockets: two merchants on one sandbox, told apart by the Sandbox-Namespace header or,
+// Namespaces on one in-process sandbox: two merchants on one sandbox, told apart by the Sandbox-Namespace header or,
 // without it, by their HTTP Basic user. Sessions, tokens, clock offsets and resets stay apart.
 import Foundation
 import PaymentSandbox
-import KlarnaSandbox
-import SandboxHTTP
-import SandboxScenarios
-import SwedbankPaySandbox
+import PaymentSandboxTesting
 import Testing
 
 @Suite("Klarna Payments: namespaces")
@@ -16,21 +13,21 @@ struct KlarnaPaymentsIsolationTests {
     }
 
     /// Two clients in different namespaces: by header (same Basic user) or by Basic user (no header).
-    private func pair(_ server: RunningServer, _ separation: Separation) -> (KlarnaClient, KlarnaClient, String, String) {
+    private func pair(_ sandbox: SandboxClient, _ separation: Separation) -> (KlarnaMerchant, KlarnaMerchant, String, String) {
         switch separation {
         case .header:
             let a = uniqueNamespace("iso-a"), b = uniqueNamespace("iso-b")
-            return (KlarnaClient(server, namespace: a), KlarnaClient(server, namespace: b), a, b)
+            return (KlarnaMerchant(sandbox, namespace: a), KlarnaMerchant(sandbox, namespace: b), a, b)
         case .basicUser:
             let a = "PK1001_" + uniqueNamespace("a"), b = "PK1002_" + uniqueNamespace("b")
-            return (KlarnaClient(server, namespace: nil, user: a), KlarnaClient(server, namespace: nil, user: b), a, b)
+            return (KlarnaMerchant(sandbox, namespace: nil, user: a), KlarnaMerchant(sandbox, namespace: nil, user: b), a, b)
         }
     }
 
     @Test("sessions and tokens of one namespace are unknown in another", arguments: Separation.allCases)
     func sessionsAreSeparate(separation: Separation) async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let (a, b, nameA, nameB) = pair(server, separation)
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let (a, b, nameA, nameB) = pair(sandbox, separation)
             let (sessionID, token) = try await a.authorizedSession()
 
             expectKlarnaError(try await b.readSession(sessionID), 404, "NOT_FOUND", ["Invalid session id"])
@@ -41,15 +38,15 @@ struct KlarnaPaymentsIsolationTests {
 
             // A's objects are untouched by B's attempts.
             let orderID = try await a.newOrder(token)
-            #expect(try await a.readSession(sessionID).jsonObject()["status"] as? String == "complete")
+            #expect(try await a.readSession(sessionID).requireJSONObject()["status"] as? String == "complete")
             let redirect = try await a.get("/__sandbox/klarna/payments/orders/\(orderID)/redirect")
             #expect(redirect.status == 303, "\(redirect)")
             // The redirect is what a browser follows, with no namespace: it finds the order from anywhere.
             #expect(try await b.get("/__sandbox/klarna/payments/orders/\(orderID)/redirect").status == 303)
 
             // The state endpoint answers per namespace.
-            let stateA = try await a.get("/__sandbox/state").jsonObject()
-            let stateB = try await b.get("/__sandbox/state").jsonObject()
+            let stateA = try await a.get("/__sandbox/state").requireJSONObject()
+            let stateB = try await b.get("/__sandbox/state").requireJSONObject()
             #expect(stateA["namespace"] as? String == nameA)
             #expect(stateB["namespace"] as? String == nameB)
             #expect(((stateA["klarna_payments"] as? [String: Any])?["orders"] as? [Any])?.count == 1)
@@ -59,8 +56,8 @@ struct KlarnaPaymentsIsolationTests {
 
     @Test("clock offsets are per namespace", arguments: Separation.allCases)
     func clocksAreSeparate(separation: Separation) async throws {
-        try await withSandbox(transport: .inProcess, deterministic) { server in
-            let (a, b, nameA, nameB) = pair(server, separation)
+        try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
+            let (a, b, nameA, nameB) = pair(sandbox, separation)
             let (_, tokenA) = try await a.authorizedSession()
             let (_, tokenB) = try await b.authorizedSession()
             try await a.advanceClock(seconds: 3601)
@@ -80,8 +77,8 @@ struct KlarnaPaymentsIsolationTests {
 
     @Test("reset clears one namespace's objects and clock only", arguments: Separation.allCases)
     func resetIsSeparate(separation: Separation) async throws {
-        try await withSandbox(transport: .inProcess) { server in
-            let (a, b, nameA, _) = pair(server, separation)
+        try await SandboxTest.run(.inProcess) { sandbox in
+            let (a, b, nameA, _) = pair(sandbox, separation)
             let sessionA = try await a.newSession()
             let sessionB = try await b.newSession()
             try await a.advanceClock(seconds: 120)
@@ -99,11 +96,11 @@ struct KlarnaPaymentsIsolationTests {
 
     @Test("the Sandbox-Namespace header wins over the Basic user")
     func headerWinsOverUser() async throws {
-        try await withSandbox(transport: .inProcess) { server in
+        try await SandboxTest.run(.inProcess) { sandbox in
             let shared = uniqueNamespace("shared")
-            let one = KlarnaClient(server, namespace: shared, user: "PK2001_aaaaaaaaaaaa")
-            let two = KlarnaClient(server, namespace: shared, user: "PK2002_bbbbbbbbbbbb")
-            let userOnly = KlarnaClient(server, namespace: nil, user: "PK2001_aaaaaaaaaaaa")
+            let one = KlarnaMerchant(sandbox, namespace: shared, user: "PK2001_aaaaaaaaaaaa")
+            let two = KlarnaMerchant(sandbox, namespace: shared, user: "PK2002_bbbbbbbbbbbb")
+            let userOnly = KlarnaMerchant(sandbox, namespace: nil, user: "PK2001_aaaaaaaaaaaa")
             let sessionID = try await one.newSession()
             #expect(try await two.readSession(sessionID).status == 200)
             expectKlarnaError(try await userOnly.readSession(sessionID), 404, "NOT_FOUND", ["Invalid session id"])
