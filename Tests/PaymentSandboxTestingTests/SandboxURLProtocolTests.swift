@@ -14,7 +14,7 @@ private let klarna = "https://\(klarnaHost)"
 private let payex = "https://\(payexHost)"
 private let basicAuth = "Basic " + Data("PK12345_0123456789ab:sandbox-secret".utf8).base64EncodedString()
 
-/// The GB cart of Tests/EndToEndTests/Support/KlarnaPaymentsSupport.swift (klarna-api.md §2.1).
+/// The GB cart of Tests/KlarnaSandboxTests/Behaviour/KlarnaBehaviourSupport.swift (klarna-api.md §2.1).
 private let gbSession = #"""
     {"purchase_country": "GB", "purchase_currency": "GBP", "locale": "en-GB", "order_amount": 62400, "order_tax_amount": 10400,
      "order_lines": [

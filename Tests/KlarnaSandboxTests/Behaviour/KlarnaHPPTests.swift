@@ -2,7 +2,7 @@
 // Klarna Hosted Payment Page in-process (klarna-api.md §4): the merchant API, the consumer's page and its actions
 // (pay, cancel, back, reject) in each place_order_mode, placeholders, custom schemes, escaping, disable,
 // distribution and expiry on the sandbox clock. Manual clock and sequential ids unless stated. The status_update
-// callbacks, which need a listening merchant endpoint, are in EndToEndTests (KlarnaHPPTests+Callbacks.swift).
+// callbacks, which need a listening merchant endpoint, are in EndToEndTests (KlarnaHPPCallbackTests.swift).
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
