@@ -105,6 +105,11 @@ extension SandboxResponse: CustomStringConvertible {
     public var description: String { summary }
 }
 
+extension SandboxClient {
+    /// The origin the sandbox builds its links on for this client (`redirect_url`, `Location`, hosted pages).
+    var origin: String { baseURL.absoluteString }
+}
+
 // MARK: The merchant's calls
 
 extension KlarnaMerchant {
@@ -113,9 +118,6 @@ extension KlarnaMerchant {
         self.user = user
         self.password = password
     }
-
-    /// The origin the sandbox builds its links on for this client (`redirect_url`, `Location`, hosted pages).
-    var origin: String { client.baseURL.absoluteString }
 
     func delete(_ path: String) async throws -> SandboxResponse { try await send(.delete, path) }
 
@@ -157,7 +159,8 @@ extension KlarnaMerchant {
     }
 
     /// Creates an order and returns its id (fails the test unless 200).
-    func newOrder(_ token: String, _ body: String = KlarnaExamples.gbOrder, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+    func newOrder(_ token: String, _ body: String = KlarnaExamples.gbOrder,
+                  sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
         let response = try await createOrder(token, body)
         try #require(response.status == .ok, "create order: \(response.summary)", sourceLocation: sourceLocation)
         return try response.decode(CreatedOrder.self).order_id

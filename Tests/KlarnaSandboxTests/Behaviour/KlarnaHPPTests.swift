@@ -77,7 +77,7 @@ struct KlarnaHPPTests {
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-none"))
             let kp = try await client.newSession()
             let created = try await client.post("/hpp/v1/sessions", Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
-            let id = sequentialID(2), base = "\(sandbox.baseURL.absoluteString)"
+            let id = sequentialID(2), base = "\(sandbox.origin)"
             expectJSON(created, status: 201, """
                 {"session_id": "\(id)", "redirect_url": "\(base)/hpp/payments/\(id)",
                  "session_url": "\(base)/hpp/v1/sessions/\(id)", "qr_code_url": "\(base)/hpp/payments/\(id)/qr",
@@ -365,7 +365,7 @@ struct KlarnaHPPTests {
                   "contact_information": {"phone": "07000212345", "phone_country": "SE"}}]
                 """.utf8)))
             let journal = try await client.journal("method=DISTRIBUTION")
-            #expect(journal.map { journalLine($0) } == ["DISTRIBUTION \(sandbox.baseURL.absoluteString)/hpp/payments/\(id) 0 "
+            #expect(journal.map { journalLine($0) } == ["DISTRIBUTION \(sandbox.origin)/hpp/payments/\(id) 0 "
                 + "sms to 07000212345 (SE) for HPP session \(id): not sent (the sandbox sends no messages)"], "\(journal)")
             let problem = "We were unable to distribute the link with the provided data. Some field constraint was violated. Or session is disabled by merchant."
             expectKlarnaError(try await client.post("/hpp/v1/sessions/\(id)/distribution", #"{"method": "sms", "contact_information": {"phone": "0700"}}"#),
@@ -400,7 +400,7 @@ struct KlarnaHPPTests {
             let sent = try await client.post("/hpp/v1/sessions/\(id)/distribution", #"{"method": "email", "contact_information": {"email": "\#(email)"}}"#)
             #expect(sent.status == 201, "\(sent)")
             let journal = try await client.journal("method=DISTRIBUTION")
-            #expect(journal.map { journalLine($0) } == ["DISTRIBUTION \(sandbox.baseURL.absoluteString)/hpp/payments/\(id) 0 "
+            #expect(journal.map { journalLine($0) } == ["DISTRIBUTION \(sandbox.origin)/hpp/payments/\(id) 0 "
                 + "email to \(email) for HPP session \(id): not sent (the sandbox sends no messages)"], "\(journal)")
         }
     }

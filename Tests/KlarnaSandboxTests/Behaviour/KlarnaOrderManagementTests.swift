@@ -75,7 +75,7 @@ struct KlarnaOrderManagementTests {
                  "shipping_info": [{"shipping_company": "DHL US", "tracking_number": "1234567890", "shipping_method": "Home"}],
                  "shipping_delay": 2}
                 """)
-            expectCreated(first, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", origin: sandbox.baseURL.absoluteString)
+            expectCreated(first, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", origin: sandbox.origin)
             var order = try await client.omOrderObject(orderID)
             #expect(order["status"] as? String == "PART_CAPTURED")
             #expect(order["captured_amount"] as? Int == 20000 && order["remaining_authorized_amount"] as? Int == 42400)
@@ -92,7 +92,7 @@ struct KlarnaOrderManagementTests {
 
             try await client.advanceClock(seconds: 3600)
             let rest = try await client.omCapture(orderID, #"{"captured_amount": 42400}"#)
-            expectCreated(rest, "Capture-Id", id: sequentialID(5), orderID: orderID, collection: "captures", origin: sandbox.baseURL.absoluteString)
+            expectCreated(rest, "Capture-Id", id: sequentialID(5), orderID: orderID, collection: "captures", origin: sandbox.origin)
             order = try await client.omOrderObject(orderID)
             #expect(order["status"] as? String == "CAPTURED")
             #expect(order["captured_amount"] as? Int == 62400 && order["remaining_authorized_amount"] as? Int == 0)
@@ -107,7 +107,7 @@ struct KlarnaOrderManagementTests {
 
             // Refund 25000: the first capture takes 20000, the second 5000 (oldest first); the status stays CAPTURED.
             let refund = try await client.omRefund(orderID, #"{"refunded_amount": 25000, "description": "Returned", "reference": "rma-7"}"#)
-            expectCreated(refund, "Refund-Id", id: sequentialID(6), orderID: orderID, collection: "refunds", origin: sandbox.baseURL.absoluteString)
+            expectCreated(refund, "Refund-Id", id: sequentialID(6), orderID: orderID, collection: "refunds", origin: sandbox.origin)
             expectJSON(try await client.get("/ordermanagement/v1/orders/\(orderID)/refunds/\(sequentialID(6))"), """
                 {"refund_id": "\(sequentialID(6))", "refunded_amount": 25000, "refunded_at": "2027-01-15T09:00:00.000Z",
                  "description": "Returned", "reference": "rma-7", "order_lines": []}
@@ -122,7 +122,7 @@ struct KlarnaOrderManagementTests {
             expectKlarnaError(try await client.omRefund(orderID, #"{"refunded_amount": 37401}"#), 403, "REFUND_NOT_ALLOWED",
                               ["Refund amount exceeds the captured amount. Refund not possible"])
             expectCreated(try await client.omRefund(orderID, #"{"refunded_amount": 37400}"#), "Refund-Id", id: sequentialID(7),
-                          orderID: orderID, collection: "refunds", origin: sandbox.baseURL.absoluteString)
+                          orderID: orderID, collection: "refunds", origin: sandbox.origin)
 
             expectKlarnaError(try await client.omChange(orderID, "cancel"), 403, "CANCEL_NOT_ALLOWED",
                               ["Order has previous captures. Cancel not possible"])
@@ -216,9 +216,9 @@ struct KlarnaOrderManagementTests {
             let orderID = try await client.placedOrder()
             let key = "6f0e9f4a-2b7c-4f7e-9d55-3c1c2a9b8e11"
             let first = try await client.omCapture(orderID, #"{"captured_amount": 10000}"#, key: key)
-            expectCreated(first, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", origin: sandbox.baseURL.absoluteString)
+            expectCreated(first, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", origin: sandbox.origin)
             let replay = try await client.omCapture(orderID, #"{"captured_amount": 50000}"#, key: key)
-            expectCreated(replay, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", origin: sandbox.baseURL.absoluteString)
+            expectCreated(replay, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", origin: sandbox.origin)
             let malformed = try await client.omCapture(orderID, "{not json", key: key)
             #expect(malformed.status == 201 && malformed.header("Capture-Id") == sequentialID(4), "\(malformed)")
             var order = try await client.omOrderObject(orderID)
@@ -376,7 +376,8 @@ struct KlarnaOrderManagementTests {
                 #"{"operation": "klarna.ordermanagement.capture", "sequence": [{"outcome": "http_error", "status": 503}, {"outcome": "approve"}]}"#,
                 #"{"operation": "klarna.ordermanagement.read_order", "sequence": [{"outcome": "approve"}]}"#,
             ]))
-            try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration(bundledScenarios: false, scenarioDirectories: [directory.url])) { sandbox in
+            let configuration = deterministicConfiguration(bundledScenarios: false, scenarioDirectories: [directory.url])
+            try await SandboxTest.run(.inProcess, configuration: configuration) { sandbox in
                 let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-flaky"))
                 let orderID = try await client.placedOrder(scenario: "om-flaky")
                 let key = "retry-key"
@@ -384,7 +385,7 @@ struct KlarnaOrderManagementTests {
                                   "TEMPORARILY_UNAVAILABLE", ["Temporarily unavailable"])
                 #expect(try await client.omOrderObject(orderID)["captured_amount"] as? Int == 0)
                 let retry = try await client.omCapture(orderID, #"{"captured_amount": 1000}"#, key: key)
-                expectCreated(retry, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", origin: sandbox.baseURL.absoluteString)
+                expectCreated(retry, "Capture-Id", id: sequentialID(4), orderID: orderID, collection: "captures", origin: sandbox.origin)
                 let again = try await client.omCapture(orderID, #"{"captured_amount": 1000}"#, key: key)
                 #expect(again.status == 201 && again.header("Capture-Id") == sequentialID(4))
                 #expect(try await client.omOrderObject(orderID)["captured_amount"] as? Int == 1000)

@@ -11,7 +11,8 @@ import Testing
 
 extension KlarnaMerchant {
     /// A write under the order: `PATCH`/`POST` `/ordermanagement/v1/orders/{order_id}/<path>`.
-    func omWrite(_ method: SandboxClient.Method, _ orderID: String, _ path: String, _ body: String? = nil, key: String? = nil) async throws -> SandboxResponse {
+    func omWrite(_ method: SandboxClient.Method, _ orderID: String, _ path: String, _ body: String? = nil,
+                 key: String? = nil) async throws -> SandboxResponse {
         try await send(method, "/ordermanagement/v1/orders/\(orderID)/\(path)", body: body,
                        headers: Self.idempotencyHeader(key))
     }
@@ -282,7 +283,8 @@ struct KlarnaOrderManagementUpdateTests {
                 #"{"operation": "klarna.ordermanagement.update_authorization", "outcome": "refused"}"#,
                 #"{"operation": "klarna.ordermanagement.trigger_send_out", "outcome": "refused"}"#,
             ]))
-            try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration(bundledScenarios: false, scenarioDirectories: [directory.url])) { sandbox in
+            let configuration = deterministicConfiguration(bundledScenarios: false, scenarioDirectories: [directory.url])
+            try await SandboxTest.run(.inProcess, configuration: configuration) { sandbox in
                 let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("om-updates-refused"))
                 let orderID = try await client.placedOrder(scenario: "om-updates-refused")
                 expectKlarnaError(try await client.omWrite("PATCH", orderID, "authorization", #"{"order_amount": 100}"#), 403, "NOT_ALLOWED",

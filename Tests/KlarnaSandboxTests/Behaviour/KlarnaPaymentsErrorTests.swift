@@ -68,7 +68,8 @@ struct KlarnaPaymentsErrorTests {
 
     @Test("credentials .only: the listed user with its password is accepted, nothing else")
     func restrictedCredentials() async throws {
-        try await SandboxTest.run(.inProcess, configuration: configured { $0.klarnaPayments.credentials = .only(["PK12345_0123456789ab": "right-secret"]) }) { sandbox in
+        let configuration = configured { $0.klarnaPayments.credentials = .only(["PK12345_0123456789ab": "right-secret"]) }
+        try await SandboxTest.run(.inProcess, configuration: configuration) { sandbox in
             let namespace = uniqueNamespace("only")
             let good = KlarnaMerchant(sandbox, namespace: namespace, user: "PK12345_0123456789ab", password: "right-secret")
             let sessionID = try await good.newSession()

@@ -62,7 +62,7 @@ struct KlarnaPaymentsFlowTests {
             let orderID = sequentialID(3)
             expectJSON(order, """
                 {"order_id": "\(orderID)",
-                 "redirect_url": "\(sandbox.baseURL.absoluteString)/__sandbox/klarna/payments/orders/\(orderID)/redirect",
+                 "redirect_url": "\(sandbox.origin)/__sandbox/klarna/payments/orders/\(orderID)/redirect",
                  "fraud_status": "ACCEPTED",
                  "authorized_payment_method": {"type": "invoice", "number_of_days": 30}}
                 """)
@@ -113,7 +113,7 @@ struct KlarnaPaymentsFlowTests {
             let orderID = sequentialID(3)
             expectJSON(order, """
                 {"order_id": "\(orderID)",
-                 "redirect_url": "\(sandbox.baseURL.absoluteString)/__sandbox/klarna/payments/orders/\(orderID)/redirect",
+                 "redirect_url": "\(sandbox.origin)/__sandbox/klarna/payments/orders/\(orderID)/redirect",
                  "fraud_status": "ACCEPTED",
                  "authorized_payment_method": {"type": "invoice", "number_of_days": 30}}
                 """)

@@ -26,7 +26,7 @@ struct KlarnaScenarioBundledTests {
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("bundled-approve"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "approve"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
-            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
+            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.origin)
             #expect(try await client.journalLines() == [
                 "POST /payments/v1/sessions 200 scenario=approve klarna.payments.create_session: approve",
                 "POST /__sandbox/klarna/payments/sessions/\(sequentialID(1))/authorize 200 scenario=approve klarna.payments.authorize: approve",
@@ -65,7 +65,7 @@ struct KlarnaScenarioBundledTests {
             // As the description says: authorize again with another scenario to continue.
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: "approve"), token: sequentialID(2))
             // cancel has no create_order rule: the order is created (the token follows the session's cancel scenario).
-            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
+            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.origin)
             let lines = try await client.journalLines()
             #expect(lines.last == "POST /payments/v1/authorizations/\(sequentialID(2))/order 200 scenario=cancel klarna.payments.create_order: approve",
                     "\(lines)")
@@ -147,12 +147,12 @@ struct KlarnaScenarioBundledTests {
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("bundled-pending"))
             ScenarioExpect.sessionCreated(try await client.createSession(scenario: "fraud-pending"), id: sequentialID(1))
             ScenarioExpect.approved(try await client.authorize(sequentialID(1), scenario: nil), token: sequentialID(2))
-            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.baseURL.absoluteString,
+            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.origin,
                                  fraudStatus: "PENDING")
             let orders = try #require(try await client.paymentsState()["orders"] as? [[String: Any]])
             #expect(orders.count == 1 && orders.first?["fraud_status"] as? String == "PENDING", "\(orders)")
             // The same body again: the same order (create order stays idempotent under the scenario).
-            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.baseURL.absoluteString,
+            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.origin,
                                  fraudStatus: "PENDING")
         }
     }
@@ -187,7 +187,7 @@ struct KlarnaScenarioBundledTests {
             expectJSON(try await client.authorize(sequentialID(1), #"{"autoFinalize": false}"#, scenario: nil),
                        #"{"approved": false, "show_form": true, "finalize_required": true}"#)
             ScenarioExpect.approved(try await client.finalize(sequentialID(1)), token: sequentialID(2))
-            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
+            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.origin)
             #expect(try await client.journalLines("path_prefix=/__sandbox/klarna/") == [
                 "POST /__sandbox/klarna/payments/sessions/\(sequentialID(1))/authorize 200 scenario=finalize-required klarna.payments.authorize: finalize_required",
                 "POST /__sandbox/klarna/payments/sessions/\(sequentialID(1))/finalize 200 scenario=finalize-required klarna.payments.finalize: approve",
@@ -234,7 +234,7 @@ struct KlarnaScenarioBundledTests {
             let (order, orderTime) = try await measure {
                 try await client.send(.post, "/payments/v1/authorizations/\(sequentialID(2))/order", body: KlarnaExamples.gbOrder)
             }
-            ScenarioExpect.order(order, id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
+            ScenarioExpect.order(order, id: sequentialID(3), origin: sandbox.origin)
             #expect(orderTime >= delay, "create order took \(orderTime)")
             // Operations the file does not slow down are not delayed (the journal's note names no delay).
             #expect(try await client.readSession(sequentialID(1)).status == 200)

@@ -56,7 +56,7 @@ struct KlarnaScenarioPlaygroundTests {
             ScenarioExpect.approved(try await client.authorize(session, PlaygroundData.jsonData(email: email), scenario: nil),
                                     token: sequentialID(2))
             ScenarioExpect.order(try await client.createOrder(sequentialID(2), PlaygroundData.usOrder(email: email), scenario: nil),
-                                 id: sequentialID(3), origin: sandbox.baseURL.absoluteString, fraudStatus: "PENDING")
+                                 id: sequentialID(3), origin: sandbox.origin, fraudStatus: "PENDING")
             let orders = try #require(try await client.paymentsState()["orders"] as? [[String: Any]])
             #expect(orders.first?["fraud_status"] as? String == "PENDING", "\(orders)")
             #expect(try await client.journalLines("path_prefix=/payments/v1/authorizations/") == [
@@ -74,7 +74,7 @@ struct KlarnaScenarioPlaygroundTests {
             ScenarioExpect.approved(try await client.authorize(session, PlaygroundData.jsonData(email: email), scenario: nil),
                                     token: sequentialID(2))
             ScenarioExpect.order(try await client.createOrder(sequentialID(2), PlaygroundData.usOrder(email: email), scenario: nil),
-                                 id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
+                                 id: sequentialID(3), origin: sandbox.origin)
             // No rule matched anywhere: no scenario applied at all.
             #expect(try await client.journalLines() == [
                 "POST /payments/v1/sessions 200 scenario=- klarna.payments.create_session: approve",

@@ -25,7 +25,7 @@ struct KlarnaScenarioSelectionTests {
             // And on the token: header mismatched-fields on create order of a session created under reject.
             expectKlarnaError(try await client.createOrder(sequentialID(2), scenario: "mismatched-fields"), 409, "BAD_VALUE",
                               ["Not matching fields: [billing_address.postal_code]"])
-            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
+            ScenarioExpect.order(try await client.createOrder(sequentialID(2), scenario: nil), id: sequentialID(3), origin: sandbox.origin)
             // The session keeps the scenario it was created under.
             let sessions = try #require(try await client.paymentsState()["sessions"] as? [[String: Any]])
             #expect(sessions.first?["scenario"] as? String == "reject", "\(sessions)")

@@ -45,15 +45,15 @@ struct KlarnaScenarioSequenceTests {
             _ = try await client.createSession(scenario: "e2e-retry-order")
             let first = try await client.newAuthorization(sequentialID(1))
             expectKlarnaError(try await client.createOrder(first, scenario: nil), 503, "TEMPORARILY_UNAVAILABLE", ["Temporarily unavailable"])
-            ScenarioExpect.order(try await client.createOrder(first, scenario: nil), id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
+            ScenarioExpect.order(try await client.createOrder(first, scenario: nil), id: sequentialID(3), origin: sandbox.origin)
             // The last element repeats: the same order again (idempotent).
-            ScenarioExpect.order(try await client.createOrder(first, scenario: nil), id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
+            ScenarioExpect.order(try await client.createOrder(first, scenario: nil), id: sequentialID(3), origin: sandbox.origin)
 
             // A second session (and token) counts on its own.
             _ = try await client.createSession(scenario: "e2e-retry-order")
             let second = try await client.newAuthorization(sequentialID(4))
             expectKlarnaError(try await client.createOrder(second, scenario: nil), 503, "TEMPORARILY_UNAVAILABLE", ["Temporarily unavailable"])
-            ScenarioExpect.order(try await client.createOrder(second, scenario: nil), id: sequentialID(6), origin: sandbox.baseURL.absoluteString)
+            ScenarioExpect.order(try await client.createOrder(second, scenario: nil), id: sequentialID(6), origin: sandbox.origin)
 
             // Another namespace's first call fails too: counters are per namespace.
             let elsewhere = KlarnaMerchant(sandbox, namespace: uniqueNamespace("sequence-other"))
@@ -78,7 +78,7 @@ struct KlarnaScenarioSequenceTests {
             let (_, token) = try await client.authorizedSession()
             expectKlarnaError(try await client.createOrder(token, scenario: "e2e-retry-order"), 503, "TEMPORARILY_UNAVAILABLE",
                               ["Temporarily unavailable"])
-            ScenarioExpect.order(try await client.createOrder(token, scenario: "e2e-retry-order"), id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
+            ScenarioExpect.order(try await client.createOrder(token, scenario: "e2e-retry-order"), id: sequentialID(3), origin: sandbox.origin)
         }
     }
 
@@ -112,9 +112,9 @@ struct KlarnaScenarioSequenceTests {
             switch expected {
             case "502": expectKlarnaError(response, 502, "TEMPORARILY_UNAVAILABLE", ["Temporarily unavailable"])
             case "403": expectKlarnaError(response, 403, "REJECTED", ["Rejected"])
-            case "pending": ScenarioExpect.order(response, id: sequentialID(3), origin: sandbox.baseURL.absoluteString, fraudStatus: "PENDING")
+            case "pending": ScenarioExpect.order(response, id: sequentialID(3), origin: sandbox.origin, fraudStatus: "PENDING")
             case "400": expectJSON(response, status: 400, #"{"unexpected": "fault"}"#)
-            default: ScenarioExpect.order(response, id: sequentialID(3), origin: sandbox.baseURL.absoluteString)
+            default: ScenarioExpect.order(response, id: sequentialID(3), origin: sandbox.origin)
             }
         }
     }
@@ -147,9 +147,9 @@ struct KlarnaScenarioSequenceTests {
             let second = try await client.newAuthorization(sequentialID(2))
             // merchant_reference2 present: the rule does not hold, so the order is the normal one.
             let withReference = KlarnaExamples.edit(KlarnaExamples.gbOrder) { $0["merchant_reference2"] = "ref-2" }
-            ScenarioExpect.order(try await client.createOrder(first, withReference, scenario: nil), id: sequentialID(5), origin: sandbox.baseURL.absoluteString)
+            ScenarioExpect.order(try await client.createOrder(first, withReference, scenario: nil), id: sequentialID(5), origin: sandbox.origin)
             // Every condition holds (62400 equals 62400.0): fraud_rejected.
-            ScenarioExpect.order(try await client.createOrder(second, scenario: nil), id: sequentialID(6), origin: sandbox.baseURL.absoluteString,
+            ScenarioExpect.order(try await client.createOrder(second, scenario: nil), id: sequentialID(6), origin: sandbox.origin,
                                  fraudStatus: "REJECTED")
             #expect(try await client.journalLines("path_prefix=/payments/v1/authorizations/") == [
                 "POST /payments/v1/authorizations/\(first)/order 200 scenario=e2e-field-condition klarna.payments.create_order: approve",
