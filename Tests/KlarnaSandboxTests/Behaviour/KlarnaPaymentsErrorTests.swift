@@ -3,6 +3,7 @@
 // {error_code, error_messages, correlation_id} (klarna-api.md §1.4), with the codes and messages of §3.1
 // where the sandbox can produce them today (no scenario engine yet: no REJECTED, MERCHANT_INACTIVE or 500).
 import Foundation
+import KlarnaSandbox
 import PaymentSandbox
 import PaymentSandboxTesting
 import Testing
