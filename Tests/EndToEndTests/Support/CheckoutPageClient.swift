@@ -21,12 +21,6 @@ struct CheckoutPageClient {
         return try await server.exchange(text)
     }
 
-    /// The path of an absolute sandbox URL (the ACS page's form actions are absolute).
-    func path(_ url: String) -> String {
-        let base = "http://127.0.0.1:\(server.port)"
-        return url.hasPrefix(base) ? String(url.dropFirst(base.count)) : url
-    }
-
     /// `<main id=…>` of a page.
     static func mainID(_ html: String) -> String? { attribute("id", after: "<main", in: html) }
 
@@ -36,23 +30,5 @@ struct CheckoutPageClient {
         let tagStart = html[..<start.lowerBound].lastIndex(of: "<") ?? start.lowerBound
         guard let tagEnd = html[start.lowerBound...].firstIndex(of: ">") else { return nil }
         return SwedbankPaySessionDriver.attribute(name, in: " " + String(html[tagStart..<tagEnd]))
-    }
-
-    /// The form around the element with `marker` (a button id or class): its action and hidden fields.
-    static func form(containing marker: String, in html: String) -> (action: String, fields: [(String, String)])? {
-        guard let at = html.range(of: marker), let open = html.range(of: "<form", options: .backwards, range: html.startIndex..<at.lowerBound),
-              let close = html.range(of: "</form>", range: at.upperBound..<html.endIndex) else { return nil }
-        let form = String(html[open.lowerBound..<close.upperBound])
-        guard let action = SwedbankPaySessionDriver.attribute("action", in: form) else { return nil }
-        var fields: [(String, String)] = []
-        var rest = form[...]
-        while let input = rest.range(of: #"<input type="hidden""#) {
-            let tag = String(rest[input.lowerBound...].prefix { $0 != ">" })
-            if let name = SwedbankPaySessionDriver.attribute("name", in: tag), let value = SwedbankPaySessionDriver.attribute("value", in: tag) {
-                fields.append((name, value))
-            }
-            rest = rest[input.upperBound...]
-        }
-        return (action.replacingOccurrences(of: "&amp;", with: "&"), fields)
     }
 }

@@ -153,3 +153,13 @@ func paidWithTokens(_ sandbox: PaymentSandbox, _ merchant: SwedbankPayMerchant) 
     #expect(paid.tokens.allSatisfy { $0.name == "492500******0004" && $0.expiryDate == "12/2033" })
     return Dictionary(uniqueKeysWithValues: paid.tokens.map { ($0.type, $0.token) })
 }
+
+/// What an expectation prints for an answer: its status and body.
+extension SandboxResponse: CustomStringConvertible {
+    public var description: String { "\(status) \(text)" }
+}
+
+/// A scenario file with `rules` (each a JSON object text).
+func scenarioFile(_ name: String, rules: [String]) -> String {
+    #"{"name": "\#(name)", "description": "Written by a behaviour test.", "rules": [\#(rules.joined(separator: ",\n"))]}"#
+}

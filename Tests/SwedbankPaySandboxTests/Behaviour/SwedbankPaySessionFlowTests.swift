@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The Swedbank Pay payment-session API end to end over real sockets, driven the way the iOS and Android SDKs drive it
+// The Swedbank Pay payment-session API in-process, driven the way the iOS and Android SDKs drive it
 // (swedbankpay-api.md §3.5): every answer decoded with the strict mirrors. Each bundled swedbankpay-* scenario has a test.
 import Foundation
 import PaymentSandbox

@@ -328,13 +328,3 @@ async throws -> T {
     let configuration = manualClockConfiguration(scenarioDirectories: extraScenarios.isEmpty ? [] : [directory])
     return try await SandboxTest.run(.inProcess, configuration: configuration) { client, sandbox in try await body(sandbox, client) }
 }
-
-/// What an expectation prints for an answer: its status and body.
-extension SandboxResponse: CustomStringConvertible {
-    public var description: String { "\(status) \(text)" }
-}
-
-/// A scenario file with `rules` (each a JSON object text).
-func scenarioFile(_ name: String, rules: [String]) -> String {
-    #"{"name": "\#(name)", "description": "Written by a behaviour test.", "rules": [\#(rules.joined(separator: ",\n"))]}"#
-}
