@@ -74,7 +74,7 @@ struct SwedbankPaySessionEdgeTests {
             let customize = try #require(idle.topLevel(.customizePayment)?.href)
             let response = try await driver.exchange("POST", customize, body: #"{"paymentMethod":"ApplePay","restrictToPaymentMethods":null}"#)
             #expect(response.status == 400)
-            let error = try JSONDecoder().decode(SessionErrorObject.self, from: Data(response.body))
+            let error = try response.decode(SessionErrorObject.self)
             #expect(error.type == "https://api.payex.com/psp/errordetail/inputerror")
         }
     }

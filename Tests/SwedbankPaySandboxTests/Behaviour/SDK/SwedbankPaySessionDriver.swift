@@ -103,7 +103,7 @@ struct SwedbankPaySessionDriver {
         let response = try await client.send(SandboxClient.Method(method), target,
                                              headers: ["Accept": "application/json", "Content-Type": contentType], body: Data((body ?? "").utf8))
         if response.status.code >= 400, target.hasPrefix("/psp/") {
-            let error = try? JSONDecoder().decode(SessionErrorObject.self, from: response.body)
+            let error = try? response.decode(SessionErrorObject.self)
             #expect(error?.status == response.status.code && error?.type.hasPrefix("https://api.payex.com/psp/errordetail/") == true,
                     "\(method) \(href): \(response.status) is not a problem the SDKs decode: \(response.text)", sourceLocation: sourceLocation)
         }
