@@ -320,11 +320,9 @@ struct SwedbankPaySessionDriver {
 /// in-process client of it.
 func withSwedbankPaySandbox<T>(extraScenarios: [String: String] = [:], _ body: (PaymentSandbox, SandboxClient) async throws -> T)
 async throws -> T {
-    let directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("swedbankpay-behaviour-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    for (name, text) in extraScenarios { try Data(text.utf8).write(to: directory.appendingPathComponent(name)) }
-    let configuration = manualClockConfiguration(scenarioDirectories: extraScenarios.isEmpty ? [] : [directory])
-    return try await SandboxTest.run(.inProcess, configuration: configuration) { client, sandbox in try await body(sandbox, client) }
+    try await withScenarioDirectory { directory in
+        for (name, text) in extraScenarios { try directory.write(name, text) }
+        let configuration = manualClockConfiguration(scenarioDirectories: extraScenarios.isEmpty ? [] : [directory.url])
+        return try await SandboxTest.run(.inProcess, configuration: configuration) { client, sandbox in try await body(sandbox, client) }
+    }
 }
