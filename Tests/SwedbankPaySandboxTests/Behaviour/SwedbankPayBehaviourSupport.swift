@@ -45,9 +45,9 @@ struct SwedbankPayMerchant: Sendable {
     }
 
     /// The namespace's journal entries of `method`, once there are at least `count` (callbacks are journaled when
-    /// their answer comes); records an issue after 10 s.
+    /// their answer comes); records an issue after 30 s (a loaded machine has taken over 10 s to journal one).
     func waitForJournal(method: SandboxClient.Method, count: Int) async throws -> [SandboxJournalEntry] {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             let entries = try await client.control.journal(method: method)
             if entries.count >= count { return entries }
