@@ -13,3 +13,12 @@ func deterministicConfiguration(scenarioDirectories: [URL] = []) -> SandboxConfi
     configuration.scenarioWatchInterval = nil
     return configuration
 }
+
+/// A manual clock from 2027-01-15T08:00:00Z, random ids, the bundled scenarios and `scenarioDirectories`: the session
+/// and checkout-page tests' sandbox.
+func manualClockConfiguration(scenarioDirectories: [URL] = []) -> SandboxConfiguration {
+    var configuration = SandboxConfiguration(scenarioDirectories: scenarioDirectories)
+    configuration.clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+    configuration.scenarioWatchInterval = nil
+    return configuration
+}

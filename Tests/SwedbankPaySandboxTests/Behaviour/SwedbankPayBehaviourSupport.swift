@@ -12,6 +12,8 @@ import Testing
 struct SwedbankPayMerchant: Sendable {
     var client: SandboxClient
     var token: String
+    /// Replaces the Authorization header when set ("" sends none).
+    var authorization: String?
 
     init(_ client: SandboxClient, token: String = "token-\(UUID().uuidString.prefix(8).lowercased())") {
         self.client = client.namespace(token)
@@ -23,21 +25,70 @@ struct SwedbankPayMerchant: Sendable {
     func send(_ method: SandboxClient.Method, _ path: String, body: String? = nil, contentType: String = "application/json;version=3.1",
               headers: [String: String] = [:]) async throws -> SandboxResponse {
         var all = headers
-        all["Authorization"] = "Bearer \(token)"
+        let authorization = authorization ?? "Bearer \(token)"
+        if !authorization.isEmpty { all["Authorization"] = authorization }
         if body != nil { all["Content-Type"] = contentType }
         return try await client.send(method, path, headers: all, body: body.map { Data($0.utf8) })
     }
 
-    func create(_ body: String = SwedbankPayExamples.order(), headers: [String: String] = [:]) async throws -> SandboxResponse {
-        try await send(.post, "/psp/paymentorders", body: body, headers: headers)
+    func create(_ body: String = SwedbankPayExamples.order(), contentType: String = "application/json;version=3.1",
+                headers: [String: String] = [:]) async throws -> SandboxResponse {
+        try await send(.post, "/psp/paymentorders", body: body, contentType: contentType, headers: headers)
     }
 
     /// Creates an order and returns its bare uuid.
-    func newOrder(_ body: String = SwedbankPayExamples.order(), sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
-        let response = try await create(body)
+    func newOrder(_ body: String = SwedbankPayExamples.order(), contentType: String = "application/json;version=3.1",
+                  headers: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        let response = try await create(body, contentType: contentType, headers: headers)
         try #require(response.status == .ok, "\(response.status) \(response.text)", sourceLocation: sourceLocation)
         return String(try response.decode(PaymentOrderDocument.self).paymentOrder.id.dropFirst("/psp/paymentorders/".count))
     }
+
+    /// The namespace's journal entries of `method`, once there are at least `count` (callbacks are journaled when
+    /// their answer comes); records an issue after 30 s (a loaded machine has taken over 10 s to journal one).
+    func waitForJournal(method: SandboxClient.Method, count: Int) async throws -> [SandboxJournalEntry] {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let entries = try await client.control.journal(method: method)
+            if entries.count >= count { return entries }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("the journal never had \(count) \(method) entries")
+        return try await client.control.journal(method: method)
+    }
+}
+
+/// A sandbox of ``deterministicConfiguration(scenarioDirectories:)`` changed by `configure`, in-process.
+func withOrderSandbox(_ configure: (inout SandboxConfiguration) -> Void = { _ in },
+                      _ body: (PaymentSandbox, SandboxClient) async throws -> Void) async throws {
+    var configuration = deterministicConfiguration()
+    configure(&configuration)
+    try await SandboxTest.run(.inProcess, configuration: configuration) { client, sandbox in try await body(sandbox, client) }
+}
+
+/// The n-th id the sequential generator hands out.
+func sequentialID(_ n: Int) -> String {
+    let digits = String(n, radix: 16)
+    return "00000000-0000-4000-8000-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
+}
+
+/// A temporary scenario directory.
+struct ScenarioDirectory: Sendable {
+    let url: URL
+
+    /// Writes `text` to `name`, replacing what was there.
+    func write(_ name: String, _ text: String) throws {
+        try Data(text.utf8).write(to: url.appendingPathComponent(name), options: .atomic)
+    }
+}
+
+/// Runs `body` with a new empty directory, removed after.
+func withScenarioDirectory<T>(_ body: (ScenarioDirectory) async throws -> T) async throws -> T {
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("swedbankpay-behaviour-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try await body(ScenarioDirectory(url: url))
 }
 
 struct PaymentOrderDocument: Decodable {
@@ -46,13 +97,16 @@ struct PaymentOrderDocument: Decodable {
 }
 
 enum SwedbankPayExamples {
-    /// The reference's v3.1 create example (swedbankpay-api.md §1.2), with `extra` members added to `paymentorder`.
-    static func order(amount: Int = 1500, vatAmount: Int = 375, currency: String = "SEK", extra: String = "") -> String {
-        """
+    /// The reference's v3.1 create example (swedbankpay-api.md §1.2), with `extra` members added to `paymentorder`
+    /// and `callbackUrl` added to `urls` when given.
+    static func order(amount: Int = 1500, vatAmount: Int = 375, currency: String = "SEK", callbackUrl: String? = nil,
+                      extra: String = "") -> String {
+        let callback = callbackUrl.map { #", "callbackUrl": "\#($0)""# } ?? ""
+        return """
         {"paymentorder": {"operation": "Purchase", "currency": "\(currency)", "amount": \(amount), "vatAmount": \(vatAmount),
           "description": "Test Purchase", "userAgent": "Mozilla/5.0", "language": "sv-SE",
           "urls": {"hostUrls": ["https://example.com", "https://example.net"], "paymentUrl": "https://example.com/perform-payment",
-                   "completeUrl": "https://example.com/payment-completed", "cancelUrl": "https://example.com/payment-cancelled"},
+                   "completeUrl": "https://example.com/payment-completed", "cancelUrl": "https://example.com/payment-cancelled"\(callback)},
           "payeeInfo": {"payeeId": "5cabf558-5283-482f-b252-4d58e06f6f3b", "payeeReference": "AB832", "payeeName": "Merchant1",
                         "orderReference": "or-123456"}\(extra)}}
         """
@@ -68,6 +122,10 @@ enum SwedbankPayExamples {
           "payeeInfo": {"payeeId": "5cabf558-5283-482f-b252-4d58e06f6f3b", "payeeReference": "\(payeeReference)", "payeeName": "Merchant1"},
           "payer": {"payerReference": "AB1234"}}}
         """
+    }
+
+    static func capture(amount: Int, vatAmount: Int, payeeReference: String) -> String {
+        #"{"transaction": {"description": "Capturing the authorized payment", "amount": \#(amount), "vatAmount": \#(vatAmount), "payeeReference": "\#(payeeReference)", "receiptReference": "AB831"}}"#
     }
 
     static let generateAll = #", "generatePaymentToken": true, "generateRecurrenceToken": true, "generateUnscheduledToken": true, "payer": {"payerReference": "AB1234"}"#
@@ -94,4 +152,14 @@ func paidWithTokens(_ sandbox: PaymentSandbox, _ merchant: SwedbankPayMerchant) 
     #expect(paid.tokens.map(\.type) == ["payment", "recurrence", "unscheduled"])
     #expect(paid.tokens.allSatisfy { $0.name == "492500******0004" && $0.expiryDate == "12/2033" })
     return Dictionary(uniqueKeysWithValues: paid.tokens.map { ($0.type, $0.token) })
+}
+
+/// What an expectation prints for an answer: its status and body.
+extension SandboxResponse: CustomStringConvertible {
+    public var description: String { "\(status) \(text)" }
+}
+
+/// A scenario file with `rules` (each a JSON object text).
+func scenarioFile(_ name: String, rules: [String]) -> String {
+    #"{"name": "\#(name)", "description": "Written by a behaviour test.", "rules": [\#(rules.joined(separator: ",\n"))]}"#
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Escaping on every Swedbank Pay checkout page, over real sockets: merchant-supplied texts (payee name, description,
+// Escaping on every Swedbank Pay checkout page, in-process: merchant-supplied texts (payee name, description,
 // payer fields, completeUrl / cancelUrl), payer-supplied input (the Swish number typed on the page, the SDK's error
 // code), scenario-author texts (fail_attempt title / detail) and request data (X-Forwarded-Host, ?culture=,
 // Sandbox-Scenario, path segments) carry HTML and script payloads. Each page that shows one must show it as text
@@ -10,10 +10,8 @@
 // (CR LF, `"`, U+0600, `javascript:`) never reach a page: MerchantURLValidationTests.
 import Foundation
 import PaymentSandbox
-import KlarnaSandbox
-import SandboxHTTP
-import SandboxScenarios
-import SwedbankPaySandbox
+import PaymentSandboxTesting
+@testable import SwedbankPaySandbox
 import Testing
 
 @Suite("Swedbank Pay checkout pages: escaping")
@@ -74,23 +72,23 @@ struct SwedbankPayCheckoutPageEscapingTests {
     static func namespace(_ label: String) -> String { "spay-escape-\(label)-\(UUID().uuidString.prefix(8).lowercased())" }
 
     /// POST /psp/paymentorders with `texts` in payeeInfo, description, payer and urls; returns the checkout token.
-    static func order(_ server: RunningServer, _ label: String, _ texts: Texts = Texts(), scenario: String? = nil,
+    static func order(_ client: SandboxClient, _ label: String, _ texts: Texts = Texts(), scenario: String? = nil,
                       sourceLocation: SourceLocation = #_sourceLocation) async throws -> (namespace: String, token: String, page: String) {
         let namespace = namespace(label)
         let token = try await SwedbankPayTestOrder.create(
-            server, namespace: namespace, description: texts.description, msisdn: texts.msisdn,
+            client, namespace: namespace, description: texts.description, msisdn: texts.msisdn,
             payerFields: [("firstName", texts.firstName), ("lastName", texts.lastName), ("email", texts.email)],
             payeeName: texts.payeeName, urls: (texts.completeUrl, texts.cancelUrl), scenario: scenario, sourceLocation: sourceLocation)
         return (namespace, token, "/checkout/\(token)")
     }
 
     /// One request with extra header lines (a browser behind a proxy, the SDK's JSON calls).
-    static func send(_ server: RunningServer, _ method: String, _ target: String, body: String = "",
-                     contentType: String = "application/x-www-form-urlencoded", headers: [(String, String)] = []) async throws -> RawResponse {
-        var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"
-        for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        if method == "POST" { text += "Content-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n" }
-        return try await server.exchange(text + "Connection: close\r\n\r\n" + body)
+    static func send(_ client: SandboxClient, _ method: String, _ target: String, body: String = "",
+                     contentType: String = "application/x-www-form-urlencoded", headers: [(String, String)] = []) async throws -> SandboxResponse {
+        var fields = Dictionary(headers, uniquingKeysWith: { $1 })
+        if method == "POST" { fields["Content-Type"] = contentType }
+        return try await client.namespace(nil).send(SandboxClient.Method(method), target, headers: fields,
+                                                    body: method == "POST" ? Data(body.utf8) : nil)
     }
 
     static func form(_ fields: [(String, String)]) -> String {
@@ -98,15 +96,15 @@ struct SwedbankPayCheckoutPageEscapingTests {
     }
 
     /// The SDK's calls (JSON, no auth): prepare-payment as iOS, then one more call on the session.
-    static func session(_ server: RunningServer, _ token: String, _ path: String, _ body: String,
+    static func session(_ client: SandboxClient, _ token: String, _ path: String, _ body: String,
                         sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let response = try await send(server, "POST", "/psp/paymentsessions/\(token)\(path)", body: body, contentType: "application/json",
+        let response = try await send(client, "POST", "/psp/paymentsessions/\(token)\(path)", body: body, contentType: "application/json",
                                       headers: [("Accept", "application/json")])
         #expect(response.status == 200, "POST \(path): \(response)", sourceLocation: sourceLocation)
     }
 
-    static func prepare(_ server: RunningServer, _ token: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        try await session(server, token, "/preparepayment", SwedbankPaySDKWalker(platform: .iOS, choice: nil).prepareBody,
+    static func prepare(_ client: SandboxClient, _ token: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await session(client, token, "/preparepayment", SwedbankPaySDKWalker(platform: .iOS, choice: nil).prepareBody,
                           sourceLocation: sourceLocation)
     }
 
@@ -140,15 +138,15 @@ struct SwedbankPayCheckoutPageEscapingTests {
     // MARK: The menu and the new-card form
 
     @Test func menuAndCardForm_ShowEveryMerchantAndPayerTextEscaped() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
-            let client = CheckoutPageClient(server: server)
+        try await withSwedbankPaySandbox { _, client in
+            let browser = CheckoutPageClient(client)
             let texts = Texts()
-            let (_, _, page) = try await Self.order(server, "menu", texts)
+            let (_, _, page) = try await Self.order(client, "menu", texts)
             let invalidCard = [("pan", "4925000000000005"), ("expiry", "12/33"), ("cvc", "123")]
-            for (label, response) in [("menu", try await client.get(page)), ("embedded menu", try await client.get("\(page)?embed=1")),
-                                      ("card form 400", try await client.post("\(page)/card", invalidCard)),
-                                      ("embedded card form 400", try await client.post("\(page)/card?embed=1", invalidCard))] {
-                let html = response.bodyText
+            for (label, response) in [("menu", try await browser.get(page)), ("embedded menu", try await browser.get("\(page)?embed=1")),
+                                      ("card form 400", try await browser.post("\(page)/card", invalidCard)),
+                                      ("embedded card form 400", try await browser.post("\(page)/card?embed=1", invalidCard))] {
+                let html = response.text
                 #expect(CheckoutPageClient.mainID(html) == "swedbankpay-checkout", "\(label): \(response)")
                 Self.expectInert(html, texts.all, label)
                 Self.expectShown(html, #"<h1 id="payee-name">\#(Self.escaped(texts.payeeName))</h1>"#, label)
@@ -157,7 +155,7 @@ struct SwedbankPayCheckoutPageEscapingTests {
                 Self.expectShown(html, #"id="swish-msisdn" name="msisdn" type="tel" value="\#(Self.escaped(texts.msisdn))""#, label)
                 #expect(Self.rawAttribute("value", after: #"id="swish-msisdn""#, in: html).map(Self.unescaped) == texts.msisdn, "\(label)")
             }
-            let rejected = try await client.post("\(page)/card", invalidCard).bodyText
+            let rejected = try await browser.post("\(page)/card", invalidCard).text
             Self.expectShown(rejected, #"<p id="card-error" class="error" role="alert">The card number is not valid.</p>"#, "card form 400")
         }
     }
@@ -166,28 +164,28 @@ struct SwedbankPayCheckoutPageEscapingTests {
     /// U+200D around every special character, on the menu (redirect-checkout), the embedded menu, and the 3-D Secure page
     /// (whose CSP allows inline script): text only.
     @Test func menuEmbeddedMenuAndACS_EscapeByCodePoint_NotByGraphemeCluster() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
-            let client = CheckoutPageClient(server: server)
+        try await withSwedbankPaySandbox { _, client in
+            let browser = CheckoutPageClient(client)
             var texts = Texts()
             texts.payeeName = EscapingPayloads.clusters("payee")
             texts.description = EscapingPayloads.clusters("description")
             texts.msisdn = EscapingPayloads.clusters("msisdn")  // the Swish number's value="…" (an attribute)
-            let (_, _, page) = try await Self.order(server, "clusters", texts)
+            let (_, _, page) = try await Self.order(client, "clusters", texts)
             for (label, target) in [("menu", page), ("embedded menu", "\(page)?embed=1")] {
-                let response = try await client.get(target)
-                let html = response.bodyText
+                let response = try await browser.get(target)
+                let html = response.text
                 #expect(response.status == 200 && CheckoutPageClient.mainID(html) == "swedbankpay-checkout", "\(label): \(response)")
                 EscapingPayloads.expectNoRawSpecialBesideAJoiner(html, label)
                 Self.expectShown(html, #"<h1 id="payee-name">\#(Self.escaped(texts.payeeName))</h1>"#, label)
                 Self.expectShown(html, #"<p id="order-description">\#(Self.escaped(texts.description))</p>"#, label)
                 Self.expectShown(html, #"id="swish-msisdn" name="msisdn" type="tel" value="\#(Self.escaped(texts.msisdn))""#, label)
             }
-            let submitted = try await client.post("\(page)/card", [("pan", "4761739001010416"), ("expiry", "12/33"), ("cvc", "123")])
+            let submitted = try await browser.post("\(page)/card", [("pan", "4761739001010416"), ("expiry", "12/33"), ("cvc", "123")])
             #expect(submitted.status == 303, "\(submitted)")
-            let challenge = try await client.get(client.path(try #require(submitted.header("Location"))))
-            #expect(challenge.status == 200 && CheckoutPageClient.mainID(challenge.bodyText) == "acs-challenge", "\(challenge)")
-            EscapingPayloads.expectNoRawSpecialBesideAJoiner(challenge.bodyText, "ACS")
-            Self.expectShown(challenge.bodyText, #"<dd id="acs-merchant">\#(Self.escaped(texts.payeeName))</dd>"#, "ACS")
+            let challenge = try await browser.get(browser.path(try #require(submitted.header("Location"))))
+            #expect(challenge.status == 200 && CheckoutPageClient.mainID(challenge.text) == "acs-challenge", "\(challenge)")
+            EscapingPayloads.expectNoRawSpecialBesideAJoiner(challenge.text, "ACS")
+            Self.expectShown(challenge.text, #"<dd id="acs-merchant">\#(Self.escaped(texts.payeeName))</dd>"#, "ACS")
         }
     }
 
@@ -195,17 +193,17 @@ struct SwedbankPayCheckoutPageEscapingTests {
 
     /// #acs-merchant shows the payee name; the forms post to an address built from X-Forwarded-Host.
     @Test func acsChallenge_EscapesThePayeeName_AndAForwardedHost() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            let client = CheckoutPageClient(server: server)
+        try await withSwedbankPaySandbox { sandbox, client in
+            let browser = CheckoutPageClient(client)
             let texts = Texts()
             for embed in ["", "?embed=1"] {
-                let (_, token, page) = try await Self.order(server, "acs", texts)
-                let submitted = try await client.post("\(page)/card\(embed)", [("pan", "4761739001010416"), ("expiry", "12/33"), ("cvc", "123")])
+                let (_, token, page) = try await Self.order(client, "acs", texts)
+                let submitted = try await browser.post("\(page)/card\(embed)", [("pan", "4761739001010416"), ("expiry", "12/33"), ("cvc", "123")])
                 #expect(submitted.status == 303)
-                let acs = client.path(try #require(submitted.header("Location")))
-                let challenge = try await client.get(acs)
+                let acs = browser.path(try #require(submitted.header("Location")))
+                let challenge = try await browser.get(acs)
                 #expect(challenge.status == 200)
-                let html = challenge.bodyText
+                let html = challenge.text
                 #expect(CheckoutPageClient.mainID(html) == "acs-challenge")
                 Self.expectInert(html, texts.all, "ACS\(embed)")
                 Self.expectShown(html, #"<dd id="acs-merchant">\#(Self.escaped(texts.payeeName))</dd>"#, "ACS\(embed)")
@@ -214,32 +212,33 @@ struct SwedbankPayCheckoutPageEscapingTests {
                 // sandbox may ignore a host that is not host[:port]; either way nothing of it is markup.
                 let host = #"evil.example"><img src=x onerror=alert('host')>"#
                 for header in [("X-Forwarded-Host", host), ("Forwarded", #"proto=https;host="\#(host)""#)] {
-                    let proxied = try await Self.send(server, "GET", acs, headers: [header]).bodyText
+                    let proxied = try await Self.send(client, "GET", acs, headers: [header]).text
                     Self.expectInert(proxied, texts.all + [host], "ACS via a proxy (\(header.0))\(embed)")
                     let action = try #require(Self.rawAttribute("action", after: "<form", in: proxied), "\(proxied)")
                     let path = "/checkout/\(token)/card/cres\(embed)"
+                    let base = client.baseURL.absoluteString
                     #expect([Self.escaped("http://\(host)\(path)"), Self.escaped("https://\(host)\(path)"),
-                             "http://127.0.0.1:\(server.port)\(path)", "https://127.0.0.1:\(server.port)\(path)"].contains(action),
+                             base + path, "https" + base.dropFirst("http".count) + path].contains(action),
                             "\(header.0): action=\(action)")
                 }
 
                 // Approve: top level, a 303 to the hostile completeUrl; embedded, the result page (checked below).
                 let approve = try #require(CheckoutPageClient.form(containing: #"id="acs-approve""#, in: html))
-                let done = try await client.post(client.path(approve.action), approve.fields)
+                let done = try await browser.post(browser.path(approve.action), approve.fields)
                 #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
                 if embed.isEmpty {
                     #expect(done.status == 303 && done.header("Location") == texts.completeUrl, "\(done)")
                 } else {
-                    #expect(done.status == 200 && CheckoutPageClient.mainID(done.bodyText) == "result")
-                    Self.expectInert(done.bodyText, texts.allButURLs, "result after ACS")
+                    #expect(done.status == 200 && CheckoutPageClient.mainID(done.text) == "result")
+                    Self.expectInert(done.text, texts.allButURLs, "result after ACS")
                 }
                 // The ended page shows none of the order's texts; the challenge is over.
-                let ended = try await client.get(page + embed).bodyText
+                let ended = try await browser.get(page + embed).text
                 #expect(CheckoutPageClient.attribute("data-reason", after: "<main", in: ended) == "paid")
                 Self.expectInert(ended, texts.all, "ended page")
-                let over = try await client.get(acs)
-                #expect(over.status == 400 && CheckoutPageClient.mainID(over.bodyText) == "acs-error")
-                Self.expectInert(over.bodyText, texts.all, "ACS error page")
+                let over = try await browser.get(acs)
+                #expect(over.status == 400 && CheckoutPageClient.mainID(over.text) == "acs-error")
+                Self.expectInert(over.text, texts.all, "ACS error page")
             }
         }
     }
@@ -249,16 +248,16 @@ struct SwedbankPayCheckoutPageEscapingTests {
     /// #swish-number shows the number Swish waits for: the merchant's payer.msisdn when the app started Swish without one
     /// (the only way a number that is not +<digits> gets there: the page and the SDK's typed numbers are checked).
     @Test func swishWaitingPage_EscapesTheMerchantsPayerMsisdn() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
-            let client = CheckoutPageClient(server: server)
+        try await withSwedbankPaySandbox { _, client in
+            let browser = CheckoutPageClient(client)
             let texts = Texts()
-            let (_, token, page) = try await Self.order(server, "swish", texts)
-            try await Self.prepare(server, token)
-            try await Self.session(server, token, "/methods/swish/startpaymentattempt",
+            let (_, token, page) = try await Self.order(client, "swish", texts)
+            try await Self.prepare(client, token)
+            try await Self.session(client, token, "/methods/swish/startpaymentattempt",
                                    #"{"culture":"sv-SE","msisdn":null,"client":{"userAgent":"SDK","clientType":"Native"}}"#)
             for target in [page, "\(page)?embed=1", "\(page)/swish/status", "\(page)/swish/status?embed=1"] {
-                let response = try await client.get(target)
-                let html = response.bodyText
+                let response = try await browser.get(target)
+                let html = response.text
                 #expect(response.status == 200 && CheckoutPageClient.mainID(html) == "swish-waiting", "\(target): \(response)")
                 Self.expectInert(html, texts.all, target)
                 Self.expectShown(html, #"<span id="swish-number">\#(Self.escaped(texts.msisdn))</span>"#, target)
@@ -268,15 +267,15 @@ struct SwedbankPayCheckoutPageEscapingTests {
 
     /// A number typed on the page is Swish's inputerror unless it is +<digits>: it is never shown back.
     @Test func swishForm_HostileTypedNumber_IsRejectedAndNotReflected() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
-            let client = CheckoutPageClient(server: server)
+        try await withSwedbankPaySandbox { _, client in
+            let browser = CheckoutPageClient(client)
             var texts = Texts()
             texts.msisdn = "+46739000001"
-            let (_, _, page) = try await Self.order(server, "swish-typed", texts)
+            let (_, _, page) = try await Self.order(client, "swish-typed", texts)
             let typed = Self.payload("typedmsisdn")
             for embed in ["", "?embed=1"] {
-                let response = try await client.post("\(page)/swish\(embed)", [("msisdn", typed)])
-                let html = response.bodyText
+                let response = try await browser.post("\(page)/swish\(embed)", [("msisdn", typed)])
+                let html = response.text
                 #expect(CheckoutPageClient.mainID(html) == "swedbankpay-checkout", "\(response)")
                 #expect(CheckoutPageClient.attribute("data-problem-type", after: #"id="attempt-error""#, in: html)
                         == "https://api.payex.com/psp/errordetail/inputerror")
@@ -291,19 +290,19 @@ struct SwedbankPayCheckoutPageEscapingTests {
     /// The SDK's fail-payment-attempt TechnicalError carries the device's errorCode into the problem detail (payer-side
     /// input, PaymentSessionFlows.swift); the page shows that problem in #attempt-error.
     @Test func attemptError_EscapesTheDevicesErrorCode() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
-            let client = CheckoutPageClient(server: server)
+        try await withSwedbankPaySandbox { _, client in
+            let browser = CheckoutPageClient(client)
             let texts = Texts()
-            let (_, token, page) = try await Self.order(server, "errorcode", texts)
-            try await Self.prepare(server, token)
-            try await Self.session(server, token, "/methods/swish/startpaymentattempt",
+            let (_, token, page) = try await Self.order(client, "errorcode", texts)
+            try await Self.prepare(client, token)
+            try await Self.session(client, token, "/methods/swish/startpaymentattempt",
                                    #"{"culture":"sv-SE","msisdn":"+46739000001","client":{"userAgent":"SDK","clientType":"Native"}}"#)
             let code = Self.payload("errorcode")
             let body = String(decoding: JSONText.object([("problemType", .string("TechnicalError")), ("errorCode", .string(code))]).bytes,
                               as: UTF8.self)
-            try await Self.session(server, token, "/methods/swish/failpaymentattempt", body)
+            try await Self.session(client, token, "/methods/swish/failpaymentattempt", body)
             for target in [page, "\(page)?embed=1"] {
-                let html = try await client.get(target).bodyText
+                let html = try await browser.get(target).text
                 #expect(CheckoutPageClient.attribute("data-problem-type", after: #"id="attempt-error""#, in: html)
                         == "https://api.payex.com/psp/errordetail/systemerror", "\(html)")
                 Self.expectInert(html, texts.all + [code], target)
@@ -328,15 +327,12 @@ struct SwedbankPayCheckoutPageEscapingTests {
             ])])),
         ])
         try scenario.data.write(to: directory.appendingPathComponent("pages-escaping-problem.json"))
-        try await withSandboxInstance(transport: .inProcess, { configuration in
-            configuration.clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
-            configuration.scenarioDirectories = [swedbankPayScenariosDirectory, directory]
-        }) { _, server in
-            let client = CheckoutPageClient(server: server)
+        try await SandboxTest.run(.inProcess, configuration: manualClockConfiguration(scenarioDirectories: [directory])) { client in
+            let browser = CheckoutPageClient(client)
             let texts = Texts()
-            let (_, _, page) = try await Self.order(server, "scenario", texts, scenario: "pages-escaping-problem")
+            let (_, _, page) = try await Self.order(client, "scenario", texts, scenario: "pages-escaping-problem")
             for embed in ["", "?embed=1"] {
-                let html = try await client.post("\(page)/web/Trustly\(embed)", [("ssn", "199710202392")]).bodyText
+                let html = try await browser.post("\(page)/web/Trustly\(embed)", [("ssn", "199710202392")]).text
                 #expect(CheckoutPageClient.attribute("data-problem-type", after: #"id="attempt-error""#, in: html)
                         == "https://api.payex.com/psp/errordetail/webpay/escaping", "\(html)")
                 Self.expectInert(html, texts.all + [title, detail, original], "menu after fail_attempt\(embed)")
@@ -350,13 +346,13 @@ struct SwedbankPayCheckoutPageEscapingTests {
     /// Inside the view-checkout iframe the end is the result page: completeUrl / cancelUrl in #continue's href and in the
     /// postMessage's JSON. In the page's own window it is a 303 to that URL.
     @Test func resultPage_KeepsTheRedirectUrlInTheLinkAndInsideTheScriptsJSON() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
-            let client = CheckoutPageClient(server: server)
+        try await withSwedbankPaySandbox { _, client in
+            let browser = CheckoutPageClient(client)
             let texts = Texts()
             for (action, status, url) in [("web/Trustly", "Paid", texts.completeUrl), ("abort", "Aborted", texts.cancelUrl)] {
-                let (_, _, page) = try await Self.order(server, "result", texts)
-                let response = try await client.post("\(page)/\(action)?embed=1", [("ssn", "199710202392")])
-                let html = response.bodyText
+                let (_, _, page) = try await Self.order(client, "result", texts)
+                let response = try await browser.post("\(page)/\(action)?embed=1", [("ssn", "199710202392")])
+                let html = response.text
                 #expect(response.status == 200 && CheckoutPageClient.mainID(html) == "result", "\(action): \(response)")
                 #expect(CheckoutPageClient.attribute("data-status", after: "<main", in: html) == status)
                 Self.expectShown(html, #"<a id="continue" href="\#(Self.escaped(url))" target="_top">"#, "result \(status)")
@@ -369,8 +365,8 @@ struct SwedbankPayCheckoutPageEscapingTests {
                 Self.expectInert(html, texts.allButURLs, "result \(status)")
 
                 // Top level: a 303 whose Location is the URL as given.
-                let (_, _, other) = try await Self.order(server, "result-303", texts)
-                let redirect = try await client.post("\(other)/\(action)", [("ssn", "199710202392")])
+                let (_, _, other) = try await Self.order(client, "result-303", texts)
+                let redirect = try await browser.post("\(other)/\(action)", [("ssn", "199710202392")])
                 #expect(redirect.status == 303 && redirect.header("Location") == url && redirect.body.isEmpty, "\(action): \(redirect)")
             }
         }
@@ -382,15 +378,15 @@ struct SwedbankPayCheckoutPageEscapingTests {
     /// object: nothing may end a script element (`</script`, `<!--`) and every value must read back exactly.
     /// U+2028 / U+2029 are escaped too: web views older than ES2019 would end a string literal at them.
     @Test func viewCheckoutScript_KeepsEveryValueInsideItsJSONStrings() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
+        try await withSwedbankPaySandbox { _, client in
             let texts = Texts()
-            let (_, token, _) = try await Self.order(server, "script", texts)
+            let (_, token, _) = try await Self.order(client, "script", texts)
             let host = #"evil.example"</script><script>alert('host')</script>"#
             let culture = #"sv-SE"</script><script>alert('culture')</script>"#
-            let response = try await Self.send(server, "GET", "/checkout/client/\(token)?culture=\(SwedbankPaySessionDriver.formEncode(culture))",
+            let response = try await Self.send(client, "GET", "/checkout/client/\(token)?culture=\(SwedbankPaySessionDriver.formEncode(culture))",
                                                headers: [("X-Forwarded-Host", host)])
             #expect(response.status == 200 && response.header("Content-Type") == "application/javascript; charset=utf-8")
-            let script = response.bodyText
+            let script = response.text
             #expect(!script.lowercased().contains("</script"), "\(script)")
             #expect(!script.contains("<!--") && !script.contains("-->"), "\(script)")
             let config = try Self.scriptObject(script, "config")
@@ -398,14 +394,14 @@ struct SwedbankPayCheckoutPageEscapingTests {
             #expect(config["cancelUrl"] as? String == texts.cancelUrl)
             // A forwarded host that is not host[:port] is ignored: the menu URL is built on Host.
             let menuPath = "/checkout/\(token)?embed=1&culture=\(SwedbankPaySessionDriver.formEncode(culture))"
-            #expect(config["menuUrl"] as? String == "http://127.0.0.1:\(server.port)\(menuPath)", "\(config)")
+            #expect(config["menuUrl"] as? String == "\(client.baseURL.absoluteString)\(menuPath)", "\(config)")
             // The only line terminators in the script are its own newlines.
             #expect(!script.contains { $0 == "\u{2028}" || $0 == "\u{2029}" })
 
             // An unknown (hostile) token: the error script, with nothing of the token in it.
-            let missing = try await Self.send(server, "GET", "/checkout/client/%3C%2Fscript%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E")
-            #expect(missing.status == 200 && missing.bodyText.contains(#""menuUrl":null"#))
-            #expect(!missing.bodyText.lowercased().contains("</script") && !missing.bodyText.contains("alert(1)"))
+            let missing = try await Self.send(client, "GET", "/checkout/client/%3C%2Fscript%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E")
+            #expect(missing.status == 200 && missing.text.contains(#""menuUrl":null"#))
+            #expect(!missing.text.lowercased().contains("</script") && !missing.text.contains("alert(1)"))
         }
     }
 
@@ -414,37 +410,37 @@ struct SwedbankPayCheckoutPageEscapingTests {
     /// The pages' answers to what a request names: an unknown token, an unknown web method, an unknown Sandbox-Scenario,
     /// a path no route knows.
     @Test func errorPages_ShowNothingTheRequestNamedAsMarkup() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { _, server in
-            let client = CheckoutPageClient(server: server)
+        try await withSwedbankPaySandbox { _, client in
+            let browser = CheckoutPageClient(client)
             let texts = Texts()
-            let (_, _, page) = try await Self.order(server, "errors", texts)
+            let (_, _, page) = try await Self.order(client, "errors", texts)
             let hostile = #"x"><img src=x onerror=alert('path')><script>alert(1)</script>"#
             let encoded = SwedbankPaySessionDriver.formEncode(hostile)
 
-            let unknown = try await client.get("/checkout/\(encoded)")
-            #expect(unknown.status == 404 && CheckoutPageClient.mainID(unknown.bodyText) == "swedbankpay-unavailable")
-            Self.expectInert(unknown.bodyText, [hostile], "unknown token")
+            let unknown = try await browser.get("/checkout/\(encoded)")
+            #expect(unknown.status == 404 && CheckoutPageClient.mainID(unknown.text) == "swedbankpay-unavailable")
+            Self.expectInert(unknown.text, [hostile], "unknown token")
 
-            let method = try await client.post("\(page)/web/\(encoded)", [])
-            #expect(method.status == 409 && CheckoutPageClient.mainID(method.bodyText) == "swedbankpay-error", "\(method)")
-            Self.expectInert(method.bodyText, texts.all + [hostile], "unknown web method")
+            let method = try await browser.post("\(page)/web/\(encoded)", [])
+            #expect(method.status == 409 && CheckoutPageClient.mainID(method.text) == "swedbankpay-error", "\(method)")
+            Self.expectInert(method.text, texts.all + [hostile], "unknown web method")
 
             // An unknown scenario named by a page request: the error page quotes the name (SwedbankPayProblem.unknownScenario).
             let scenario = #"<img src=x onerror=alert('scenario')>"#
-            let named = try await Self.send(server, "POST", "\(page)/web/Trustly", body: Self.form([("ssn", "199710202392")]),
+            let named = try await Self.send(client, "POST", "\(page)/web/Trustly", body: Self.form([("ssn", "199710202392")]),
                                             headers: [("Sandbox-Scenario", scenario)])
-            #expect(named.status == 400 && CheckoutPageClient.mainID(named.bodyText) == "swedbankpay-error", "\(named)")
-            Self.expectInert(named.bodyText, texts.all + [scenario], "Sandbox-Scenario on a page action")
-            Self.expectShown(named.bodyText, "Sandbox-Scenario: unknown scenario &quot;\(Self.escaped(scenario))&quot;", "Sandbox-Scenario")
+            #expect(named.status == 400 && CheckoutPageClient.mainID(named.text) == "swedbankpay-error", "\(named)")
+            Self.expectInert(named.text, texts.all + [scenario], "Sandbox-Scenario on a page action")
+            Self.expectShown(named.text, "Sandbox-Scenario: unknown scenario &quot;\(Self.escaped(scenario))&quot;", "Sandbox-Scenario")
             // The page itself: the menu, or (where the page plays its scenario rules) the same error page.
-            let loaded = try await Self.send(server, "GET", page, headers: [("Sandbox-Scenario", scenario)])
-            Self.expectInert(loaded.bodyText, texts.all + [scenario], "Sandbox-Scenario on the page")
-            if CheckoutPageClient.mainID(loaded.bodyText) == "swedbankpay-error" {
-                Self.expectShown(loaded.bodyText, "Sandbox-Scenario: unknown scenario &quot;\(Self.escaped(scenario))&quot;", "Sandbox-Scenario")
+            let loaded = try await Self.send(client, "GET", page, headers: [("Sandbox-Scenario", scenario)])
+            Self.expectInert(loaded.text, texts.all + [scenario], "Sandbox-Scenario on the page")
+            if CheckoutPageClient.mainID(loaded.text) == "swedbankpay-error" {
+                Self.expectShown(loaded.text, "Sandbox-Scenario: unknown scenario &quot;\(Self.escaped(scenario))&quot;", "Sandbox-Scenario")
             }
 
             // No route: a JSON problem, never HTML that repeats the path.
-            let noRoute = try await client.get("\(page)/\(encoded)/x")
+            let noRoute = try await browser.get("\(page)/\(encoded)/x")
             #expect(noRoute.status == 404 || noRoute.status == 405, "\(noRoute)")
             #expect(noRoute.header("Content-Type")?.hasPrefix("text/html") != true, "\(noRoute)")
         }

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The payment-session API where an SDK could loop, stall or count twice: customize-payment (restricted menu, instrument
 // mode and its reset), the new-card web view, wallets cancelled or with an empty payload, 409s and the recovery GET,
-// the payer aborting by scenario, decision delays, a session first read after its order ended. Over real sockets,
-// every answer decoded with the strict mirrors (swedbankpay-api.md §3.2, §3.5, §3.6, §3.9).
+// the payer aborting by scenario, decision delays, a session first read after its order ended. In-process, every
+// answer decoded with the strict mirrors (swedbankpay-api.md §3.2, §3.5, §3.6, §3.9).
 import Foundation
 import PaymentSandbox
-import KlarnaSandbox
-import SandboxHTTP
-import SandboxScenarios
-import SwedbankPaySandbox
+import PaymentSandboxTesting
+@testable import SwedbankPaySandbox
 import Testing
 
 @Suite("Swedbank Pay payment session: edges")
@@ -16,19 +14,19 @@ struct SwedbankPaySessionEdgeTests {
     static func namespace(_ label: String) -> String { "spay-edge-\(label)-\(UUID().uuidString.prefix(8).lowercased())" }
 
     /// A prepared session (the SDK's first GET and prepare-payment), without choosing an instrument.
-    static func prepared(_ sandbox: PaymentSandbox, _ server: RunningServer, _ label: String, platform: SwedbankPayPlatform = .iOS,
+    static func prepared(_ sandbox: PaymentSandbox, _ client: SandboxClient, _ label: String, platform: SwedbankPayPlatform = .iOS,
                          instrument: String? = nil, scenario: String? = nil)
     async throws -> (driver: SwedbankPaySessionDriver, token: String, idle: PaymentOutputModel) {
         let namespace = namespace(label)
-        let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, instrument: instrument, scenario: scenario)
-        var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: nil)
+        let token = try await SwedbankPayTestOrder.create(client, namespace: namespace, instrument: instrument, scenario: scenario)
+        var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: platform, choice: nil)
         _ = try await driver.run(token: token)
         return (driver, token, try #require(driver.lastDocument))
     }
 
     /// `failedAttempts.failedAttemptList[].status` as the merchant reads it (`$expand=failedattempts`, swedbankpay-api.md §1.4).
-    static func failedAttempts(_ server: RunningServer, _ sandbox: PaymentSandbox, _ token: String) async throws -> [String] {
-        let body = try await SwedbankPayCheckoutPageTests.expanded(server, sandbox, token: token, "failedattempts")
+    static func failedAttempts(_ client: SandboxClient, _ sandbox: PaymentSandbox, _ token: String) async throws -> [String] {
+        let body = try await SwedbankPayCheckoutPageTests.expanded(client, sandbox, token: token, "failedattempts")
         let json = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
         let node = (json?["paymentOrder"] as? [String: Any])?["failedAttempts"] as? [String: Any]
         return (node?["failedAttemptList"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String }
@@ -37,8 +35,8 @@ struct SwedbankPaySessionEdgeTests {
     // MARK: customize-payment
 
     @Test func restrictedMenu_ShowsOnlyThoseMethods_KeepsEnabledPaymentMethods_ResetRestoresThem() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            var (driver, _, idle) = try await Self.prepared(sandbox, server, "restrict")
+        try await withSwedbankPaySandbox { sandbox, client in
+            var (driver, _, idle) = try await Self.prepared(sandbox, client, "restrict")
             let everything = try #require(idle.paymentSession.settings?.enabledPaymentMethods)
             let customize = try #require(idle.topLevel(.customizePayment)?.href)
             driver.restricted = true
@@ -56,10 +54,10 @@ struct SwedbankPaySessionEdgeTests {
     /// customize-payment (§3.5 step 4). The reset must leave instrument mode, or the SDK sends it for ever.
     @Test(arguments: SwedbankPayPlatform.allCases)
     func instrumentModeOrder_AppChoosesAnotherInstrument_ResetOnce_ThenPays(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let namespace = Self.namespace("instrument")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, instrument: "Swish", scenario: "swedbankpay-approve")
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform,
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace, instrument: "Swish", scenario: "swedbankpay-approve")
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: platform,
                                                   choice: .savedCard(rank: 3))
             let end = try await driver.run(token: token)
             #expect(end == .complete)
@@ -71,22 +69,22 @@ struct SwedbankPaySessionEdgeTests {
 
     /// A 409 would make the SDKs GET the session and send the same customize-payment again, in a loop.
     @Test func customize_MethodNotAvailable_Is400InputError_Not409() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            let (driver, _, idle) = try await Self.prepared(sandbox, server, "unavailable", platform: .android)
+        try await withSwedbankPaySandbox { sandbox, client in
+            let (driver, _, idle) = try await Self.prepared(sandbox, client, "unavailable", platform: .android)
             let customize = try #require(idle.topLevel(.customizePayment)?.href)
             let response = try await driver.exchange("POST", customize, body: #"{"paymentMethod":"ApplePay","restrictToPaymentMethods":null}"#)
             #expect(response.status == 400)
-            let error = try JSONDecoder().decode(SessionErrorObject.self, from: Data(response.body))
+            let error = try response.decode(SessionErrorObject.self)
             #expect(error.type == "https://api.payex.com/psp/errordetail/inputerror")
         }
     }
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func newCard_CustomizeToCreditCardWithoutSavedCards_WebView_PaidOnThePage_NextGetCompletes(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let namespace = Self.namespace("newcard")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: .newCard)
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace)
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: platform, choice: .newCard)
             let end = try await driver.run(token: token)
             guard case .webView(let script) = end else { Issue.record("\(end)"); return }
             #expect(script.hasPrefix("\(driver.base)/checkout/client/\(token)"))
@@ -95,7 +93,7 @@ struct SwedbankPaySessionEdgeTests {
             #expect(session.methods?.map(\.paymentMethod) == ["CreditCard"])
             #expect(session.methods?.first?.prefills == [], "hideStoredPaymentOptions: no saved cards")
             // The web view's page: a typed frictionless test card (swedbankpay-api.md §5).
-            let paid = try await CheckoutPageClient(server: server).post("/checkout/\(token)/card?embed=1",
+            let paid = try await CheckoutPageClient(client).post("/checkout/\(token)/card?embed=1",
                                                                          [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])
             #expect(paid.status == 200)
             let after = try await driver.call("GET", driver.sessionURL)
@@ -108,8 +106,8 @@ struct SwedbankPaySessionEdgeTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func wallet_PayerCancelsTheSheet_FailPaymentAttemptUserCancelled_AbortedAttempt(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            var (driver, token, idle) = try await Self.prepared(sandbox, server, "wallet-cancel", platform: platform)
+        try await withSwedbankPaySandbox { sandbox, client in
+            var (driver, token, idle) = try await Self.prepared(sandbox, client, "wallet-cancel", platform: platform)
             let wallet = platform == .iOS ? "ApplePay" : "GooglePay"
             let start = try #require(idle.method(wallet)?.operations.first { $0.rel == .startPaymentAttempt }?.href)
             let sheet = try await driver.call("POST", start, body: #"{"culture":"sv-SE","client":{"clientType":"Native"}}"#)
@@ -118,16 +116,16 @@ struct SwedbankPaySessionEdgeTests {
             let problem = try #require(cancelled.problem)
             #expect(problem.type == "https://api.payex.com/psp/errordetail/usercancelled")
             #expect(!cancelled.allOperations.contains { $0.rel == .attemptPayload }, "the sheet is not offered again")
-            #expect(try await Self.failedAttempts(server, sandbox, token) == ["Aborted"])
+            #expect(try await Self.failedAttempts(client, sandbox, token) == ["Aborted"])
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
         }
     }
 
     /// Apple Pay on the iOS Simulator hands the SDK an empty paymentData.
     @Test func applePay_EmptyPayload_IsAccepted_NotBase64IsBadRequest() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             for (payload, paid) in [("", true), ("not base64!", false)] {
-                var (driver, token, idle) = try await Self.prepared(sandbox, server, "wallet-empty")
+                var (driver, token, idle) = try await Self.prepared(sandbox, client, "wallet-empty")
                 let start = try #require(idle.method("ApplePay")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
                 let sheet = try await driver.call("POST", start, body: #"{"culture":"sv-SE","client":{}}"#)
                 let attempt = try #require(sheet.method("ApplePay")?.operations.first { $0.rel == .attemptPayload }?.href)
@@ -146,10 +144,10 @@ struct SwedbankPaySessionEdgeTests {
         let file = scenarioFile("swedbankpay-e2e-start-conflict", rules: [
             #"{"operation": "swedbankpay.paymentsession.start_payment_attempt", "sequence": [{"outcome": "http_error", "status": 409}, {"outcome": "approve"}]}"#,
         ])
-        try await withSwedbankPaySandbox(extraScenarios: ["conflict.json": file], transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox(extraScenarios: ["conflict.json": file]) { sandbox, client in
             let namespace = Self.namespace("conflict")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-e2e-start-conflict")
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform,
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace, scenario: "swedbankpay-e2e-start-conflict")
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: platform,
                                                   choice: .savedCard(rank: 3))
             let first = try await driver.run(token: token)
             #expect(first == .endStateReached, "the instrument was used up by the refused start: the SDK has nothing left to do")
@@ -163,8 +161,8 @@ struct SwedbankPaySessionEdgeTests {
     }
 
     @Test func threeDSecure_InProgress_NoMethodOffersANewAttempt() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            var (driver, _, idle) = try await Self.prepared(sandbox, server, "3ds-phase", scenario: "swedbankpay-3ds-approved")
+        try await withSwedbankPaySandbox { sandbox, client in
+            var (driver, _, idle) = try await Self.prepared(sandbox, client, "3ds-phase", scenario: "swedbankpay-3ds-approved")
             let start = try #require(idle.method("CreditCard")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
             let token = try #require(idle.method("CreditCard")?.prefills?.compactMap { prefill -> String? in
                 if case .card(let card) = prefill, card.rank == 1 { return card.paymentToken }
@@ -181,24 +179,24 @@ struct SwedbankPaySessionEdgeTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func payerAbortsScenario_SwishAndSavedCard_SDKReportsCanceled_OrderAborted(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             for choice in [SwedbankPayInstrument.swish(msisdn: "+46739000001"), .swish(msisdn: nil), .savedCard(rank: 3)] {
                 let namespace = Self.namespace("payer-aborts")
-                let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-payer-aborts")
-                var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: choice)
+                let token = try await SwedbankPayTestOrder.create(client, namespace: namespace, scenario: "swedbankpay-payer-aborts")
+                var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: platform, choice: choice)
                 let end = try await driver.run(token: token)
                 #expect(end == .canceled, "\(choice)")
                 #expect(driver.lastDocument?.topLevel(.redirectPayer)?.href == SwedbankPayTestOrder.cancelUrl)
                 #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .aborted)
-                #expect(try await Self.failedAttempts(server, sandbox, token) == ["Aborted"], "\(choice)")
+                #expect(try await Self.failedAttempts(client, sandbox, token) == ["Aborted"], "\(choice)")
             }
         }
     }
 
     @Test func payerAbortsScenario_WebInstrumentOnThePage_303ToCancelUrl() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            let token = try await SwedbankPayTestOrder.create(server, namespace: Self.namespace("payer-aborts-web"), scenario: "swedbankpay-payer-aborts")
-            let response = try await CheckoutPageClient(server: server).post("/checkout/\(token)/web/Invoice-PayExFinancingSe",
+        try await withSwedbankPaySandbox { sandbox, client in
+            let token = try await SwedbankPayTestOrder.create(client, namespace: Self.namespace("payer-aborts-web"), scenario: "swedbankpay-payer-aborts")
+            let response = try await CheckoutPageClient(client).post("/checkout/\(token)/web/Invoice-PayExFinancingSe",
                                                                              [("ssn", "600307-1161")])
             #expect(response.status == 303)
             #expect(response.header("Location") == SwedbankPayTestOrder.cancelUrl)
@@ -211,8 +209,8 @@ struct SwedbankPaySessionEdgeTests {
         let file = scenarioFile("swedbankpay-e2e-slow-payer", rules: [
             #"{"operation": "swedbankpay.swish.sale", "outcome": "approve", "delay_ms": 30000}"#,
         ])
-        try await withSwedbankPaySandbox(extraScenarios: ["slow-payer.json": file], transport: .inProcess) { sandbox, server in
-            var (driver, token, idle) = try await Self.prepared(sandbox, server, "slow-payer", scenario: "swedbankpay-e2e-slow-payer")
+        try await withSwedbankPaySandbox(extraScenarios: ["slow-payer.json": file]) { sandbox, client in
+            var (driver, token, idle) = try await Self.prepared(sandbox, client, "slow-payer", scenario: "swedbankpay-e2e-slow-payer")
             let start = try #require(idle.method("Swish")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
             let clock = ContinuousClock(), started = clock.now
             let pending = try await driver.call("POST", start, body: #"{"culture":"sv-SE","msisdn":"+46739000001","client":{}}"#)
@@ -231,10 +229,10 @@ struct SwedbankPaySessionEdgeTests {
         let file = scenarioFile("swedbankpay-e2e-slow-acquirer", rules: [
             #"{"operation": "swedbankpay.card.authorize", "outcome": "approve", "delay_ms": 1500}"#,
         ])
-        try await withSwedbankPaySandbox(extraScenarios: ["slow-acquirer.json": file], transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox(extraScenarios: ["slow-acquirer.json": file]) { sandbox, client in
             let namespace = Self.namespace("slow-acquirer")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-e2e-slow-acquirer")
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .android,
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace, scenario: "swedbankpay-e2e-slow-acquirer")
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: .android,
                                                   choice: .savedCard(rank: 3))
             let clock = ContinuousClock(), started = clock.now
             #expect(try await driver.run(token: token) == .complete)
@@ -242,83 +240,17 @@ struct SwedbankPaySessionEdgeTests {
         }
     }
 
-    /// `delay_ms` on web.pay delays the page's answer to the pay button (the page path of the same delay).
-    @Test func webPayDelay_DelaysThePagesAnswer() async throws {
-        let file = scenarioFile("swedbankpay-e2e-slow-web", rules: [
-            #"{"operation": "swedbankpay.web.pay", "outcome": "approve", "delay_ms": 1000}"#,
-        ])
-        try await withSwedbankPaySandbox(extraScenarios: ["slow-web.json": file]) { sandbox, server in
-            let token = try await SwedbankPayTestOrder.create(server, namespace: Self.namespace("slow-web"), scenario: "swedbankpay-e2e-slow-web")
-            let clock = ContinuousClock(), started = clock.now
-            let response = try await CheckoutPageClient(server: server).post("/checkout/\(token)/web/Invoice-PayExFinancingSe",
-                                                                             [("ssn", "600307-1161")])
-            #expect(clock.now - started >= .milliseconds(1000))
-            #expect(response.status == 303)
-            #expect(response.header("Location") == SwedbankPayTestOrder.completeUrl)
-            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
-        }
-    }
-
-    // MARK: Scenarios: a business decision's http_error and drop_connection
-
-    /// A business decision's `http_error` answers the call that asked with the scenario's status, `body` and `headers`,
-    /// as the scenario player answers the operations' own (docs/scenarios.md); the attempt is not started.
-    @Test func swishSaleHTTPError_AnswersTheScenariosBodyAndHeaders() async throws {
-        let file = scenarioFile("swedbankpay-e2e-swish-502", rules: [
-            #"{"operation": "swedbankpay.swish.sale", "outcome": "http_error", "status": 502, "body": {"message": "Swish is down", "retry": true}, "headers": {"Retry-After": "7", "X-E2E-Custom": "yes"}}"#,
-        ])
-        try await withSwedbankPaySandbox(extraScenarios: ["swish-502.json": file]) { sandbox, server in
-            let (driver, token, idle) = try await Self.prepared(sandbox, server, "swish-502", scenario: "swedbankpay-e2e-swish-502")
-            let start = try #require(idle.method("Swish")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
-            let response = try await RawClient.exchange(port: server.port, rawRequest(
-                "POST", try driver.path(start), headers: [("Content-Type", "application/json")],
-                body: #"{"culture":"sv-SE","msisdn":"+46739000001","client":{}}"#))
-            #expect(response.status == 502)
-            #expect(response.header("Retry-After") == "7")
-            #expect(response.header("X-E2E-Custom") == "yes")
-            let json = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-            #expect(json?["message"] as? String == "Swish is down")
-            #expect(json?["retry"] as? Bool == true)
-            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
-        }
-    }
-
-    /// Without a `body`, a business decision's `http_error` is the standard problem for its status; its `delay_ms`
-    /// delays it, and `drop_connection` closes the connection without an answer, as for the operations' own decisions.
-    @Test func cardAuthorizeHTTPErrorWithoutBody_IsTheStatusProblem_AndDropConnectionDrops() async throws {
-        let file = scenarioFile("swedbankpay-e2e-authorize-errors", rules: [
-            #"{"operation": "swedbankpay.card.authorize", "sequence": [{"outcome": "http_error", "status": 503, "delay_ms": 500}, {"outcome": "drop_connection"}]}"#,
-        ])
-        try await withSwedbankPaySandbox(extraScenarios: ["authorize-errors.json": file]) { sandbox, server in
-            let (driver, token, idle) = try await Self.prepared(sandbox, server, "authorize-errors", scenario: "swedbankpay-e2e-authorize-errors")
-            let start = try #require(idle.method("CreditCard")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
-            let paymentToken = try #require(idle.method("CreditCard")?.prefills?.compactMap { prefill -> String? in
-                if case .card(let card) = prefill, card.rank == 3 { return card.paymentToken }
-                return nil
-            }.first)
-            let body = #"{"culture":"sv-SE","paymentToken":"\#(paymentToken)","client":{}}"#
-            let clock = ContinuousClock(), started = clock.now
-            let refused = try await driver.exchange("POST", start, body: body)
-            #expect(clock.now - started >= .milliseconds(500))
-            #expect(refused.status == 503)
-            let problem = try JSONSerialization.jsonObject(with: Data(refused.body)) as? [String: Any]
-            #expect(problem?["type"] as? String == "https://api.payex.com/psp/errordetail/systemerror")
-            await #expect(throws: (any Error).self) { _ = try await driver.exchange("POST", start, body: body) }
-            #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
-        }
-    }
-
     // MARK: Ends
 
     /// Android configures itself from the first answer only and needs view-payment there (§3.5).
     @Test func sessionFirstReadAfterItsOrderWasPaid_StillCarriesViewPayment() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let namespace = Self.namespace("late")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
-            let paid = try await CheckoutPageClient(server: server).post("/checkout/\(token)/card",
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace)
+            let paid = try await CheckoutPageClient(client).post("/checkout/\(token)/card",
                                                                          [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])
             #expect(paid.status == 303)
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .android, choice: nil)
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: .android, choice: nil)
             let end = try await driver.run(token: token)
             #expect(end == .complete)
             let first = try #require(driver.documents.first)
@@ -328,15 +260,15 @@ struct SwedbankPaySessionEdgeTests {
 
     /// The scenario fails the local Swish start; the SDK's own fail-payment-attempt comes after it and adds nothing.
     @Test func appLaunchFailedScenario_ThenTheSDKsFailPaymentAttempt_OneFailedAttemptOneProblem() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            var (driver, token, idle) = try await Self.prepared(sandbox, server, "launch", scenario: "swedbankpay-swish-app-launch-failed")
+        try await withSwedbankPaySandbox { sandbox, client in
+            var (driver, token, idle) = try await Self.prepared(sandbox, client, "launch", scenario: "swedbankpay-swish-app-launch-failed")
             let start = try #require(idle.method("Swish")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
             let launch = try await driver.call("POST", start, body: #"{"culture":"sv-SE","msisdn":null,"client":{}}"#)
             let fail = try #require(launch.method("Swish")?.operations.first { $0.rel == .failPaymentAttempt }?.href)
             let failed = try await driver.call("POST", fail, body: #"{"problemType":"ClientAppLaunchFailed","errorCode":null}"#)
             #expect(failed.problem?.type == "https://api.payex.com/psp/errordetail/paymentorders/clientapplaunchfailed")
             #expect(failed.problem?.operation?.href?.hasSuffix("/failedattempts/1/acknowledge") == true)
-            #expect(try await Self.failedAttempts(server, sandbox, token) == ["Failed"])
+            #expect(try await Self.failedAttempts(client, sandbox, token) == ["Failed"])
         }
     }
 
@@ -351,10 +283,10 @@ struct SwedbankPaySessionEdgeTests {
             #"{"operation": "swedbankpay.card.authorize", "sequence": [{"outcome": "card_declined"}, {"outcome": "approve"}]}"#,
             #"{"operation": "swedbankpay.swish.sale", "sequence": [{"outcome": "swish_declined"}, {"outcome": "approve"}]}"#,
         ])
-        try await withSwedbankPaySandbox(extraScenarios: ["decline-then-approve.json": file], transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox(extraScenarios: ["decline-then-approve.json": file]) { sandbox, client in
             let namespace = Self.namespace("retry")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-e2e-decline-then-approve")
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: instrument)
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace, scenario: "swedbankpay-e2e-decline-then-approve")
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: platform, choice: instrument)
             let first = try await driver.run(token: token)
             #expect(first == .idleAfterProblem, "\(driver.steps)")
             #expect(driver.documents.compactMap(\.problem).count >= 1)
@@ -363,14 +295,14 @@ struct SwedbankPaySessionEdgeTests {
             let second = try await driver.run(from: last)
             #expect(second == .complete, "\(driver.steps)")
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
-            #expect(try await Self.failedAttempts(server, sandbox, token) == ["Failed"])
+            #expect(try await Self.failedAttempts(client, sandbox, token) == ["Failed"])
         }
     }
 
     /// The walker's model of iOS itself: an idle document as the ack's answer is a second pass that ends the session.
     @Test func walker_IdleDocumentInANewPass_IsAnEndStateOnIOS_IdleAfterProblemInThePassThatShowedIt() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            let (_, _, idle) = try await Self.prepared(sandbox, server, "walker")
+        try await withSwedbankPaySandbox { sandbox, client in
+            let (_, _, idle) = try await Self.prepared(sandbox, client, "walker")
             var walker = SwedbankPaySDKWalker(platform: .iOS, choice: nil)
             walker.instrumentsShown = true
             walker.hasShowedErrorThisPass = true
@@ -385,18 +317,18 @@ struct SwedbankPaySessionEdgeTests {
     /// Bodies that are not JSON objects are refused with a 400 problem and start nothing (issue: `[[[[` started a Swish payment).
     @Test(arguments: ["[[[[", "not json", "[]", "\"Swish\"", "{\"culture\":"])
     func unparseableBody_IsAProblem_AndStartsNothing(body: String) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            var (driver, token, idle) = try await Self.prepared(sandbox, server, "garbage")
+        try await withSwedbankPaySandbox { sandbox, client in
+            var (driver, token, idle) = try await Self.prepared(sandbox, client, "garbage")
             let start = try #require(idle.method("Swish")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
             let response = try await driver.exchange("POST", start, body: body)
-            #expect(response.status == 400, "\(response.bodyText)")
-            #expect(response.bodyText.contains("https://api.payex.com/psp/errordetail/inputerror"))
+            #expect(response.status == 400, "\(response.text)")
+            #expect(response.text.contains("https://api.payex.com/psp/errordetail/inputerror"))
             let prepare = try await driver.exchange("POST", "\(driver.sessionURL)/preparepayment", body: body)
             #expect(prepare.status == 400)
             let after = try await driver.call("GET", driver.sessionURL)
             #expect(after.allOperations.first { $0.next == true } == nil, "no attempt started")
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
-            #expect(try await Self.failedAttempts(server, sandbox, token).isEmpty)
+            #expect(try await Self.failedAttempts(client, sandbox, token).isEmpty)
             // An empty body (what the SDKs send to acknowledge or abort) is no JSON error.
             let abort = try await driver.exchange("POST", try #require(after.topLevel(.abortPayment)?.href), body: "")
             #expect(abort.status == 200)
@@ -409,11 +341,11 @@ struct SwedbankPaySessionEdgeTests {
     /// Verification with the unscheduled token it asked for (`paid.tokens`).
     @Test(arguments: SwedbankPayPlatform.allCases)
     func verify_SavedCardCompletes_PaidAsVerificationWithItsToken(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let namespace = Self.namespace("verify")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-approve", operation: "Verify",
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace, scenario: "swedbankpay-approve", operation: "Verify",
                                                               extra: [("generateUnscheduledToken", .bool(true))])
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform,
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: platform,
                                                   choice: .savedCard(rank: 1))
             let end = try await driver.run(token: token)
             #expect(end == .complete, "\(driver.steps)")
@@ -421,7 +353,7 @@ struct SwedbankPaySessionEdgeTests {
             let (orderNamespace, orderID) = try #require(sandbox.swedbankPayOrders.lookup(token: token))
             let view = try #require(sandbox.swedbankPayOrders.snapshot(orderNamespace, orderID: orderID))
             #expect(view.status == .paid && view.paidTransactionType == .verification && view.amount == 0)
-            let paid = try await SwedbankPayCheckoutPageTests.expanded(server, sandbox, token: token, "paid")
+            let paid = try await SwedbankPayCheckoutPageTests.expanded(client, sandbox, token: token, "paid")
             let json = try JSONSerialization.jsonObject(with: Data(paid.utf8)) as? [String: Any]
             let tokens = ((json?["paymentOrder"] as? [String: Any])?["paid"] as? [String: Any])?["tokens"] as? [[String: Any]]
             #expect(tokens?.map { $0["type"] as? String } == ["unscheduled"], "\(paid)")

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The Swedbank Pay payment-session API end to end over real sockets, driven the way the iOS and Android SDKs drive it
+// The Swedbank Pay payment-session API in-process, driven the way the iOS and Android SDKs drive it
 // (swedbankpay-api.md §3.5): every answer decoded with the strict mirrors. Each bundled swedbankpay-* scenario has a test.
 import Foundation
 import PaymentSandbox
-import KlarnaSandbox
-import SandboxHTTP
-import SandboxScenarios
-import SwedbankPaySandbox
+import PaymentSandboxTesting
+@testable import SwedbankPaySandbox
 import Testing
 
 @Suite("Swedbank Pay payment session: flows")
@@ -15,12 +13,12 @@ struct SwedbankPaySessionFlowTests {
 
     /// Creates an order under `scenario`, runs one SDK with `choice`, returns the end, the driver and the token.
     static func pay(_ platform: SwedbankPayPlatform, _ choice: SwedbankPayInstrument?, scenario: String?, description: String = "Test Purchase",
-                    amount: Int = 1500, button: String = "acs-approve", sandbox: PaymentSandbox, server: RunningServer,
+                    amount: Int = 1500, button: String = "acs-approve", sandbox: PaymentSandbox, client: SandboxClient,
                     sourceLocation: SourceLocation = #_sourceLocation)
     async throws -> (end: SwedbankPaySessionEnd, driver: SwedbankPaySessionDriver, token: String) {
         let namespace = namespace(platform.rawValue)
-        let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, description: description, amount: amount, scenario: scenario)
-        var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: choice)
+        let token = try await SwedbankPayTestOrder.create(client, namespace: namespace, description: description, amount: amount, scenario: scenario)
+        var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: platform, choice: choice)
         driver.challengeButton = button
         let end = try await driver.run(token: token, sourceLocation: sourceLocation)
         return (end, driver, token)
@@ -30,10 +28,10 @@ struct SwedbankPaySessionFlowTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func initialDocument_OffersPrepareOnly_ThenIdleHasNoNextAndNoGetPayment(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let namespace = Self.namespace("initial")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: nil)
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace)
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: platform, choice: nil)
             driver.sessionURL = "\(driver.base)/psp/paymentsessions/\(token)"
             let initial = try await driver.call("GET", driver.sessionURL)
             #expect(initial.operations.map(\.rel) == [.preparePayment, .viewPayment, .customizePayment, .abortPayment, .eventLogging])
@@ -62,18 +60,18 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func unknownToken_Is404Problem_AndUnofferedOperation_Is409OperationNotAllowed() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let namespace = Self.namespace("errors")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
-            let driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .iOS, choice: nil)
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace)
+            let driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: .iOS, choice: nil)
             let missing = try await driver.exchange("GET", "/psp/paymentsessions/\(String(repeating: "0", count: 64))")
             #expect(missing.status == 404)
-            let notFound = try JSONDecoder().decode(SessionErrorObject.self, from: Data(missing.body))
+            let notFound = try missing.decode(SessionErrorObject.self)
             #expect(notFound.type == "https://api.payex.com/psp/errordetail/notfound" && notFound.status == 404)
             // create-authentication before any card attempt.
             let early = try await driver.exchange("POST", "/psp/paymentsessions/\(token)/methods/creditcard/createauthentication", body: "{}")
             #expect(early.status == 409)
-            let conflict = try JSONDecoder().decode(SessionErrorObject.self, from: Data(early.body))
+            let conflict = try early.decode(SessionErrorObject.self)
             #expect(conflict.type == "https://api.payex.com/psp/errordetail/paymentsessions/operationnotallowed" && conflict.status == 409)
             let unknownMethod = try await driver.exchange("POST", "/psp/paymentsessions/\(token)/methods/bitcoin/startpaymentattempt", body: "{}")
             #expect(unknownMethod.status == 404)
@@ -85,11 +83,11 @@ struct SwedbankPaySessionFlowTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func payerAborts_RedirectsToCancelUrl_OrderAborted_ThenAbortAgainIs409(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let namespace = Self.namespace("abort")
             // The app's abortPaymentSession(), no scenario needed (the payer-aborts scenario: SwedbankPaySessionEdgeTests).
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: nil)
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace)
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: platform, choice: nil)
             _ = try await driver.run(token: token)
             let abort = try #require(driver.lastDocument?.topLevel(.abortPayment)?.href)
             let cancelled = try await driver.call("POST", abort)
@@ -105,14 +103,14 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func abortNotAllowed_Is409_SDKReportsAbortPaymentNotAllowed() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let namespace = Self.namespace("abort409")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-abort-not-allowed")
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .iOS, choice: nil)
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace, scenario: "swedbankpay-abort-not-allowed")
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: .iOS, choice: nil)
             _ = try await driver.run(token: token)
             let abort = try await driver.exchange("POST", try #require(driver.lastDocument?.topLevel(.abortPayment)?.href))
             #expect(abort.status == 409)
-            let error = try JSONDecoder().decode(SessionErrorObject.self, from: Data(abort.body))
+            let error = try abort.decode(SessionErrorObject.self)
             #expect(error.type.hasSuffix("/paymentsessions/operationnotallowed"))
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
         }
@@ -122,9 +120,9 @@ struct SwedbankPaySessionFlowTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases, [nil, "+46739000001"])
     func swish_LocalStartAndByMsisdn_CompleteWithOrderPaid(platform: SwedbankPayPlatform, msisdn: String?) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let (end, driver, token) = try await Self.pay(platform, .swish(msisdn: msisdn), scenario: "swedbankpay-approve",
-                                                          sandbox: sandbox, server: server)
+                                                          sandbox: sandbox, client: client)
             #expect(end == .complete)
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
             #expect(driver.launchedApps.count == (msisdn == nil ? 1 : 0))
@@ -140,12 +138,12 @@ struct SwedbankPaySessionFlowTests {
                       ("swedbankpay-bankid-cancelled", "bankidcancelled", "BANKIDCL"),
                       ("swedbankpay-swish-app-launch-failed", "paymentorders/clientapplaunchfailed", "")])
     func swishOutcomes_ShowTheProblem_AckRemovesIt(scenario: String, type: String, original: String) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             // The app can only fail to launch when it is started on this device (msisdn null).
             let msisdn: String? = scenario == "swedbankpay-swish-app-launch-failed" ? nil : "+46739000001"
             for platform in SwedbankPayPlatform.allCases {
                 let (end, driver, token) = try await Self.pay(platform, .swish(msisdn: msisdn), scenario: scenario,
-                                                              sandbox: sandbox, server: server)
+                                                              sandbox: sandbox, client: client)
                 #expect(end == .idleAfterProblem, "\(scenario) \(platform)")
                 let problem = try #require(driver.documents.compactMap(\.problem).first)
                 #expect(problem.type == "https://api.payex.com/psp/errordetail/\(type)")
@@ -153,7 +151,7 @@ struct SwedbankPaySessionFlowTests {
                 #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
             }
             if msisdn == nil {
-                let (end, _, token) = try await Self.pay(.android, .swish(msisdn: "+46739000001"), scenario: scenario, sandbox: sandbox, server: server)
+                let (end, _, token) = try await Self.pay(.android, .swish(msisdn: "+46739000001"), scenario: scenario, sandbox: sandbox, client: client)
                 #expect(end == .complete, "by MSISDN no app is launched here")
                 #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
             }
@@ -161,17 +159,17 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func swishTestdata_DescriptionRF07_IsDeclined_WithoutAnyHeader() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let (end, driver, _) = try await Self.pay(.iOS, .swish(msisdn: nil), scenario: "swedbankpay-testdata", description: "RF07",
-                                                      sandbox: sandbox, server: server)
+                                                      sandbox: sandbox, client: client)
             #expect(end == .idleAfterProblem)
             #expect(driver.documents.compactMap(\.problem).first?.type.hasSuffix("/swishdeclined") == true)
         }
     }
 
     @Test func swish_InvalidMsisdn_IsInputErrorProblem() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            let (end, driver, _) = try await Self.pay(.android, .swish(msisdn: "0739000001"), scenario: nil, sandbox: sandbox, server: server)
+        try await withSwedbankPaySandbox { sandbox, client in
+            let (end, driver, _) = try await Self.pay(.android, .swish(msisdn: "0739000001"), scenario: nil, sandbox: sandbox, client: client)
             #expect(end == .idleAfterProblem)
             let problem = try #require(driver.documents.compactMap(\.problem).first)
             #expect(problem.type == "https://api.payex.com/psp/errordetail/inputerror" && problem.detail == "Msisdn is invalid.")
@@ -179,10 +177,10 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func swishPending_AbortIs409_AndFailPaymentAttemptClientAppLaunchFailed_ShowsTheProblem() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let namespace = Self.namespace("swish-pending")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace)
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .iOS, choice: nil)
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace)
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: .iOS, choice: nil)
             _ = try await driver.run(token: token)
             let idle = try #require(driver.lastDocument)
             let start = try #require(idle.method("Swish")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
@@ -208,10 +206,10 @@ struct SwedbankPaySessionFlowTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func savedCard_Frictionless_Completes(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             // Rank 1 is an enrolled test card: without a scenario the test data gives it a challenge; approve's rule is frictionless.
             let (end, driver, token) = try await Self.pay(platform, .savedCard(rank: 1), scenario: "swedbankpay-approve",
-                                                          sandbox: sandbox, server: server)
+                                                          sandbox: sandbox, client: client)
             #expect(end == .complete)
             #expect(!driver.steps.contains { $0.hasPrefix("challenge") || $0.hasPrefix("methodRequest") }, "\(driver.steps)")
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
@@ -220,9 +218,9 @@ struct SwedbankPaySessionFlowTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func savedCard_3DSChallengeApproved_Completes(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let (end, driver, token) = try await Self.pay(platform, .savedCard(rank: 1), scenario: "swedbankpay-3ds-approved",
-                                                          sandbox: sandbox, server: server)
+                                                          sandbox: sandbox, client: client)
             #expect(end == .complete)
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
             #expect(driver.steps.contains { $0.hasPrefix("methodRequest") } && driver.steps.contains { $0.hasPrefix("challenge") })
@@ -230,9 +228,9 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func savedCard_TestdataEnrolledCard_Challenge_CancelIs3DSecureDeclined() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let (end, driver, _) = try await Self.pay(.android, .savedCard(rank: 1), scenario: "swedbankpay-testdata", button: "acs-cancel",
-                                                      sandbox: sandbox, server: server)
+                                                      sandbox: sandbox, client: client)
             #expect(end == .idleAfterProblem)
             #expect(driver.documents.compactMap(\.problem).first?.type.hasSuffix("/creditcard/3dsecuredeclined") == true)
         }
@@ -242,9 +240,9 @@ struct SwedbankPaySessionFlowTests {
                       ("swedbankpay-insufficient-funds", 3, "creditcard/acquirerinsufficientfunds"),
                       ("swedbankpay-card-expired", 3, "creditcard/acquirercardexpired")])
     func cardOutcomes_ShowTheirProblem(scenario: String, rank: Int, type: String) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             for platform in SwedbankPayPlatform.allCases {
-                let (end, driver, token) = try await Self.pay(platform, .savedCard(rank: rank), scenario: scenario, sandbox: sandbox, server: server)
+                let (end, driver, token) = try await Self.pay(platform, .savedCard(rank: rank), scenario: scenario, sandbox: sandbox, client: client)
                 #expect(end == .idleAfterProblem, "\(scenario) \(platform)")
                 #expect(driver.documents.compactMap(\.problem).first?.type == "https://api.payex.com/psp/errordetail/\(type)")
                 #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
@@ -253,9 +251,9 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func testdata_MagicAmount900361_IsInsufficientFunds() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let (end, driver, _) = try await Self.pay(.iOS, .savedCard(rank: 3), scenario: "swedbankpay-testdata", amount: 900361,
-                                                      sandbox: sandbox, server: server)
+                                                      sandbox: sandbox, client: client)
             #expect(end == .idleAfterProblem)
             #expect(driver.documents.compactMap(\.problem).first?.originalDetail == "INSUFFICIENT_FUNDS-insufficient funds, response-code: 61")
         }
@@ -263,16 +261,16 @@ struct SwedbankPaySessionFlowTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func retryOtherInstrument_SwishDeclined_ThenSavedCardPays(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             var (end, driver, token) = try await Self.pay(platform, .swish(msisdn: "+46739000001"), scenario: "swedbankpay-retry-other-instrument",
-                                                          sandbox: sandbox, server: server)
+                                                          sandbox: sandbox, client: client)
             #expect(end == .idleAfterProblem)
             driver.walker.choose(.savedCard(rank: 3))
             let idle = try #require(driver.lastDocument)
             end = try await driver.run(from: idle)
             #expect(end == .complete)
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
-            let failed = try await SwedbankPayCheckoutPageTests.expanded(server, sandbox, token: token, "failedattempts")
+            let failed = try await SwedbankPayCheckoutPageTests.expanded(client, sandbox, token: token, "failedattempts")
             #expect(failed.components(separatedBy: "\"status\":\"Failed\"").count == 2, "one failed attempt: \(failed)")
             #expect(failed.contains("/swishdeclined"))
         }
@@ -281,9 +279,9 @@ struct SwedbankPaySessionFlowTests {
     // MARK: Priority 4: wallets, web-based, session end
 
     @Test func applePay_iOS_And_GooglePay_Android_Complete() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             for (platform, wallet) in [(SwedbankPayPlatform.iOS, SwedbankPayInstrument.applePay), (.android, .googlePay)] {
-                let (end, driver, token) = try await Self.pay(platform, wallet, scenario: "swedbankpay-approve", sandbox: sandbox, server: server)
+                let (end, driver, token) = try await Self.pay(platform, wallet, scenario: "swedbankpay-approve", sandbox: sandbox, client: client)
                 #expect(end == .complete, "\(wallet)")
                 #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
                 let walletTask = driver.documents.flatMap(\.allOperations).flatMap { $0.tasks ?? [] }.first { $0.rel == .walletSdk }
@@ -299,9 +297,9 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func webBased_CustomizeToInstrumentMode_ThenWebView() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             for platform in SwedbankPayPlatform.allCases {
-                let (end, driver, _) = try await Self.pay(platform, .webBased("Trustly"), scenario: nil, sandbox: sandbox, server: server)
+                let (end, driver, _) = try await Self.pay(platform, .webBased("Trustly"), scenario: nil, sandbox: sandbox, client: client)
                 guard case .webView(let href) = end else { Issue.record("\(end)"); continue }
                 #expect(href.contains("/checkout/client/"))
                 #expect(driver.lastDocument?.paymentSession.instrumentModePaymentMethod == "Trustly")
@@ -312,9 +310,9 @@ struct SwedbankPaySessionFlowTests {
 
     @Test(arguments: SwedbankPayPlatform.allCases)
     func sessionEndReached_OrderFailed_SDKReportsEndState(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let (end, _, token) = try await Self.pay(platform, .swish(msisdn: nil), scenario: "swedbankpay-session-end-reached",
-                                                     sandbox: sandbox, server: server)
+                                                     sandbox: sandbox, client: client)
             #expect(end == .endStateReached)
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .failed)
         }
@@ -323,15 +321,15 @@ struct SwedbankPaySessionFlowTests {
     // MARK: Transport scenarios
 
     @Test func serverError_StartPaymentAttemptIs500SystemErrorProblem_NothingStarted() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let namespace = Self.namespace("server-error")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-server-error")
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .iOS, choice: nil)
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace, scenario: "swedbankpay-server-error")
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: .iOS, choice: nil)
             _ = try await driver.run(token: token)
             let start = try #require(driver.lastDocument?.method("Swish")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
             let response = try await driver.exchange("POST", start, body: #"{"culture":"sv-SE","msisdn":null,"client":{}}"#)
             #expect(response.status == 500)
-            let error = try JSONDecoder().decode(SessionErrorObject.self, from: Data(response.body))
+            let error = try response.decode(SessionErrorObject.self)
             #expect(error.type == "https://api.payex.com/psp/errordetail/systemerror" && error.status == 500)
             let after = try await driver.call("GET", driver.sessionURL)
             #expect(after.allOperations.allSatisfy { $0.next == nil }, "still idle")
@@ -339,10 +337,10 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func flaky_FirstPrepareIs503_RetrySucceeds() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let namespace = Self.namespace("flaky")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-flaky")
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .android, choice: nil)
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace, scenario: "swedbankpay-flaky")
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: .android, choice: nil)
             driver.sessionURL = "\(driver.base)/psp/paymentsessions/\(token)"
             let initial = try await driver.call("GET", driver.sessionURL)
             let prepare = try #require(initial.topLevel(.preparePayment)?.href)
@@ -354,10 +352,10 @@ struct SwedbankPaySessionFlowTests {
     }
 
     @Test func slow_PrepareAndStartAnswerAfterTwoSeconds() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let clock = ContinuousClock()
             let started = clock.now
-            let (end, _, _) = try await Self.pay(.iOS, .savedCard(rank: 3), scenario: "swedbankpay-slow", sandbox: sandbox, server: server)
+            let (end, _, _) = try await Self.pay(.iOS, .savedCard(rank: 3), scenario: "swedbankpay-slow", sandbox: sandbox, client: client)
             #expect(end == .complete)
             #expect(clock.now - started >= .seconds(6))
         }

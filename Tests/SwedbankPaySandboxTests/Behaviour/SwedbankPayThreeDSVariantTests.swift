@@ -4,9 +4,8 @@
 // In-process; each answer decoded with the strict mirrors (swedbankpay-api.md §3.5, §3.6 C, §3.8 samples 7 and 8).
 import Foundation
 import PaymentSandbox
-import SandboxHTTP
-import SandboxScenarios
-import SwedbankPaySandbox
+import PaymentSandboxTesting
+@testable import SwedbankPaySandbox
 import Testing
 
 @Suite("Swedbank Pay 3-D Secure variants")
@@ -14,12 +13,12 @@ struct SwedbankPayThreeDSVariantTests {
     static func namespace(_ label: String) -> String { "spay-3ds-\(label)-\(UUID().uuidString.prefix(8).lowercased())" }
 
     /// A session with a saved enrolled card's attempt (rank 1, Visa 4761739001010416) waiting in the 3DS method step.
-    static func methodStep(_ sandbox: PaymentSandbox, _ server: RunningServer, _ label: String, scenario: String,
+    static func methodStep(_ sandbox: PaymentSandbox, _ client: SandboxClient, _ label: String, scenario: String,
                            platform: SwedbankPayPlatform = .iOS)
     async throws -> (driver: SwedbankPaySessionDriver, token: String, method: PaymentOutputModel) {
         let namespace = namespace(label)
-        let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: scenario)
-        var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: nil)
+        let token = try await SwedbankPayTestOrder.create(client, namespace: namespace, scenario: scenario)
+        var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: platform, choice: nil)
         _ = try await driver.run(token: token)
         let idle = try #require(driver.lastDocument)
         let start = try #require(idle.method("CreditCard")?.operations.first { $0.rel == .startPaymentAttempt }?.href)
@@ -48,7 +47,7 @@ struct SwedbankPayThreeDSVariantTests {
     }
 
     /// The ACS page as the SDK's web view loads it (a form POST of creq), and how long it took.
-    static func loadACS(_ driver: SwedbankPaySessionDriver, _ href: String, creq: String) async throws -> (page: RawResponse, took: Duration) {
+    static func loadACS(_ driver: SwedbankPaySessionDriver, _ href: String, creq: String) async throws -> (page: SandboxResponse, took: Duration) {
         let clock = ContinuousClock()
         let start = clock.now
         let page = try await driver.exchange("POST", href, body: "creq=\(SwedbankPaySessionDriver.formEncode(creq))",
@@ -64,8 +63,8 @@ struct SwedbankPayThreeDSVariantTests {
     /// is nil). Both must lead to the challenge.
     @Test(arguments: ["U", "N"])
     func emptyMethodURL_TaskHrefIsEmpty_EitherIndicatorGoesOnToTheChallenge(indicator: String) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            var (driver, token, method) = try await Self.methodStep(sandbox, server, "empty-\(indicator)", scenario: "swedbankpay-3ds-empty-method-url")
+        try await withSwedbankPaySandbox { sandbox, client in
+            var (driver, token, method) = try await Self.methodStep(sandbox, client, "empty-\(indicator)", scenario: "swedbankpay-3ds-empty-method-url")
             let create = try #require(method.topLevel(.createAuthentication))
             #expect(create.next == true)
             let task = try #require(create.tasks?.first { $0.rel == .scaMethodRequest })
@@ -87,10 +86,10 @@ struct SwedbankPayThreeDSVariantTests {
     /// The bundled scenario end to end, as each SDK walks it: no hidden method web view, then the challenge.
     @Test(arguments: SwedbankPayPlatform.allCases)
     func emptyMethodURL_SDKWalk_SkipsTheMethodRequest_ChallengeApproved_Completes(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             let namespace = Self.namespace("empty-walk")
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-3ds-empty-method-url")
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform,
+            let token = try await SwedbankPayTestOrder.create(client, namespace: namespace, scenario: "swedbankpay-3ds-empty-method-url")
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: client, namespace: namespace, platform: platform,
                                                   choice: .savedCard(rank: 2))
             #expect(try await driver.run(token: token) == .complete)
             #expect(!driver.steps.contains { $0.hasPrefix("methodRequest") }, "\(driver.steps)")
@@ -108,15 +107,15 @@ struct SwedbankPayThreeDSVariantTests {
             {"name": "test-3ds-slow-acs-short", "description": "A slow ACS page, 1.5 s.",
              "rules": [{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_slow_acs", "acs_delay_ms": 1500}]}
             """
-        try await withSwedbankPaySandbox(extraScenarios: ["slow-acs.json": scenario], transport: .inProcess) { sandbox, server in
-            var (driver, token, method) = try await Self.methodStep(sandbox, server, "slow", scenario: "test-3ds-slow-acs-short", platform: .android)
+        try await withSwedbankPaySandbox(extraScenarios: ["slow-acs.json": scenario]) { sandbox, client in
+            var (driver, token, method) = try await Self.methodStep(sandbox, client, "slow", scenario: "test-3ds-slow-acs-short", platform: .android)
             let challenge = try await Self.createAuthentication(&driver, method, indicator: "Y")
             let (href, creq) = try Self.scaRedirect(challenge)
             let first = try await Self.loadACS(driver, href, creq: creq)
-            #expect(first.page.status == 200 && CheckoutPageClient.mainID(first.page.bodyText) == "acs-challenge")
+            #expect(first.page.status == 200 && CheckoutPageClient.mainID(first.page.text) == "acs-challenge")
             #expect(first.took >= .milliseconds(1500), "\(first.took)")
             let second = try await Self.loadACS(driver, href, creq: creq)
-            #expect(second.page.status == 200 && CheckoutPageClient.mainID(second.page.bodyText) == "acs-challenge")
+            #expect(second.page.status == 200 && CheckoutPageClient.mainID(second.page.text) == "acs-challenge")
             #expect(second.took < .milliseconds(1500), "\(second.took)")
             let notification = "\(driver.base)/psp/paymentsessions/\(token)/methods/creditcard/notification"
             let cres = try await driver.challenge(href, creq: creq, notificationURL: notification, sourceLocation: #_sourceLocation)
@@ -128,18 +127,16 @@ struct SwedbankPayThreeDSVariantTests {
     /// The bundled scenario: the first load takes 12 s, past Android's 10 s and within the 30 s iOS's web view allows
     /// (SwedbankPay/swedbank-pay-sdk-ios: SwedbankPayAPIConstants.swift creditCardTimoutInterval); then Approve completes.
     @Test func slowACS_Bundled_FirstLoadTakesTwelveSeconds_ThenApproveCompletes() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            var (driver, token, method) = try await Self.methodStep(sandbox, server, "slow-bundled", scenario: "swedbankpay-3ds-slow-acs")
+        try await withSwedbankPaySandbox { sandbox, client in
+            var (driver, token, method) = try await Self.methodStep(sandbox, client, "slow-bundled", scenario: "swedbankpay-3ds-slow-acs")
             let challenge = try await Self.createAuthentication(&driver, method, indicator: "Y")
             let (href, creq) = try Self.scaRedirect(challenge)
             let body = "creq=\(SwedbankPaySessionDriver.formEncode(creq))"
             let clock = ContinuousClock()
             let start = clock.now
-            let page = try await server.exchange("POST \(try driver.path(href)) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"
-                + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)",
-                timeout: .seconds(30))
+            let page = try await driver.exchange("POST", href, body: body, contentType: "application/x-www-form-urlencoded")
             let took = clock.now - start
-            #expect(page.status == 200 && CheckoutPageClient.mainID(page.bodyText) == "acs-challenge")
+            #expect(page.status == 200 && CheckoutPageClient.mainID(page.text) == "acs-challenge")
             #expect(took >= .seconds(12) && took < .seconds(30), "\(took)")
             let notification = "\(driver.base)/psp/paymentsessions/\(token)/methods/creditcard/notification"
             let cres = try await driver.challenge(href, creq: creq, notificationURL: notification, sourceLocation: #_sourceLocation)
@@ -154,11 +151,11 @@ struct SwedbankPayThreeDSVariantTests {
     /// NotificationUrl answers the ACS's POST with a form that posts cres on (no 303 with cres in the query). iOS has read
     /// cres from the POST to NotificationUrl (WebView/SwedbankPaySCAWebViewController.swift) and completes.
     @Test func cresPosted_NotificationAnswersAFormPost_iOSCompletesWithTheCresItPosted() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            var (driver, token, method) = try await Self.methodStep(sandbox, server, "posted-ios", scenario: "swedbankpay-3ds-cres-posted")
+        try await withSwedbankPaySandbox { sandbox, client in
+            var (driver, token, method) = try await Self.methodStep(sandbox, client, "posted-ios", scenario: "swedbankpay-3ds-cres-posted")
             let challenge = try await Self.createAuthentication(&driver, method, indicator: "Y")
             let (href, creq) = try Self.scaRedirect(challenge)
-            let acs = try await Self.loadACS(driver, href, creq: creq).page.bodyText
+            let acs = try await Self.loadACS(driver, href, creq: creq).page.text
             let approve = try #require(CheckoutPageClient.form(containing: #"id="acs-approve""#, in: acs))
             let notification = "\(driver.base)/psp/paymentsessions/\(token)/methods/creditcard/notification"
             #expect(approve.action == notification)
@@ -166,11 +163,11 @@ struct SwedbankPayThreeDSVariantTests {
             let posted = try await driver.exchange("POST", notification, body: "cres=\(SwedbankPaySessionDriver.formEncode(cres))",
                                                    contentType: "application/x-www-form-urlencoded")
             #expect(posted.status == 200 && posted.header("Location") == nil)
-            #expect(CheckoutPageClient.mainID(posted.bodyText) == "acs-post-on")
-            let onward = try #require(CheckoutPageClient.form(containing: #"id="post-on-continue""#, in: posted.bodyText))
+            #expect(CheckoutPageClient.mainID(posted.text) == "acs-post-on")
+            let onward = try #require(CheckoutPageClient.form(containing: #"id="post-on-continue""#, in: posted.text))
             #expect(onward.action == "https://fake.payex.com/notification")
             #expect(onward.fields.count == 1 && onward.fields.first?.0 == "cres" && onward.fields.first?.1 == cres)
-            #expect(posted.bodyText.contains(#"document.getElementById("post-on-form").submit()"#))
+            #expect(posted.text.contains(#"document.getElementById("post-on-form").submit()"#))
             let paid = try await driver.call("POST", try #require(challenge.topLevel(.completeAuthentication)?.href), body: #"{"cRes":"\#(cres)"}"#)
             #expect(paid.topLevel(.redirectPayer)?.href == SwedbankPayTestOrder.completeUrl)
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
@@ -181,17 +178,17 @@ struct SwedbankPayThreeDSVariantTests {
     /// (paymentsession/sca/ScaRedirectFragment.kt) and WebView does not ask about POSTs: no cres reaches the SDK. The
     /// session keeps the challenge (the same creq, which the SDK will not show again) until the app aborts.
     @Test func cresPosted_AndroidNeverGetsTheCres_TheSessionKeepsTheChallenge_AbortCancels() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            var (driver, token, method) = try await Self.methodStep(sandbox, server, "posted-android", scenario: "swedbankpay-3ds-cres-posted",
+        try await withSwedbankPaySandbox { sandbox, client in
+            var (driver, token, method) = try await Self.methodStep(sandbox, client, "posted-android", scenario: "swedbankpay-3ds-cres-posted",
                                                                     platform: .android)
             let challenge = try await Self.createAuthentication(&driver, method, indicator: "Y")
             let (href, creq) = try Self.scaRedirect(challenge)
-            let acs = try await Self.loadACS(driver, href, creq: creq).page.bodyText
+            let acs = try await Self.loadACS(driver, href, creq: creq).page.text
             let approve = try #require(CheckoutPageClient.form(containing: #"id="acs-approve""#, in: acs))
             let posted = try await driver.exchange("POST", approve.action, body: "cres=\(SwedbankPaySessionDriver.formEncode(approve.fields[0].1))",
                                                    contentType: "application/x-www-form-urlencoded")
             #expect(posted.header("Location") == nil, "no navigation with cres in its query")
-            let onward = try #require(CheckoutPageClient.form(containing: #"id="post-on-continue""#, in: posted.bodyText))
+            let onward = try #require(CheckoutPageClient.form(containing: #"id="post-on-continue""#, in: posted.text))
             #expect(!onward.action.contains("cres="))
             let again = try await driver.call("GET", driver.sessionURL)
             #expect(try Self.scaRedirect(again).creq == creq)
@@ -205,24 +202,24 @@ struct SwedbankPayThreeDSVariantTests {
     /// A card typed on the checkout page: after the challenge the end reaches the merchant as a form POST to completeUrl
     /// (no 303 to a GET); a cancelled challenge shows its problem on the menu as usual.
     @Test func cresPosted_CheckoutPage_ApprovedPostsToCompleteUrl_CancelShowsTheProblem() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            let client = CheckoutPageClient(server: server)
-            let (_, token, page) = try await SwedbankPayCheckoutPageTests.order(server, "posted-page", scenario: "swedbankpay-3ds-cres-posted")
+        try await withSwedbankPaySandbox { sandbox, client in
+            let browser = CheckoutPageClient(client)
+            let (_, token, page) = try await SwedbankPayCheckoutPageTests.order(client, "posted-page", scenario: "swedbankpay-3ds-cres-posted")
             func challenge() async throws -> String {
-                let submitted = try await client.post("\(page)/card", [("pan", "4761739001010416"), ("expiry", "12/33"), ("cvc", "123")])
+                let submitted = try await browser.post("\(page)/card", [("pan", "4761739001010416"), ("expiry", "12/33"), ("cvc", "123")])
                 #expect(submitted.status == 303)
-                return try await client.get(client.path(try #require(submitted.header("Location")))).bodyText
+                return try await browser.get(browser.path(try #require(submitted.header("Location")))).text
             }
             let cancel = try #require(CheckoutPageClient.form(containing: #"id="acs-cancel""#, in: try await challenge()))
-            let declined = try await client.post(client.path(cancel.action), cancel.fields)
-            #expect(declined.status == 200 && CheckoutPageClient.mainID(declined.bodyText) == "swedbankpay-checkout")
-            #expect(CheckoutPageClient.attribute("data-problem-type", after: #"id="attempt-error""#, in: declined.bodyText)
+            let declined = try await browser.post(browser.path(cancel.action), cancel.fields)
+            #expect(declined.status == 200 && CheckoutPageClient.mainID(declined.text) == "swedbankpay-checkout")
+            #expect(CheckoutPageClient.attribute("data-problem-type", after: #"id="attempt-error""#, in: declined.text)
                     == "https://api.payex.com/psp/errordetail/creditcard/3dsecuredeclined")
             let approve = try #require(CheckoutPageClient.form(containing: #"id="acs-approve""#, in: try await challenge()))
-            let done = try await client.post(client.path(approve.action), approve.fields)
+            let done = try await browser.post(browser.path(approve.action), approve.fields)
             #expect(done.status == 200 && done.header("Location") == nil)
-            #expect(CheckoutPageClient.mainID(done.bodyText) == "acs-post-on")
-            let onward = try #require(CheckoutPageClient.form(containing: #"id="post-on-continue""#, in: done.bodyText))
+            #expect(CheckoutPageClient.mainID(done.text) == "acs-post-on")
+            let onward = try #require(CheckoutPageClient.form(containing: #"id="post-on-continue""#, in: done.text))
             #expect(onward.action == SwedbankPayTestOrder.completeUrl && onward.fields.isEmpty)
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
         }
@@ -231,30 +228,30 @@ struct SwedbankPayThreeDSVariantTests {
     /// The page that posts on carries the merchant's completeUrl (checked when the order was created, MerchantURL) and,
     /// on NotificationUrl, whatever cres the browser posted: both as escaped attribute values, never as markup.
     @Test func cresPosted_PostOnPage_EscapesTheHostileCompleteUrl_AndAPostedCres() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
+        try await withSwedbankPaySandbox { sandbox, client in
             typealias Escaping = SwedbankPayCheckoutPageEscapingTests
-            let client = CheckoutPageClient(server: server)
+            let browser = CheckoutPageClient(client)
             let texts = Escaping.Texts()
-            let (_, token, page) = try await Escaping.order(server, "posted", texts, scenario: "swedbankpay-3ds-cres-posted")
-            let submitted = try await client.post("\(page)/card", [("pan", "4761739001010416"), ("expiry", "12/33"), ("cvc", "123")])
-            let challenge = try await client.get(client.path(try #require(submitted.header("Location")))).bodyText
+            let (_, token, page) = try await Escaping.order(client, "posted", texts, scenario: "swedbankpay-3ds-cres-posted")
+            let submitted = try await browser.post("\(page)/card", [("pan", "4761739001010416"), ("expiry", "12/33"), ("cvc", "123")])
+            let challenge = try await browser.get(browser.path(try #require(submitted.header("Location")))).text
             let approve = try #require(CheckoutPageClient.form(containing: #"id="acs-approve""#, in: challenge))
-            let done = try await client.post(client.path(approve.action), approve.fields).bodyText
+            let done = try await browser.post(browser.path(approve.action), approve.fields).text
             #expect(CheckoutPageClient.mainID(done) == "acs-post-on")
             Escaping.expectInert(done, texts.all, "post on to completeUrl")
             #expect(Escaping.rawAttribute("action", after: "<form", in: done) == Escaping.escaped(texts.completeUrl))
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
 
             // The SDK flow: a session waiting in a cres_posted challenge, and a hostile cres posted to NotificationUrl.
-            var (driver, sdkToken, method) = try await Self.methodStep(sandbox, server, "posted-escape", scenario: "swedbankpay-3ds-cres-posted")
+            var (driver, sdkToken, method) = try await Self.methodStep(sandbox, client, "posted-escape", scenario: "swedbankpay-3ds-cres-posted")
             _ = try await Self.createAuthentication(&driver, method, indicator: "Y")
             let hostile = Escaping.payload("cres")
             let posted = try await driver.exchange("POST", "/psp/paymentsessions/\(sdkToken)/methods/creditcard/notification",
                                                    body: "cres=\(SwedbankPaySessionDriver.formEncode(hostile))",
                                                    contentType: "application/x-www-form-urlencoded")
-            #expect(posted.status == 200 && CheckoutPageClient.mainID(posted.bodyText) == "acs-post-on")
-            Escaping.expectInert(posted.bodyText, [hostile], "post on to fake.payex.com")
-            #expect(Escaping.rawAttribute("value", after: #"name="cres""#, in: posted.bodyText) == Escaping.escaped(hostile))
+            #expect(posted.status == 200 && CheckoutPageClient.mainID(posted.text) == "acs-post-on")
+            Escaping.expectInert(posted.text, [hostile], "post on to fake.payex.com")
+            #expect(Escaping.rawAttribute("value", after: #"name="cres""#, in: posted.text) == Escaping.escaped(hostile))
         }
     }
 
@@ -265,14 +262,14 @@ struct SwedbankPayThreeDSVariantTests {
     /// attempt may start; the cres of a late answer is refused 409 (the SDKs then GET the session, §3.2).
     @Test(arguments: SwedbankPayPlatform.allCases)
     func abandoned_AfterTheACSPageIsShown_TheSessionReports3DSecureUserCancelled_ANewAttemptMayStart(platform: SwedbankPayPlatform) async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            var (driver, token, method) = try await Self.methodStep(sandbox, server, "abandoned", scenario: "swedbankpay-3ds-abandoned", platform: platform)
+        try await withSwedbankPaySandbox { sandbox, client in
+            var (driver, token, method) = try await Self.methodStep(sandbox, client, "abandoned", scenario: "swedbankpay-3ds-abandoned", platform: platform)
             let challenge = try await Self.createAuthentication(&driver, method, indicator: "Y")
             let (href, creq) = try Self.scaRedirect(challenge)
             // Not yet shown: nothing is abandoned.
             let waiting = try await driver.call("GET", driver.sessionURL)
             #expect(try Self.scaRedirect(waiting).creq == creq && waiting.problem == nil)
-            let acs = try await Self.loadACS(driver, href, creq: creq).page.bodyText
+            let acs = try await Self.loadACS(driver, href, creq: creq).page.text
             #expect(CheckoutPageClient.mainID(acs) == "acs-challenge")
             let approve = try #require(CheckoutPageClient.form(containing: #"id="acs-approve""#, in: acs))
             let after = try await driver.call("GET", driver.sessionURL)
@@ -283,7 +280,7 @@ struct SwedbankPayThreeDSVariantTests {
             #expect(after.method("CreditCard")?.operations.contains { $0.rel == .startPaymentAttempt } == true)
             #expect(after.method("Swish")?.operations.contains { $0.rel == .startPaymentAttempt } == true)
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
-            #expect(try await SwedbankPaySessionEdgeTests.failedAttempts(server, sandbox, token) == ["Aborted"])
+            #expect(try await SwedbankPaySessionEdgeTests.failedAttempts(client, sandbox, token) == ["Aborted"])
             // The ACS page is gone, and a late answer is refused.
             #expect(try await Self.loadACS(driver, href, creq: creq).page.status == 400)
             let late = try await driver.exchange("POST", try #require(challenge.topLevel(.completeAuthentication)?.href),
@@ -299,8 +296,8 @@ struct SwedbankPayThreeDSVariantTests {
             {"name": "test-3ds-abandoned-later", "description": "The ACS gives up a minute after its page was shown.",
              "rules": [{"operation": "swedbankpay.card.authenticate", "outcome": "challenge_abandoned", "after_ms": 60000}]}
             """
-        try await withSwedbankPaySandbox(extraScenarios: ["abandoned-later.json": scenario], transport: .inProcess) { sandbox, server in
-            var (driver, token, method) = try await Self.methodStep(sandbox, server, "abandoned-later", scenario: "test-3ds-abandoned-later")
+        try await withSwedbankPaySandbox(extraScenarios: ["abandoned-later.json": scenario]) { sandbox, client in
+            var (driver, token, method) = try await Self.methodStep(sandbox, client, "abandoned-later", scenario: "test-3ds-abandoned-later")
             let challenge = try await Self.createAuthentication(&driver, method, indicator: "Y")
             let (href, creq) = try Self.scaRedirect(challenge)
             _ = try await Self.loadACS(driver, href, creq: creq)
@@ -318,29 +315,29 @@ struct SwedbankPayThreeDSVariantTests {
     /// The iOS app that aborts when the payer closes the 3-D Secure view: abort-payment cancels, the abandoned attempt
     /// stays in the order's failed attempts.
     @Test func abandoned_ThenAbortPayment_Canceled() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            var (driver, token, method) = try await Self.methodStep(sandbox, server, "abandoned-abort", scenario: "swedbankpay-3ds-abandoned")
+        try await withSwedbankPaySandbox { sandbox, client in
+            var (driver, token, method) = try await Self.methodStep(sandbox, client, "abandoned-abort", scenario: "swedbankpay-3ds-abandoned")
             let challenge = try await Self.createAuthentication(&driver, method, indicator: "Y")
             let (href, creq) = try Self.scaRedirect(challenge)
             _ = try await Self.loadACS(driver, href, creq: creq)
             let cancelled = try await driver.call("POST", try #require(challenge.topLevel(.abortPayment)?.href))
             #expect(cancelled.topLevel(.redirectPayer)?.href == SwedbankPayTestOrder.cancelUrl)
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .aborted)
-            #expect(try await SwedbankPaySessionEdgeTests.failedAttempts(server, sandbox, token).first == "Aborted")
+            #expect(try await SwedbankPaySessionEdgeTests.failedAttempts(client, sandbox, token).first == "Aborted")
         }
     }
 
     /// On the checkout page the payer leaves the ACS page and comes back to the menu: it shows the problem.
     @Test func abandoned_CheckoutPage_BackToTheMenu_ShowsTheProblem() async throws {
-        try await withSwedbankPaySandbox(transport: .inProcess) { sandbox, server in
-            let client = CheckoutPageClient(server: server)
-            let (_, token, page) = try await SwedbankPayCheckoutPageTests.order(server, "abandoned-page", scenario: "swedbankpay-3ds-abandoned")
-            let submitted = try await client.post("\(page)/card", [("pan", "4761739001010416"), ("expiry", "12/33"), ("cvc", "123")])
-            let acs = try await client.get(client.path(try #require(submitted.header("Location"))))
-            #expect(CheckoutPageClient.mainID(acs.bodyText) == "acs-challenge")
-            let menu = try await client.get(page)
-            #expect(menu.status == 200 && CheckoutPageClient.mainID(menu.bodyText) == "swedbankpay-checkout")
-            #expect(CheckoutPageClient.attribute("data-problem-type", after: #"id="attempt-error""#, in: menu.bodyText)
+        try await withSwedbankPaySandbox { sandbox, client in
+            let browser = CheckoutPageClient(client)
+            let (_, token, page) = try await SwedbankPayCheckoutPageTests.order(client, "abandoned-page", scenario: "swedbankpay-3ds-abandoned")
+            let submitted = try await browser.post("\(page)/card", [("pan", "4761739001010416"), ("expiry", "12/33"), ("cvc", "123")])
+            let acs = try await browser.get(browser.path(try #require(submitted.header("Location"))))
+            #expect(CheckoutPageClient.mainID(acs.text) == "acs-challenge")
+            let menu = try await browser.get(page)
+            #expect(menu.status == 200 && CheckoutPageClient.mainID(menu.text) == "swedbankpay-checkout")
+            #expect(CheckoutPageClient.attribute("data-problem-type", after: #"id="attempt-error""#, in: menu.text)
                     == "https://api.payex.com/psp/errordetail/creditcard/3dsecureusercancelled")
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized)
         }
