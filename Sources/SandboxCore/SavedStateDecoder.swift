@@ -284,44 +284,9 @@ private struct TapeParser {
         guard depth < SavedStateTape.maxDepth else { throw scanner.fail("values nested too deeply") }
         switch scanner.peek() {
         case UInt8(ascii: "{"):
-            let index = tape.append(.object, scanner.position, 0)
-            scanner.position += 1
-            if scanner.peek() == UInt8(ascii: "}") {
-                scanner.position += 1
-            } else {
-                while true {
-                    let key = try scanner.string()
-                    _ = tape.append(key.escaped ? .escapedString : .string, key.start, key.end)
-                    try scanner.expect(UInt8(ascii: ":"), "':'")
-                    try value(into: &tape, depth: depth + 1)
-                    switch scanner.peek() {
-                    case UInt8(ascii: ","): scanner.position += 1; continue
-                    case UInt8(ascii: "}"): scanner.position += 1
-                    default: throw scanner.fail(scanner.found("',' or '}'"))
-                    }
-                    break
-                }
-            }
-            tape.ends[index] = tape.kinds.count
-            tape.closes[index] = scanner.position
+            try object(into: &tape, depth: depth)
         case UInt8(ascii: "["):
-            let index = tape.append(.array, scanner.position, 0)
-            scanner.position += 1
-            if scanner.peek() == UInt8(ascii: "]") {
-                scanner.position += 1
-            } else {
-                while true {
-                    try value(into: &tape, depth: depth + 1)
-                    switch scanner.peek() {
-                    case UInt8(ascii: ","): scanner.position += 1; continue
-                    case UInt8(ascii: "]"): scanner.position += 1
-                    default: throw scanner.fail(scanner.found("',' or ']'"))
-                    }
-                    break
-                }
-            }
-            tape.ends[index] = tape.kinds.count
-            tape.closes[index] = scanner.position
+            try array(into: &tape, depth: depth)
         case UInt8(ascii: "\""):
             let string = try scanner.string()
             _ = tape.append(string.escaped ? .escapedString : .string, string.start, string.end)
@@ -341,6 +306,51 @@ private struct TapeParser {
             let number = try scanner.number()
             _ = tape.append(.number, number.start, number.end)
         }
+    }
+
+    /// An object at the scanner's `{`: its keys and values, then where it ends.
+    private mutating func object(into tape: inout SavedStateTape, depth: Int) throws(SavedStateSyntaxError) {
+        let index = tape.append(.object, scanner.position, 0)
+        scanner.position += 1
+        if scanner.peek() == UInt8(ascii: "}") {
+            scanner.position += 1
+        } else {
+            while true {
+                let key = try scanner.string()
+                _ = tape.append(key.escaped ? .escapedString : .string, key.start, key.end)
+                try scanner.expect(UInt8(ascii: ":"), "':'")
+                try value(into: &tape, depth: depth + 1)
+                switch scanner.peek() {
+                case UInt8(ascii: ","): scanner.position += 1; continue
+                case UInt8(ascii: "}"): scanner.position += 1
+                default: throw scanner.fail(scanner.found("',' or '}'"))
+                }
+                break
+            }
+        }
+        tape.ends[index] = tape.kinds.count
+        tape.closes[index] = scanner.position
+    }
+
+    /// An array at the scanner's `[`: its values, then where it ends.
+    private mutating func array(into tape: inout SavedStateTape, depth: Int) throws(SavedStateSyntaxError) {
+        let index = tape.append(.array, scanner.position, 0)
+        scanner.position += 1
+        if scanner.peek() == UInt8(ascii: "]") {
+            scanner.position += 1
+        } else {
+            while true {
+                try value(into: &tape, depth: depth + 1)
+                switch scanner.peek() {
+                case UInt8(ascii: ","): scanner.position += 1; continue
+                case UInt8(ascii: "]"): scanner.position += 1
+                default: throw scanner.fail(scanner.found("',' or ']'"))
+                }
+                break
+            }
+        }
+        tape.ends[index] = tape.kinds.count
+        tape.closes[index] = scanner.position
     }
 }
 

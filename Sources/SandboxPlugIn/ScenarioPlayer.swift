@@ -80,8 +80,17 @@ package struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
         _ operation: ScenarioOperation, _ request: HTTPRequest, in namespace: Namespace, subject: JSONNode?? = nil,
         object: String, sticky: String?
     ) throws(ScenarioEngine.UnknownScenario) -> PlayedDecision {
-        let (scenario, decision) = try engine.decide(operation, request: request, namespace: namespace,
-                                                     subject: subject ?? ScenarioEngine.subject(request.body), object: object, sticky: sticky)
+        try decide(operation, ScenarioRequestFacts(request), in: namespace, subject: subject ?? ScenarioEngine.subject(request.body),
+                   object: object, sticky: sticky)
+    }
+
+    /// ``decide(_:_:in:subject:object:sticky:)`` for a decision taken away from its request (a store's, within a
+    /// call): `facts`, what the engine reads of the request; `subject`, what field conditions look at.
+    package func decide(
+        _ operation: ScenarioOperation, _ facts: ScenarioRequestFacts, in namespace: Namespace, subject: JSONNode?, object: String,
+        sticky: String?
+    ) throws(ScenarioEngine.UnknownScenario) -> PlayedDecision {
+        let (scenario, decision) = try engine.decide(operation, facts: facts, namespace: namespace, subject: subject, object: object, sticky: sticky)
         return PlayedDecision(note: ScenarioNote(scenario: scenario, operation: operation, decision: decision, namespace: namespace))
     }
 

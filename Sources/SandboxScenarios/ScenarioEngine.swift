@@ -308,7 +308,7 @@ package final class ScenarioEngine: Sendable {
     /// The scenario an object created by this request sticks to: the header's, else the namespace default.
     /// nil when neither names one (the object then follows content rules and later defaults).
     package func scenarioForNewObject(_ request: HTTPRequest, namespace: Namespace) throws(UnknownScenario) -> String? {
-        try headerScenario(request)?.name ?? defaultScenario(for: namespace)
+        try headerScenario(request.headers)?.name ?? defaultScenario(for: namespace)
     }
 
     /// The decision for one call.
@@ -321,19 +321,27 @@ package final class ScenarioEngine: Sendable {
         _ operation: ScenarioOperation, request: HTTPRequest, namespace: Namespace, subject: JSONNode?, object: String,
         sticky: String?
     ) throws(UnknownScenario) -> (scenario: String?, decision: ScenarioDecision) {
+        try decide(operation, facts: ScenarioRequestFacts(request), namespace: namespace, subject: subject, object: object, sticky: sticky)
+    }
+
+    /// ``decide(_:request:namespace:subject:object:sticky:)`` with what it reads of the request (a store's decision within a call).
+    package func decide(
+        _ operation: ScenarioOperation, facts: ScenarioRequestFacts, namespace: Namespace, subject: JSONNode?, object: String,
+        sticky: String?
+    ) throws(UnknownScenario) -> (scenario: String?, decision: ScenarioDecision) {
         let selected: Scenario?
-        if let fromHeader = try headerScenario(request) {
+        if let fromHeader = try headerScenario(facts.headers) {
             selected = fromHeader
         } else if let sticky, let scenario = scenario(named: sticky) {
             selected = scenario
         } else if let content = contentRuleScenarios.lazy.compactMap({ self.scenario(named: $0) })
-            .first(where: { $0.firstMatchingRule(for: operation, body: subject, headers: request.headers) != nil }) {
+            .first(where: { $0.firstMatchingRule(for: operation, body: subject, headers: facts.headers) != nil }) {
             selected = content
         } else {
             selected = defaultScenario(for: namespace).flatMap { scenario(named: $0) }
         }
         guard let scenario = selected,
-              let ruleIndex = scenario.firstMatchingRule(for: operation, body: subject, headers: request.headers)
+              let ruleIndex = scenario.firstMatchingRule(for: operation, body: subject, headers: facts.headers)
         else { return (selected?.name, .approve) }
         let key = CounterKey(namespace: namespace, object: object, operation: operation, scenario: scenario.name, rule: ruleIndex)
         let callIndex = state.withLock { state -> Int in
@@ -349,8 +357,8 @@ package final class ScenarioEngine: Sendable {
         return (scenario.name, scenario.rules[ruleIndex].decision(ruleIndex: ruleIndex, callIndex: callIndex))
     }
 
-    private func headerScenario(_ request: HTTPRequest) throws(UnknownScenario) -> Scenario? {
-        guard let name = request.headers[ScenarioEngine.headerName]?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
+    private func headerScenario(_ headers: HTTPHeaders) throws(UnknownScenario) -> Scenario? {
+        guard let name = headers[ScenarioEngine.headerName]?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
             return nil
         }
         guard let scenario = scenario(named: name) else { throw UnknownScenario(name: name, known: scenarios.map(\.name)) }

@@ -119,67 +119,77 @@ package struct ScenarioLibrary: Sendable {
     /// whatever links it holds. Missing locations, unreadable directories and scenario files that are not regular
     /// files (a FIFO, a device, a socket, or a link to one) are problems; nothing is opened but directories.
     package static func scan(_ locations: [URL]) -> (files: [FoundFile], problems: [ScenarioProblem]) {
+        var findings = Scan()
+        for location in locations { scanLocation(location, &findings) }
+        return (findings.files, findings.problems)
+    }
+
+    /// What ``scan(_:)`` has found so far, over all its locations.
+    private struct Scan {
         var files: [FoundFile] = []
         var problems: [ScenarioProblem] = []
         var enteredDirectories: Set<FileIdentity> = []
         var listedFiles: Set<FileIdentity> = []
+    }
 
-        for location in locations {
-            let shown = display(location)
-            guard let entry = FileIdentity.of(location.path) else {
-                problems.append(fileProblem(shown, "no such file or directory"))
-                continue
+    /// One location of ``scan(_:)``: a scenario file is listed as it is; a directory's files, found by
+    /// ``walk(_:_:_:shown:found:_:)``, sorted by relative path.
+    private static func scanLocation(_ location: URL, _ scan: inout Scan) {
+        let shown = display(location)
+        guard let entry = FileIdentity.of(location.path) else {
+            scan.problems.append(fileProblem(shown, "no such file or directory"))
+            return
+        }
+        let identity = entry.identity
+        guard isDirectory(entry.mode) else {
+            if !isRegular(entry.mode) {
+                scan.problems.append(notRegularProblem(shown, mode: entry.mode))
+            } else if scan.listedFiles.insert(identity).inserted {
+                scan.files.append(FoundFile(url: location, shown: shown))
             }
+            return
+        }
+        guard scan.enteredDirectories.insert(identity).inserted else { return }
+        var found: [(relative: String, identity: FileIdentity)] = []
+        walk(location, "", [(identity, "")], shown: shown, found: &found, &scan)
+        for file in found.sorted(by: { $0.relative < $1.relative }) where scan.listedFiles.insert(file.identity).inserted {
+            scan.files.append(FoundFile(url: location.appendingPathComponent(file.relative), shown: shown + "/" + file.relative))
+        }
+    }
+
+    /// One directory of a location (`relative` to it, which shows as `shown`): its scenario files into `found`, its
+    /// subdirectories walked in turn, unless entered before, a loop back to one of `ancestors`, or too deep.
+    private static func walk(_ url: URL, _ relative: String, _ ancestors: [(identity: FileIdentity, relative: String)], shown: String,
+                             found: inout [(relative: String, identity: FileIdentity)], _ scan: inout Scan) {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+        } catch {
+            scan.problems.append(fileProblem(relative.isEmpty ? shown : shown + "/" + relative, "cannot read directory: \(reason(error))"))
+            return
+        }
+        for name in names where !name.hasPrefix(".") {
+            let child = url.appendingPathComponent(name)
+            let childRelative = relative.isEmpty ? name : relative + "/" + name
+            guard let entry = FileIdentity.of(child.path) else { continue }
             let identity = entry.identity
-            guard isDirectory(entry.mode) else {
-                if !isRegular(entry.mode) {
-                    problems.append(notRegularProblem(shown, mode: entry.mode))
-                } else if listedFiles.insert(identity).inserted {
-                    files.append(FoundFile(url: location, shown: shown))
+            if isDirectory(entry.mode) {
+                if let ancestor = ancestors.first(where: { $0.identity == identity }) {
+                    let target = ancestor.relative.isEmpty ? shown : shown + "/" + ancestor.relative
+                    scan.problems.append(fileProblem(shown + "/" + childRelative, "symbolic link loop: leads back to \(target); not followed"))
+                } else if ancestors.count > maxDirectoryDepth {
+                    scan.problems.append(fileProblem(shown + "/" + childRelative, "more than \(maxDirectoryDepth) directories deep; not read"))
+                } else if scan.enteredDirectories.insert(identity).inserted {
+                    walk(child, childRelative, ancestors + [(identity, childRelative)], shown: shown, found: &found, &scan)
                 }
-                continue
-            }
-            guard enteredDirectories.insert(identity).inserted else { continue }
-            var found: [(relative: String, identity: FileIdentity)] = []
-            func walk(_ url: URL, _ relative: String, _ ancestors: [(identity: FileIdentity, relative: String)]) {
-                let names: [String]
-                do {
-                    names = try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
-                } catch {
-                    problems.append(fileProblem(relative.isEmpty ? shown : shown + "/" + relative, "cannot read directory: \(reason(error))"))
-                    return
+            } else if name.hasSuffix(".json"), name != schemaFileName {
+                if isRegular(entry.mode) {
+                    found.append((childRelative, identity))
+                } else {
+                    scan.problems.append(notRegularProblem(shown + "/" + childRelative, mode: entry.mode))
                 }
-                for name in names where !name.hasPrefix(".") {
-                    let child = url.appendingPathComponent(name)
-                    let childRelative = relative.isEmpty ? name : relative + "/" + name
-                    guard let entry = FileIdentity.of(child.path) else { continue }
-                    let identity = entry.identity
-                    if isDirectory(entry.mode) {
-                        if let ancestor = ancestors.first(where: { $0.identity == identity }) {
-                            let target = ancestor.relative.isEmpty ? shown : shown + "/" + ancestor.relative
-                            problems.append(fileProblem(shown + "/" + childRelative,
-                                                        "symbolic link loop: leads back to \(target); not followed"))
-                        } else if ancestors.count > maxDirectoryDepth {
-                            problems.append(fileProblem(shown + "/" + childRelative,
-                                                        "more than \(maxDirectoryDepth) directories deep; not read"))
-                        } else if enteredDirectories.insert(identity).inserted {
-                            walk(child, childRelative, ancestors + [(identity, childRelative)])
-                        }
-                    } else if name.hasSuffix(".json"), name != schemaFileName {
-                        if isRegular(entry.mode) {
-                            found.append((childRelative, identity))
-                        } else {
-                            problems.append(notRegularProblem(shown + "/" + childRelative, mode: entry.mode))
-                        }
-                    }
-                }
-            }
-            walk(location, "", [(identity, "")])
-            for file in found.sorted(by: { $0.relative < $1.relative }) where listedFiles.insert(file.identity).inserted {
-                files.append(FoundFile(url: location.appendingPathComponent(file.relative), shown: shown + "/" + file.relative))
             }
         }
-        return (files, problems)
     }
 
     // MARK: Reading

@@ -137,10 +137,8 @@ import Testing
 
     func updateAuthorization(_ amount: Int, order: String = "order-1", key: String? = nil) throws -> HTTPResponse {
         try answer { () throws(KlarnaError) in
-            try store.update(namespace, orderID: order, .updateAuthorization, .success(KlarnaUpdateAuthorizationRequest(orderAmount: amount)),
-                             idempotencyKey: key) { (ledger, order, value, now) throws(KlarnaError) in
-                try ledger.updateAuthorization(order, value, outcome: .approve, now: now)
-            }
+            try store.updateAuthorization(namespace, orderID: order, .success(KlarnaUpdateAuthorizationRequest(orderAmount: amount)),
+                                          idempotencyKey: key)
         }
     }
 

@@ -49,56 +49,17 @@ package struct KlarnaOrderManagementRoutes: Sendable {
 
     /// The updates: 204 (§5, OM-OAS).
     private func addUpdates(to router: inout Router) {
-        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/authorization") { request in
-            try update(request, .klarnaOMUpdateAuthorization, .updateAuthorization, KlarnaUpdateAuthorizationRequest.self) {
-                (ledger, order, value, _, outcome, now) throws(KlarnaError) in try ledger.updateAuthorization(order, value, outcome: outcome, now: now)
-            }
+        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/authorization") { try updateAuthorization($0) }
+        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/merchant-references") { try updateMerchantReferences($0) }
+        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/customer-details") { try updateCustomerDetails($0) }
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/shipping-info") { try addOrderShippingInfo($0) }
+        // The updates of one capture.
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/captures/:capture_id/shipping-info") { try addShippingInfo($0) }
+        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/captures/:capture_id/customer-details") {
+            try updateCaptureCustomerDetails($0)
         }
-        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/merchant-references") { request in
-            try update(request, .klarnaOMUpdateMerchantReferences, .merchantReferences, KlarnaUpdateMerchantReferencesRequest.self) {
-                (ledger, order, value, _, outcome, _) throws(KlarnaError) in try ledger.updateMerchantReferences(order, value, outcome: outcome)
-            }
-        }
-        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/customer-details") { request in
-            try update(request, .klarnaOMUpdateCustomerDetails, .customerDetails, KlarnaUpdateCustomerDetailsRequest.self) {
-                (ledger, order, value, _, outcome, _) throws(KlarnaError) in try ledger.updateCustomerDetails(order, value, outcome: outcome)
-            }
-        }
-        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/shipping-info") { request in
-            try update(request, .klarnaOMAddShippingInfo, .orderShippingInfo, KlarnaUpdateShippingInfoRequest.self) {
-                (ledger, order, value, _, outcome, _) throws(KlarnaError) in try ledger.addOrderShippingInfo(order, value, outcome: outcome)
-            }
-        }
-        addCaptureUpdates(to: &router)
-    }
-
-    /// The updates of one capture: 204.
-    private func addCaptureUpdates(to router: inout Router) {
-        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/captures/:capture_id/shipping-info") { request in
-            try update(request, .klarnaOMAddShippingInfo, .captureShippingInfo, KlarnaUpdateShippingInfoRequest.self) {
-                (ledger, order, value, captureID, outcome, _) throws(KlarnaError) in
-                try ledger.addShippingInfo(order, captureID: captureID ?? "", value, outcome: outcome)
-            }
-        }
-        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/captures/:capture_id/customer-details") { request in
-            try update(request, .klarnaOMUpdateCaptureCustomerDetails, .captureCustomerDetails, KlarnaUpdateCustomerDetailsRequest.self) {
-                (ledger, order, value, captureID, outcome, _) throws(KlarnaError) in
-                try ledger.updateCaptureCustomerDetails(order, captureID: captureID ?? "", value, outcome: outcome)
-            }
-        }
-        // No body: `triggerSendout` posts none (klarna/kco_rest_php: src/Klarna/Rest/OrderManagement/Capture.php).
-        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/captures/:capture_id/trigger-send-out") { request in
-            try update(request, .klarnaOMTriggerSendOut, .triggerSendOut, { _ in .success(()) }) {
-                (ledger, order, _, captureID, outcome, _) throws(KlarnaError) in
-                try ledger.triggerSendOut(order, captureID: captureID ?? "", outcome: outcome)
-            }
-        }
-        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/captures/:capture_id/extend-due-date") { request in
-            try update(request, .klarnaOMExtendDueDate, .extendDueDate, KlarnaExtendDueDateRequest.self) {
-                (ledger, order, value, captureID, outcome, _) throws(KlarnaError) in
-                try ledger.extendDueDate(order, captureID: captureID ?? "", value, outcome: outcome)
-            }
-        }
+        router.addImmediate("POST /ordermanagement/v1/orders/:order_id/captures/:capture_id/trigger-send-out") { try triggerSendOut($0) }
+        router.addImmediate("PATCH /ordermanagement/v1/orders/:order_id/captures/:capture_id/extend-due-date") { try extendDueDate($0) }
     }
 
     /// The order a request names, its namespace and sticky scenario.
@@ -204,31 +165,80 @@ package struct KlarnaOrderManagementRoutes: Sendable {
         }
     }
 
-    /// One update: the body decoded as `type` after the order is found, then `change` under the store's lock.
-    private func update<Body: Sendable>(
-        _ request: HTTPRequest, _ operation: ScenarioOperation, _ write: OrderManagementWrite, _ type: Body.Type,
-        _ change: @escaping @Sendable (OrderManagementLedger, OrderManagementLedger.Order, Body, String?, ScenarioOutcome, Date)
-            throws(KlarnaError) -> Void
-    ) throws -> HTTPReply where Body: KlarnaJSONDecodable {
-        try update(request, operation, write, { decode(Body.self, $0) }, change)
+    // MARK: Updates
+
+    private func updateAuthorization(_ request: HTTPRequest) throws -> HTTPReply {
+        try update(request, .klarnaOMUpdateAuthorization) { [store] namespace, orderID, body, outcome throws(KlarnaError) in
+            try store.updateAuthorization(namespace, orderID: orderID, decode(KlarnaUpdateAuthorizationRequest.self, body),
+                                          idempotencyKey: idempotencyKey(request), outcome: outcome)
+        }
     }
 
-    /// One update whose body `read` reads (used after the order is found).
-    private func update<Body>(
-        _ request: HTTPRequest, _ operation: ScenarioOperation, _ write: OrderManagementWrite,
-        _ read: @escaping @Sendable (Result<JSONNode, KlarnaError>) -> Result<Body, KlarnaError>,
-        _ change: @escaping @Sendable (OrderManagementLedger, OrderManagementLedger.Order, Body, String?, ScenarioOutcome, Date)
-            throws(KlarnaError) -> Void
+    private func updateMerchantReferences(_ request: HTTPRequest) throws -> HTTPReply {
+        try update(request, .klarnaOMUpdateMerchantReferences) { [store] namespace, orderID, body, outcome throws(KlarnaError) in
+            try store.updateMerchantReferences(namespace, orderID: orderID, decode(KlarnaUpdateMerchantReferencesRequest.self, body),
+                                               idempotencyKey: idempotencyKey(request), outcome: outcome)
+        }
+    }
+
+    private func updateCustomerDetails(_ request: HTTPRequest) throws -> HTTPReply {
+        try update(request, .klarnaOMUpdateCustomerDetails) { [store] namespace, orderID, body, outcome throws(KlarnaError) in
+            try store.updateCustomerDetails(namespace, orderID: orderID, decode(KlarnaUpdateCustomerDetailsRequest.self, body),
+                                            idempotencyKey: idempotencyKey(request), outcome: outcome)
+        }
+    }
+
+    private func addOrderShippingInfo(_ request: HTTPRequest) throws -> HTTPReply {
+        try update(request, .klarnaOMAddShippingInfo) { [store] namespace, orderID, body, outcome throws(KlarnaError) in
+            try store.addOrderShippingInfo(namespace, orderID: orderID, decode(KlarnaUpdateShippingInfoRequest.self, body),
+                                           idempotencyKey: idempotencyKey(request), outcome: outcome)
+        }
+    }
+
+    private func addShippingInfo(_ request: HTTPRequest) throws -> HTTPReply {
+        let captureID = request.parameters["capture_id"] ?? ""
+        return try update(request, .klarnaOMAddShippingInfo) { [store] namespace, orderID, body, outcome throws(KlarnaError) in
+            try store.addShippingInfo(namespace, orderID: orderID, captureID: captureID, decode(KlarnaUpdateShippingInfoRequest.self, body),
+                                      idempotencyKey: idempotencyKey(request), outcome: outcome)
+        }
+    }
+
+    private func updateCaptureCustomerDetails(_ request: HTTPRequest) throws -> HTTPReply {
+        let captureID = request.parameters["capture_id"] ?? ""
+        return try update(request, .klarnaOMUpdateCaptureCustomerDetails) { [store] namespace, orderID, body, outcome throws(KlarnaError) in
+            try store.updateCaptureCustomerDetails(namespace, orderID: orderID, captureID: captureID,
+                                                   decode(KlarnaUpdateCustomerDetailsRequest.self, body),
+                                                   idempotencyKey: idempotencyKey(request), outcome: outcome)
+        }
+    }
+
+    /// No body: `triggerSendout` posts none (klarna/kco_rest_php: src/Klarna/Rest/OrderManagement/Capture.php).
+    private func triggerSendOut(_ request: HTTPRequest) throws -> HTTPReply {
+        let captureID = request.parameters["capture_id"] ?? ""
+        return try update(request, .klarnaOMTriggerSendOut) { [store] namespace, orderID, _, outcome throws(KlarnaError) in
+            try store.triggerSendOut(namespace, orderID: orderID, captureID: captureID, idempotencyKey: idempotencyKey(request), outcome: outcome)
+        }
+    }
+
+    private func extendDueDate(_ request: HTTPRequest) throws -> HTTPReply {
+        let captureID = request.parameters["capture_id"] ?? ""
+        return try update(request, .klarnaOMExtendDueDate) { [store] namespace, orderID, body, outcome throws(KlarnaError) in
+            try store.extendDueDate(namespace, orderID: orderID, captureID: captureID, decode(KlarnaExtendDueDateRequest.self, body),
+                                    idempotencyKey: idempotencyKey(request), outcome: outcome)
+        }
+    }
+
+    /// Plays an update's `operation` for the order the request names, its parsed body the subject; `write`, the
+    /// store's update, runs for the outcome the player passes on, and its result is answered (§5).
+    private func update(
+        _ request: HTTPRequest, _ operation: ScenarioOperation,
+        _ write: @escaping @Sendable (Namespace, String, Result<JSONNode, KlarnaError>, ScenarioOutcome) throws(KlarnaError)
+            -> OrderManagementWriteResult
     ) throws -> HTTPReply {
         let (namespace, orderID, sticky) = try target(request)
-        let captureID = request.parameters["capture_id"]
         let body = KlarnaJSON.parsedBody(request)
-        return play(operation, request, namespace, subject: try? body.get(), object: orderID, sticky: sticky) { [store] outcome in
-            let result = try store.update(namespace, orderID: orderID, write, read(body),
-                                          idempotencyKey: idempotencyKey(request)) { (ledger, order, value, now) throws(KlarnaError) in
-                try change(ledger, order, value, captureID, outcome, now)
-            }
-            return result.response(orderID: orderID)
+        return play(operation, request, namespace, subject: try? body.get(), object: orderID, sticky: sticky) { outcome in
+            try write(namespace, orderID, body, outcome).response(orderID: orderID)
         }
     }
 }

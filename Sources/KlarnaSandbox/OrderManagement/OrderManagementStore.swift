@@ -716,15 +716,81 @@ package final class KlarnaOrderManagementStore: NamespacedState, Sendable {
         }
     }
 
-    /// The updates (PATCH …/authorization, …/merchant-references, …/customer-details and the capture updates):
-    /// ``OrderManagementWriteResult/changed``. `body` is decoded after the order is found, so an unknown order is a 404 first.
-    func update<Body>(_ namespace: Namespace, orderID: String, _ operation: OrderManagementWrite, _ body: Result<Body, KlarnaError>,
-                      idempotencyKey: String?,
-                      _ change: (OrderManagementLedger, OrderManagementLedger.Order, Body, Date) throws(KlarnaError) -> Void)
+    // MARK: Updates (``OrderManagementWriteResult/changed``; the body is decoded after the order is found: an unknown order is a 404 first)
+
+    /// PATCH …/authorization.
+    func updateAuthorization(_ namespace: Namespace, orderID: String, _ update: Result<KlarnaUpdateAuthorizationRequest, KlarnaError>,
+                             idempotencyKey: String?, outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> OrderManagementWriteResult {
+        try change(namespace, orderID: orderID, .updateAuthorization, idempotencyKey: idempotencyKey) { (ledger, order, now) throws(KlarnaError) in
+            try ledger.updateAuthorization(order, update.get(), outcome: outcome, now: now)
+        }
+    }
+
+    /// PATCH …/merchant-references.
+    func updateMerchantReferences(_ namespace: Namespace, orderID: String, _ update: Result<KlarnaUpdateMerchantReferencesRequest, KlarnaError>,
+                                  idempotencyKey: String?, outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> OrderManagementWriteResult {
+        try change(namespace, orderID: orderID, .merchantReferences, idempotencyKey: idempotencyKey) { (ledger, order, _) throws(KlarnaError) in
+            try ledger.updateMerchantReferences(order, update.get(), outcome: outcome)
+        }
+    }
+
+    /// PATCH …/customer-details.
+    func updateCustomerDetails(_ namespace: Namespace, orderID: String, _ update: Result<KlarnaUpdateCustomerDetailsRequest, KlarnaError>,
+                               idempotencyKey: String?, outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> OrderManagementWriteResult {
+        try change(namespace, orderID: orderID, .customerDetails, idempotencyKey: idempotencyKey) { (ledger, order, _) throws(KlarnaError) in
+            try ledger.updateCustomerDetails(order, update.get(), outcome: outcome)
+        }
+    }
+
+    /// POST …/shipping-info (the order's).
+    func addOrderShippingInfo(_ namespace: Namespace, orderID: String, _ update: Result<KlarnaUpdateShippingInfoRequest, KlarnaError>,
+                              idempotencyKey: String?, outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> OrderManagementWriteResult {
+        try change(namespace, orderID: orderID, .orderShippingInfo, idempotencyKey: idempotencyKey) { (ledger, order, _) throws(KlarnaError) in
+            try ledger.addOrderShippingInfo(order, update.get(), outcome: outcome)
+        }
+    }
+
+    /// POST …/captures/{id}/shipping-info.
+    func addShippingInfo(_ namespace: Namespace, orderID: String, captureID: String, _ update: Result<KlarnaUpdateShippingInfoRequest, KlarnaError>,
+                         idempotencyKey: String?, outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> OrderManagementWriteResult {
+        try change(namespace, orderID: orderID, .captureShippingInfo, idempotencyKey: idempotencyKey) { (ledger, order, _) throws(KlarnaError) in
+            try ledger.addShippingInfo(order, captureID: captureID, update.get(), outcome: outcome)
+        }
+    }
+
+    /// PATCH …/captures/{id}/customer-details.
+    func updateCaptureCustomerDetails(_ namespace: Namespace, orderID: String, captureID: String,
+                                      _ update: Result<KlarnaUpdateCustomerDetailsRequest, KlarnaError>, idempotencyKey: String?,
+                                      outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> OrderManagementWriteResult {
+        try change(namespace, orderID: orderID, .captureCustomerDetails, idempotencyKey: idempotencyKey) { (ledger, order, _) throws(KlarnaError) in
+            try ledger.updateCaptureCustomerDetails(order, captureID: captureID, update.get(), outcome: outcome)
+        }
+    }
+
+    /// POST …/captures/{id}/trigger-send-out (no body).
+    func triggerSendOut(_ namespace: Namespace, orderID: String, captureID: String, idempotencyKey: String?,
+                        outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> OrderManagementWriteResult {
+        try change(namespace, orderID: orderID, .triggerSendOut, idempotencyKey: idempotencyKey) { (ledger, order, _) throws(KlarnaError) in
+            try ledger.triggerSendOut(order, captureID: captureID, outcome: outcome)
+        }
+    }
+
+    /// PATCH …/captures/{id}/extend-due-date.
+    func extendDueDate(_ namespace: Namespace, orderID: String, captureID: String, _ request: Result<KlarnaExtendDueDateRequest, KlarnaError>,
+                       idempotencyKey: String?, outcome: ScenarioOutcome = .approve) throws(KlarnaError) -> OrderManagementWriteResult {
+        try change(namespace, orderID: orderID, .extendDueDate, idempotencyKey: idempotencyKey) { (ledger, order, _) throws(KlarnaError) in
+            try ledger.extendDueDate(order, captureID: captureID, request.get(), outcome: outcome)
+        }
+    }
+
+    /// One update as a write, once per idempotency key (``OrderManagementLedger/write(_:orderID:_:idempotencyKey:unknownOrder:_:)``),
+    /// under the namespace's lock.
+    private func change(_ namespace: Namespace, orderID: String, _ operation: OrderManagementWrite, idempotencyKey: String?,
+                        _ update: (OrderManagementLedger, OrderManagementLedger.Order, Date) throws(KlarnaError) -> Void)
         throws(KlarnaError) -> OrderManagementWriteResult {
         try ledgers.withState(namespace) { (ledger) throws(KlarnaError) in
             try ledger.write(namespace, orderID: orderID, operation, idempotencyKey: idempotencyKey) { (order, now) throws(KlarnaError) in
-                try change(ledger, order, try body.get(), now)
+                try update(ledger, order, now)
                 return .changed
             }
         }

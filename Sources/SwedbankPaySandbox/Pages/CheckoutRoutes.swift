@@ -44,6 +44,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     }
 
     private func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: orders.configuration.publicBaseURL) }
+    private func call(_ request: HTTPRequest) -> SwedbankPayPaymentSessionStore.Call { .init(request, base: base(request)) }
     private func mode(_ request: HTTPRequest) -> CheckoutPageMode { request.queryValue("embed") == "1" ? .embedded : .redirect }
 
     /// A page action: problems become HTML pages with the problem's status (an unknown token: the not-found page).
@@ -127,7 +128,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     private func checkoutPage(_ request: HTTPRequest) throws -> HTTPReply {
         try page(request, played: true) { token in
             let mode = mode(request)
-            let document = try sessions.loadCheckout(token, mode: mode, base: base(request), request: request)
+            let document = try sessions.loadCheckout(token, mode: mode, call(request))
             switch document.view.status {
             case .initialized:
                 if case .swish = document.record.phase { return SessionResult(Self.html(CheckoutPage.swishWaiting(document, mode: mode))) }
@@ -145,16 +146,16 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         try page(request) { token in
             let mode = mode(request), fields = FormFields.parse(request.body)
             if let paymentToken = fields["payment_token"], !paymentToken.isEmpty {
-                return try sessions.payByCard(token, paymentToken: paymentToken, typed: nil, mode: mode, base: base(request), request: request)
+                return try sessions.payByCard(token, paymentToken: paymentToken, typed: nil, mode: mode, call(request))
                     .map { Self.outcome($0, mode: mode, base: base(request)) }
             }
             let context = try sessions.context(token)
             switch CardInput.check(fields, now: orders.registry.now(context.namespace)) {
             case .success(let card):
-                return try sessions.payByCard(token, paymentToken: nil, typed: card, mode: mode, base: base(request), request: request)
+                return try sessions.payByCard(token, paymentToken: nil, typed: card, mode: mode, call(request))
                     .map { Self.outcome($0, mode: mode, base: base(request)) }
             case .failure(let error):
-                let document = try sessions.checkoutStatus(token, base: base(request), request: request)
+                let document = try sessions.checkoutStatus(token, call(request))
                 guard document.view.status == .initialized else { return SessionResult(Self.outcome(document, mode: mode, base: base(request))) }
                 return SessionResult(Self.html(CheckoutPage.menu(document, mode: mode, cardError: error.message), status: .badRequest))
             }
@@ -164,7 +165,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     private func finishChallenge(_ request: HTTPRequest) throws -> HTTPReply {
         try page(request) { token in
             let cres = FormFields.parse(request.body)["cres"]
-            let (document, pageMode, variant) = try sessions.finishPageChallenge(token, cres: cres, base: base(request), request: request)
+            let (document, pageMode, variant) = try sessions.finishPageChallenge(token, cres: cres, call(request))
             return document.map { document in
                 let mode = pageMode ?? mode(request)
                 // challenge_cres_posted: the end reaches the merchant as a form POST, not the 303 (GET) below.
@@ -179,14 +180,14 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     private func payBySwish(_ request: HTTPRequest) throws -> HTTPReply {
         try page(request) { token in
             let msisdn = (FormFields.parse(request.body)["msisdn"] ?? "").filter { !$0.isWhitespace }
-            return try sessions.payBySwish(token, msisdn: msisdn, base: base(request), request: request)
+            return try sessions.payBySwish(token, msisdn: msisdn, call(request))
                 .map { Self.outcome($0, mode: mode(request), base: base(request)) }
         }
     }
 
     private func swishStatus(_ request: HTTPRequest) throws -> HTTPReply {
         try page(request) { token in
-            SessionResult(Self.outcome(try sessions.checkoutStatus(token, base: base(request), request: request), mode: mode(request),
+            SessionResult(Self.outcome(try sessions.checkoutStatus(token, call(request)), mode: mode(request),
                                        base: base(request)))
         }
     }
@@ -194,14 +195,14 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     private func payOnWeb(_ request: HTTPRequest) throws -> HTTPReply {
         try page(request) { token in
             let method = try request.parameters.require("method")
-            return try sessions.payOnWeb(token, method: method, base: base(request), request: request)
+            return try sessions.payOnWeb(token, method: method, call(request))
                 .map { Self.outcome($0, mode: mode(request), base: base(request)) }
         }
     }
 
     private func abort(_ request: HTTPRequest) throws -> HTTPReply {
         try page(request) { token in
-            SessionResult(Self.outcome(try sessions.abortOnPage(token, base: base(request), request: request), mode: mode(request),
+            SessionResult(Self.outcome(try sessions.abortOnPage(token, call(request)), mode: mode(request),
                                        base: base(request)))
         }
     }
@@ -214,7 +215,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     /// but the app is never reopened through paymentUrl, so the SDK never reads the session again and the app waits
     /// until it looks for itself; `redirect_late`: reopened late.
     private func swishApp(_ request: HTTPRequest) throws -> HTTPReply {
-        guard let document = try sessions.answerInSwishApp(launchToken: request.queryValue("token") ?? "", base: base(request), request: request) else {
+        guard let document = try sessions.answerInSwishApp(launchToken: request.queryValue("token") ?? "", call(request)) else {
             return HTTPReply(Self.html(CheckoutPage.swishApp(nil), status: .notFound))
         }
         let view = document.view
@@ -250,7 +251,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         guard let message = Base64URL.decodeJSON(creq), let acsTransID = message["acsTransID"]?.stringValue else {
             return HTTPReply(Self.html(CheckoutPage.challengeError, status: .badRequest))
         }
-        guard let (token, card, delay) = sessions.showChallenge(acsTransID, request: request) else {
+        guard let (token, card, delay) = sessions.showChallenge(acsTransID, call(request)) else {
             // A challenge no longer shown: journaled in its session's namespace while the session still knows it.
             let known = sessions.token(ofChallenge: acsTransID).flatMap { orders.lookup(token: $0) }
             return HTTPReply(Self.html(CheckoutPage.challengeError, status: .badRequest), note: known.map { NamespaceNote($0.namespace) })

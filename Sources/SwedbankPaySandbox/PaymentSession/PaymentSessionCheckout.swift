@@ -13,8 +13,8 @@ extension SwedbankPayPaymentSessionStore {
 
     /// `GET /checkout/<token>`: history `PaymentLoaded` once; `integration` is `Redirect` for a top-level load and
     /// `HostedView` inside the view-checkout iframe unless the app already said `App` (inferred).
-    func loadCheckout(_ token: String, mode: CheckoutPageMode?, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
-        try transition(token, base: base, rel: "redirect-checkout", request: request, { step in
+    func loadCheckout(_ token: String, mode: CheckoutPageMode?, _ call: Call) throws -> PaymentSessionDocument {
+        try transition(token, rel: "redirect-checkout", call, { step in
             if let mode, !step.record.prepared {
                 orders.setIntegration(step.record.namespace, orderID: step.record.orderID, mode == .embedded ? "HostedView" : "Redirect")
             }
@@ -27,9 +27,9 @@ extension SwedbankPayPaymentSessionStore {
 
     /// A card from the page (saved one by `paymentToken`, or typed): card.authenticate decides a frictionless
     /// payment or the ACS challenge page (swedbankpay-api.md §3.6 C without the 3DS method step the SDK runs).
-    func payByCard(_ token: String, paymentToken: String?, typed: TypedCard?, mode: CheckoutPageMode, base: String,
-                   request: HTTPRequest) throws -> SessionResult<PaymentSessionDocument> {
-        try transition(token, base: base, rel: "start-payment-attempt", request: request, { step in
+    func payByCard(_ token: String, paymentToken: String?, typed: TypedCard?, mode: CheckoutPageMode,
+                   _ call: Call) throws -> SessionResult<PaymentSessionDocument> {
+        try transition(token, rel: "start-payment-attempt", call, { step in
             try requirePageMethod(step, SessionMethod.creditCard.rawValue)
             let saved = paymentToken.flatMap { paymentToken in step.cards.first { $0.paymentToken == paymentToken } }
             let card = saved ?? typed.map { typed in
@@ -42,11 +42,11 @@ extension SwedbankPayPaymentSessionStore {
 
     /// The ACS page's answer for a card paid on the page (`/checkout/<token>/card/cres`). Also answers the mode
     /// the page was in and the challenge's 3-D Secure variant, for the outcome's delivery.
-    func finishPageChallenge(_ token: String, cres: String?, base: String, request: HTTPRequest)
+    func finishPageChallenge(_ token: String, cres: String?, _ call: Call)
     throws -> (document: SessionResult<PaymentSessionDocument>, mode: CheckoutPageMode?, variant: ThreeDSVariant?) {
         var mode: CheckoutPageMode?
         var variant: ThreeDSVariant?
-        let document = try transition(token, base: base, rel: "complete-authentication", request: request, { step in
+        let document = try transition(token, rel: "complete-authentication", call, { step in
             guard case .threeDSChallenge(let card) = step.record.phase, let page = card.page else {
                 throw SwedbankPayProblem.operationNotAllowed("complete-authentication")
             }
@@ -59,8 +59,8 @@ extension SwedbankPayPaymentSessionStore {
 
     /// Swish from the page, by the phone number the payer typed (swedbankpay-api.md §3.6 B). A second submit while
     /// the first waits changes nothing.
-    func payBySwish(_ token: String, msisdn: String, base: String, request: HTTPRequest) throws -> SessionResult<PaymentSessionDocument> {
-        try transition(token, base: base, rel: "start-payment-attempt", request: request, { step in
+    func payBySwish(_ token: String, msisdn: String, _ call: Call) throws -> SessionResult<PaymentSessionDocument> {
+        try transition(token, rel: "start-payment-attempt", call, { step in
             if case .swish = step.record.phase { return }
             try requirePageMethod(step, SessionMethod.swish.rawValue)
             try startSwish(&step, body: JSONNode(.object([("msisdn", .string(msisdn))])))
@@ -68,14 +68,14 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// The session as it is now (a Swish outcome that came due is applied): the waiting page's refresh.
-    func checkoutStatus(_ token: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
-        try transition(token, base: base, rel: "get-payment", request: request, { _ in }, render: { $0 }).value
+    func checkoutStatus(_ token: String, _ call: Call) throws -> PaymentSessionDocument {
+        try transition(token, rel: "get-payment", call, { _ in }, render: { $0 }).value
     }
 
     /// A web-based instrument (invoice, Trustly, …): swedbankpay.web.pay decides. Invoice-like instruments are
     /// authorized, Trustly is a sale (swedbankpay-api.md §1.3).
-    func payOnWeb(_ token: String, method: String, base: String, request: HTTPRequest) throws -> SessionResult<PaymentSessionDocument> {
-        try transition(token, base: base, rel: "start-payment-attempt", request: request, { step in
+    func payOnWeb(_ token: String, method: String, _ call: Call) throws -> SessionResult<PaymentSessionDocument> {
+        try transition(token, rel: "start-payment-attempt", call, { step in
             guard SessionMethod(rawValue: method) == nil else { throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt") }
             try requirePageMethod(step, method)
             guard let outcome = try decide(.swedbankPayWebPay, &step, methodName: method) else { return }
@@ -95,8 +95,8 @@ extension SwedbankPayPaymentSessionStore {
 
     /// The page's cancel button: the order is Aborted as by abort-payment (swedbankpay-api.md §3.6 G). A second press
     /// (double submit) answers the order as it is: the same redirect.
-    func abortOnPage(_ token: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument {
-        try transition(token, base: base, rel: "abort-payment", request: request, { step in
+    func abortOnPage(_ token: String, _ call: Call) throws -> PaymentSessionDocument {
+        try transition(token, rel: "abort-payment", call, { step in
             if case .swish = step.record.phase { throw SwedbankPayProblem.operationNotAllowed("abort-payment") }
             try payerAborts(&step)
             step.record.problem = nil
@@ -105,14 +105,14 @@ extension SwedbankPayPaymentSessionStore {
 
     /// The Swish app stand-in opened with a launch token: the payer answers in Swish now, so the outcome
     /// swedbankpay.swish.sale decided shows at once (swedbankpay-api.md §3.6 A). nil: no Swish payment waits for it.
-    func answerInSwishApp(launchToken: String, base: String, request: HTTPRequest) throws -> PaymentSessionDocument? {
+    func answerInSwishApp(launchToken: String, _ call: Call) throws -> PaymentSessionDocument? {
         guard let token = token(ofSwishLaunch: launchToken) else { return nil }
-        _ = try transition(token, base: base, rel: "get-payment", request: request, { step in
+        _ = try transition(token, rel: "get-payment", call, { step in
             guard case .swish(var swish) = step.record.phase, swish.launchToken == launchToken else { return }
             swish.due = min(swish.due, step.now)
             step.record.phase = .swish(swish)
         }, render: { _ in () })
-        return try checkoutStatus(token, base: base, request: request)
+        return try checkoutStatus(token, call)
     }
 
     /// The page offers `method` and no Swish payment is waiting for the payer.

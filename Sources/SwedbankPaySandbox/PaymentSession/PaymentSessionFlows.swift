@@ -4,14 +4,14 @@ import Foundation
 /// The operations of the session API (swedbankpay-api.md §3.4) and the per-instrument flows (§3.6).
 extension SwedbankPayPaymentSessionStore {
     /// GET of the session URL, get-payment and the SDK's recovery GET: the current document (swedbankpay-api.md §3.2, §3.4).
-    func read(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
-        try transition(token, base: base, rel: "get-payment", request: request) { _ in }
+    func read(_ token: String, _ call: Call) throws -> SessionResult<JSONText> {
+        try transition(token, rel: "get-payment", call) { _ in }
     }
 
     /// prepare-payment: `initial` → `idle`; again in idle: unchanged (inferred).
-    func prepare(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
-        let body = ScenarioEngine.subject(request.body)
-        return try transition(token, base: base, rel: "prepare-payment", request: request) { step in
+    func prepare(_ token: String, _ call: Call) throws -> SessionResult<JSONText> {
+        let body = call.body
+        return try transition(token, rel: "prepare-payment", call) { step in
             if !step.record.prepared {
                 step.record.prepared = true
                 // "ApplePay;ClickToPay" (iOS) / "GooglePay;ClickToPay" (Android) (swedbankpay-api.md §3.4).
@@ -27,11 +27,11 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// customize-payment: instrument mode, a restricted menu, or a reset (swedbankpay-api.md §3.4).
-    func customize(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
-        let body = ScenarioEngine.subject(request.body)
-        return try transition(token, base: base, rel: "customize-payment", request: request) { step in
+    func customize(_ token: String, _ call: Call) throws -> SessionResult<JSONText> {
+        let body = call.body
+        return try transition(token, rel: "customize-payment", call) { step in
             guard case .idle = step.record.phase else { throw SwedbankPayProblem.operationNotAllowed("customize-payment") }
-            let document = PaymentSessionDocument(view: step.view, record: step.record, base: base, savedCards: step.cards)
+            let document = PaymentSessionDocument(view: step.view, record: step.record, base: call.base, savedCards: step.cards)
             if let method = body?["paymentMethod"]?.stringValue {
                 // Not a 409: the SDKs answer a 409 with a recovery GET and then send the same customize-payment again,
                 // in a loop (swedbankpay-api.md §3.2); any other 4xx ends in paymentSessionAPIRequestFailed (inferred).
@@ -58,17 +58,17 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// expand-method: never offered; the idle document unchanged (inferred).
-    func expandMethod(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
-        try transition(token, base: base, rel: "expand-method", request: request) { step in
+    func expandMethod(_ token: String, _ call: Call) throws -> SessionResult<JSONText> {
+        try transition(token, rel: "expand-method", call) { step in
             guard step.record.prepared, case .idle = step.record.phase else { throw SwedbankPayProblem.operationNotAllowed("expand-method") }
         }
     }
 
     /// start-payment-attempt on one method (swedbankpay-api.md §3.6 A, B, C, E, F). An unacknowledged problem is dropped (inferred).
-    func startAttempt(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
-        let body = ScenarioEngine.subject(request.body)
-        return try transition(token, base: base, rel: "start-payment-attempt", request: request) { step in
-            let document = PaymentSessionDocument(view: step.view, record: step.record, base: base, savedCards: step.cards)
+    func startAttempt(_ token: String, method: SessionMethod, _ call: Call) throws -> SessionResult<JSONText> {
+        let body = call.body
+        return try transition(token, rel: "start-payment-attempt", call) { step in
+            let document = PaymentSessionDocument(view: step.view, record: step.record, base: call.base, savedCards: step.cards)
             guard step.record.prepared, case .idle = step.record.phase, document.shownMethods.contains(method.rawValue) else {
                 throw SwedbankPayProblem.operationNotAllowed("start-payment-attempt")
             }
@@ -185,17 +185,17 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// create-authentication: the 3DS method step is done; the challenge follows (swedbankpay-api.md §3.6 C3, C4).
-    func createAuthentication(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
-        try transition(token, base: base, rel: "create-authentication", request: request) { step in
+    func createAuthentication(_ token: String, _ call: Call) throws -> SessionResult<JSONText> {
+        try transition(token, rel: "create-authentication", call) { step in
             guard case .threeDSMethod(let card) = step.record.phase else { throw SwedbankPayProblem.operationNotAllowed("create-authentication") }
             step.record.phase = .threeDSChallenge(card)
         }
     }
 
     /// complete-authentication `{cRes}`: Y → card.authorize; N → 3dsecuredeclined; anything else → 3dsecureerror (swedbankpay-api.md §3.6 C6).
-    func completeAuthentication(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
-        let body = ScenarioEngine.subject(request.body)
-        return try transition(token, base: base, rel: "complete-authentication", request: request) { step in
+    func completeAuthentication(_ token: String, _ call: Call) throws -> SessionResult<JSONText> {
+        let body = call.body
+        return try transition(token, rel: "complete-authentication", call) { step in
             guard case .threeDSChallenge(let card) = step.record.phase, card.page == nil else {
                 throw SwedbankPayProblem.operationNotAllowed("complete-authentication")
             }
@@ -225,9 +225,9 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// attempt-payload: the wallet sheet's token; card.authorize decides (swedbankpay-api.md §3.6 E4). Never repeats the wallet-sdk task.
-    func attemptPayload(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
-        let body = ScenarioEngine.subject(request.body)
-        return try transition(token, base: base, rel: "attempt-payload", request: request) { step in
+    func attemptPayload(_ token: String, method: SessionMethod, _ call: Call) throws -> SessionResult<JSONText> {
+        let body = call.body
+        return try transition(token, rel: "attempt-payload", call) { step in
             guard case .wallet(let wallet) = step.record.phase, wallet.method == method else {
                 throw SwedbankPayProblem.operationNotAllowed("attempt-payload")
             }
@@ -245,8 +245,8 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// fail-payment-attempt: the SDK reports UserCancelled, TechnicalError or ClientAppLaunchFailed (swedbankpay-api.md §3.4, §3.6 H).
-    func failAttempt(_ token: String, method: SessionMethod, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
-        let body = ScenarioEngine.subject(request.body)
+    func failAttempt(_ token: String, method: SessionMethod, _ call: Call) throws -> SessionResult<JSONText> {
+        let body = call.body
         let problemType = body?["problemType"]?.stringValue
         let errorCode = body?["errorCode"]?.stringValue
         let failure: AttemptFailure
@@ -263,7 +263,7 @@ extension SwedbankPayPaymentSessionStore {
         default:
             throw SwedbankPayProblem.sessionInput("ProblemType", "problemType must be UserCancelled, TechnicalError or ClientAppLaunchFailed.")
         }
-        return try transition(token, base: base, rel: "fail-payment-attempt", request: request) { step in
+        return try transition(token, rel: "fail-payment-attempt", call) { step in
             guard step.record.prepared else { throw SwedbankPayProblem.operationNotAllowed("fail-payment-attempt") }
             // No attempt in progress (it already ended, e.g. a scenario failed the Swish launch before the SDK reported
             // it): nothing more to fail, the document as it is. A second problem would be a second failed attempt.
@@ -275,8 +275,8 @@ extension SwedbankPayPaymentSessionStore {
 
     /// acknowledge-failed-attempt: the problem goes and never comes back; repeats are idempotent, unknown numbers 409
     /// (swedbankpay-api.md §3.6 H3, inferred). The route answers 204 without this document (PaymentSessionRoutes).
-    func acknowledge(_ token: String, number: Int, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
-        try transition(token, base: base, rel: "acknowledge-failed-attempt", request: request) { step in
+    func acknowledge(_ token: String, number: Int, _ call: Call) throws -> SessionResult<JSONText> {
+        try transition(token, rel: "acknowledge-failed-attempt", call) { step in
             if step.record.problem?.number == number {
                 step.record.problem = nil
             } else if number < 1 || number > step.record.failedAttempts {
@@ -287,8 +287,8 @@ extension SwedbankPayPaymentSessionStore {
 
     /// abort-payment: the order becomes Aborted and the cancelled document redirects to cancelUrl (swedbankpay-api.md §3.6 G).
     /// 409 while Swish waits for the payer or once the order has ended (§3.8 sample 13).
-    func abort(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
-        try transition(token, base: base, rel: "abort-payment", request: request, onTerminalOrder: .notAllowed) { step in
+    func abort(_ token: String, _ call: Call) throws -> SessionResult<JSONText> {
+        try transition(token, rel: "abort-payment", call, onTerminalOrder: .notAllowed) { step in
             if case .swish = step.record.phase { throw SwedbankPayProblem.operationNotAllowed("abort-payment") }
             try payerAborts(&step)
             step.record.problem = nil
@@ -297,8 +297,8 @@ extension SwedbankPayPaymentSessionStore {
 
     /// A scenario's `session_end_reached`: the order fails, and the ended document makes the SDKs report
     /// PaymentSessionEndReached (inferred problem).
-    func endSession(_ token: String, base: String, request: HTTPRequest) throws -> SessionResult<JSONText> {
-        try transition(token, base: base, rel: "get-payment", request: request) { step in
+    func endSession(_ token: String, _ call: Call) throws -> SessionResult<JSONText> {
+        try transition(token, rel: "get-payment", call) { step in
             if case .swish = step.record.phase { orders.setSwishPending(step.record.namespace, orderID: step.record.orderID, false) }
             step.record.phase = .idle
             orders.failOrder(step.record.namespace, orderID: step.record.orderID, problem: SwedbankPayProblem(

@@ -47,6 +47,7 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
     }
 
     private func base(_ request: HTTPRequest) -> String { publicBaseURL(request, configured: orders.configuration.publicBaseURL) }
+    private func call(_ request: HTTPRequest) -> SwedbankPayPaymentSessionStore.Call { .init(request, base: base(request)) }
 
     /// Plays `operation` for the token's order, then answers the document `body` builds (200, swedbankpay-api.md §3.2),
     /// as the player settles the business decisions it took (their delay; the player's own answer to an `http_error` or
@@ -54,16 +55,17 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
     /// `answer` turns the document into the response (the document itself, except for acknowledge-failed-attempt).
     private func session(_ operation: ScenarioOperation, rel: String, _ request: HTTPRequest,
                          answer: @escaping @Sendable (JSONText) -> HTTPResponse = Self.document,
-                         _ body: @escaping @Sendable (String, String) throws -> SessionResult<JSONText>) throws -> HTTPReply {
+                         _ body: @escaping @Sendable (String, SwedbankPayPaymentSessionStore.Call) throws -> SessionResult<JSONText>)
+        throws -> HTTPReply {
         let token = try request.parameters.require("token")
         let context = try sessions.context(token)
         return play(operation, request, context.namespace, object: token, sticky: context.view.scenario) { outcome in
             try Self.requireJSONObjectBody(request)
             switch outcome.swedbankPay {
-            case .sessionEndReached?: return try sessions.endSession(token, base: base(request), request: request).reply(play, request, Self.document)
+            case .sessionEndReached?: return try sessions.endSession(token, call(request)).reply(play, request, Self.document)
             case .notAllowed?: throw SwedbankPayProblem.operationNotAllowed(rel)
             default:
-                let result = try body(token, base(request))
+                let result = try body(token, call(request))
                 let reply = result.reply(play, request, answer)
                 // callback_before_redirect: the answer after the order's callback waits for its first call (a call a
                 // decision answered took no effect: no callback).
@@ -96,28 +98,28 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
     // MARK: The session's operations
 
     private func read(_ request: HTTPRequest) throws -> HTTPReply {
-        try session(.swedbankPaySessionRead, rel: "get-payment", request) { try sessions.read($0, base: $1, request: request) }
+        try session(.swedbankPaySessionRead, rel: "get-payment", request) { try sessions.read($0, $1) }
     }
 
     private func prepare(_ request: HTTPRequest) throws -> HTTPReply {
-        try session(.swedbankPaySessionPreparePayment, rel: "prepare-payment", request) { try sessions.prepare($0, base: $1, request: request) }
+        try session(.swedbankPaySessionPreparePayment, rel: "prepare-payment", request) { try sessions.prepare($0, $1) }
     }
 
     private func customize(_ request: HTTPRequest) throws -> HTTPReply {
         try session(.swedbankPaySessionCustomizePayment, rel: "customize-payment", request) {
-            try sessions.customize($0, base: $1, request: request)
+            try sessions.customize($0, $1)
         }
     }
 
     private func abort(_ request: HTTPRequest) throws -> HTTPReply {
-        try session(.swedbankPaySessionAbortPayment, rel: "abort-payment", request) { try sessions.abort($0, base: $1, request: request) }
+        try session(.swedbankPaySessionAbortPayment, rel: "abort-payment", request) { try sessions.abort($0, $1) }
     }
 
     private func expandMethod(_ request: HTTPRequest) throws -> HTTPReply {
         try inTokensNamespace(request) {
             _ = try method(request)
             return try session(.swedbankPaySessionExpandMethod, rel: "expand-method", request) {
-                try sessions.expandMethod($0, base: $1, request: request)
+                try sessions.expandMethod($0, $1)
             }
         }
     }
@@ -126,7 +128,7 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
         try inTokensNamespace(request) {
             let method = try method(request)
             return try session(.swedbankPaySessionStartPaymentAttempt, rel: "start-payment-attempt", request) {
-                try sessions.startAttempt($0, method: method, base: $1, request: request)
+                try sessions.startAttempt($0, method: method, $1)
             }
         }
     }
@@ -135,7 +137,7 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
         try inTokensNamespace(request) {
             let method = try method(request)
             return try session(.swedbankPaySessionFailPaymentAttempt, rel: "fail-payment-attempt", request) {
-                try sessions.failAttempt($0, method: method, base: $1, request: request)
+                try sessions.failAttempt($0, method: method, $1)
             }
         }
     }
@@ -145,20 +147,20 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
             let method = try method(request)
             guard method == .applePay || method == .googlePay else { throw SwedbankPayProblem.paymentSessionNotFound }
             return try session(.swedbankPaySessionAttemptPayload, rel: "attempt-payload", request) {
-                try sessions.attemptPayload($0, method: method, base: $1, request: request)
+                try sessions.attemptPayload($0, method: method, $1)
             }
         }
     }
 
     private func createAuthentication(_ request: HTTPRequest) throws -> HTTPReply {
         try session(.swedbankPaySessionCreateAuthentication, rel: "create-authentication", request) {
-            try sessions.createAuthentication($0, base: $1, request: request)
+            try sessions.createAuthentication($0, $1)
         }
     }
 
     private func completeAuthentication(_ request: HTTPRequest) throws -> HTTPReply {
         try session(.swedbankPaySessionCompleteAuthentication, rel: "complete-authentication", request) {
-            try sessions.completeAuthentication($0, base: $1, request: request)
+            try sessions.completeAuthentication($0, $1)
         }
     }
 
@@ -174,7 +176,7 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
             // (SwedbankPayPaymentSession.swift) and the app would end the session after the first decline.
             return try session(.swedbankPaySessionAcknowledgeFailedAttempt, rel: "acknowledge-failed-attempt", request,
                                answer: { _ in HTTPResponse(status: .noContent) }) {
-                try sessions.acknowledge($0, number: number, base: $1, request: request)
+                try sessions.acknowledge($0, number: number, $1)
             }
         }
     }
@@ -194,7 +196,7 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
         // on (the real server's way is unknown, swedbankpay-api.md §6.2). iOS has already read cres from this POST;
         // Android only reads the query of a navigation to fake.payex.com/notification (ScaRedirectFragment.kt), and
         // WebViewClient.shouldOverrideUrlLoading is not called for POSTs: it never gets the cres.
-        if let token = request.parameters["token"], sessions.postsChallengeAnswer(token, request: request) {
+        if let token = request.parameters["token"], sessions.postsChallengeAnswer(token, call(request)) {
             return HTTPReply(SwedbankPayCheckoutRoutes.html(CheckoutPage.postOn(action: "https://fake.payex.com/notification", fields: [("cres", cres)])),
                              note: tokensNamespace(request))
         }
@@ -223,5 +225,12 @@ package struct SwedbankPayPaymentSessionRoutes: Sendable {
         guard let document = try? JSONDocument.parse(request.body), document.members != nil else {
             throw .sessionInput("Body", "The request body is not a JSON object.")
         }
+    }
+}
+
+extension SwedbankPayPaymentSessionStore.Call {
+    /// The store's view of `request`: its body parsed once, its links on `base`.
+    init(_ request: HTTPRequest, base: String) {
+        self.init(base: base, body: ScenarioEngine.subject(request.body), facts: ScenarioRequestFacts(request))
     }
 }

@@ -95,6 +95,14 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
 
     // MARK: Context
 
+    /// One call on a session as the store takes it: the public base URL of the document's links, the body as JSON
+    /// (nil when empty or not JSON), and what the business decisions read of the request (the routes make it).
+    struct Call: Sendable {
+        let base: String
+        let body: JSONNode?
+        let facts: ScenarioRequestFacts
+    }
+
     /// Who a token belongs to, for the scenario player and the journal.
     struct Context {
         var namespace: Namespace
@@ -132,13 +140,13 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
 
     // MARK: The transition driver
 
-    /// What one call sees: its record (to change), the order as it is, the namespace's time, and the request; and
+    /// What one call sees: its record (to change), the order as it is, the namespace's time, and the call; and
     /// how long its answer waits (the `delay_ms` of the business decisions it took, ``decide(_:_:methodName:card:msisdn:)``).
     struct Step {
         var record: PaymentSessionRecord
         let view: SwedbankPayOrderView
         let now: Date
-        let request: HTTPRequest
+        let call: Call
         let cards: [SavedCard]
         var delay: Duration?
         /// A business decision's `commit_then_drop`: the call takes effect as for `approve`, its answer is lost.
@@ -151,16 +159,17 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     /// Runs `change` on the session and answers the document, with the delay of the decisions `change` took. A
     /// terminal order answers its terminal document without running it (inferred: the order state wins), except for
     /// `abort-payment`, which is 409 then (§3.6 G).
-    func transition(_ token: String, base: String, rel: String, request: HTTPRequest, onTerminalOrder: TerminalRule = .answerDocument,
+    func transition(_ token: String, rel: String, _ call: Call, onTerminalOrder: TerminalRule = .answerDocument,
                     _ change: (inout Step) throws -> Void) throws -> SessionResult<JSONText> {
-        try transition(token, base: base, rel: rel, request: request, onTerminalOrder: onTerminalOrder, change) { $0.json }
+        try transition(token, rel: rel, call, onTerminalOrder: onTerminalOrder, change) { $0.json }
     }
 
-    /// ``transition(_:base:rel:request:onTerminalOrder:_:)`` for the pages: `render` sees the document's parts
+    /// ``transition(_:rel:_:onTerminalOrder:_:)`` for the pages: `render` sees the document's parts
     /// (order, session, saved cards) as they are afterwards.
-    func transition<Rendered: Sendable>(_ token: String, base: String, rel: String, request: HTTPRequest, onTerminalOrder: TerminalRule = .answerDocument,
+    func transition<Rendered: Sendable>(_ token: String, rel: String, _ call: Call, onTerminalOrder: TerminalRule = .answerDocument,
                               _ change: (inout Step) throws -> Void, render: (PaymentSessionDocument) -> Rendered) throws -> SessionResult<Rendered> {
         let context = try context(token)
+        let base = call.base
         defer { retained.retention.evictOverflow() }
         // The same text as `token`, the instance the order holds: the session keeps no copy of its own.
         let token = context.view.token
@@ -177,7 +186,7 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
             if view.status != .initialized {
                 if onTerminalOrder == .notAllowed { throw SwedbankPayProblem.operationNotAllowed(rel) }
             } else {
-                var step = Step(record: record, view: view, now: now, request: request, cards: cards(view, record, &state))
+                var step = Step(record: record, view: view, now: now, call: call, cards: cards(view, record, &state))
                 try change(&step)
                 if let answeredBy = step.answeredBy {
                     return SessionResult(render(PaymentSessionDocument(view: view, record: record, base: base, savedCards: step.cards)),
@@ -325,15 +334,15 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         var subject: [(String, JSONText)] = [("paymentorder", step.view.request.jsonText), ("paymentMethod", .string(methodName))]
         if let card { subject.append(("card", .object([("number", .string(card.number)), ("brand", .string(card.brand))]))) }
         subject.append(("msisdn", msisdn.map(JSONText.string) ?? .null))
-        subject.append(("body", ScenarioEngine.subject(step.request.body)?.jsonText ?? .null))
+        subject.append(("body", step.call.body?.jsonText ?? .null))
         let decided: PlayedDecision
         do {
-            decided = try play.decide(operation, step.request, in: step.record.namespace, subject: .some(JSONNode(.object(subject))),
+            decided = try play.decide(operation, step.call.facts, in: step.record.namespace, subject: JSONNode(.object(subject)),
                                       object: step.record.token, sticky: step.view.scenario)
         } catch {
             throw SwedbankPayProblem.unknownScenario(error)
         }
-        journal?.record(step.record.namespace, method: "DECISION", path: step.request.path, status: 0, note: decided.note.description)
+        journal?.record(step.record.namespace, method: "DECISION", path: step.call.facts.path, status: 0, note: decided.note.description)
         guard !decided.answersCall else {
             step.answeredBy = decided.outcome
             step.delay = Self.total(step.delay, decided.delay)

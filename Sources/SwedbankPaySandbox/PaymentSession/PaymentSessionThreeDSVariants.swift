@@ -29,10 +29,10 @@ extension SwedbankPayPaymentSessionStore {
     /// The ACS page's load of a challenge: its session and card attempt, and how long a slow ACS takes (first load
     /// only, so the retry Android offers after its 10 s timeout answers at once). The first load also starts an
     /// abandoned challenge's time. nil when no session waits for this challenge.
-    func showChallenge(_ acsTransID: String, request: HTTPRequest) -> (token: String, attempt: CardAttempt, delay: Duration?)? {
+    func showChallenge(_ acsTransID: String, _ call: Call) -> (token: String, attempt: CardAttempt, delay: Duration?)? {
         guard let token = token(ofChallenge: acsTransID) else { return nil }
         var shown: (attempt: CardAttempt, delay: Duration?)?
-        _ = try? transition(token, base: "", rel: "sca-redirect", request: request, { step in
+        _ = try? transition(token, rel: "sca-redirect", call, { step in
             guard case .threeDSChallenge(var card) = step.record.phase, card.acsTransID == acsTransID else { return }
             var delay: Duration?
             if !card.acsPageShown {
@@ -52,9 +52,9 @@ extension SwedbankPayPaymentSessionStore {
     }
 
     /// `challenge_cres_posted`: the session waits for a challenge whose answer is POSTed on.
-    func postsChallengeAnswer(_ token: String, request: HTTPRequest) -> Bool {
+    func postsChallengeAnswer(_ token: String, _ call: Call) -> Bool {
         var posted = false
-        _ = try? transition(token, base: "", rel: "sca-redirect", request: request, { step in
+        _ = try? transition(token, rel: "sca-redirect", call, { step in
             if case .threeDSChallenge(let card) = step.record.phase, card.variant == .cresPosted { posted = true }
         }, render: { _ in () })
         return posted
