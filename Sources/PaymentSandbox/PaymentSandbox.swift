@@ -27,6 +27,8 @@ public final class PaymentSandbox: Sendable {
     /// The same routes for ``respond(to:)`` (no socket), whose control API checks no `Host`: such a request comes
     /// from no browser, and names the host its URL used (`SandboxURLProtocol`'s registered hosts).
     private let inProcessRouter: Router
+    /// Every route this sandbox answers, as "METHOD /path/:name" (for the tests that hold documents to them).
+    package var routes: [String] { router.routes }
     private let started = Locked<URL?>(nil)
     /// Problems found loading the scenario files: ``start()`` refuses to start with them.
     private let loadFailure: ScenarioLoadFailure?
@@ -93,7 +95,8 @@ public final class PaymentSandbox: Sendable {
         // A Sandbox-Namespace header past Namespace.maxLength is refused before any route, in the path's error format.
         router.setRequestCheck(Namespace.check)
         ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: states + [outbox],
-                      retention: retention, outbox: outbox, controlToken: configuration.controlToken, stateFile: stateFile)
+                      retention: retention, outbox: outbox, controlToken: configuration.controlToken, stateFile: stateFile,
+                      providerKinds: plugIns.map(\.kind))
             .add(to: &router)
         // Host, the control token (when set) and the writes a web page of another site could make (ControlRequestCheck).
         let controlCheck = ControlRequestCheck(configuration: configuration, openPrefixes: providers.flatMap(\.browserPrefixes))

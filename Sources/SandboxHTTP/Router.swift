@@ -100,6 +100,20 @@ package struct Router: Sendable {
         }
     }
 
+    /// Every route added, as "METHOD /path/:name" (sorted): for documents that must list them all.
+    package var routes: [String] {
+        var found: [String] = []
+        Router.collectRoutes(root, path: "", into: &found)
+        return found.sorted()
+    }
+
+    private static func collectRoutes(_ node: Node, path: String, into found: inout [String]) {
+        found += node.handlers.keys.map { "\($0) \(path.isEmpty ? "/" : path)" }
+        found += node.wildcard.keys.map { "\($0) \(path)/*" }
+        for (segment, child) in node.literals { collectRoutes(child, path: path + "/" + segment, into: &found) }
+        for child in node.parameter { collectRoutes(child.node, path: path + "/:" + child.name, into: &found) }
+    }
+
     /// Errors for paths under `prefix` (e.g. "/payments/") are rendered by `renderer`; the longest prefix wins.
     package mutating func setErrorRenderer(_ renderer: any HTTPErrorRenderer, forPathPrefix prefix: String) {
         renderers.removeAll { $0.prefix == prefix }

@@ -25,8 +25,16 @@ package protocol SandboxProvider: Sendable {
     /// browser cannot send the control token, so they stay open under one. Each must act on one object whose random
     /// id only its link carries.
     var browserPrefixes: [String] { get }
+    /// Its routes under `/__sandbox/` as the control API's OpenAPI 3.1 document describes them
+    /// (`GET /__sandbox/openapi.json`): a JSON object of path items keyed by path, `{name}` for a `:name` segment.
+    /// A test holds the document to the routes. None by default.
+    static var controlAPIPaths: String { get }
     /// Adds its routes to `router`, and nothing else.
     func addRoutes(to router: inout Router)
+}
+
+extension SandboxProvider {
+    package static var controlAPIPaths: String { "{}" }
 }
 
 /// A path prefix a provider answers under and the format of its errors there.

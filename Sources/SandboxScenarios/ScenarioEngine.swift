@@ -147,7 +147,10 @@ package final class ScenarioEngine: Sendable {
     package struct UnknownScenario: Error, Sendable, CustomStringConvertible {
         package var name: String
         package var known: [String]
-        package var description: String { "unknown scenario \"\(name)\" (known: \(known.joined(separator: ", ")))" }
+        package var description: String {
+            NearestName.unknown("scenario", name, known: known, listing: "known:",
+                                whereListed: "none of the \(known.count) loaded is near it: GET /__sandbox/scenarios lists them")
+        }
     }
 
     /// Choosing a default for one more namespace while ``maxDefaults`` have one.

@@ -199,7 +199,8 @@ struct ScenarioValidator {
         let candidate = ScenarioOperation(raw)
         if vocabulary.operation(candidate) != nil { return candidate }
         report(path / "operation", at: node.position,
-               "unknown operation \(JSONNode.quoted(raw)) (expected one of: \(vocabulary.operations.map(\.name.rawValue).joined(separator: ", ")))")
+               NearestName.unknown("operation", raw, known: vocabulary.operations.map(\.name.rawValue),
+                                   whereListed: "none is near it: docs/scenarios.md lists every operation"))
         return nil
     }
 
@@ -276,8 +277,9 @@ struct ScenarioValidator {
                     valid = false
                 }
             } else {
-                let expected = (operation.flatMap(vocabulary.allowedOutcomes) ?? vocabulary.outcomeNames).joined(separator: ", ")
-                report(path / "outcome", at: node.position, "unknown outcome \(JSONNode.quoted(raw)) (expected one of: \(expected))")
+                let expected = operation.flatMap(vocabulary.allowedOutcomes) ?? vocabulary.outcomeNames
+                report(path / "outcome", at: node.position,
+                       NearestName.unknown("outcome", raw, known: expected, whereListed: "none is near it: docs/scenarios.md lists every outcome"))
             }
         }
 

@@ -8,7 +8,7 @@ import SwedbankPaySandbox
 
 /// What the command line asked for, after flags and `PAYMENT_SANDBOX_*` variables (flags win).
 struct CommandLineOptions: Equatable {
-    enum Command: Equatable { case serve, healthcheck, validate, schema, help, version }
+    enum Command: Equatable { case serve, healthcheck, validate, schema, openapi, help, version }
 
     var command: Command = .serve
     var host = "127.0.0.1"
@@ -51,6 +51,7 @@ struct CommandLineOptions: Equatable {
                payment-sandbox healthcheck [--host HOST] [--port PORT] [--timeout SECONDS]
                payment-sandbox validate [DIR|FILE]...   (default: the bundled scenarios/)
                payment-sandbox schema                   (the scenario files' JSON Schema, to stdout)
+               payment-sandbox openapi                  (the control API's OpenAPI document, to stdout)
                payment-sandbox --help | --version
 
         Serves fakes of the Klarna and Swedbank Pay APIs that play scenarios from JSON files.
@@ -128,6 +129,7 @@ struct CommandLineOptions: Equatable {
         case "healthcheck": .healthcheck
         case "validate": .validate
         case "schema": .schema
+        case "openapi": .openapi
         default: throw UsageError(message: "unknown command '\(name)'")
         }
     }

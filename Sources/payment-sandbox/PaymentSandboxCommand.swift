@@ -44,6 +44,8 @@ enum PaymentSandboxCommand {
             }
         case .schema:
             print(ScenarioSchema.text(for: .sandbox), terminator: "")
+        case .openapi:
+            print(String(decoding: PaymentSandbox.controlAPIDocument, as: UTF8.self))
         case .serve:
             serve(options)
         }

@@ -15,7 +15,7 @@ struct ScenarioControlStartupTests {
     static let typo = scenarioFile("e2e-bad", "An outcome with a typo.", rules: [
         #"{"operation": "klarna.payments.authorize", "outcome": "rejekt"}"#,
     ])
-    static let typoMessage = #"$.rules[0].outcome: unknown outcome "rejekt" (expected one of: approve, reject, cancel, finalize_required, show_form_false, invalid_client_token, http_error, drop_connection, commit_then_drop)"#
+    static let typoMessage = #"$.rules[0].outcome: unknown outcome "rejekt": did you mean "reject"?"#
 
     /// The problem line of the typo in `bad.json` of `directory` as `shown` names the directory.
     static func typoProblem(_ shownDirectory: String) throws -> String {

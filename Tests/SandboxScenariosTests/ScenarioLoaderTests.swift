@@ -98,7 +98,7 @@ final class ScenarioTempTree {
         #expect(problems.map(\.description) == [
             "\(dir)/a.json:3:16: $.description: must not be empty",
             "\(dir)/a.json:4:10: $.rules: expected an array of rules, found a number (1)",
-            "\(dir)/b.json:2:15: $.rules[0].operation: unknown operation \"x\" (expected one of: \(ScenarioVocabulary.sandbox.operations.map(\.name.rawValue).joined(separator: ", ")))",
+            "\(dir)/b.json:2:15: $.rules[0].operation: unknown operation \"x\" (none is near it: docs/scenarios.md lists every operation)",
             "\(dir)/c.json:1:2: $: unexpected character ',': expected a string key",
         ])
         guard case .failure(let failure) = ScenarioLibrary.load(directories: [tree.url("dir")], vocabulary: .sandbox) else { Issue.record("loaded"); return }

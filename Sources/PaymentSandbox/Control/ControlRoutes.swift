@@ -16,11 +16,15 @@ struct ControlRoutes: Sendable {
     var controlToken: String? = nil
     /// Written by `POST /__sandbox/snapshot`; nil when none is configured.
     var stateFile: SandboxStateFile? = nil
+    /// The providers whose routes under `/__sandbox/` the OpenAPI document adds (ControlAPIDocument).
+    var providerKinds: [any SandboxProvider.Type] = []
 
     func add(to router: inout Router) {
         SnapshotRoutes(stateFile: stateFile).add(to: &router)
         let healthPrefix = Self.healthPrefix
         router.addImmediate("GET /__sandbox/health") { _ in health(prefix: healthPrefix) }
+        let providerKinds = providerKinds
+        router.addImmediate("GET /__sandbox/openapi.json") { _ in .json(ControlAPIDocument.cached(providers: providerKinds)) }
         // Any method: what the server parsed, for debugging clients and for the parser tests.
         router.addImmediate("* /__sandbox/echo") { request in .json(Self.echo(request).data) }
         router.addImmediate("* /__sandbox/echo/*") { request in .json(Self.echo(request).data) }

@@ -114,7 +114,7 @@ struct KlarnaScenarioSelectionTests {
             let response = try await client.setDefaultScenario("no-such-scenario")
             expectJSON(response, status: 422, """
                 {"error": "Unprocessable Content", "status": 422,
-                 "message": "unknown scenario \\"no-such-scenario\\" (known: \(known.joined(separator: ", ")))"}
+                 "message": "unknown scenario \\"no-such-scenario\\" (none of the \(known.count) loaded is near it: GET /__sandbox/scenarios lists them)"}
                 """)
             #expect(try await client.scenarioList()["default_scenario"] as? String == "reject")
             let bad = try await client.send("PUT", "/__sandbox/scenario", body: #"{"name": 7}"#)
@@ -123,13 +123,13 @@ struct KlarnaScenarioSelectionTests {
         }
     }
 
-    @Test("an unknown Sandbox-Scenario header answers 400 in Klarna's envelope naming the known scenarios")
+    @Test("an unknown Sandbox-Scenario header answers 400 in Klarna's envelope suggesting the nearest scenario")
     func unknownHeader() async throws {
         try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("select-unknown-header"))
             let known = try await client.scenarioNames()
             #expect(known.count >= 13 && known.first == "approve", "\(known)")
-            let message = "Sandbox-Scenario: unknown scenario \"rejekt\" (known: \(known.joined(separator: ", ")))"
+            let message = "Sandbox-Scenario: unknown scenario \"rejekt\": did you mean \"reject\"?"
             expectKlarnaError(try await client.createSession(scenario: "rejekt"), 400, "BAD_VALUE", [message])
             // Nothing was created.
             #expect((try await client.paymentsState()["sessions"] as? [Any])?.isEmpty == true)
