@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import SandboxHTTP
+import SandboxPlugIn
+
+/// The request figures of `GET /__sandbox/metrics` (docs/control-api.md, "Metrics"): requests by provider, operation
+/// and status class, the scenario outcomes their answers played, and a latency histogram per provider. It sees every
+/// answered request on its way to the journal (``HTTPExchangeObserver``).
+///
+/// Cheap on the request path: every series is a slot of a fixed table made at start (the providers, their
+/// operations and outcomes are known then, so the labels are bounded), and a request adds to the table of its
+/// thread's shard under that shard's lock alone: event loops do not meet on one lock. A scrape sums the shards.
+final class SandboxMetrics: HTTPExchangeObserver {
+    /// The next observer (the journal): it sees every exchange as before.
+    private let next: any HTTPExchangeObserver
+    let layout: Layout
+    private let shards: [Locked<[Int]>]
+
+    /// Upper bounds of the latency histogram's buckets, in seconds (+Inf follows).
+    static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
+    static let statusClasses = ["1xx", "2xx", "3xx", "4xx", "5xx", "dropped"]
+    static let shardCount = 8
+
+    init(providers: [any SandboxProvider], vocabulary: ScenarioVocabulary, next: any HTTPExchangeObserver) {
+        self.next = next
+        let layout = Layout(providers: providers, vocabulary: vocabulary)
+        self.layout = layout
+        shards = (0..<Self.shardCount).map { _ in Locked([Int](repeating: 0, count: layout.slotCount)) }
+    }
+
+    func exchangeCompleted(_ exchange: HTTPExchange, durationSeconds: Double) {
+        next.exchangeCompleted(exchange, durationSeconds: durationSeconds)
+        let note = exchange.note as? ScenarioNote
+        let row = note.flatMap { layout.operationRows[$0.operation.rawValue] } ?? layout.row(forPath: exchange.request.path)
+        let status = exchange.status
+        let statusClass = status == HTTPExchange.droppedStatus ? 5 : min(max(status / 100, 1), 5) - 1
+        let outcome = note.flatMap { note in layout.outcomeColumns[note.decision.outcome.name].map { (row, $0) } }
+        let provider = layout.rows[row].providerIndex
+        var bucket = 0
+        while bucket < Self.latencyBuckets.count, durationSeconds > Self.latencyBuckets[bucket] { bucket += 1 }
+        let micros = Int(durationSeconds * 1_000_000)
+        let shard = shards[Self.shardIndex()]
+        shard.withLock { slots in
+            slots[layout.requestSlot(row: row, statusClass: statusClass)] += 1
+            let latency = layout.latencySlot(provider: provider)
+            slots[latency + bucket] += 1
+            slots[latency + Self.latencyBuckets.count + 1] += micros
+            if let (row, column) = outcome { slots[layout.outcomeSlot(row: row, column: column)] += 1 }
+        }
+    }
+
+    /// The calling thread's shard: threads of the event loops spread over the shards.
+    private static func shardIndex() -> Int {
+        var thread = pthread_self()
+        let bits = withUnsafeBytes(of: &thread) { $0.loadUnaligned(as: UInt.self) }
+        return Int((bits >> 12) % UInt(shardCount))
+    }
+
+    /// Every shard's slots added up.
+    func totals() -> [Int] {
+        var totals = [Int](repeating: 0, count: layout.slotCount)
+        for shard in shards {
+            shard.withLock { slots in
+                for index in slots.indices { totals[index] += slots[index] }
+            }
+        }
+        return totals
+    }
+
+    /// Where each series sits in a shard's table.
+    struct Layout: Sendable {
+        struct Row: Sendable {
+            var provider: String
+            var operation: String
+            var providerIndex: Int
+        }
+        /// The providers' names (each the first part of its operations' names), then `sandbox` (the control API)
+        /// and `none` (a path no provider answers under).
+        let providerNames: [String]
+        /// One per operation of the scenario vocabulary, then per provider `other` (its calls no scenario decided),
+        /// then `sandbox`/`control` and `none`/`other`.
+        let rows: [Row]
+        let operationRows: [String: Int]
+        let outcomeNames: [String]
+        let outcomeColumns: [String: Int]
+        /// Path prefixes, longest first, with the row of their provider's `other`: those under `/__sandbox/`
+        /// apart, so a control call (health) looks only at the few there.
+        let apiPrefixRows: [(prefix: String, row: Int)]
+        let controlPrefixRows: [(prefix: String, row: Int)]
+        let controlRow: Int
+        let unknownRow: Int
+
+        init(providers: [any SandboxProvider], vocabulary: ScenarioVocabulary) {
+            var names: [String] = []
+            for provider in providers {
+                let operations = type(of: provider).scenarioVocabulary.operations
+                names.append(operations.first.map { String($0.name.rawValue.prefix { $0 != "." }) } ?? "provider\(names.count)")
+            }
+            providerNames = names + ["sandbox", "none"]
+            var rows: [Row] = [], operationRows: [String: Int] = [:]
+            for operation in vocabulary.operations where operationRows[operation.name.rawValue] == nil {
+                let provider = String(operation.name.rawValue.prefix { $0 != "." })
+                operationRows[operation.name.rawValue] = rows.count
+                rows.append(Row(provider: provider, operation: operation.name.rawValue,
+                                providerIndex: names.firstIndex(of: provider) ?? names.count + 1))
+            }
+            var prefixRows: [(prefix: String, row: Int)] = []
+            for (index, provider) in providers.enumerated() {
+                for prefix in provider.pathPrefixes.map(\.prefix) + provider.journaledSandboxPrefixes + provider.browserPrefixes {
+                    prefixRows.append((prefix, rows.count))
+                }
+                rows.append(Row(provider: names[index], operation: "other", providerIndex: index))
+            }
+            controlRow = rows.count
+            rows.append(Row(provider: "sandbox", operation: "control", providerIndex: names.count))
+            unknownRow = rows.count
+            rows.append(Row(provider: "none", operation: "other", providerIndex: names.count + 1))
+            self.rows = rows
+            self.operationRows = operationRows
+            let sorted = prefixRows.sorted { $0.prefix.count > $1.prefix.count }
+            apiPrefixRows = sorted.filter { !$0.prefix.hasPrefix(ControlToken.protectedPrefix) }
+            controlPrefixRows = sorted.filter { $0.prefix.hasPrefix(ControlToken.protectedPrefix) }
+            outcomeNames = Array(Set(ScenarioOutcome.universal + vocabulary.outcomeNames)).sorted()
+            outcomeColumns = Dictionary(uniqueKeysWithValues: outcomeNames.enumerated().map { ($1, $0) })
+        }
+
+        /// The row of a call no scenario decided: its provider's `other`, the control API, or `none`.
+        func row(forPath path: String) -> Int {
+            let isControl = path.hasPrefix(ControlToken.protectedPrefix)
+            for (prefix, row) in isControl ? controlPrefixRows : apiPrefixRows where path.hasPrefix(prefix) { return row }
+            return isControl ? controlRow : unknownRow
+        }
+
+        var requestSlotCount: Int { rows.count * SandboxMetrics.statusClasses.count }
+        /// Per provider: a count per bucket, then +Inf, then the sum in microseconds.
+        var latencyStride: Int { SandboxMetrics.latencyBuckets.count + 2 }
+        var slotCount: Int { requestSlotCount + providerNames.count * latencyStride + rows.count * outcomeNames.count }
+
+        func requestSlot(row: Int, statusClass: Int) -> Int { row * SandboxMetrics.statusClasses.count + statusClass }
+        func latencySlot(provider: Int) -> Int { requestSlotCount + provider * latencyStride }
+        func outcomeSlot(row: Int, column: Int) -> Int {
+            requestSlotCount + providerNames.count * latencyStride + row * outcomeNames.count + column
+        }
+    }
+}
