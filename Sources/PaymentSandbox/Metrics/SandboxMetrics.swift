@@ -14,7 +14,7 @@ final class SandboxMetrics: HTTPExchangeObserver {
     /// The next observer (the journal): it sees every exchange as before.
     private let next: any HTTPExchangeObserver
     let layout: Layout
-    private let shards: [Locked<[Int]>]
+    private let shards: [CounterShard]
 
     /// Upper bounds of the latency histogram's buckets, in seconds (+Inf follows).
     static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
@@ -25,28 +25,26 @@ final class SandboxMetrics: HTTPExchangeObserver {
         self.next = next
         let layout = Layout(providers: providers, vocabulary: vocabulary)
         self.layout = layout
-        shards = (0..<Self.shardCount).map { _ in Locked([Int](repeating: 0, count: layout.slotCount)) }
+        shards = (0..<Self.shardCount).map { _ in CounterShard(count: layout.slotCount) }
     }
 
     func exchangeCompleted(_ exchange: HTTPExchange, durationSeconds: Double) {
         next.exchangeCompleted(exchange, durationSeconds: durationSeconds)
+        // Slots are worked out before the lock, from the layout (a class: read, never copied).
+        let layout = self.layout
         let note = exchange.note as? ScenarioNote
         let row = note.flatMap { layout.operationRows[$0.operation.rawValue] } ?? layout.row(forPath: exchange.request.path)
         let status = exchange.status
         let statusClass = status == HTTPExchange.droppedStatus ? 5 : min(max(status / 100, 1), 5) - 1
-        let outcome = note.flatMap { note in layout.outcomeColumns[note.decision.outcome.name].map { (row, $0) } }
-        let provider = layout.rows[row].providerIndex
+        let requestSlot = layout.requestSlot(row: row, statusClass: statusClass)
+        let outcomeSlot = note.flatMap { layout.outcomeColumns[$0.decision.outcome.name] }.map { layout.outcomeSlot(row: row, column: $0) }
+        let latency = layout.latencySlot(provider: layout.rowProviders[row])
+        let bounds = layout.latencyBounds
         var bucket = 0
-        while bucket < Self.latencyBuckets.count, durationSeconds > Self.latencyBuckets[bucket] { bucket += 1 }
+        while bucket < bounds.count, durationSeconds > bounds[bucket] { bucket += 1 }
+        let sumSlot = latency + bounds.count + 1
         let micros = Int(durationSeconds * 1_000_000)
-        let shard = shards[Self.shardIndex()]
-        shard.withLock { slots in
-            slots[layout.requestSlot(row: row, statusClass: statusClass)] += 1
-            let latency = layout.latencySlot(provider: provider)
-            slots[latency + bucket] += 1
-            slots[latency + Self.latencyBuckets.count + 1] += micros
-            if let (row, column) = outcome { slots[layout.outcomeSlot(row: row, column: column)] += 1 }
-        }
+        shards[Self.shardIndex()].add(requestSlot, latency + bucket, sumSlot, micros: micros, outcomeSlot ?? -1)
     }
 
     /// The calling thread's shard: threads of the event loops spread over the shards.
@@ -59,16 +57,12 @@ final class SandboxMetrics: HTTPExchangeObserver {
     /// Every shard's slots added up.
     func totals() -> [Int] {
         var totals = [Int](repeating: 0, count: layout.slotCount)
-        for shard in shards {
-            shard.withLock { slots in
-                for index in slots.indices { totals[index] += slots[index] }
-            }
-        }
+        for shard in shards { shard.addUp(into: &totals) }
         return totals
     }
 
     /// Where each series sits in a shard's table.
-    struct Layout: Sendable {
+    final class Layout: Sendable {
         struct Row: Sendable {
             var provider: String
             var operation: String
@@ -85,10 +79,17 @@ final class SandboxMetrics: HTTPExchangeObserver {
         let outcomeColumns: [String: Int]
         /// Path prefixes, longest first, with the row of their provider's `other`: those under `/__sandbox/`
         /// apart, so a control call (health) looks only at the few there.
-        let apiPrefixRows: [(prefix: String, row: Int)]
-        let controlPrefixRows: [(prefix: String, row: Int)]
+        let apiPrefixRows: [(prefix: [UInt8], row: Int)]
+        let controlPrefixRows: [(prefix: [UInt8], row: Int)]
         let controlRow: Int
         let unknownRow: Int
+        /// Each row's provider index (``rows``' `providerIndex`), and the histogram's bounds: read per request.
+        let rowProviders: [Int]
+        let latencyBounds = SandboxMetrics.latencyBuckets
+        let statusClassCount = SandboxMetrics.statusClasses.count
+        let requestSlotCount: Int
+        let latencyStride = SandboxMetrics.latencyBuckets.count + 2
+        let slotCount: Int
 
         init(providers: [any SandboxProvider], vocabulary: ScenarioVocabulary) {
             var names: [String] = []
@@ -118,28 +119,78 @@ final class SandboxMetrics: HTTPExchangeObserver {
             self.rows = rows
             self.operationRows = operationRows
             let sorted = prefixRows.sorted { $0.prefix.count > $1.prefix.count }
-            apiPrefixRows = sorted.filter { !$0.prefix.hasPrefix(ControlToken.protectedPrefix) }
-            controlPrefixRows = sorted.filter { $0.prefix.hasPrefix(ControlToken.protectedPrefix) }
+            apiPrefixRows = sorted.filter { !$0.prefix.hasPrefix(ControlToken.protectedPrefix) }.map { (Array($0.prefix.utf8), $0.row) }
+            controlPrefixRows = sorted.filter { $0.prefix.hasPrefix(ControlToken.protectedPrefix) }.map { (Array($0.prefix.utf8), $0.row) }
             outcomeNames = Array(Set(ScenarioOutcome.universal + vocabulary.outcomeNames)).sorted()
             outcomeColumns = Dictionary(uniqueKeysWithValues: outcomeNames.enumerated().map { ($1, $0) })
+            rowProviders = rows.map(\.providerIndex)
+            requestSlotCount = rows.count * statusClassCount
+            slotCount = requestSlotCount + providerNames.count * latencyStride + rows.count * outcomeNames.count
         }
 
         /// The row of a call no scenario decided: its provider's `other`, the control API, or `none`.
+        /// Compares the path's UTF-8 bytes with memcmp: `String.hasPrefix` compares characters, and a generic
+        /// `starts(with:)` steps byte by byte, each costing a request far more.
         func row(forPath path: String) -> Int {
-            let isControl = path.hasPrefix(ControlToken.protectedPrefix)
-            for (prefix, row) in isControl ? controlPrefixRows : apiPrefixRows where path.hasPrefix(prefix) { return row }
-            return isControl ? controlRow : unknownRow
+            path.utf8.withContiguousStorageIfAvailable { bytes -> Int in
+                let isControl = Self.starts(bytes, with: Self.controlPrefix)
+                for (prefix, row) in isControl ? controlPrefixRows : apiPrefixRows where Self.starts(bytes, with: prefix) { return row }
+                return isControl ? controlRow : unknownRow
+            } ?? row(forPath: String(decoding: Array(path.utf8), as: UTF8.self))
         }
 
-        var requestSlotCount: Int { rows.count * SandboxMetrics.statusClasses.count }
-        /// Per provider: a count per bucket, then +Inf, then the sum in microseconds.
-        var latencyStride: Int { SandboxMetrics.latencyBuckets.count + 2 }
-        var slotCount: Int { requestSlotCount + providerNames.count * latencyStride + rows.count * outcomeNames.count }
+        static func starts(_ bytes: UnsafeBufferPointer<UInt8>, with prefix: [UInt8]) -> Bool {
+            guard bytes.count >= prefix.count, let base = bytes.baseAddress else { return prefix.isEmpty }
+            return prefix.withUnsafeBufferPointer { memcmp(base, $0.baseAddress!, prefix.count) == 0 }
+        }
 
-        func requestSlot(row: Int, statusClass: Int) -> Int { row * SandboxMetrics.statusClasses.count + statusClass }
+        static let controlPrefix = Array(ControlToken.protectedPrefix.utf8)
+
+        /// Per provider (``latencyStride`` slots): a count per bucket, then +Inf, then the sum in microseconds.
+        func requestSlot(row: Int, statusClass: Int) -> Int { row * statusClassCount + statusClass }
         func latencySlot(provider: Int) -> Int { requestSlotCount + provider * latencyStride }
         func outcomeSlot(row: Int, column: Int) -> Int {
             requestSlotCount + providerNames.count * latencyStride + row * outcomeNames.count + column
         }
+    }
+}
+
+/// One shard's counters behind its own pthread mutex (as ``Locked`` is, which ThreadSanitizer sees): a request's
+/// additions are a lock, four stores and an unlock, without the generic closure of `Locked.withLock`.
+final class CounterShard: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let slots: UnsafeMutablePointer<Int>
+    private let count: Int
+
+    init(count: Int) {
+        self.count = count
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: 0, count: count)
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        slots.deallocate()
+    }
+
+    /// One request: its series, its latency bucket, the latency sum, and its outcome's slot (-1: none).
+    func add(_ request: Int, _ bucket: Int, _ sum: Int, micros: Int, _ outcome: Int) {
+        precondition(request < count && bucket < count && sum < count && outcome < count)
+        pthread_mutex_lock(mutex)
+        slots[request] += 1
+        slots[bucket] += 1
+        slots[sum] += micros
+        if outcome >= 0 { slots[outcome] += 1 }
+        pthread_mutex_unlock(mutex)
+    }
+
+    func addUp(into totals: inout [Int]) {
+        pthread_mutex_lock(mutex)
+        for index in 0..<min(count, totals.count) { totals[index] += slots[index] }
+        pthread_mutex_unlock(mutex)
     }
 }
