@@ -60,6 +60,8 @@ public final class PaymentSandbox: Sendable {
     package let retention: ObjectRetention
     /// Every callback the providers send, bounded (``SandboxConfiguration/callbackOutboxCapacity``).
     package let outbox: CallbackOutbox
+    /// Counts every answered request, then hands it to the journal (`GET /__sandbox/metrics`).
+    let metrics: SandboxMetrics
 
     /// Content rules that honour the providers' own test data, in the providers' order.
     public static let contentRuleScenarios = plugIns.flatMap { $0.kind.contentRuleScenarios }
@@ -85,6 +87,8 @@ public final class PaymentSandbox: Sendable {
         let providers = plugIns.map { $0.make(configuration, context) }
         self.providers = providers
 
+        let metrics = SandboxMetrics(providers: providers, vocabulary: scenarios.vocabulary, next: journal)
+        self.metrics = metrics
         let states = providers.flatMap(\.states)
         let (registry, scenarios, outbox, retention) = (self.registry, self.scenarios, self.outbox, self.retention)
         stateFile = configuration.stateFile.map {
@@ -96,7 +100,7 @@ public final class PaymentSandbox: Sendable {
         router.setRequestCheck(Namespace.check)
         ControlRoutes(startedAt: .now, registry: registry, journal: journal, scenarios: scenarios, states: states + [outbox],
                       retention: retention, outbox: outbox, controlToken: configuration.controlToken, stateFile: stateFile,
-                      providerKinds: plugIns.map(\.kind))
+                      providerKinds: plugIns.map(\.kind), metrics: metrics)
             .add(to: &router)
         // Host, the control token (when set) and the writes a web page of another site could make (ControlRequestCheck).
         let controlCheck = ControlRequestCheck(configuration: configuration, openPrefixes: providers.flatMap(\.browserPrefixes))
@@ -106,7 +110,7 @@ public final class PaymentSandbox: Sendable {
         var inProcessRouter = router
         inProcessRouter.setAccessCheck(forPathPrefix: ControlToken.protectedPrefix, controlCheck.checkingNoHost().check)
         self.inProcessRouter = inProcessRouter
-        self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger, observer: journal)
+        self.server = HTTPServer(configuration: configuration.http, router: router, logger: configuration.logger, observer: metrics)
     }
 
     /// Applies what `provider` declares: its error formats per prefix, what the journal needs, its routes.
@@ -212,7 +216,7 @@ public final class PaymentSandbox: Sendable {
         if request.publicOriginOverride == nil { request.publicOriginOverride = configuration.http.publicBaseURL }
         let exchange = await inProcessRouter.respond(to: request, timeout: configuration.http.handlerTimeout)
         let elapsed = ContinuousClock.now - started
-        journal.exchangeCompleted(exchange, durationSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        metrics.exchangeCompleted(exchange, durationSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         switch exchange.outcome {
         case .response(let response): return response
         case .connectionDropped: throw URLError(.networkConnectionLost)

@@ -93,13 +93,13 @@ public struct SandboxControl: Sendable {
         try await call(.post, "/__sandbox/reset")
     }
 
-    private func call<Answer: Decodable>(_ method: SandboxClient.Method, _ path: String, body: Data? = nil,
+    func call<Answer: Decodable>(_ method: SandboxClient.Method, _ path: String, body: Data? = nil,
                                          as type: Answer.Type = Answer.self) async throws -> Answer {
         let response = try await rawCall(method, path, body: body)
         return try SandboxDecodingError.decode(type, from: response.body, decoder: JSONDecoder(), context: "\(method) \(path)")
     }
 
-    private func rawCall(_ method: SandboxClient.Method, _ path: String, body: Data? = nil) async throws -> SandboxResponse {
+    func rawCall(_ method: SandboxClient.Method, _ path: String, body: Data? = nil) async throws -> SandboxResponse {
         var headers: [String: String] = [:]
         if body != nil { headers["Content-Type"] = "application/json" }
         let response = try await client.redirects(.doNotFollow).send(method, path, headers: headers, body: body)

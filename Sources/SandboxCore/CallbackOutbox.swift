@@ -112,6 +112,22 @@ package final class CallbackOutbox: NamespacedState, Sendable {
         var evicted = 0
         /// Pairs of `order` looked at to evict, in all: what eviction costs (tests check that it stays linear).
         var evictionSteps = 0
+        var counters = Counters()
+        /// Held waits (``waitForCallback(_:timeout:where:)``), looked at by each change while there are any.
+        var waiters: [Waiter] = []
+        var nextWaiterID = 0
+
+        /// The held waits of `entry`'s namespace that it matches, taken out.
+        mutating func wake(for entry: Entry) -> [(HeldWait<Entry>, Entry)] {
+            guard !waiters.isEmpty else { return [] }
+            var woken: [(HeldWait<Entry>, Entry)] = []
+            waiters.removeAll { waiter in
+                guard waiter.namespace == entry.namespace, waiter.matches(entry) else { return false }
+                woken.append((waiter.wait, entry))
+                return true
+            }
+            return woken
+        }
 
         /// Drops the oldest callbacks of the whole outbox while it holds more than `capacity`; returns their ids.
         mutating func evictOldest(over capacity: Int) -> [String] {
@@ -150,6 +166,26 @@ package final class CallbackOutbox: NamespacedState, Sendable {
         }
     }
 
+    /// What the outbox counted since start (`GET /__sandbox/metrics`).
+    package struct Counters: Sendable {
+        /// Callbacks the providers made.
+        package var made = 0
+        /// Calls that got a 2xx; calls that did not (simulated failures included).
+        package var callsDelivered = 0
+        package var callsFailed = 0
+        /// Calls of the schedule after a callback's first.
+        package var retries = 0
+        /// Callbacks whose every call of the schedule failed.
+        package var failed = 0
+    }
+
+    private struct Waiter: Sendable {
+        var id: Int
+        var namespace: Namespace
+        var matches: @Sendable (Entry) -> Bool
+        var wait: HeldWait<Entry>
+    }
+
     package init(registry: NamespaceRegistry, capacity: Int = 10_000, capacityPerNamespace: Int = 1_000) {
         self.registry = registry
         self.capacity = max(1, capacity)
@@ -173,6 +209,7 @@ package final class CallbackOutbox: NamespacedState, Sendable {
                      headers: [(name: String, value: String)], body: Data, state: State, due: Date? = nil,
                      scenario: String? = nil) -> String {
         let created = registry.now(namespace)
+        var woken: [(HeldWait<Entry>, Entry)] = []
         let (id, removed) = self.state.withLock { ledger -> (String, [String]) in
             let number = ledger.nextNumber
             ledger.nextNumber += 1
@@ -182,6 +219,8 @@ package final class CallbackOutbox: NamespacedState, Sendable {
             ledger.byNamespace[namespace, default: []].append(entry)
             ledger.order.append((number, namespace))
             ledger.count += 1
+            ledger.counters.made += 1
+            woken = ledger.wake(for: entry)
             var removed: [String] = []
             if ledger.byNamespace[namespace]!.count > capacityPerNamespace {
                 removed.append(ledger.byNamespace[namespace]!.removeFirst().id)
@@ -191,6 +230,7 @@ package final class CallbackOutbox: NamespacedState, Sendable {
             removed += ledger.evictOldest(over: capacity)
             return (entry.id, removed)
         }
+        for (wait, entry) in woken { wait.finish(entry) }
         self.removed(removed)
         return id
     }
@@ -198,10 +238,46 @@ package final class CallbackOutbox: NamespacedState, Sendable {
     /// Changes the entry, if it is still kept; returns it as changed.
     @discardableResult
     package func update(_ namespace: Namespace, _ id: String, _ change: (inout Entry) -> Void) -> Entry? {
-        state.withLock { ledger in
-            guard let index = ledger.byNamespace[namespace]?.firstIndex(where: { $0.id == id }) else { return nil }
+        let (changed, woken) = state.withLock { ledger -> (Entry?, [(HeldWait<Entry>, Entry)]) in
+            guard let index = ledger.byNamespace[namespace]?.firstIndex(where: { $0.id == id }) else { return (nil, []) }
+            let before = ledger.byNamespace[namespace]![index]
             change(&ledger.byNamespace[namespace]![index])
-            return ledger.byNamespace[namespace]![index]
+            let after = ledger.byNamespace[namespace]![index]
+            ledger.counters.count(from: before, to: after)
+            return (after, ledger.wake(for: after))
+        }
+        for (wait, entry) in woken { wait.finish(entry) }
+        return changed
+    }
+
+    /// The namespace's oldest callback that `matches`, as soon as there is one: one kept now at once, else the first
+    /// made or changed (a call, a new state) within `timeout`; nil when none comes or the task is cancelled.
+    package func waitForCallback(_ namespace: Namespace, timeout: Duration,
+                                 where matches: @escaping @Sendable (Entry) -> Bool) async -> Entry? {
+        let wait = HeldWait<Entry>()
+        let (found, id) = state.withLock { ledger -> (Entry?, Int) in
+            if let entry = ledger.byNamespace[namespace]?.first(where: matches) { return (entry, 0) }
+            ledger.nextWaiterID += 1
+            ledger.waiters.append(Waiter(id: ledger.nextWaiterID, namespace: namespace, matches: matches, wait: wait))
+            return (nil, ledger.nextWaiterID)
+        }
+        if let found { return found }
+        let entry = await wait.value(timeout: timeout)
+        if entry == nil { state.withLock { ledger in ledger.waiters.removeAll { $0.id == id } } }
+        return entry
+    }
+
+    /// Waits held now (``waitForCallback(_:timeout:where:)``).
+    package var heldWaits: Int { state.withLock { $0.waiters.count } }
+
+    /// What the outbox counted since start, how many it keeps now in each state, and in all.
+    package var figures: (counters: Counters, byState: [State: Int], kept: Int) {
+        state.withLock { ledger in
+            var byState: [State: Int] = [:]
+            for entries in ledger.byNamespace.values {
+                for entry in entries { byState[entry.state, default: 0] += 1 }
+            }
+            return (ledger.counters, byState, ledger.count)
         }
     }
 
@@ -408,5 +484,17 @@ extension CallbackOutbox {
         entry.attempts[entry.attempts.count - 1].note = note
         entry.state = .held
         entry.due = nil
+    }
+}
+
+extension CallbackOutbox.Counters {
+    /// Counts what one change of an entry did: the calls it added and whether it gave up.
+    mutating func count(from before: CallbackOutbox.Entry, to after: CallbackOutbox.Entry) {
+        let calls = after.attemptCount - before.attemptCount
+        if calls > 0, let last = after.attempts.last {
+            if last.delivered { callsDelivered += 1 } else { callsFailed += 1 }
+            if !last.manual, before.attemptCount > 0 { retries += 1 }
+        }
+        if after.state == .failed, before.state != .failed { failed += 1 }
     }
 }

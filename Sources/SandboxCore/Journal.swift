@@ -43,6 +43,11 @@ package final class Journal: Sendable, HTTPExchangeObserver {
         package var requestBodyBytes: Data
         package var requestBody: String { String(decoding: requestBodyBytes, as: UTF8.self) }
         package var requestBodyTruncated: Bool
+        /// The request's headers in arrival order, while they add up to at most ``textLimit`` bytes (names and
+        /// values): then the request's own list is shared, not copied. Past that, the first ones that fit
+        /// (``headersTruncated``). Calls the sandbox makes itself (``record(_:method:path:status:note:body:requestID:durationSeconds:)``) have none.
+        package var headers: HTTPHeaders = [:]
+        package var headersTruncated = false
         /// What the sandbox decided, e.g. `scenario=reject <provider>.<api>.authorize: reject (rule 0)`;
         /// empty for calls no scenario looked at. Described when read, cut to ``textLimit`` bytes and then marked
         /// with ``truncationMarker``. A note given as text is cut when journaled (see ``append(_:)``).
@@ -101,6 +106,17 @@ package final class Journal: Sendable, HTTPExchangeObserver {
         var count = 0
         var sequence = 0
         var dropped = 0
+        /// Held waits (``waitForEntry(_:after:timeout:where:)``), looked at by each append while there are any.
+        var waiters: [Waiter] = []
+        var nextWaiterID = 0
+    }
+
+    private struct Waiter: Sendable {
+        var id: Int
+        var namespace: Namespace
+        var after: Int
+        var matches: @Sendable (Entry) -> Bool
+        var wait: HeldWait<Entry>
     }
 
     /// Prefixes under `/__sandbox/` that are providers' endpoints (see ``journal(sandboxPathPrefix:)``).
@@ -141,7 +157,9 @@ package final class Journal: Sendable, HTTPExchangeObserver {
                           durationSeconds: durationSeconds, requestBodyBytes: Journal.ownedPrefix(request.body, bodyLimit),
                           requestBodyTruncated: request.body.count > bodyLimit,
                           noteSource: exchange.note)
-        append(entry)
+        var kept = entry
+        (kept.headers, kept.headersTruncated) = Journal.boundedHeaders(request.headers)
+        append(kept)
     }
 
     /// Journals something the sandbox did that was not an answer to a call: an HPP status callback it sent
@@ -205,6 +223,21 @@ package final class Journal: Sendable, HTTPExchangeObserver {
         return (String(decoding: Array(utf8[..<end]), as: UTF8.self), true)
     }
 
+    /// `headers` while they add up to at most ``textLimit`` bytes; past that the first that fit, and true.
+    static func boundedHeaders(_ headers: HTTPHeaders) -> (HTTPHeaders, Bool) {
+        var total = 0
+        for field in headers { total += field.name.utf8.count + field.value.utf8.count }
+        guard total > textLimit else { return (headers, false) }
+        var kept = HTTPHeaders(), used = 0
+        for field in headers {
+            let size = field.name.utf8.count + field.value.utf8.count
+            guard used + size <= textLimit else { continue }
+            used += size
+            kept.add(name: field.name, value: field.value)
+        }
+        return (kept, true)
+    }
+
     /// `note` cut to ``textLimit`` bytes, with ``truncationMarker`` when cut.
     static func cutNote(_ note: String) -> String {
         let cut = ownedPrefix(note.utf8[...])
@@ -217,15 +250,72 @@ package final class Journal: Sendable, HTTPExchangeObserver {
     private func append(_ entry: Entry) -> Int {
         var entry = entry
         if let text = entry.noteSource as? String { entry.noteSource = Journal.cutNote(text) }
-        return state.withLock { ring in
+        let (sequence, woken) = state.withLock { ring -> (Int, [HeldWait<Entry>]) in
             ring.sequence += 1
             entry.sequence = ring.sequence
             if ring.count == capacity { ring.dropped += 1 } else { ring.count += 1 }
             if ring.next == ring.slots.count { ring.slots.append(entry) } else { ring.slots[ring.next] = entry }
             ring.next = (ring.next + 1) % capacity
-            return ring.sequence
+            guard !ring.waiters.isEmpty else { return (ring.sequence, []) }
+            var woken: [HeldWait<Entry>] = []
+            ring.waiters.removeAll { waiter in
+                guard waiter.namespace == entry.namespace, entry.sequence > waiter.after, waiter.matches(entry) else { return false }
+                woken.append(waiter.wait)
+                return true
+            }
+            return (ring.sequence, woken)
+        }
+        for wait in woken { wait.finish(entry) }
+        return sequence
+    }
+
+    /// The namespace's oldest entry after sequence `after` that `matches`, as soon as there is one: one already in
+    /// the ring at once, else the first journaled within `timeout` (nil when none comes, or the task is cancelled).
+    /// A held wait is a suspended task; each append looks at the waits of its namespace under the lock it holds.
+    package func waitForEntry(_ namespace: Namespace, after: Int = 0, timeout: Duration,
+                              where matches: @escaping @Sendable (Entry) -> Bool) async -> Entry? {
+        let wait = HeldWait<Entry>()
+        let (found, id) = state.withLock { ring -> (Entry?, Int) in
+            var offset = 0
+            while offset < ring.count {
+                if let entry = ring.slots[(ring.next - ring.count + offset + 2 * capacity) % capacity],
+                   entry.namespace == namespace, entry.sequence > after, matches(entry) {
+                    return (entry, 0)
+                }
+                offset += 1
+            }
+            ring.nextWaiterID += 1
+            ring.waiters.append(Waiter(id: ring.nextWaiterID, namespace: namespace, after: after, matches: matches, wait: wait))
+            return (nil, ring.nextWaiterID)
+        }
+        if let found { return found }
+        let entry = await wait.value(timeout: timeout)
+        if entry == nil { state.withLock { ring in ring.waiters.removeAll { $0.id == id } } }
+        return entry
+    }
+
+    /// Every entry of the namespace in the ring, oldest first (at most ``capacity``): copied under the lock, read
+    /// after it.
+    package func allEntries(_ namespace: Namespace) -> [Entry] {
+        state.withLock { ring in
+            var entries: [Entry] = []
+            for offset in 0..<ring.count {
+                if let entry = ring.slots[(ring.next - ring.count + offset + 2 * capacity) % capacity], entry.namespace == namespace {
+                    entries.append(entry)
+                }
+            }
+            return entries
         }
     }
+
+    /// Waits held now (``waitForEntry(_:after:timeout:where:)``).
+    package var heldWaits: Int { state.withLock { $0.waiters.count } }
+
+    /// Entries in the ring now (all namespaces).
+    package var count: Int { state.withLock { $0.count } }
+
+    /// The newest sequence number given so far (0: none yet).
+    package var lastSequence: Int { state.withLock { $0.sequence } }
 
     /// The namespace's entries that pass `filter`, oldest first, at most `filter.limit` (the newest ones).
     package func entries(_ namespace: Namespace, _ filter: Filter) -> [Entry] { page(namespace, filter).entries }

@@ -18,6 +18,8 @@ struct ControlRoutes: Sendable {
     var stateFile: SandboxStateFile? = nil
     /// The providers whose routes under `/__sandbox/` the OpenAPI document adds (ControlAPIDocument).
     var providerKinds: [any SandboxProvider.Type] = []
+    /// The request figures of `GET /__sandbox/metrics`; nil: no such route.
+    var metrics: SandboxMetrics? = nil
 
     func add(to router: inout Router) {
         SnapshotRoutes(stateFile: stateFile).add(to: &router)
@@ -39,6 +41,7 @@ struct ControlRoutes: Sendable {
         router.add("POST /__sandbox/scenarios/reload") { request in await reloadScenarios(request) }
         CallbackRoutes(outbox: outbox, journal: journal).add(to: &router)
         router.add("GET /__sandbox/state") { request in try await state(request) }
+        ObservationRoutes(control: self, metrics: metrics).add(to: &router)
     }
 
     // MARK: Routes

@@ -48,7 +48,9 @@ struct SandboxUI: Sendable {
             }
             let nonce = SandboxUISecrets.randomHex(bytes: 16)
             return Self.page(SandboxUIPages.overview(ui.control.namespaces(after: after, limit: limit), after: after, limit: limit,
-                                                     now: ui.control.registry.baseClock.now(), nonce: nonce), nonce: nonce)
+                                                     now: ui.control.registry.baseClock.now(), nonce: nonce,
+                                                     figures: ui.control.metrics.map { MetricsPage(metrics: $0, control: ui.control).figures() }),
+                             nonce: nonce)
         }
         router.add("GET /__sandbox/ui/namespace") { request in
             guard let name = request.queryValue("name"), !name.isEmpty else {

@@ -32,8 +32,27 @@ enum SandboxUIPages {
 
     static func e(_ text: String) -> String { HTMLText.escape(text) }
 
+    /// The figures of `GET /__sandbox/metrics` at a glance.
+    static func figuresSection(_ figures: MetricsPage.Figures) -> String {
+        let byStatus = Dictionary(grouping: figures.requests, by: \.statusClass).mapValues { $0.reduce(0) { $0 + $1.count } }
+        let facts: [(String, String, String)] = [
+            ("requests", "Requests answered", "\(figures.requestTotal)"
+                + (byStatus.isEmpty ? "" : " (" + byStatus.keys.sorted().map { "\($0) \(byStatus[$0]!)" }.joined(separator: ", ") + ")")),
+            ("namespaces", "Namespaces", "\(figures.namespaces)"),
+            ("objects", "Objects held", "\(figures.objects.held)" + (figures.objects.max.map { " of \($0)" } ?? "")
+                + ", \(figures.objects.evicted) evicted"),
+            ("journal", "Journal entries", "\(figures.journalEntries), \(figures.journalDropped) dropped"),
+            ("callbacks", "Callbacks", "\(figures.callbacks.made) made, \(figures.callbacksByState[.pending] ?? 0) pending, "
+                + "\(figures.callbacks.failed) failed, \(figures.callbacks.retries) retries"),
+            ("waits", "Held waits", "\(figures.heldWaits)"),
+        ]
+        return #"<section id="figures"><h2>Figures</h2><dl class="figures">"#
+            + facts.map { #"<dt>\#($0.1)</dt><dd id="figure-\#($0.0)">\#(e($0.2))</dd>"# }.joined()
+            + #"</dl><p class="muted">The same as <a href="/__sandbox/metrics">/__sandbox/metrics</a> (Prometheus).</p></section>"#
+    }
+
     static func overview(_ listing: ControlRoutes.NamespaceListing, after: String? = nil, limit: Int = ControlRoutes.namespaceLimit,
-                         now: Date, nonce: String) -> String {
+                         now: Date, nonce: String, figures: MetricsPage.Figures? = nil) -> String {
         let rows = listing.rows
         var body = header(crumb: nil)
         body += #"<main id="namespaces" data-total="\#(listing.total)"><h1>Namespaces</h1>"# + refreshControl
@@ -74,6 +93,7 @@ enum SandboxUIPages {
             + #"<button type="submit">Open</button></form>"#
         body += #"<p class="muted">Sandbox clock: <time datetime="\#(iso(now))">\#(iso(now))</time> (each namespace's clock "#
             + "runs from it, moved by its offset).</p>"
+        if let figures { body += figuresSection(figures) }
         body += "</main>"
         return HTMLPage.document(title: "payment-sandbox: namespaces", style: style, body: body + script(nonce))
     }
