@@ -272,8 +272,8 @@ package struct SavedStateAbandoned: Error {
 
 /// The state file as it is written: text is collected here and goes to the file between the holds of the stores'
 /// locks, a piece of about a MiB at a time (a job's text of a chunk of objects as it is), so a write keeps little
-/// beside the stores. Between the holds (at each
-/// ``flush(all:)``) it runs its checkpoint, which throws ``SavedStateAbandoned`` once the write is abandoned.
+/// beside the stores. Between the holds (at each ``flush(all:)``) it runs its checkpoint, which throws
+/// ``SavedStateAbandoned`` once the write is abandoned.
 package final class SavedStateOutput {
     /// Writes the objects, and holds the text not yet handed to the file.
     private let encoder = SavedStateEncoder()
@@ -307,11 +307,11 @@ package final class SavedStateOutput {
     /// Appends `string` as a JSON string.
     package func append(string: String) { encoder.append(string: string) }
 
-    /// Writes `jobs` in their order: their text made on up to `threads` threads (``SavedStateParallel``), handed to
-    /// the file as it comes, a few MiB at most waiting.
     /// A job's text this long goes to the file as it is (after what was collected), not copied into a piece first.
     static let directTextSize = pieceSize / 8
 
+    /// Writes `jobs` in their order: their text made on up to `threads` threads (``SavedStateParallel``), handed to
+    /// the file as it comes, a few MiB at most waiting.
     package func write(_ jobs: AnyIterator<SavedStateJob>, threads: Int = SavedStateParallel.threads) throws {
         let spare = SpareEncoders()
         try SavedStateParallel.run(threads: threads, next: { jobs.next() }, work: { job -> (SavedStateEncoder, Int) in
