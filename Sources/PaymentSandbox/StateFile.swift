@@ -571,7 +571,7 @@ final class SandboxStateFile: Sendable {
     }
 
     /// A new temporary file beside the file the path leads to, written by `write` (which hands its text to the
-    /// function it is given, piece by piece), fsynced, renamed over it, then its directory fsynced. `beforeRename`
+    /// function it is given, piece by piece; their disk writes started as they come, ``StateFileWriteback``), fsynced, renamed over it, then its directory fsynced. `beforeRename`
     /// runs with the temporary file written and flushed; a throw leaves the file as it was.
     static func replaceAtomically(_ url: URL, write: (_ sink: @escaping (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
                                   beforeRename: (String) throws -> Void = { _ in }) throws {
@@ -599,6 +599,7 @@ final class SandboxStateFile: Sendable {
             if !renamed { unlink(temporary) }
         }
         let file = temporary
+        var writeback = StateFileWriteback(fd: fd)
         try write { buffer in
             var written = 0
             while written < buffer.count {
@@ -609,6 +610,7 @@ final class SandboxStateFile: Sendable {
                 }
                 written += count
             }
+            writeback.wrote(written)
         }
         guard fsync(fd) == 0 else { throw failure("fsync \(temporary)") }
         closed = true

@@ -70,9 +70,11 @@ package struct SavedCollection<State> {
     let decodeBatch: (_ text: UnsafeRawBufferPointer, _ items: [(id: String, offset: Int)], _ path: [SavedKey],
                       _ values: SavedValueCachePool?) throws -> (inout State) -> Void
 
-    /// The dictionary at `path`, kept under `key`.
-    package static func objects<Object: Codable>(_ key: String, _ path: WritableKeyPath<State, [String: Object]>) -> SavedCollection {
-        SavedCollection(key: key, freeze: { state in FrozenObjects(objects: state[keyPath: path]) },
+    /// The dictionary at `path`, kept under `key`; its objects copied and written by `writing` when given (else
+    /// through `Codable`, each object found to be a class, copyable or writing itself at run time).
+    package static func objects<Object: Codable>(_ key: String, _ path: WritableKeyPath<State, [String: Object]>,
+                                                 writing: SavedObjectsWriting<Object>? = nil) -> SavedCollection {
+        SavedCollection(key: key, freeze: { state in FrozenObjects(objects: state[keyPath: path], writing: writing) },
                         restoreOne: { state, id, source in state[keyPath: path][id] = try source.decode(Object.self) },
                         decodeBatch: { text, items, basePath, values in
                             func decode(_ cache: SavedValueCache?) throws -> [(String, Object)] {
@@ -88,6 +90,27 @@ package struct SavedCollection<State> {
                             let objects = try values.map { try $0.withCache(decode) } ?? decode(nil)
                             return { state in for (id, object) in objects { state[keyPath: path][id] = object } }
                         })
+    }
+}
+
+/// How a collection's objects are copied and written, by code of the objects' own module, specialized for them: the
+/// generic code of this module runs unspecialized there, looking up metadata and conformances for every object (a
+/// large share of a large write's time). The module makes it with a generic function of its own (the same bytes as
+/// ``SavedStateEncoder/encode(_:)`` writes; through it when the encoder's `writesDirectly` is off).
+package struct SavedObjectsWriting<Object> {
+    /// Copies of a chunk's objects, made under the shard's lock (``SavedStateCopyable``); nil for values, written as
+    /// they were taken.
+    let copy: ((Slice<[String: Object]>) -> [(key: String, value: Object)])?
+    /// Writes objects as members (`"<id>":{…}`), a comma before the first when told.
+    let writeTaken: (Slice<[String: Object]>, _ comma: Bool, SavedStateEncoder) throws -> Void
+    let writeCopies: ([(key: String, value: Object)], _ comma: Bool, SavedStateEncoder) throws -> Void
+
+    package init(copy: ((Slice<[String: Object]>) -> [(key: String, value: Object)])?,
+                 writeTaken: @escaping (Slice<[String: Object]>, _ comma: Bool, SavedStateEncoder) throws -> Void,
+                 writeCopies: @escaping ([(key: String, value: Object)], _ comma: Bool, SavedStateEncoder) throws -> Void) {
+        self.copy = copy
+        self.writeTaken = writeTaken
+        self.writeCopies = writeCopies
     }
 }
 
@@ -115,8 +138,12 @@ package protocol SavedStateCopyable: AnyObject {
 
 private struct FrozenObjects<Object: Encodable>: FrozenSavedObjects {
     let objects: [String: Object]
+    let writing: SavedObjectsWriting<Object>?
 
-    init(objects: [String: Object]) { self.objects = objects }
+    init(objects: [String: Object], writing: SavedObjectsWriting<Object>?) {
+        self.objects = objects
+        self.writing = writing
+    }
 
     var count: Int { objects.count }
 
@@ -127,8 +154,16 @@ private struct FrozenObjects<Object: Encodable>: FrozenSavedObjects {
         while start != objects.endIndex {
             let end = objects.index(start, offsetBy: SavedStateOutput.objectsPerLock, limitedBy: objects.endIndex) ?? objects.endIndex
             let chunk = objects[start..<end], leading = !first
-            jobs.append(SavedStateJob(objects: chunk.count) { encoder in
-                try Self.encode(chunk, comma: leading, copying: copying, underLock: underLock, into: encoder)
+            jobs.append(SavedStateJob(objects: chunk.count) { [writing] encoder in
+                if let writing, let copy = writing.copy, copying {
+                    var copies: [(key: String, value: Object)] = []
+                    underLock { copies = copy(chunk) }
+                    try writing.writeCopies(copies, leading, encoder)
+                } else if let writing, writing.copy == nil {
+                    try writing.writeTaken(chunk, leading, encoder)
+                } else {
+                    try Self.encode(chunk, comma: leading, copying: copying, underLock: underLock, into: encoder)
+                }
             })
             first = false
             start = end
@@ -236,8 +271,9 @@ package struct SavedStateAbandoned: Error {
 }
 
 /// The state file as it is written: text is collected here and goes to the file between the holds of the stores'
-/// locks, a piece of about a MiB at a time, so a write keeps little beside the stores. Between the holds (at each
-/// ``flush(all:)``) it runs its checkpoint, which throws ``SavedStateAbandoned`` once the write is abandoned.
+/// locks, a piece of about a MiB at a time (a job's text of a chunk of objects as it is), so a write keeps little
+/// beside the stores. Between the holds (at each ``flush(all:)``) it runs its checkpoint, which throws
+/// ``SavedStateAbandoned`` once the write is abandoned.
 package final class SavedStateOutput {
     /// Writes the objects, and holds the text not yet handed to the file.
     private let encoder = SavedStateEncoder()
@@ -271,17 +307,27 @@ package final class SavedStateOutput {
     /// Appends `string` as a JSON string.
     package func append(string: String) { encoder.append(string: string) }
 
+    /// A job's text this long goes to the file as it is (after what was collected), not copied into a piece first.
+    static let directTextSize = pieceSize / 8
+
     /// Writes `jobs` in their order: their text made on up to `threads` threads (``SavedStateParallel``), handed to
     /// the file as it comes, a few MiB at most waiting.
     package func write(_ jobs: AnyIterator<SavedStateJob>, threads: Int = SavedStateParallel.threads) throws {
+        let spare = SpareEncoders()
         try SavedStateParallel.run(threads: threads, next: { jobs.next() }, work: { job -> (SavedStateEncoder, Int) in
-            let encoder = SavedStateEncoder(capacity: max(64, job.objects * 1024))
+            let encoder = spare.take(capacity: max(64, job.objects * 1024))
             try job.run(into: encoder)
             return (encoder, job.objects)
         }, consume: { text, objects in
-            text.withBytes { self.encoder.append(raw: $0) }
+            defer { spare.give(text) }
             self.objectsWritten += objects
-            try self.flush()
+            guard text.count >= Self.directTextSize else {
+                text.withBytes { self.encoder.append(raw: $0) }
+                return try self.flush()
+            }
+            try self.flush(all: true)
+            try text.withBytes { try self.sink($0) }
+            self.handed += text.count
         })
     }
 
@@ -289,10 +335,27 @@ package final class SavedStateOutput {
     /// Called between the holds of the stores' locks.
     package func flush(all: Bool = false) throws {
         try checkpoint(self)
-        guard all || encoder.count >= Self.pieceSize else { return }
+        guard encoder.count > 0, all || encoder.count >= Self.pieceSize else { return }
         try encoder.withBytes { try sink($0) }
         handed += encoder.count
         encoder.removeAll()
+    }
+}
+
+/// The encoders of a write's jobs, used again once their text is consumed: a new one's buffer is fresh memory, its
+/// pages faulted in and zeroed as it is written. At most the runner's window of them (and one per thread) exist.
+private final class SpareEncoders: @unchecked Sendable {
+    private let lock = NSLock()
+    /// Under `lock`.
+    private var encoders: [SavedStateEncoder] = []
+
+    func take(capacity: Int) -> SavedStateEncoder {
+        lock.withLock { encoders.popLast() } ?? SavedStateEncoder(capacity: capacity)
+    }
+
+    func give(_ encoder: SavedStateEncoder) {
+        encoder.removeAll()
+        lock.withLock { encoders.append(encoder) }
     }
 }
 

@@ -17,10 +17,11 @@ extension Shared: SavedStateDirectEncodable where Value: Encodable {
 extension SavedStateEncoder {
     /// Writes an object's members, then its `}` (``end()``): `"key":value`, separated by commas, nil ones left out.
     package struct ObjectWriter {
-        @usableFromInline let encoder: SavedStateEncoder
-        @usableFromInline var empty = true
+        /// The encoder written to (strong: a reference loaded from an unowned one is counted at every use).
+        package let encoder: SavedStateEncoder
+        var empty = true
 
-        @usableFromInline init(encoder: SavedStateEncoder) { self.encoder = encoder }
+        init(encoder: SavedStateEncoder) { self.encoder = encoder }
 
         /// Writes `"key":` (after a comma unless it is the first member). `key` needs no escaping.
         @inline(__always) package mutating func key(_ key: StaticString) {
@@ -71,27 +72,24 @@ extension SavedStateEncoder {
             encoder.put(UInt8(ascii: "]"))
         }
 
-        // The generic ones are inlinable: specialized where they are called, they look up no metadata and copy no
-        // value (unspecialized, an optional's metadata was looked up at every call).
-
-        /// A value that writes itself.
-        @inlinable package mutating func value(_ key: StaticString, _ value: (some SavedStateDirectEncodable)?) throws {
-            guard let value else { return }
-            self.key(key)
-            try value.write(to: encoder)
-        }
-
-        /// An array of values that write themselves.
-        @inlinable package mutating func values<Element: SavedStateDirectEncodable>(_ key: StaticString, _ values: [Element]?) throws {
+        /// Integers by string keys, in the dictionary's order (as `Dictionary`'s `encode(to:)` writes them).
+        package mutating func integers(_ key: StaticString, _ values: [String: Int]?) {
             guard let values else { return }
             self.key(key)
-            encoder.put(UInt8(ascii: "["))
-            for index in values.indices {
-                if index > 0 { encoder.put(UInt8(ascii: ",")) }
-                try values[index].write(to: encoder)
+            encoder.put(UInt8(ascii: "{"))
+            var first = true
+            for (name, value) in values {
+                if !first { encoder.put(UInt8(ascii: ",")) }
+                first = false
+                encoder.writeString(name)
+                encoder.put(UInt8(ascii: ":"))
+                encoder.writeInteger(value)
             }
-            encoder.put(UInt8(ascii: "]"))
+            encoder.put(UInt8(ascii: "}"))
         }
+
+        // A value that writes itself is written by the models' module (`value(_:_:)` there): generic code here runs
+        // unspecialized in that module, looking up `Optional<Model>`'s metadata at every call.
 
         /// Any other value, through its `encode(to:)`.
         package mutating func encodable(_ key: StaticString, _ value: (some Encodable)?) throws {

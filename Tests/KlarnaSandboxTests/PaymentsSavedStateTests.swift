@@ -204,4 +204,49 @@ import SandboxCore
         try Self.same(order)
         try Self.same(scenario)
     }
+
+    static var fullShippingInfo: KlarnaShippingInfo {
+        KlarnaShippingInfo(shippingCompany: "DHL", shippingMethod: "Home", trackingNumber: "63456415674545679874",
+                           trackingUri: "https://example.com/t?id=1&b=2", returnShippingCompany: Self.odd,
+                           returnTrackingNumber: "93456415674545679888", returnTrackingUri: "https://example.com/r")
+    }
+
+    @Test func orderManagementModels_WithEveryMemberSetAndWithNone_AreWrittenAsJSONEncoderWritesThem() throws {
+        let at = Date(timeIntervalSinceReferenceDate: 786_000_000.25)
+        try Self.same(Self.fullShippingInfo)
+        try Self.same(KlarnaShippingInfo())
+        let capture = KlarnaCapture(captureId: "c-1", klarnaReference: "4K7Q6QF6-1", capturedAmount: 400, capturedAt: at,
+                                    description: Self.odd, reference: "ref", orderLines: [Self.fullLine, KlarnaOrderLine()],
+                                    refundedAmount: 100, billingAddress: Self.fullAddress, shippingAddress: KlarnaAddress(),
+                                    shippingInfo: [Self.fullShippingInfo, KlarnaShippingInfo()])
+        try Self.same(capture)
+        try Self.same(KlarnaCapture(captureId: "", klarnaReference: "", capturedAmount: 0, capturedAt: at, description: nil,
+                                    reference: nil, orderLines: [], refundedAmount: 0, billingAddress: nil, shippingAddress: nil,
+                                    shippingInfo: []))
+        try Self.same(KlarnaRefund(refundId: "r-1", refundedAmount: 100, refundedAt: at, description: "Back", reference: Self.odd,
+                                   orderLines: [Self.fullLine]))
+        try Self.same(KlarnaRefund(refundId: "", refundedAmount: 0, refundedAt: at, description: nil, reference: nil, orderLines: []))
+    }
+
+    @Test func anOrderManagementOrder_WithCapturesRefundsShippingInfoAndAnswers_IsWrittenAsJSONEncoderWritesIt() throws {
+        let created = Date(timeIntervalSinceReferenceDate: 786_000_000.5)
+        let order = OrderManagementLedger.Order(id: "o-1", placed: Shared(wrappedValue: Self.fullRequest), fraudStatus: "ACCEPTED",
+                                                createdAt: created, expiresAt: created.addingTimeInterval(2_419_200), scenario: "s")
+        order.captures = [KlarnaCapture(captureId: "c-1", klarnaReference: "4K7Q6QF6-1", capturedAmount: 400, capturedAt: created,
+                                        description: nil, reference: "ref", orderLines: [Self.fullLine], refundedAmount: 0,
+                                        billingAddress: nil, shippingAddress: Self.fullAddress, shippingInfo: [Self.fullShippingInfo])]
+        order.refunds = [KlarnaRefund(refundId: "r-1", refundedAmount: 100, refundedAt: created, description: "Back", reference: nil,
+                                      orderLines: [])]
+        order.shippingInfo = [Self.fullShippingInfo, KlarnaShippingInfo()]
+        order.sendOuts = ["c-1": 2, "c-2": 1, Self.odd: 3]
+        order.dueDateExtensions = ["c-1": 7, "c-2": 14]
+        let origins = OrderManagementLedger.Origins()
+        order.answers = [
+            IdempotentAnswer(operation: .capture, key: "k-1",
+                             kept: .success(.created(OrderManagementCreated(kind: .capture, id: "c-1", origin: "http://127.0.0.1:1"))),
+                             origins: origins),
+            IdempotentAnswer(operation: .cancel, key: Self.odd, kept: .success(.changed), origins: origins),
+        ]
+        try Self.same(order)
+    }
 }

@@ -90,6 +90,51 @@ import Testing
         #expect(try Self.read(String.self, Array(#""a\u00e9\ud83d\ude00\/""#.utf8)) == "aé😀/")
     }
 
+    /// What the writer must write for `string`: `"`, backslash and the controls escaped (`\n`, `\r`, `\t`, else
+    /// `\u00XX`), every other character as it is.
+    static func escaped(_ string: String) -> String {
+        var out = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// Strings are checked eight bytes at a time: each character that needs an escape, at each place of a word and
+    /// of the tail, among ASCII and multi-byte characters, is escaped, and nothing else.
+    @Test func strings_AreEscapedWhereJSONMustEscape_AtEveryPlace() throws {
+        let specials = (0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) } + ["\"", "\\"]
+        let neighbours: [Character] = ["!", "#", "[", "]", "~", "\u{7F}", "é", "€", "😀", " ", "/", "A"]
+        for filler in ["abcdefghijklmnopqrst", "ééééééééééé", "a😀b€cd"] {
+            let fillers = Array(filler)
+            for special in specials {
+                for place in 0...fillers.count {
+                    var characters = fillers
+                    characters.insert(special, at: place)
+                    let string = String(characters)
+                    let text = try Self.written(string)
+                    #expect(String(decoding: text, as: UTF8.self) == Self.escaped(string), "\(Array(string.utf8))")
+                    #expect(try JSONDecoder().decode(String.self, from: Data(text)) == string)
+                }
+            }
+        }
+        for neighbour in neighbours {
+            let string = String(repeating: neighbour, count: 17)
+            #expect(String(decoding: try Self.written(string), as: UTF8.self) == Self.escaped(string))
+        }
+        #expect(try Self.written("") == Array(#""""#.utf8))
+        let long = String(repeating: "0123456789", count: 1000) + "\u{1}"
+        #expect(String(decoding: try Self.written(long), as: UTF8.self) == Self.escaped(long))
+    }
+
     /// A value that writes to its container after a nested one was begun: the streaming writer cannot follow it, so
     /// JSONEncoder writes it.
     struct Interleaved: Encodable {

@@ -896,7 +896,7 @@ extension IdempotentAnswer: Codable {
 extension OrderManagementLedger: SavableNamespaceState {
     var savedObjectCount: Int { orders.count }
 
-    static var savedCollections: [SavedCollection<Self>] { [.objects("orders", \.orders)] }
+    static var savedCollections: [SavedCollection<Self>] { [.objects("orders", \.orders, writing: .copied)] }
 
     struct SavedRest: Codable { var sweep: SweepSchedule }
     var savedRest: SavedRest { SavedRest(sweep: sweep) }

@@ -11,12 +11,14 @@ extension KlarnaAddress: SavedStateDirectEncodable {
         var object = encoder.beginObject()
         object.key("values")
         encoder.put(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { encoder.put(UInt8(ascii: ",")) }
-            var member = encoder.beginObject()
-            member.integer("field", Int(value.field.rawValue))
-            member.string("text", value.text)
-            member.end()
+        values.withUnsafeBufferPointer { values in  // read where they are (SavedStateWriting.swift's `values`)
+            for index in values.indices {
+                if index > 0 { encoder.put(UInt8(ascii: ",")) }
+                var member = encoder.beginObject()
+                member.integer("field", Int(values[index].field.rawValue))
+                member.string("text", values[index].text)
+                member.end()
+            }
         }
         encoder.put(UInt8(ascii: "]"))
         object.end()

@@ -723,8 +723,8 @@ extension PaymentsLedger: SavableNamespaceState {
     var savedObjectCount: Int { sessions.count + authorizations.count + orders.count + customerTokens.count }
 
     static var savedCollections: [SavedCollection<Self>] {
-        [.objects("sessions", \.sessions), .objects("authorizations", \.authorizations), .objects("orders", \.orders),
-         .objects("customerTokens", \.customerTokens)]
+        [.objects("sessions", \.sessions, writing: .copied), .objects("authorizations", \.authorizations, writing: .copied),
+         .objects("orders", \.orders, writing: .written), .objects("customerTokens", \.customerTokens)]
     }
 
     struct SavedRest: Codable { var sweep: SweepSchedule }
