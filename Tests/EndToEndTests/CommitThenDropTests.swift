@@ -6,6 +6,7 @@ import Foundation
 import PaymentSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -124,12 +125,13 @@ struct CommitThenDropTests {
                 return nil
             }.first)
             await #expect(throws: Self.dropped) {
-                _ = try await driver.exchange("POST", start, body: #"{"culture":"sv-SE","paymentToken":"\#(paymentToken)","client":{}}"#)
+                _ = try await server.exchange(rawRequest("POST", try driver.path(start), headers: [("Accept", "application/json"), ("Content-Type", "application/json")],
+                                                         body: #"{"culture":"sv-SE","paymentToken":"\#(paymentToken)","client":{}}"#))
             }
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
             let reread = try await driver.exchange("GET", "/psp/paymentsessions/\(token)")
-            #expect(reread.status == 200 && reread.bodyText.contains(SwedbankPayTestOrder.completeUrl.replacingOccurrences(of: "/", with: "\\/"))
-                    || reread.bodyText.contains(SwedbankPayTestOrder.completeUrl), "\(reread)")
+            #expect(reread.status == 200 && reread.text.contains(SwedbankPayTestOrder.completeUrl.replacingOccurrences(of: "/", with: "\\/"))
+                    || reread.text.contains(SwedbankPayTestOrder.completeUrl), "\(reread)")
         }
     }
 }

@@ -163,3 +163,15 @@ extension SandboxResponse: CustomStringConvertible {
 func scenarioFile(_ name: String, rules: [String]) -> String {
     #"{"name": "\#(name)", "description": "Written by a behaviour test.", "rules": [\#(rules.joined(separator: ",\n"))]}"#
 }
+
+/// A sandbox with a manual clock from 2027-01-15T08:00:00Z and the bundled scenarios (`swedbankpay-testdata` among them,
+/// a content-rule scenario); `extraScenarios` (file name → text) are loaded after them. The body gets the sandbox and an
+/// in-process client of it.
+func withSwedbankPaySandbox<T>(extraScenarios: [String: String] = [:], _ body: (PaymentSandbox, SandboxClient) async throws -> T)
+async throws -> T {
+    try await withScenarioDirectory { directory in
+        for (name, text) in extraScenarios { try directory.write(name, text) }
+        let configuration = manualClockConfiguration(scenarioDirectories: extraScenarios.isEmpty ? [] : [directory.url])
+        return try await SandboxTest.run(.inProcess, configuration: configuration) { client, sandbox in try await body(sandbox, client) }
+    }
+}
