@@ -6,6 +6,7 @@ import KlarnaSandbox
 import PaymentSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import Testing
 
 // Off under ThreadSanitizer: its endless and trickling endpoints keep both cores busy for their deadlines, and the

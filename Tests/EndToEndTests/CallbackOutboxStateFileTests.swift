@@ -5,6 +5,7 @@ import Foundation
 import PaymentSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import Testing
 
 @Suite("Callback outbox in the state file")

@@ -3,6 +3,7 @@
 // PAYMENT_SANDBOX_* variables.
 import Foundation
 import PaymentSandbox
+import SandboxTestSupport
 import Testing
 
 extension CLITests {

@@ -6,6 +6,7 @@ import KlarnaSandbox
 import PaymentSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import Testing
 
 /// A merchant's callback endpoint on real sockets: records every POST under /hooks/ and, while `holding`, keeps

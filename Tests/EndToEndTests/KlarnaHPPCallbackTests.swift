@@ -6,6 +6,7 @@ import Foundation
 import SandboxHTTP
 import PaymentSandbox
 import KlarnaSandbox
+import SandboxTestSupport
 import Testing
 
 @Suite("Klarna HPP: status_update callbacks")

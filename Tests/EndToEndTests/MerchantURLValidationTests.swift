@@ -6,6 +6,7 @@ import Foundation
 import PaymentSandbox
 import KlarnaSandbox
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import SandboxHTTP
 import Testing

@@ -4,6 +4,7 @@
 import Foundation
 import PaymentSandbox
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 

@@ -7,6 +7,7 @@ import PaymentSandbox
 import KlarnaSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -196,26 +197,7 @@ func journalLine(_ entry: [String: Any], fullNote: Bool = true) -> String {
 
 // MARK: Expected bodies
 
-enum ScenarioExpect {
-    /// The 200 of create session with the default category; returns the client token.
-    @discardableResult
-    static func sessionCreated(_ response: RawResponse, id: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
-        let clientToken = (try? response.jsonObject())?["client_token"] as? String
-        #expect(clientToken.map { $0.split(separator: ".").count == 3 } == true, "client_token is not a JWT: \(response)",
-                sourceLocation: sourceLocation)
-        expectJSON(response, """
-            {"session_id": "\(id)", "client_token": "\(clientToken ?? "?")",
-             "payment_method_categories": [\(KlarnaExamples.klarnaCategory)]}
-            """, sourceLocation: sourceLocation)
-        return clientToken
-    }
-
-    /// What authorize() (or finalize()) answers when approved.
-    static func approved(_ response: RawResponse, token: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        expectJSON(response, #"{"approved": true, "show_form": true, "authorization_token": "\#(token)", "finalize_required": false}"#,
-                   sourceLocation: sourceLocation)
-    }
-
+extension ScenarioExpect {
     /// The order create-order answers for the docs' example orders (both carry a confirmation URL, so a redirect_url).
     static func order(_ response: RawResponse, id: String, port: Int, fraudStatus: String = "ACCEPTED",
                       sourceLocation: SourceLocation = #_sourceLocation) {

@@ -5,6 +5,7 @@
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
+import SandboxTestSupport
 @testable import SwedbankPaySandbox
 import Testing
 
@@ -64,12 +65,6 @@ func withOrderSandbox(_ configure: (inout SandboxConfiguration) -> Void = { _ in
     var configuration = deterministicConfiguration()
     configure(&configuration)
     try await SandboxTest.run(.inProcess, configuration: configuration) { client, sandbox in try await body(sandbox, client) }
-}
-
-/// The n-th id the sequential generator hands out.
-func sequentialID(_ n: Int) -> String {
-    let digits = String(n, radix: 16)
-    return "00000000-0000-4000-8000-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
 }
 
 /// A temporary scenario directory.
