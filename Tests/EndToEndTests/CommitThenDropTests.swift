@@ -80,7 +80,7 @@ struct CommitThenDropTests {
             let client = KlarnaClient(server, namespace: uniqueNamespace("ctd-hpp"))
             let kp = try await client.newSession()
             await #expect(throws: Self.dropped) {
-                _ = try await client.send("POST", "/hpp/v1/sessions", body: KlarnaHPP.createBody(kp), headers: Self.header)
+                _ = try await client.send("POST", "/hpp/v1/sessions", body: KlarnaHPPBodies.createBody(kp), headers: Self.header)
             }
             let read = try await client.get("/hpp/v1/sessions/\(sequentialID(2))")
             #expect(read.status == 200, "\(read)")

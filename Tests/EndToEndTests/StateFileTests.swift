@@ -84,7 +84,7 @@ struct StateFileTests {
             let tokenized = try await klarna.createCustomerToken(try await klarna.newAuthorization(tokenize))
             try #require(tokenized.status == 200, "\(tokenized)")
             let customerToken = try #require(try tokenized.jsonObject()["token_id"] as? String)
-            let hpp = try await klarna.post("/hpp/v1/sessions", KlarnaHPP.createBody(try await klarna.newSession()))
+            let hpp = try await klarna.post("/hpp/v1/sessions", KlarnaHPPBodies.createBody(try await klarna.newSession()))
             try #require(hpp.status == 201, "\(hpp)")
             let hppSession = try #require(try hpp.jsonObject()["session_id"] as? String)
 

@@ -85,6 +85,27 @@ package enum KlarnaExamples {
     }
 }
 
+/// Create-session bodies of the Hosted Payment Page (klarna-api.md §4).
+package enum KlarnaHPPBodies {
+    package static let paymentSessionURL = "https://api.playground.klarna.com/payments/v1/sessions/"
+
+    /// A create-session body for the KP session `kpSessionID`; `merchantURLs` and `options` are JSON object texts.
+    package static func createBody(_ kpSessionID: String, merchantURLs: String? = nil, options: String? = nil) -> String {
+        var members = [#""payment_session_url": "\#(paymentSessionURL)\#(kpSessionID)""#]
+        if let merchantURLs { members.append(#""merchant_urls": \#(merchantURLs)"#) }
+        if let options { members.append(#""options": \#(options)"#) }
+        return "{" + members.joined(separator: ", ") + "}"
+    }
+
+    package static let allMerchantURLs = """
+        {"success": "https://merchant.example/success?sid={{session_id}}&token={{authorization_token}}&order={{order_id}}",
+         "cancel": "https://merchant.example/cancel?sid={{session_id}}",
+         "back": "https://merchant.example/back?sid={{session_id}}",
+         "failure": "https://merchant.example/failure?sid={{session_id}}",
+         "error": "https://merchant.example/error?sid={{session_id}}"}
+        """
+}
+
 // MARK: Ids and namespaces
 
 /// The n-th id the sequential generator hands out.

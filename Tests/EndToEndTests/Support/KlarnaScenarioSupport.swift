@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Helpers for the scenario end-to-end tests (reload, startup, journal, the CLI): the repository's scenarios/
-// directory, sandboxes that load it (and temporary scenario directories written by the test), scenario-aware Klarna
-// calls, the control API (default scenario, reload, journal) and running the CLI with a chosen working directory.
+// directory, sandboxes that load it (and scenario directories written by the test, SandboxTestSupport's),
+// scenario-aware Klarna calls, the control API (default scenario, reload, journal) and running the CLI with a chosen
+// working directory.
 import Foundation
 import PaymentSandbox
 import KlarnaSandbox
@@ -35,34 +36,7 @@ enum ScenarioPaths {
     }
 }
 
-// MARK: Temporary scenario directories
-
-/// A directory under the system's temporary directory, removed by ``withScenarioDirectory(_:)``.
-struct ScenarioDirectory: Sendable {
-    let url: URL
-
-    /// Writes `text` to `name` (relative to the directory), replacing what was there.
-    func write(_ name: String, _ text: String) throws {
-        let file = url.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: file, options: .atomic)
-    }
-
-    func remove(_ name: String) throws { try FileManager.default.removeItem(at: url.appendingPathComponent(name)) }
-
-    /// The file's path as the sandbox names it in problems: the directory as given, then "/" and the name.
-    func shown(_ name: String) -> String { url.path + "/" + name }
-}
-
-/// Creates a fresh temporary directory, runs `body`, removes the directory whatever happens.
-func withScenarioDirectory<T>(_ body: (ScenarioDirectory) async throws -> T) async throws -> T {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("payment-sandbox-e2e-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
-        .standardizedFileURL
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try await body(ScenarioDirectory(url: url))
-}
+// MARK: Scenario files
 
 /// A scenario file with `rules` (each a JSON object text), one rule per line from line 5.
 func scenarioFile(_ name: String, _ description: String = "Written by an end-to-end test.", rules: [String]) -> String {

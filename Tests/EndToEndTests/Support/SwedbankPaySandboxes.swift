@@ -5,6 +5,7 @@ import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
 import SandboxCore
+import SandboxTestSupport
 import Testing
 
 /// The bundled scenarios directory (<repo>/scenarios), from this file's path.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // More of the merchant for the flow, Order Management, hosted page and scenario tests: the US examples, one call
 // per Klarna operation (a scenario chosen per call with `Sandbox-Scenario`), the control API as these tests read it,
-// scenario directories written by a test, and the bodies the scenarios answer.
+// and the bodies the scenarios answer.
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
@@ -259,26 +259,6 @@ func journalLine(_ entry: [String: Any], fullNote: Bool = true) -> String {
     if !fullNote, let cut = note.range(of: " (") { note = String(note[..<cut.lowerBound]) }
     return "\(entry["method"] as? String ?? "?") \(entry["path"] as? String ?? "?") \(entry["status"] as? Int ?? -1) \(note)"
 }
-
-// MARK: Scenario directories
-
-/// A directory under the system's temporary directory, removed by ``withScenarioDirectory(_:)``.
-struct ScenarioDirectory: Sendable {
-    let url: URL
-
-    /// Writes `text` to `name` (relative to the directory), replacing what was there.
-    func write(_ name: String, _ text: String) throws {
-        let file = url.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: file, options: .atomic)
-    }
-}
-
-/// Creates a fresh temporary directory, runs `body`, removes the directory whatever happens.
-func withScenarioDirectory<T>(_ body: (ScenarioDirectory) async throws -> T) async throws -> T {
-    try await withScenarioFiles([:]) { url in try await body(ScenarioDirectory(url: url)) }
-}
-
 
 // MARK: What the scenarios answer
 

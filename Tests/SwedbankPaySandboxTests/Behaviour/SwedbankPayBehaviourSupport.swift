@@ -67,25 +67,6 @@ func withOrderSandbox(_ configure: (inout SandboxConfiguration) -> Void = { _ in
     try await SandboxTest.run(.inProcess, configuration: configuration) { client, sandbox in try await body(sandbox, client) }
 }
 
-/// A temporary scenario directory.
-struct ScenarioDirectory: Sendable {
-    let url: URL
-
-    /// Writes `text` to `name`, replacing what was there.
-    func write(_ name: String, _ text: String) throws {
-        try Data(text.utf8).write(to: url.appendingPathComponent(name), options: .atomic)
-    }
-}
-
-/// Runs `body` with a new empty directory, removed after.
-func withScenarioDirectory<T>(_ body: (ScenarioDirectory) async throws -> T) async throws -> T {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("swedbankpay-behaviour-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try await body(ScenarioDirectory(url: url))
-}
-
 struct PaymentOrderDocument: Decodable {
     var paymentOrder: PaymentOrder
     struct PaymentOrder: Decodable { var id: String }
