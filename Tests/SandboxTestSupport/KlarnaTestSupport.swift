@@ -231,6 +231,16 @@ package enum ScenarioExpect {
                    sourceLocation: sourceLocation)
     }
 
+    /// The order create-order answers for the docs' example orders (both carry a confirmation URL, so a redirect_url
+    /// on `origin`, the sandbox's).
+    package static func order(_ response: some TestAnswer, id: String, origin: String, fraudStatus: String = "ACCEPTED",
+                              sourceLocation: SourceLocation = #_sourceLocation) {
+        expectJSON(response, """
+            {"order_id": "\(id)", "redirect_url": "\(origin)/__sandbox/klarna/payments/orders/\(id)/redirect",
+             "fraud_status": "\(fraudStatus)", "authorized_payment_method": {"type": "invoice", "number_of_days": 30}}
+            """, sourceLocation: sourceLocation)
+    }
+
     /// A hard decline: approved false, show_form false, no token.
     package static func rejected(_ response: some TestAnswer, sourceLocation: SourceLocation = #_sourceLocation) {
         expectJSON(response, #"{"approved": false, "show_form": false}"#, sourceLocation: sourceLocation)

@@ -169,20 +169,6 @@ func journalLine(_ entry: [String: Any], fullNote: Bool = true) -> String {
     return "\(entry["method"] as? String ?? "?") \(entry["path"] as? String ?? "?") \(entry["status"] as? Int ?? -1) \(note)"
 }
 
-// MARK: Expected bodies
-
-extension ScenarioExpect {
-    /// The order create-order answers for the docs' example orders (both carry a confirmation URL, so a redirect_url).
-    static func order(_ response: RawResponse, id: String, port: Int, fraudStatus: String = "ACCEPTED",
-                      sourceLocation: SourceLocation = #_sourceLocation) {
-        expectJSON(response, """
-            {"order_id": "\(id)", "redirect_url": "http://127.0.0.1:\(port)/__sandbox/klarna/payments/orders/\(id)/redirect",
-             "fraud_status": "\(fraudStatus)", "authorized_payment_method": {"type": "invoice", "number_of_days": 30}}
-            """, sourceLocation: sourceLocation)
-    }
-
-}
-
 // MARK: The CLI
 
 /// Runs the payment-sandbox executable in `workingDirectory` to completion (at most `timeout`), with the

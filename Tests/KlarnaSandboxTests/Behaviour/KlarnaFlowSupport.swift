@@ -263,16 +263,6 @@ func journalLine(_ entry: [String: Any], fullNote: Bool = true) -> String {
 // MARK: What the scenarios answer
 
 extension ScenarioExpect {
-    /// The order create-order answers for the docs' example orders (both carry a confirmation URL, so a redirect_url
-    /// on `origin`, the sandbox's).
-    static func order(_ response: SandboxResponse, id: String, origin: String, fraudStatus: String = "ACCEPTED",
-                      sourceLocation: SourceLocation = #_sourceLocation) {
-        expectJSON(response, """
-            {"order_id": "\(id)", "redirect_url": "\(origin)/__sandbox/klarna/payments/orders/\(id)/redirect",
-             "fraud_status": "\(fraudStatus)", "authorized_payment_method": {"type": "invoice", "number_of_days": 30}}
-            """, sourceLocation: sourceLocation)
-    }
-
     /// An SDK error object: `{"approved": false, "show_form": false, "error": {...}}` (load has no `approved`).
     static func sdkError(_ response: SandboxResponse, approved: Bool? = false, name: String, action: String, message: String,
                          isFatal: Bool, sourceLocation: SourceLocation = #_sourceLocation) {
