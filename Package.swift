@@ -45,17 +45,23 @@ let package = Package(
         .executableTarget(name: "payment-sandbox",
                           dependencies: ["PaymentSandbox", "SandboxHTTP", "SandboxCore", "SandboxScenarios", "SandboxPlugIn", "KlarnaSandbox", "SwedbankPaySandbox"],
                     swiftSettings: strict),
+        // Test code several test targets share (the Swedbank Pay SDK mirror, walker and session driver, the checkout
+        // page client, escaping payloads): a plain target, since one test target cannot depend on another. No
+        // product names it, so only tests build it.
+        .target(name: "SandboxTestSupport", dependencies: ["PaymentSandboxTesting", "PaymentSandbox", "SwedbankPaySandbox", "SandboxHTTP", "SandboxCore"],
+                path: "Tests/SandboxTestSupport", swiftSettings: strict),
         .testTarget(name: "SandboxHTTPTests", dependencies: ["SandboxHTTP"], exclude: ["FuzzCorpus"], swiftSettings: strict),
         .testTarget(name: "SandboxCoreTests", dependencies: ["SandboxCore"], swiftSettings: strict),
         .testTarget(name: "SandboxScenariosTests", dependencies: ["SandboxScenarios", "SandboxPlugIn", "PaymentSandbox", "KlarnaSandbox", "SwedbankPaySandbox"], swiftSettings: strict),
-        .testTarget(name: "KlarnaSandboxTests", dependencies: ["KlarnaSandbox", "SandboxCore", "PaymentSandboxTesting", "PaymentSandbox"], swiftSettings: strict),
-        .testTarget(name: "SwedbankPaySandboxTests", dependencies: ["SwedbankPaySandbox", "PaymentSandboxTesting", "PaymentSandbox"], swiftSettings: strict),
+        .testTarget(name: "KlarnaSandboxTests", dependencies: ["KlarnaSandbox", "SandboxCore", "PaymentSandboxTesting", "PaymentSandbox", "SandboxTestSupport"], swiftSettings: strict),
+        .testTarget(name: "SwedbankPaySandboxTests", dependencies: ["SwedbankPaySandbox", "PaymentSandboxTesting", "PaymentSandbox", "SandboxTestSupport"], swiftSettings: strict),
         .testTarget(name: "PaymentSandboxTestingTests", dependencies: ["PaymentSandboxTesting", "PaymentSandbox"],
                     swiftSettings: strict),
         .testTarget(name: "PaymentSandboxKlarnaMobileTests",
                     dependencies: ["PaymentSandboxKlarnaMobile", "PaymentSandboxTesting", "PaymentSandbox"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests",
-                    dependencies: ["PaymentSandbox", "SandboxHTTP", "SandboxCore", "SandboxScenarios", "SandboxPlugIn", "KlarnaSandbox", "SwedbankPaySandbox"],
+                    dependencies: ["PaymentSandbox", "SandboxHTTP", "SandboxCore", "SandboxScenarios", "SandboxPlugIn", "KlarnaSandbox", "SwedbankPaySandbox",
+                                   "PaymentSandboxTesting", "SandboxTestSupport"],
                     swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

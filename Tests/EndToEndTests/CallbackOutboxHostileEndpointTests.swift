@@ -6,6 +6,7 @@ import KlarnaSandbox
 import PaymentSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import Testing
 
 // Off under ThreadSanitizer: its endless and trickling endpoints keep both cores busy for their deadlines, and the
@@ -196,7 +197,7 @@ struct CallbackOutboxHostileEndpointTests {
             #expect(try await listener.wait(for: 1).first?.target.utf8.count == MerchantURL.maxLength - "http://127.0.0.1:\(hooks.port)".utf8.count)
 
             let kp = try await client.newSession()
-            let hpp = try await client.post("/hpp/v1/sessions", KlarnaHPP.createBody(kp, merchantURLs: KlarnaExamples.jsonText(["status_update": longest + "a"])))
+            let hpp = try await client.post("/hpp/v1/sessions", KlarnaHPPBodies.createBody(kp, merchantURLs: KlarnaExamples.jsonText(["status_update": longest + "a"])))
             _ = expectKlarnaError(hpp, 400, "BAD_VALUE", ["Bad value: merchant_urls.status_update",
                                                            "We were unable to create a session with the provided data. Some field constraint was violated."])
             let swedbank = try await SwedbankPayClient(server).create(MerchantURLValidationTests.swedbankOrder(replacing: "callbackUrl", with: longest + "a"))

@@ -5,6 +5,7 @@ import Foundation
 import PaymentSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import Testing
 
 @Suite("Callback outbox in the state file")
@@ -117,7 +118,7 @@ struct CallbackOutboxStateFileTests {
             func cancelledHPPSession(_ client: KlarnaClient) async throws -> String {
                 let kp = try await client.newSession()
                 let urls = #"{"status_update": "https://merchant.example/status/{{session_id}}"}"#
-                let hpp = try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: urls))
+                let hpp = try await KlarnaHPP.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: urls))
                 expectNoContent(try await client.delete("/hpp/v1/sessions/\(hpp)"))   // DISABLED: one held callback
                 return hpp
             }
@@ -152,7 +153,7 @@ struct CallbackOutboxStateFileTests {
             try await client.useScenario("callback-not-sent")
             let kp = try await client.newSession()
             let urls = #"{"status_update": "https://merchant.example/status/{{session_id}}"}"#
-            let hpp = try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: urls))
+            let hpp = try await KlarnaHPP.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: urls))
             expectNoContent(try await client.delete("/hpp/v1/sessions/\(hpp)"))
             try #require(try await client.outbox.list().count == 1)
             try #require(try await StateFileTests.send(server, "POST", "/__sandbox/snapshot").status == 200)
@@ -184,7 +185,7 @@ extension StateFileCLITests {
                     try await client.useScenario(scenario)
                     let kp = try await client.newSession()
                     let urls = #"{"status_update": "https://merchant.example/status/{{session_id}}"}"#
-                    let hpp = try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: urls))
+                    let hpp = try await KlarnaHPP.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: urls))
                     expectNoContent(try await client.delete("/hpp/v1/sessions/\(hpp)"))   // DISABLED: one callback
                 }
                 try await callback(KlarnaClient(server, namespace: "cli-outbox-held", password: "secret"), scenario: "callback-not-sent")

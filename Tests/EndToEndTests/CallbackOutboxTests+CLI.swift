@@ -3,6 +3,7 @@
 // PAYMENT_SANDBOX_* variables.
 import Foundation
 import PaymentSandbox
+import SandboxTestSupport
 import Testing
 
 extension CLITests {
@@ -70,7 +71,7 @@ extension CLITests {
             for _ in 0..<3 {
                 let kp = try await client.newSession()
                 let urls = #"{"status_update": "https://merchant.example/status/{{session_id}}"}"#
-                let id = try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: urls))
+                let id = try await KlarnaHPP.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: urls))
                 expectNoContent(try await client.delete("/hpp/v1/sessions/\(id)"))   // DISABLED: one callback each
                 sessions.append(id)
             }

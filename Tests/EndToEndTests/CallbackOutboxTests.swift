@@ -6,6 +6,7 @@ import KlarnaSandbox
 import PaymentSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import Testing
 
 /// A merchant's callback endpoint on real sockets: records every POST under /hooks/ and, while `holding`, keeps
@@ -128,7 +129,7 @@ struct CallbackOutboxTests {
     static func hppSession(_ client: KlarnaClient, hooks: RunningServer) async throws -> String {
         let kp = try await client.newSession()
         let urls = #"{"status_update": "http://127.0.0.1:\#(hooks.port)/hooks/status?sid={{session_id}}", "success": "https://merchant.example/success"}"#
-        return try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: urls))
+        return try await KlarnaHPP.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: urls))
     }
 
     static func withKlarna(_ label: String, scenario: String? = nil, configure: @escaping (inout SandboxConfiguration) -> Void = { _ in },

@@ -6,6 +6,7 @@ import Foundation
 import PaymentSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -79,7 +80,7 @@ struct CommitThenDropTests {
             let client = KlarnaClient(server, namespace: uniqueNamespace("ctd-hpp"))
             let kp = try await client.newSession()
             await #expect(throws: Self.dropped) {
-                _ = try await client.send("POST", "/hpp/v1/sessions", body: KlarnaHPP.createBody(kp), headers: Self.header)
+                _ = try await client.send("POST", "/hpp/v1/sessions", body: KlarnaHPPBodies.createBody(kp), headers: Self.header)
             }
             let read = try await client.get("/hpp/v1/sessions/\(sequentialID(2))")
             #expect(read.status == 200, "\(read)")
@@ -124,12 +125,13 @@ struct CommitThenDropTests {
                 return nil
             }.first)
             await #expect(throws: Self.dropped) {
-                _ = try await driver.exchange("POST", start, body: #"{"culture":"sv-SE","paymentToken":"\#(paymentToken)","client":{}}"#)
+                _ = try await server.exchange(rawRequest("POST", try driver.path(start), headers: [("Accept", "application/json"), ("Content-Type", "application/json")],
+                                                         body: #"{"culture":"sv-SE","paymentToken":"\#(paymentToken)","client":{}}"#))
             }
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .paid)
             let reread = try await driver.exchange("GET", "/psp/paymentsessions/\(token)")
-            #expect(reread.status == 200 && reread.bodyText.contains(SwedbankPayTestOrder.completeUrl.replacingOccurrences(of: "/", with: "\\/"))
-                    || reread.bodyText.contains(SwedbankPayTestOrder.completeUrl), "\(reread)")
+            #expect(reread.status == 200 && reread.text.contains(SwedbankPayTestOrder.completeUrl.replacingOccurrences(of: "/", with: "\\/"))
+                    || reread.text.contains(SwedbankPayTestOrder.completeUrl), "\(reread)")
         }
     }
 }

@@ -4,6 +4,7 @@
 // only to the names the sandbox serves (--allowed-host, SandboxConfiguration.allowedHosts).
 import Foundation
 import PaymentSandbox
+import SandboxTestSupport
 import Testing
 
 @Suite("Control request check")

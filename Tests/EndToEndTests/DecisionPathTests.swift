@@ -5,6 +5,7 @@
 import Foundation
 import PaymentSandbox
 import SandboxScenarios
+import SandboxTestSupport
 import Testing
 
 @Suite("One decision path: decisions within a call, journaled in the namespace the answer names")
@@ -35,14 +36,14 @@ struct DecisionPathTests {
         ])
         try await withSwedbankPaySandbox(extraScenarios: ["decision-path.json": file], transport: .inProcess) { sandbox, server in
             let namespace = "decision-page-\(UUID().uuidString.prefix(8))"
-            let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "decision-path-authenticate-error")
-            let client = CheckoutPageClient(server: server)
+            let token = try await SwedbankPayTestOrder.create(try server.client(), namespace: namespace, scenario: "decision-path-authenticate-error")
+            let client = CheckoutPageClient(try server.client())
             let card = [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")]
             let answered = try await client.post("/checkout/\(token)/card", card)
             #expect(answered.status == 503, "\(answered)")
             #expect(SwedbankPayTestOrder.status(sandbox, token: token) == .initialized, "the answered call made no attempt")
             let menu = try await client.get("/checkout/\(token)")
-            #expect(menu.status == 200 && CheckoutPageClient.mainID(menu.bodyText) == "swedbankpay-checkout", "\(menu)")
+            #expect(menu.status == 200 && CheckoutPageClient.mainID(menu.text) == "swedbankpay-checkout", "\(menu)")
             let paid = try await client.post("/checkout/\(token)/card", card)
             #expect(paid.status == 303 && SwedbankPayTestOrder.status(sandbox, token: token) == .paid, "\(paid)")
 

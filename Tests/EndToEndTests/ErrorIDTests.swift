@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import PaymentSandbox
+import SandboxTestSupport
 import Testing
 
 /// Error bodies take their ids from the injected `SandboxConfiguration.ids` (its `errorID()` stream): with a

@@ -6,6 +6,7 @@ import Foundation
 import SandboxHTTP
 import PaymentSandbox
 import KlarnaSandbox
+import SandboxTestSupport
 import Testing
 
 @Suite("Klarna HPP: status_update callbacks")
@@ -22,7 +23,7 @@ struct KlarnaHPPCallbackTests {
                 let marker = try await KlarnaCallbackMarker.start(server)
                 let kp = try await client.newSession()
                 let target = "http://127.0.0.1:\(hooks.port)/hooks/status?hpp={{session_id}}&secret=s3"
-                let id = try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: #"{"status_update": "\#(target)"}"#))
+                let id = try await KlarnaHPP.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: #"{"status_update": "\#(target)"}"#))
                 let filled = "http://127.0.0.1:\(hooks.port)/hooks/status?hpp=\(id)&secret=s3"
 
                 _ = try await KlarnaHPP.browser(server, "GET", "/hpp/payments/\(id)")  // IN_PROGRESS: attempt 1 answered 500
@@ -81,7 +82,7 @@ struct KlarnaHPPCallbackTests {
             let marker = try await KlarnaCallbackMarker.start(server)
             let kp = try await client.newSession()
             // Port 9 (discard) on loopback: connection refused.
-            let id = try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: #"{"status_update": "http://127.0.0.1:9/down"}"#))
+            let id = try await KlarnaHPP.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: #"{"status_update": "http://127.0.0.1:9/down"}"#))
             expectNoContent(try await client.delete("/hpp/v1/sessions/\(id)"))
             var entries: [[String: Any]] = []
             for attempt in 1...4 {

@@ -6,6 +6,7 @@ import PaymentSandbox
 import KlarnaSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 #if canImport(FoundationNetworking)

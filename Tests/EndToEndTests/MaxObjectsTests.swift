@@ -7,6 +7,7 @@ import PaymentSandbox
 import KlarnaSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -115,11 +116,11 @@ struct MaxObjectsTests {
             func getSession(_ token: String) async throws -> RawResponse {
                 try await server.exchange(rawRequest("GET", "/psp/paymentsessions/\(token)"))
             }
-            let tokenA = try await SwedbankPayTestOrder.create(server, namespace: namespace)
+            let tokenA = try await SwedbankPayTestOrder.create(try server.client(), namespace: namespace)
             let orderA = try orderID(tokenA)
             #expect(try await getSession(tokenA).status == 200)  // the payment session: an object of its own
-            _ = try await SwedbankPayTestOrder.create(server, namespace: namespace)
-            let tokenC = try await SwedbankPayTestOrder.create(server, namespace: namespace)  // the fourth: order A goes
+            _ = try await SwedbankPayTestOrder.create(try server.client(), namespace: namespace)
+            let tokenC = try await SwedbankPayTestOrder.create(try server.client(), namespace: namespace)  // the fourth: order A goes
             let unknownOrder = UUID().uuidString.lowercased()
             let evicted = try await getOrder(orderA)
             #expect(evicted.status == 404)
@@ -130,7 +131,7 @@ struct MaxObjectsTests {
             #expect(try Self.problem(session, id: tokenA) == Self.problem(try await getSession(unknownToken), id: unknownToken))
             #expect(try await Self.objects(server)["evicted"] as? Int == 1)
 
-            let tokenD = try await SwedbankPayTestOrder.create(server, namespace: namespace)  // A's payment session goes
+            let tokenD = try await SwedbankPayTestOrder.create(try server.client(), namespace: namespace)  // A's payment session goes
             let objects = try await Self.objects(server)
             #expect(objects["held"] as? Int == 3)
             #expect(objects["evicted"] as? Int == 2)
@@ -152,11 +153,11 @@ struct MaxObjectsTests {
             configuration.maxObjects = 3
         }) { sandbox, server in
             let namespace = uniqueNamespace("evict-swp-card")
-            let tokenX = try await SwedbankPayTestOrder.create(server, namespace: namespace)
+            let tokenX = try await SwedbankPayTestOrder.create(try server.client(), namespace: namespace)
             #expect(try await server.exchange(rawRequest("GET", "/psp/paymentsessions/\(tokenX)")).status == 200)
-            let tokenY = try await SwedbankPayTestOrder.create(server, namespace: namespace, scenario: "swedbankpay-approve", operation: "Verify",
+            let tokenY = try await SwedbankPayTestOrder.create(try server.client(), namespace: namespace, scenario: "swedbankpay-approve", operation: "Verify",
                                                                extra: [("generateUnscheduledToken", .bool(true))])
-            var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: .iOS,
+            var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: try server.client(), namespace: namespace, platform: .iOS,
                                                   choice: .savedCard(rank: 1))
             #expect(try await driver.run(token: tokenY) == .complete, "\(driver.steps)")
             let objects = try await Self.objects(server)

@@ -6,6 +6,7 @@ import Foundation
 import PaymentSandbox
 import KlarnaSandbox
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import SandboxHTTP
 import Testing
@@ -94,7 +95,7 @@ struct MerchantURLValidationTests {
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-urls"))
             let kp = try await client.newSession()
             func create(_ urls: [String: String]) async throws -> RawResponse {
-                try await client.post("/hpp/v1/sessions", KlarnaHPP.createBody(kp, merchantURLs: KlarnaExamples.jsonText(urls)))
+                try await client.post("/hpp/v1/sessions", KlarnaHPPBodies.createBody(kp, merchantURLs: KlarnaExamples.jsonText(urls)))
             }
             let createMessage = "We were unable to create a session with the provided data. Some field constraint was violated."
             for url in Self.refused {
@@ -118,7 +119,7 @@ struct MerchantURLValidationTests {
             let client = KlarnaClient(server, namespace: uniqueNamespace("hpp-authority"))
             let kp = try await client.newSession()
             func create(_ urls: [String: String]) async throws -> RawResponse {
-                try await client.post("/hpp/v1/sessions", KlarnaHPP.createBody(kp, merchantURLs: KlarnaExamples.jsonText(urls)))
+                try await client.post("/hpp/v1/sessions", KlarnaHPPBodies.createBody(kp, merchantURLs: KlarnaExamples.jsonText(urls)))
             }
             let createMessage = "We were unable to create a session with the provided data. Some field constraint was violated."
             for url in Self.malformedAuthorities + Self.badPlaceholders + ["http://[/{x}{{{{}}}}"] {
@@ -127,7 +128,7 @@ struct MerchantURLValidationTests {
                 }
             }
             // A well-formed IPv6 success URL with a placeholder: pay redirects there, the placeholder filled.
-            let id = try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(
+            let id = try await KlarnaHPP.newHPPSession(client, KlarnaHPPBodies.createBody(
                 kp, merchantURLs: KlarnaExamples.jsonText(["success": "http://[::1]:8080/done?sid={{session_id}}"])))
             let paid = try await KlarnaHPP.act(server, id, "pay")
             #expect(paid.status == 303 && paid.header("Location") == "http://[::1]:8080/done?sid=\(id)", "\(paid)")

@@ -8,6 +8,7 @@ import KlarnaSandbox
 import PaymentSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 #if canImport(Glibc)

@@ -6,6 +6,7 @@ import PaymentSandbox
 import KlarnaSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -20,8 +21,8 @@ struct PublicURLTests {
         let redirect = try await ForwardedHeaderTests.klarnaRedirectURL(server, headers)
         #expect(redirect.hasPrefix("\(base)/__sandbox/klarna/payments/orders/"), "\(redirect)", sourceLocation: sourceLocation)
 
-        let hpp = try await client.send("POST", "/hpp/v1/sessions", body: KlarnaHPP.createBody(try await client.newSession(),
-                                        merchantURLs: KlarnaHPP.allMerchantURLs), headers: headers)
+        let hpp = try await client.send("POST", "/hpp/v1/sessions", body: KlarnaHPPBodies.createBody(try await client.newSession(),
+                                        merchantURLs: KlarnaHPPBodies.allMerchantURLs), headers: headers)
         try #require(hpp.status == 201, "create HPP session: \(hpp)", sourceLocation: sourceLocation)
         let hppLinks = try hpp.jsonObject().filter { $0.key.hasSuffix("_url") }.compactMap { $0.value as? String }
         #expect(hppLinks.count >= 4, "\(hpp.bodyText)", sourceLocation: sourceLocation)

@@ -4,6 +4,7 @@
 import Foundation
 import PaymentSandbox
 import SandboxHTTP
+import SandboxTestSupport
 import Testing
 
 @Suite("Request transports: socket and in-process answer alike")

@@ -5,6 +5,7 @@ import Foundation
 import PaymentSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -16,7 +17,7 @@ struct ReturnTripTests {
     static func hppSession(_ client: KlarnaClient, scenario: String) async throws -> String {
         ScenarioExpect.sessionCreated(try await client.createSession(scenario: scenario), id: sequentialID(1))
         let kp = sequentialID(1)
-        return try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: Self.appURL))
+        return try await KlarnaHPP.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: Self.appURL))
     }
 
     @Test("Klarna HPP, hpp-redirect-lost: pay completes the session, the page shows it with no redirect to myapp://")

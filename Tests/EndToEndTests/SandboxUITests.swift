@@ -7,6 +7,7 @@ import PaymentSandbox
 import KlarnaSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -119,7 +120,7 @@ struct SandboxUITests {
             let (session, token) = try await klarna.authorizedSession()
             let order = try await klarna.newOrder(token)
             let second = try await klarna.newSession()
-            let hpp = try await KlarnaHPP.newHPPSession(klarna, KlarnaHPP.createBody(second))
+            let hpp = try await KlarnaHPP.newHPPSession(klarna, KlarnaHPPBodies.createBody(second))
             let swedbank = SwedbankPayClient(server, namespace: "ui-shop")
             let created = try await swedbank.create()
             try #require(created.status == 200, "\(created)")

@@ -5,6 +5,7 @@ import PaymentSandbox
 import KlarnaSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -36,13 +37,15 @@ extension ScenarioControlReloadTests {
                 try await Task.sleep(for: .milliseconds(300))
                 try directory.write("flip.json", Self.pending)
                 try await eventually("the changed description") { description($0) == "Create order is pending, after the change." }
-                ScenarioExpect.order(try await Self.orderUnder("e2e-flip", client), id: sequentialID(5), port: server.port, fraudStatus: "PENDING")
+                ScenarioExpect.order(try await Self.orderUnder("e2e-flip", client), id: sequentialID(5),
+                                     origin: server.baseURL.absoluteString, fraudStatus: "PENDING")
 
                 try directory.write("flip.json", Self.typo)
                 let problem = try Self.problem(directory, "flip.json", Self.typo, at: "\"rejekt\"", Self.typoMessage)
                 try await eventually("the problem of the invalid file") { ($0["reload_problems"] as? [String]) == [problem] }
                 #expect(description(try await client.scenarioList()) == "Create order is pending, after the change.")
-                ScenarioExpect.order(try await Self.orderUnder("e2e-flip", client), id: sequentialID(8), port: server.port, fraudStatus: "PENDING")
+                ScenarioExpect.order(try await Self.orderUnder("e2e-flip", client), id: sequentialID(8),
+                                     origin: server.baseURL.absoluteString, fraudStatus: "PENDING")
 
                 try directory.write("flip.json", Self.rejecting)
                 try await eventually("the fixed file") { ($0["reload_problems"] as? [String]) == [] && description($0) == "Create order is rejected." }

@@ -7,6 +7,7 @@ import PaymentSandbox
 import KlarnaSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -64,7 +65,8 @@ struct ScenarioControlReloadTests {
                 ]))
                 expectKlarnaError(try await Self.orderUnder("e2e-flip", client), 403, "REJECTED", ["Rejected"])
                 expectJSON(try await client.reloadScenarios(), listing(flipPending + ", " + added, []))
-                ScenarioExpect.order(try await Self.orderUnder("e2e-flip", client), id: sequentialID(7), port: server.port, fraudStatus: "PENDING")
+                ScenarioExpect.order(try await Self.orderUnder("e2e-flip", client), id: sequentialID(7),
+                                     origin: server.baseURL.absoluteString, fraudStatus: "PENDING")
                 let cancelSession = try await client.newSession()
                 expectJSON(try await client.authorize(cancelSession, scenario: "e2e-added"), #"{"approved": false, "show_form": true}"#)
 
@@ -82,7 +84,8 @@ struct ScenarioControlReloadTests {
                      "problems": \(KlarnaExamples.jsonText(problems))}
                     """)
                 // The previous set still plays, and the listing says why the reload failed.
-                ScenarioExpect.order(try await Self.orderUnder("e2e-flip", client), id: sequentialID(11), port: server.port,
+                ScenarioExpect.order(try await Self.orderUnder("e2e-flip", client), id: sequentialID(11),
+                                     origin: server.baseURL.absoluteString,
                                      fraudStatus: "PENDING")
                 expectJSON(try await client.get("/__sandbox/scenarios"), listing(flipPending + ", " + added, problems))
 

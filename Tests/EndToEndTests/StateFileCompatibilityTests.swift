@@ -6,6 +6,7 @@ import Foundation
 @testable import PaymentSandbox
 import SandboxScenarios
 import SandboxHTTP
+import SandboxTestSupport
 import Testing
 
 @Suite("State file: a file an earlier version wrote")
@@ -65,7 +66,7 @@ struct StateFileCompatibilityTests {
             let orderBody = KlarnaExamples.gbOrder.replacingOccurrences(of: #""name": "Battery Power Pack""#,
                                                                      with: #""name": "Battery Power Pack \"mini\" / \u00ab\u00fc\u00bb""#)
             _ = try await client.newOrder(try await client.newAuthorization(Self.openSession), orderBody)
-            let pay = try await CheckoutPageClient(server: reloaded).post("/checkout/\(Self.unpaidToken)/web/Invoice-PayExFinancingSe",
+            let pay = try await CheckoutPageClient(try reloaded.client()).post("/checkout/\(Self.unpaidToken)/web/Invoice-PayExFinancingSe",
                                                                          [("ssn", "199710202392")])
             #expect(pay.status == 303, "\(pay)")
         }

@@ -4,6 +4,7 @@
 import Foundation
 import PaymentSandbox
 import SandboxHTTP
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -30,7 +31,7 @@ struct StateFileCLITests {
                 defer { first.kill() }
                 let klarna = KlarnaClient(server, namespace: StateFileTests.namespace, password: "secret")
                 let session = try await klarna.newSession()
-                let token = try await SwedbankPayTestOrder.create(server, namespace: StateFileTests.namespace)
+                let token = try await SwedbankPayTestOrder.create(try server.client(), namespace: StateFileTests.namespace)
                 #expect(try await StateFileTests.send(server, "PUT", "/__sandbox/scenario", namespace: "cli-other",
                                                       body: #"{"name": "reject"}"#).status == 200)
                 try await Self.stop(first)
@@ -44,7 +45,7 @@ struct StateFileCLITests {
                 let scenarios = try await StateFileTests.send(restarted, "GET", "/__sandbox/scenarios", namespace: "cli-other")
                 #expect(try scenarios.jsonObject()["default_scenario"] as? String == "reject")
                 // The order created before the restart: its page pays it, the merchant reads and captures it.
-                let pay = try await CheckoutPageClient(server: restarted).post("/checkout/\(token)/web/Invoice-PayExFinancingSe",
+                let pay = try await CheckoutPageClient(try restarted.client()).post("/checkout/\(token)/web/Invoice-PayExFinancingSe",
                                                                               [("ssn", "199710202392")])
                 #expect(pay.status == 303 && pay.header("Location") == SwedbankPayTestOrder.completeUrl, "\(pay)")
                 let state = try await StateFileTests.send(restarted, "GET", "/__sandbox/state")

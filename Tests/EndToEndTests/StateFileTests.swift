@@ -7,6 +7,7 @@ import PaymentSandbox
 import KlarnaSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -83,16 +84,16 @@ struct StateFileTests {
             let tokenized = try await klarna.createCustomerToken(try await klarna.newAuthorization(tokenize))
             try #require(tokenized.status == 200, "\(tokenized)")
             let customerToken = try #require(try tokenized.jsonObject()["token_id"] as? String)
-            let hpp = try await klarna.post("/hpp/v1/sessions", KlarnaHPP.createBody(try await klarna.newSession()))
+            let hpp = try await klarna.post("/hpp/v1/sessions", KlarnaHPPBodies.createBody(try await klarna.newSession()))
             try #require(hpp.status == 201, "\(hpp)")
             let hppSession = try #require(try hpp.jsonObject()["session_id"] as? String)
 
             // Swedbank Pay: an order left to pay after the restart (its payment session opened), one paid now.
-            let unpaidToken = try await SwedbankPayTestOrder.create(server, namespace: Self.namespace)
+            let unpaidToken = try await SwedbankPayTestOrder.create(try server.client(), namespace: Self.namespace)
             let opened = try await server.exchange("GET /psp/paymentsessions/\(unpaidToken) HTTP/1.1\r\nHost: 127.0.0.1:0\r\n\r\n")
             try #require(opened.status == 200, "\(opened)")
-            let paidToken = try await SwedbankPayTestOrder.create(server, namespace: Self.namespace)
-            let paid = try await CheckoutPageClient(server: server).post("/checkout/\(paidToken)/web/Invoice-PayExFinancingSe",
+            let paidToken = try await SwedbankPayTestOrder.create(try server.client(), namespace: Self.namespace)
+            let paid = try await CheckoutPageClient(try server.client()).post("/checkout/\(paidToken)/web/Invoice-PayExFinancingSe",
                                                                        [("ssn", "199710202392")])
             try #require(paid.status == 303, "\(paid)")
             let (_, unpaidOrder) = try #require(before.swedbankPayOrders.lookup(token: unpaidToken))
@@ -149,7 +150,7 @@ struct StateFileTests {
             let earlier = Set([openSession, orderedToken, orderID, customerToken, hppSession, unpaidOrder, paidOrder])
             #expect(!earlier.contains(laterToken) && !earlier.contains(laterOrder), "\(laterToken) \(laterOrder)")
             // The Swedbank Pay order created before is paid through its page and captured.
-            let pay = try await CheckoutPageClient(server: restarted).post("/checkout/\(unpaidToken)/web/Invoice-PayExFinancingSe",
+            let pay = try await CheckoutPageClient(try restarted.client()).post("/checkout/\(unpaidToken)/web/Invoice-PayExFinancingSe",
                                                                           [("ssn", "199710202392")])
             #expect(pay.status == 303 && pay.header("Location") == SwedbankPayTestOrder.completeUrl, "\(pay)")
             let captured = try await Self.send(restarted, "POST", "/psp/paymentorders/\(unpaidOrder)/captures", bearer: true,
@@ -166,7 +167,7 @@ struct StateFileTests {
             let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
             let (sandbox, server) = try Self.sandbox(file, clock: clock)
             // The oldest is a Swedbank Pay order; its store's section comes after Klarna's in the file.
-            let orderToken = try await SwedbankPayTestOrder.create(server, namespace: Self.namespace)
+            let orderToken = try await SwedbankPayTestOrder.create(try server.client(), namespace: Self.namespace)
             let (_, orderID) = try #require(sandbox.swedbankPayOrders.lookup(token: orderToken))
             clock.advance(by: 1)
             let klarna = KlarnaClient(server, namespace: Self.namespace, password: "secret")

@@ -5,6 +5,7 @@ import Foundation
 import PaymentSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -139,7 +140,7 @@ struct SwedbankPayCallbackScenarioTests {
     func beforeRedirect() async throws {
         try await Self.withSwedbankPay { sandbox, server, client, listener, hooks in
             let (_, token) = try await Self.order(client, hooks: hooks, scenario: "swedbankpay-callback-before-redirect")
-            let page = CheckoutPageClient(server: server)
+            let page = CheckoutPageClient(try server.client())
             listener.hold()
             let pay = Task {
                 let response = try await page.post("/checkout/\(token)/card", [("pan", "4925000000000004"), ("expiry", "12/33"), ("cvc", "123")])

@@ -7,6 +7,7 @@ import PaymentSandbox
 import KlarnaSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -19,8 +20,8 @@ struct SwedbankPaySessionEdgeTests {
                          instrument: String? = nil, scenario: String? = nil)
     async throws -> (driver: SwedbankPaySessionDriver, token: String, idle: PaymentOutputModel) {
         let namespace = namespace(label)
-        let token = try await SwedbankPayTestOrder.create(server, namespace: namespace, instrument: instrument, scenario: scenario)
-        var driver = SwedbankPaySessionDriver(sandbox: sandbox, server: server, namespace: namespace, platform: platform, choice: nil)
+        let token = try await SwedbankPayTestOrder.create(try server.client(), namespace: namespace, instrument: instrument, scenario: scenario)
+        var driver = SwedbankPaySessionDriver(sandbox: sandbox, client: try server.client(), namespace: namespace, platform: platform, choice: nil)
         _ = try await driver.run(token: token)
         return (driver, token, try #require(driver.lastDocument))
     }
@@ -31,9 +32,9 @@ struct SwedbankPaySessionEdgeTests {
             #"{"operation": "swedbankpay.web.pay", "outcome": "approve", "delay_ms": 1000}"#,
         ])
         try await withSwedbankPaySandbox(extraScenarios: ["slow-web.json": file]) { sandbox, server in
-            let token = try await SwedbankPayTestOrder.create(server, namespace: Self.namespace("slow-web"), scenario: "swedbankpay-e2e-slow-web")
+            let token = try await SwedbankPayTestOrder.create(try server.client(), namespace: Self.namespace("slow-web"), scenario: "swedbankpay-e2e-slow-web")
             let clock = ContinuousClock(), started = clock.now
-            let response = try await CheckoutPageClient(server: server).post("/checkout/\(token)/web/Invoice-PayExFinancingSe",
+            let response = try await CheckoutPageClient(try server.client()).post("/checkout/\(token)/web/Invoice-PayExFinancingSe",
                                                                              [("ssn", "600307-1161")])
             #expect(clock.now - started >= .milliseconds(1000))
             #expect(response.status == 303)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import SandboxTestSupport
 import Testing
 @testable import KlarnaSandbox
 
@@ -7,39 +8,10 @@ import Testing
 // exercised too. Each rejection test checks the exact envelope: 400 BAD_VALUE "Bad value: <path>".
 
 /// The docs' GB example (klarna-api.md §2.1; tax-handling worked example).
-private let gbExample = #"""
-{
-  "purchase_country": "GB",
-  "purchase_currency": "GBP",
-  "locale": "en-GB",
-  "order_amount": 62400,
-  "order_tax_amount": 10400,
-  "order_lines": [
-    { "type": "physical", "reference": "19-402", "name": "Battery Power Pack",
-      "quantity": 1, "unit_price": 59500, "tax_rate": 2000,
-      "total_amount": 59500, "total_discount_amount": 0, "total_tax_amount": 9917 },
-    { "type": "shipping_fee", "name": "Shipping", "quantity": 1, "unit_price": 2900,
-      "tax_rate": 2000, "total_amount": 2900, "total_tax_amount": 483 }
-  ],
-  "merchant_urls": { "authorization": "https://example.com/authorization_callbacks" },
-  "merchant_reference1": "45aa52f387871e3a210645d4"
-}
-"""#
+private let gbExample = KlarnaExamples.gbSession
 
 /// The docs' US create-order example (klarna-api.md §2.5).
-private let usOrderExample = #"""
-{
-  "purchase_country": "US", "purchase_currency": "USD", "locale": "en-US",
-  "billing_address": { "given_name": "John", "family_name": "Doe", "email": "john@doe.com", "title": "Mr",
-    "street_address": "Lombard St 10", "street_address2": "Apt 214", "postal_code": "90210",
-    "city": "Beverly Hills", "region": "CA", "phone": "333444555", "country": "US" },
-  "order_amount": 10, "order_tax_amount": 0,
-  "order_lines": [ { "type": "physical", "reference": "19-402", "name": "Battery Power Pack",
-    "quantity": 1, "unit_price": 10, "tax_rate": 0, "total_amount": 10,
-    "total_discount_amount": 0, "total_tax_amount": 0 } ],
-  "merchant_urls": { "confirmation": "https://example.com/confirmation?sid={session.id}&oid={order.id}" }
-}
-"""#
+private let usOrderExample = KlarnaExamples.usOrder
 
 /// Klarna's US sales-tax example (klarna-api.md §2.9 rule 6: order_amount 21000, order_tax_amount 1000).
 private let usSalesTaxExample = #"""

@@ -4,6 +4,7 @@
 import Foundation
 import PaymentSandbox
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -24,7 +25,7 @@ struct KlarnaCallbackMarker {
         let client = KlarnaClient(server, namespace: uniqueNamespace("timer-marker"))
         try await client.useScenario("callback-late", sourceLocation: sourceLocation)
         let kp = try await client.newSession(sourceLocation: sourceLocation)
-        let id = try await KlarnaHPP.newHPPSession(client, KlarnaHPP.createBody(kp, merchantURLs: #"{"status_update": "\#(closedPortURL)"}"#),
+        let id = try await KlarnaHPP.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: #"{"status_update": "\#(closedPortURL)"}"#),
                                                         sourceLocation: sourceLocation)
         let deleted = try await client.delete("/hpp/v1/sessions/\(id)")   // DISABLED: its callback waits 300 s
         try #require(deleted.status == 204, "\(deleted)", sourceLocation: sourceLocation)

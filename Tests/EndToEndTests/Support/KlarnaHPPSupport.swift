@@ -7,24 +7,6 @@ import PaymentSandbox
 import Testing
 
 enum KlarnaHPP {
-    static let paymentSessionURL = "https://api.playground.klarna.com/payments/v1/sessions/"
-
-    /// A create-session body for the KP session `kpSessionID`; `merchantURLs` and `options` are JSON object texts.
-    static func createBody(_ kpSessionID: String, merchantURLs: String? = nil, options: String? = nil) -> String {
-        var members = [#""payment_session_url": "\#(paymentSessionURL)\#(kpSessionID)""#]
-        if let merchantURLs { members.append(#""merchant_urls": \#(merchantURLs)"#) }
-        if let options { members.append(#""options": \#(options)"#) }
-        return "{" + members.joined(separator: ", ") + "}"
-    }
-
-    static let allMerchantURLs = """
-        {"success": "https://merchant.example/success?sid={{session_id}}&token={{authorization_token}}&order={{order_id}}",
-         "cancel": "https://merchant.example/cancel?sid={{session_id}}",
-         "back": "https://merchant.example/back?sid={{session_id}}",
-         "failure": "https://merchant.example/failure?sid={{session_id}}",
-         "error": "https://merchant.example/error?sid={{session_id}}"}
-        """
-
     /// Creates an HPP session (fails unless 201) and returns its id.
     static func newHPPSession(_ client: KlarnaClient, _ body: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
         let response = try await client.post("/hpp/v1/sessions", body)

@@ -1,90 +1,16 @@
 // SPDX-License-Identifier: MIT
-// Klarna calls for the end-to-end tests (wire, CLI, state files, callbacks): the docs' example bodies, a small client
-// that speaks to /payments/v1 over the raw socket client with HTTP Basic and a namespace, exact-JSON and envelope
-// assertions, and a deterministic sandbox configuration (manual clock, sequential ids). The Klarna behaviour tests
-// run in-process in KlarnaSandboxTests, on PaymentSandboxTesting.
+// Klarna calls for the end-to-end tests (wire, CLI, state files, callbacks): a small client that speaks to /payments/v1
+// over the raw socket client with HTTP Basic and a namespace, and a deterministic sandbox configuration (manual clock,
+// sequential ids). The example bodies and the exact-JSON and envelope assertions are SandboxTestSupport's. The Klarna
+// behaviour tests run in-process in KlarnaSandboxTests, on PaymentSandboxTesting.
 import Foundation
 import PaymentSandbox
 import KlarnaSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
-
-// MARK: Example bodies (klarna-api.md §2.1, §2.5)
-
-enum KlarnaExamples {
-    /// The docs' GB create-session example (klarna-api.md §2.1; the tax-handling worked example).
-    static let gbSession = #"""
-    {
-      "purchase_country": "GB",
-      "purchase_currency": "GBP",
-      "locale": "en-GB",
-      "order_amount": 62400,
-      "order_tax_amount": 10400,
-      "order_lines": [
-        { "type": "physical", "reference": "19-402", "name": "Battery Power Pack",
-          "quantity": 1, "unit_price": 59500, "tax_rate": 2000,
-          "total_amount": 59500, "total_discount_amount": 0, "total_tax_amount": 9917 },
-        { "type": "shipping_fee", "name": "Shipping", "quantity": 1, "unit_price": 2900,
-          "tax_rate": 2000, "total_amount": 2900, "total_tax_amount": 483 }
-      ],
-      "merchant_urls": { "authorization": "https://example.com/authorization_callbacks" },
-      "merchant_reference1": "45aa52f387871e3a210645d4"
-    }
-    """#
-
-    /// The GB example as a create-order request: the same cart and references, plus a confirmation URL with
-    /// both placeholders (klarna-api.md §2.1 merchant_urls, §2.5 redirect_url).
-    static let gbOrder = #"""
-    {
-      "purchase_country": "GB",
-      "purchase_currency": "GBP",
-      "locale": "en-GB",
-      "order_amount": 62400,
-      "order_tax_amount": 10400,
-      "order_lines": [
-        { "type": "physical", "reference": "19-402", "name": "Battery Power Pack",
-          "quantity": 1, "unit_price": 59500, "tax_rate": 2000,
-          "total_amount": 59500, "total_discount_amount": 0, "total_tax_amount": 9917 },
-        { "type": "shipping_fee", "name": "Shipping", "quantity": 1, "unit_price": 2900,
-          "tax_rate": 2000, "total_amount": 2900, "total_tax_amount": 483 }
-      ],
-      "merchant_urls": { "confirmation": "https://example.com/confirmation?sid={session.id}&oid={order.id}" },
-      "merchant_reference1": "45aa52f387871e3a210645d4"
-    }
-    """#
-
-    /// A customer-token request for the GB market (klarna-api.md §2.7).
-    static let gbCustomerToken = #"""
-    { "description": "Monthly battery subscription", "intended_use": "SUBSCRIPTION", "locale": "en-GB",
-      "purchase_country": "GB", "purchase_currency": "GBP",
-      "billing_address": { "given_name": "Test", "family_name": "Person-uk", "street_address": "10 New Burlington Street",
-        "street_address2": "Apt. 214", "postal_code": "W1S 3BE", "city": "London", "country": "GB",
-        "email": "customer@email.uk", "phone": "+447755564318" },
-      "customer": { "date_of_birth": "1970-07-10", "gender": "male" } }
-    """#
-
-    /// The docs' payment method category as the sandbox offers it by default (klarna-api.md §2.1).
-    static let klarnaCategory = #"""
-    { "identifier": "klarna", "name": "Pay with Klarna",
-      "asset_urls": {
-        "descriptive": "https://x.klarnacdn.net/payment-method/assets/badges/generic/klarna.svg",
-        "standard": "https://x.klarnacdn.net/payment-method/assets/badges/generic/klarna.svg" } }
-    """#
-
-    /// Edits a JSON object given as text and returns the new text.
-    static func edit(_ json: String, _ change: (inout [String: Any]) -> Void) -> String {
-        var object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] ?? [:]
-        change(&object)
-        return jsonText(object)
-    }
-
-    static func jsonText(_ object: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }
-}
 
 // MARK: Deterministic sandboxes
 
@@ -98,17 +24,6 @@ enum KlarnaTestClock {
 func deterministic(_ configuration: inout SandboxConfiguration) {
     configuration.clock = ManualClock(KlarnaTestClock.start)
     configuration.ids = SequentialIDGenerator()
-}
-
-/// The n-th id the sequential generator hands out.
-func sequentialID(_ n: Int) -> String {
-    let digits = String(n, radix: 16)
-    return "00000000-0000-4000-8000-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
-}
-
-/// A fresh namespace name per test, so tests never share state even on one sandbox.
-func uniqueNamespace(_ label: String) -> String {
-    "kp-e2e-\(label)-\(UUID().uuidString.prefix(8).lowercased())"
 }
 
 // MARK: The client
@@ -240,64 +155,14 @@ func klarnaRequest(_ method: String, _ target: String, port: Int, headers: [(Str
 
 // MARK: Assertions
 
-/// The JSON text in a canonical form (sorted keys, no whitespace), or nil when it is not JSON.
-func canonicalJSON(_ data: Data) -> String? {
-    guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
-          let canonical = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
-    else { return nil }
-    return String(decoding: canonical, as: UTF8.self)
-}
+/// The raw client's answers go through the shared Klarna assertions (SandboxTestSupport), with the whole framing
+/// checked, as a socket (or this target's in-process transport, which frames as the server does) shows it.
+extension RawResponse: TestAnswer {
+    var statusCode: Int { status }
+    var bodyData: Data { Data(body) }
+    var headSummary: String { rawHead }
 
-/// Asserts status, a JSON content type, framing, and a body equal to `expected` as JSON (same keys, values and
-/// array order; formatting and key order aside).
-func expectJSON(_ response: RawResponse, status: Int = 200, _ expected: String,
-                sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(response.status == status, "expected \(status): \(response)", sourceLocation: sourceLocation)
-    #expect(response.header("Content-Type")?.hasPrefix("application/json") == true, "\(response.rawHead)", sourceLocation: sourceLocation)
-    expectWellFramed(response, sourceLocation: sourceLocation)
-    let actual = canonicalJSON(Data(response.body))
-    let wanted = canonicalJSON(Data(expected.utf8))
-    #expect(wanted != nil, "the expected text is not JSON: \(expected)", sourceLocation: sourceLocation)
-    #expect(actual == wanted, "body differs.\n  actual:   \(actual ?? response.bodyText)\n  expected: \(wanted ?? expected)",
-            sourceLocation: sourceLocation)
-}
-
-/// Asserts a 204 with no body.
-func expectNoContent(_ response: RawResponse, sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(response.status == 204, "expected 204: \(response)", sourceLocation: sourceLocation)
-    #expect(response.body.isEmpty, sourceLocation: sourceLocation)
-    expectWellFramed(response, sourceLocation: sourceLocation)
-}
-
-/// A lower-case or upper-case 8-4-4-4-12 hex UUID.
-func isUUID(_ text: String) -> Bool {
-    let groups = text.split(separator: "-", omittingEmptySubsequences: false)
-    guard groups.map(\.count) == [8, 4, 4, 4, 12] else { return false }
-    return groups.allSatisfy { $0.allSatisfy(\.isHexDigit) } && UUID(uuidString: text) != nil
-}
-
-/// Klarna's error envelope (klarna-api.md §1.4): exactly `error_code`, `error_messages` and a UUID
-/// `correlation_id`, as application/json. A 401 also names Basic in WWW-Authenticate.
-/// Returns the correlation id.
-@discardableResult
-func expectKlarnaError(_ response: RawResponse, _ status: Int, _ code: String, _ messages: [String],
-                       sourceLocation: SourceLocation = #_sourceLocation) -> String? {
-    #expect(response.status == status, "expected \(status) \(code) \(messages): \(response)", sourceLocation: sourceLocation)
-    #expect(response.header("Content-Type")?.hasPrefix("application/json") == true, "\(response.rawHead)", sourceLocation: sourceLocation)
-    expectWellFramed(response, sourceLocation: sourceLocation)
-    guard let object = try? response.jsonObject() else {
-        Issue.record("error body is not a JSON object: \(response)", sourceLocation: sourceLocation)
-        return nil
+    func expectFraming(sourceLocation: SourceLocation) {
+        expectWellFramed(self, sourceLocation: sourceLocation)
     }
-    #expect(Set(object.keys) == ["error_code", "error_messages", "correlation_id"], "keys: \(response.bodyText)",
-            sourceLocation: sourceLocation)
-    #expect(object["error_code"] as? String == code, "body: \(response.bodyText)", sourceLocation: sourceLocation)
-    #expect(object["error_messages"] as? [String] == messages, "body: \(response.bodyText)", sourceLocation: sourceLocation)
-    let correlation = object["correlation_id"] as? String
-    #expect(correlation.map(isUUID) == true, "correlation_id is not a UUID: \(response.bodyText)", sourceLocation: sourceLocation)
-    if status == 401 {
-        #expect(response.header("WWW-Authenticate")?.lowercased().hasPrefix("basic") == true,
-                "401 without WWW-Authenticate: Basic: \(response.rawHead)", sourceLocation: sourceLocation)
-    }
-    return correlation
 }

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Helpers for the scenario end-to-end tests (reload, startup, journal, the CLI): the repository's scenarios/
-// directory, sandboxes that load it (and temporary scenario directories written by the test), scenario-aware Klarna
-// calls, the control API (default scenario, reload, journal) and running the CLI with a chosen working directory.
+// directory, sandboxes that load it (and scenario directories written by the test, SandboxTestSupport's),
+// scenario-aware Klarna calls, the control API (default scenario, reload, journal) and running the CLI with a chosen
+// working directory.
 import Foundation
 import PaymentSandbox
 import KlarnaSandbox
 import SandboxHTTP
 import SandboxScenarios
+import SandboxTestSupport
 import SwedbankPaySandbox
 import Testing
 
@@ -34,34 +36,7 @@ enum ScenarioPaths {
     }
 }
 
-// MARK: Temporary scenario directories
-
-/// A directory under the system's temporary directory, removed by ``withScenarioDirectory(_:)``.
-struct ScenarioDirectory: Sendable {
-    let url: URL
-
-    /// Writes `text` to `name` (relative to the directory), replacing what was there.
-    func write(_ name: String, _ text: String) throws {
-        let file = url.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: file, options: .atomic)
-    }
-
-    func remove(_ name: String) throws { try FileManager.default.removeItem(at: url.appendingPathComponent(name)) }
-
-    /// The file's path as the sandbox names it in problems: the directory as given, then "/" and the name.
-    func shown(_ name: String) -> String { url.path + "/" + name }
-}
-
-/// Creates a fresh temporary directory, runs `body`, removes the directory whatever happens.
-func withScenarioDirectory<T>(_ body: (ScenarioDirectory) async throws -> T) async throws -> T {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("payment-sandbox-e2e-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
-        .standardizedFileURL
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try await body(ScenarioDirectory(url: url))
-}
+// MARK: Scenario files
 
 /// A scenario file with `rules` (each a JSON object text), one rule per line from line 5.
 func scenarioFile(_ name: String, _ description: String = "Written by an end-to-end test.", rules: [String]) -> String {
@@ -192,39 +167,6 @@ func journalLine(_ entry: [String: Any], fullNote: Bool = true) -> String {
     var note = entry["note"] as? String ?? "?"
     if !fullNote, let cut = note.range(of: " (") { note = String(note[..<cut.lowerBound]) }
     return "\(entry["method"] as? String ?? "?") \(entry["path"] as? String ?? "?") \(entry["status"] as? Int ?? -1) \(note)"
-}
-
-// MARK: Expected bodies
-
-enum ScenarioExpect {
-    /// The 200 of create session with the default category; returns the client token.
-    @discardableResult
-    static func sessionCreated(_ response: RawResponse, id: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
-        let clientToken = (try? response.jsonObject())?["client_token"] as? String
-        #expect(clientToken.map { $0.split(separator: ".").count == 3 } == true, "client_token is not a JWT: \(response)",
-                sourceLocation: sourceLocation)
-        expectJSON(response, """
-            {"session_id": "\(id)", "client_token": "\(clientToken ?? "?")",
-             "payment_method_categories": [\(KlarnaExamples.klarnaCategory)]}
-            """, sourceLocation: sourceLocation)
-        return clientToken
-    }
-
-    /// What authorize() (or finalize()) answers when approved.
-    static func approved(_ response: RawResponse, token: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        expectJSON(response, #"{"approved": true, "show_form": true, "authorization_token": "\#(token)", "finalize_required": false}"#,
-                   sourceLocation: sourceLocation)
-    }
-
-    /// The order create-order answers for the docs' example orders (both carry a confirmation URL, so a redirect_url).
-    static func order(_ response: RawResponse, id: String, port: Int, fraudStatus: String = "ACCEPTED",
-                      sourceLocation: SourceLocation = #_sourceLocation) {
-        expectJSON(response, """
-            {"order_id": "\(id)", "redirect_url": "http://127.0.0.1:\(port)/__sandbox/klarna/payments/orders/\(id)/redirect",
-             "fraud_status": "\(fraudStatus)", "authorized_payment_method": {"type": "invoice", "number_of_days": 30}}
-            """, sourceLocation: sourceLocation)
-    }
-
 }
 
 // MARK: The CLI

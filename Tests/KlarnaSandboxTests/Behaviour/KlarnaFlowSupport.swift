@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // More of the merchant for the flow, Order Management, hosted page and scenario tests: the US examples, one call
 // per Klarna operation (a scenario chosen per call with `Sandbox-Scenario`), the control API as these tests read it,
-// scenario directories written by a test, and the bodies the scenarios answer.
+// and the bodies the scenarios answer.
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
+import SandboxTestSupport
 import Testing
 
 // MARK: More example bodies (klarna-api.md §2.1, §2.2, §2.5, §6)
@@ -43,23 +44,6 @@ extension KlarnaExamples {
       "merchant_urls": { "confirmation": "https://example.com/confirmation?sid={session.id}&oid={order.id}" }
     }
     """#
-
-    /// The docs' payment method category as the sandbox offers it by default (klarna-api.md §2.1).
-    static let klarnaCategory = #"""
-    { "identifier": "klarna", "name": "Pay with Klarna",
-      "asset_urls": {
-        "descriptive": "https://x.klarnacdn.net/payment-method/assets/badges/generic/klarna.svg",
-        "standard": "https://x.klarnacdn.net/payment-method/assets/badges/generic/klarna.svg" } }
-    """#
-
-    static func jsonText(_ object: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    static func object(_ json: String) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] ?? [:]
-    }
 }
 
 /// Bodies for the playground's content rules (klarna-api.md §6).
@@ -276,63 +260,9 @@ func journalLine(_ entry: [String: Any], fullNote: Bool = true) -> String {
     return "\(entry["method"] as? String ?? "?") \(entry["path"] as? String ?? "?") \(entry["status"] as? Int ?? -1) \(note)"
 }
 
-// MARK: Scenario directories
-
-/// A directory under the system's temporary directory, removed by ``withScenarioDirectory(_:)``.
-struct ScenarioDirectory: Sendable {
-    let url: URL
-
-    /// Writes `text` to `name` (relative to the directory), replacing what was there.
-    func write(_ name: String, _ text: String) throws {
-        let file = url.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: file, options: .atomic)
-    }
-}
-
-/// Creates a fresh temporary directory, runs `body`, removes the directory whatever happens.
-func withScenarioDirectory<T>(_ body: (ScenarioDirectory) async throws -> T) async throws -> T {
-    try await withScenarioFiles([:]) { url in try await body(ScenarioDirectory(url: url)) }
-}
-
-
 // MARK: What the scenarios answer
 
-enum ScenarioExpect {
-    /// The 200 of create session with the default category; returns the client token.
-    @discardableResult
-    static func sessionCreated(_ response: SandboxResponse, id: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
-        let clientToken = response.jsonObject()?["client_token"] as? String
-        #expect(clientToken.map { $0.split(separator: ".").count == 3 } == true, "client_token is not a JWT: \(response.summary)",
-                sourceLocation: sourceLocation)
-        expectJSON(response, """
-            {"session_id": "\(id)", "client_token": "\(clientToken ?? "?")",
-             "payment_method_categories": [\(KlarnaExamples.klarnaCategory)]}
-            """, sourceLocation: sourceLocation)
-        return clientToken
-    }
-
-    /// What authorize() (or finalize()) answers when approved.
-    static func approved(_ response: SandboxResponse, token: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        expectJSON(response, #"{"approved": true, "show_form": true, "authorization_token": "\#(token)", "finalize_required": false}"#,
-                   sourceLocation: sourceLocation)
-    }
-
-    /// A hard decline: approved false, show_form false, no token.
-    static func rejected(_ response: SandboxResponse, sourceLocation: SourceLocation = #_sourceLocation) {
-        expectJSON(response, #"{"approved": false, "show_form": false}"#, sourceLocation: sourceLocation)
-    }
-
-    /// The order create-order answers for the docs' example orders (both carry a confirmation URL, so a redirect_url
-    /// on `origin`, the sandbox's).
-    static func order(_ response: SandboxResponse, id: String, origin: String, fraudStatus: String = "ACCEPTED",
-                      sourceLocation: SourceLocation = #_sourceLocation) {
-        expectJSON(response, """
-            {"order_id": "\(id)", "redirect_url": "\(origin)/__sandbox/klarna/payments/orders/\(id)/redirect",
-             "fraud_status": "\(fraudStatus)", "authorized_payment_method": {"type": "invoice", "number_of_days": 30}}
-            """, sourceLocation: sourceLocation)
-    }
-
+extension ScenarioExpect {
     /// An SDK error object: `{"approved": false, "show_form": false, "error": {...}}` (load has no `approved`).
     static func sdkError(_ response: SandboxResponse, approved: Bool? = false, name: String, action: String, message: String,
                          isFatal: Bool, sourceLocation: SourceLocation = #_sourceLocation) {

@@ -6,29 +6,12 @@
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
+import SandboxTestSupport
 import Testing
 
 @Suite("Klarna HPP")
 struct KlarnaHPPTests {
     // MARK: Helpers
-
-    static let paymentSessionURL = "https://api.playground.klarna.com/payments/v1/sessions/"
-
-    /// A create-session body for the KP session `kpSessionID`; `merchantURLs` and `options` are JSON object texts.
-    static func createBody(_ kpSessionID: String, merchantURLs: String? = nil, options: String? = nil) -> String {
-        var members = [#""payment_session_url": "\#(paymentSessionURL)\#(kpSessionID)""#]
-        if let merchantURLs { members.append(#""merchant_urls": \#(merchantURLs)"#) }
-        if let options { members.append(#""options": \#(options)"#) }
-        return "{" + members.joined(separator: ", ") + "}"
-    }
-
-    static let allMerchantURLs = """
-        {"success": "https://merchant.example/success?sid={{session_id}}&token={{authorization_token}}&order={{order_id}}",
-         "cancel": "https://merchant.example/cancel?sid={{session_id}}",
-         "back": "https://merchant.example/back?sid={{session_id}}",
-         "failure": "https://merchant.example/failure?sid={{session_id}}",
-         "error": "https://merchant.example/error?sid={{session_id}}"}
-        """
 
     /// Creates an HPP session (fails unless 201) and returns its id.
     static func newHPPSession(_ client: KlarnaMerchant, _ body: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
@@ -59,7 +42,6 @@ struct KlarnaHPPTests {
     static func expect303(_ response: SandboxResponse, to location: String, status: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(response.status == 303, "\(response)", sourceLocation: sourceLocation)
         #expect(response.header("Location") == location, "\(response.summary)", sourceLocation: sourceLocation)
-        expectWellFramed(response, sourceLocation: sourceLocation)
         let body = try? response.requireJSONObject()
         #expect(body?["status"] as? String == status, "\(response)", sourceLocation: sourceLocation)
         #expect(body?["location"] as? String == location, "\(response)", sourceLocation: sourceLocation)
@@ -76,7 +58,7 @@ struct KlarnaHPPTests {
         try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-none"))
             let kp = try await client.newSession()
-            let created = try await client.post("/hpp/v1/sessions", Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
+            let created = try await client.post("/hpp/v1/sessions", KlarnaHPPBodies.createBody(kp, merchantURLs: KlarnaHPPBodies.allMerchantURLs))
             let id = sequentialID(2), base = "\(sandbox.origin)"
             expectJSON(created, status: 201, """
                 {"session_id": "\(id)", "redirect_url": "\(base)/hpp/payments/\(id)",
@@ -128,7 +110,7 @@ struct KlarnaHPPTests {
         try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-place"))
             let kp = try await client.newSession()
-            let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs,
+            let id = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: KlarnaHPPBodies.allMerchantURLs,
                                                                          options: #"{"place_order_mode": "PLACE_ORDER"}"#))
             let orderID = sequentialID(5)
             Self.expect303(try await Self.act(sandbox, id, "pay"),
@@ -148,7 +130,7 @@ struct KlarnaHPPTests {
         try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-capture"))
             let kp = try await client.newSession()
-            let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: #"{"success": "https://m.example/ok/{{order_id}}"}"#,
+            let id = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: #"{"success": "https://m.example/ok/{{order_id}}"}"#,
                                                                          options: #"{"place_order_mode": "CAPTURE_ORDER"}"#))
             let orderID = sequentialID(5)
             Self.expect303(try await Self.act(sandbox, id, "pay"), to: "https://m.example/ok/\(orderID)", status: "COMPLETED")
@@ -165,7 +147,7 @@ struct KlarnaHPPTests {
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-om"))
             for (mode, expected) in [("PLACE_ORDER", "AUTHORIZED"), ("CAPTURE_ORDER", "CAPTURED")] {
                 let kp = try await client.newSession()
-                let id = try await Self.newHPPSession(client, Self.createBody(kp, options: #"{"place_order_mode": "\#(mode)"}"#))
+                let id = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(kp, options: #"{"place_order_mode": "\#(mode)"}"#))
                 #expect(try await Self.act(sandbox, id, "pay").status == 200)
                 let orderID = try #require(try await Self.read(client, id)["order_id"] as? String)
                 let order = try await client.get("/ordermanagement/v1/orders/\(orderID)")
@@ -184,13 +166,13 @@ struct KlarnaHPPTests {
         try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-cancel"))
             let kp = try await client.newSession()
-            let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
+            let id = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: KlarnaHPPBodies.allMerchantURLs))
             Self.expect303(try await Self.act(sandbox, id, "cancel"), to: "https://merchant.example/cancel?sid=\(id)", status: "BACK")
             // BACK is not final: the consumer comes back and pays.
             _ = try await Self.browser(sandbox, "GET", "/hpp/payments/\(id)")
             #expect(try await Self.read(client, id)["status"] as? String == "IN_PROGRESS")
 
-            let distributed = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
+            let distributed = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: KlarnaHPPBodies.allMerchantURLs))
             #expect(try await client.post("/hpp/v1/sessions/\(distributed)/distribution",
                                           #"{"method": "email", "contact_information": {"email": "a@b.example"}}"#).status == 201)
             Self.expect303(try await Self.act(sandbox, distributed, "cancel"), to: "https://merchant.example/cancel?sid=\(distributed)",
@@ -205,7 +187,7 @@ struct KlarnaHPPTests {
         try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-back"))
             let kp = try await client.newSession()
-            let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
+            let id = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: KlarnaHPPBodies.allMerchantURLs))
             // The browser's form post (formaction of #back).
             let back = try await Self.browser(sandbox, "POST", "/__sandbox/klarna/hpp/sessions/\(id)/back", form: "action=back")
             Self.expect303(back, to: "https://merchant.example/back?sid=\(id)", status: "BACK")
@@ -222,7 +204,7 @@ struct KlarnaHPPTests {
         try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-reject"))
             let kp = try await client.newSession()
-            let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
+            let id = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: KlarnaHPPBodies.allMerchantURLs))
             Self.expect303(try await Self.act(sandbox, id, "reject"), to: "https://merchant.example/failure?sid=\(id)", status: "FAILED")
             let session = try await Self.read(client, id)
             #expect(session["status"] as? String == "FAILED" && session["authorization_token"] == nil, "\(session)")
@@ -237,7 +219,7 @@ struct KlarnaHPPTests {
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-scenario"))
             #expect(try await client.createSession(scenario: "reject").status == 200)
             let kp = sequentialID(1)
-            let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: Self.allMerchantURLs))
+            let id = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: KlarnaHPPBodies.allMerchantURLs))
             Self.expect303(try await Self.act(sandbox, id, "pay"), to: "https://merchant.example/failure?sid=\(id)", status: "FAILED")
             #expect(try await Self.read(client, id)["status"] as? String == "FAILED")
             let lines = try await client.journal("path_prefix=/__sandbox/klarna/hpp/").map { journalLine($0) }
@@ -257,21 +239,21 @@ struct KlarnaHPPTests {
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-validation"))
             let kp = try await client.newSession()
             let refused = "We were unable to create a session with the provided data. Some field constraint was violated."
-            expectKlarnaError(try await client.post("/hpp/v1/sessions", Self.createBody(kp, options: """
+            expectKlarnaError(try await client.post("/hpp/v1/sessions", KlarnaHPPBodies.createBody(kp, options: """
                 {"payment_method_category": "KLARNA", "payment_method_categories": ["KLARNA"]}
                 """)), 400, "BAD_VALUE", ["Only one of options.payment_method_category and options.payment_method_categories may be given", refused])
-            #expect(try await client.post("/hpp/v1/sessions", Self.createBody(kp, options: #"{"payment_method_category": "klarna"}"#)).status == 201)
-            expectKlarnaError(try await client.post("/hpp/v1/sessions", Self.createBody(kp, options: #"{"payment_method_categories": ["pay_later"]}"#)),
+            #expect(try await client.post("/hpp/v1/sessions", KlarnaHPPBodies.createBody(kp, options: #"{"payment_method_category": "klarna"}"#)).status == 201)
+            expectKlarnaError(try await client.post("/hpp/v1/sessions", KlarnaHPPBodies.createBody(kp, options: #"{"payment_method_categories": ["pay_later"]}"#)),
                               400, "BAD_VALUE", ["Bad value: options.payment_method_categories (PAY_LATER is not offered by the payment session, which offers KLARNA)", refused])
-            expectKlarnaError(try await client.post("/hpp/v1/sessions", Self.createBody(kp, options: #"{"place_order_mode": "LATER"}"#)),
+            expectKlarnaError(try await client.post("/hpp/v1/sessions", KlarnaHPPBodies.createBody(kp, options: #"{"place_order_mode": "LATER"}"#)),
                               400, "BAD_VALUE", ["Bad value: options.place_order_mode", refused])
             expectKlarnaError(try await client.post("/hpp/v1/sessions", #"{"options": {}}"#), 400, "BAD_VALUE",
                               ["Bad value: payment_session_url", refused])
-            expectKlarnaError(try await client.post("/hpp/v1/sessions", Self.createBody("00000000-0000-4000-8000-0000000000ff")),
+            expectKlarnaError(try await client.post("/hpp/v1/sessions", KlarnaHPPBodies.createBody("00000000-0000-4000-8000-0000000000ff")),
                               404, "NOT_FOUND", ["Payment session has expired."])
             // Another namespace's KP session is unknown here.
             let other = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-validation-other"))
-            expectKlarnaError(try await other.post("/hpp/v1/sessions", Self.createBody(kp)), 404, "NOT_FOUND", ["Payment session has expired."])
+            expectKlarnaError(try await other.post("/hpp/v1/sessions", KlarnaHPPBodies.createBody(kp)), 404, "NOT_FOUND", ["Payment session has expired."])
             let malformed = try await client.post("/hpp/v1/sessions", "{")
             #expect(malformed.status == 400 && (try? malformed.requireJSONObject()["error_code"] as? String) == "BAD_REQUEST", "\(malformed)")
         }
@@ -282,7 +264,7 @@ struct KlarnaHPPTests {
         try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-scheme"))
             let kp = try await client.newSession()
-            let id = try await Self.newHPPSession(client, Self.createBody(kp, merchantURLs: #"{"success": "myapp://klarna-redirect?sid={{session_id}}"}"#))
+            let id = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(kp, merchantURLs: #"{"success": "myapp://klarna-redirect?sid={{session_id}}"}"#))
             let paid = try await Self.browser(sandbox, "POST", "/__sandbox/klarna/hpp/sessions/\(id)/pay", form: "action=pay")
             Self.expect303(paid, to: "myapp://klarna-redirect?sid=\(id)", status: "COMPLETED")
         }
@@ -293,7 +275,7 @@ struct KlarnaHPPTests {
         try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-nourls"))
             let kp = try await client.newSession()
-            let first = try await Self.newHPPSession(client, Self.createBody(kp))
+            let first = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(kp))
             let page = try await Self.browser(sandbox, "POST", "/__sandbox/klarna/hpp/sessions/\(first)/reject", form: "action=reject")
             #expect(page.status == 200 && page.header("Content-Type") == "text/html; charset=utf-8", "\(page)")
             #expect(page.text.contains(#"<main id="hpp-result""#) && page.text.contains(#"<dd id="status">FAILED</dd>"#), "\(page)")
@@ -312,7 +294,7 @@ struct KlarnaHPPTests {
                 session["order_lines"] = lines
             }
             let kp = try await client.newSession(hostile)
-            let id = try await Self.newHPPSession(client, Self.createBody(kp, options: #"{"page_title": "\"><img src=x onerror=alert(2)>"}"#))
+            let id = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(kp, options: #"{"page_title": "\"><img src=x onerror=alert(2)>"}"#))
             let page = try await Self.browser(sandbox, "GET", "/hpp/payments/\(id)")
             #expect(page.status == 200)
             let html = page.text
@@ -331,7 +313,7 @@ struct KlarnaHPPTests {
         try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-disable"))
             let kp = try await client.newSession()
-            let id = try await Self.newHPPSession(client, Self.createBody(kp))
+            let id = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(kp))
             expectNoContent(try await client.delete("/hpp/v1/sessions/\(id)"))
             #expect(try await Self.read(client, id)["status"] as? String == "DISABLED")
             let page = try await Self.browser(sandbox, "GET", "/hpp/payments/\(id)")
@@ -341,7 +323,7 @@ struct KlarnaHPPTests {
             expectKlarnaError(try await client.post("/hpp/v1/sessions/\(id)/distribution", #"{"method": "email", "contact_information": {"email": "a@b.example"}}"#),
                               400, "BAD_VALUE", ["The session is disabled", "We were unable to distribute the link with the provided data. Some field constraint was violated. Or session is disabled by merchant."])
 
-            let completed = try await Self.newHPPSession(client, Self.createBody(try await client.newSession()))
+            let completed = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(try await client.newSession()))
             #expect(try await Self.act(sandbox, completed, "pay").status == 200)
             expectKlarnaError(try await client.delete("/hpp/v1/sessions/\(completed)"), 400, "BAD_VALUE",
                               ["HPP session has already been successfully completed."])
@@ -353,11 +335,10 @@ struct KlarnaHPPTests {
         try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-distribution"))
             let kp = try await client.newSession()
-            let id = try await Self.newHPPSession(client, Self.createBody(kp))
+            let id = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(kp))
             let sms = #"{"method": "sms", "contact_information": {"phone": "07000212345", "phone_country": "SE"}, "template": "INSTORE_PURCHASE"}"#
             let sent = try await client.post("/hpp/v1/sessions/\(id)/distribution", sms)
             #expect(sent.status == 201 && sent.body.isEmpty, "\(sent)")
-            expectWellFramed(sent)
             let state = try #require(try await client.get("/__sandbox/state").requireJSONObject()["klarna_hpp"] as? [String: Any])
             let distributions = try #require(state["distributions"] as? [[String: Any]], "\(state)")
             #expect(canonicalJSON(try JSONSerialization.data(withJSONObject: distributions)) == canonicalJSON(Data("""
@@ -381,7 +362,7 @@ struct KlarnaHPPTests {
     func distribution_LongFields_400() async throws {
         try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-distribution-long"))
-            let id = try await Self.newHPPSession(client, Self.createBody(try await client.newSession()))
+            let id = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(try await client.newSession()))
             let problem = "We were unable to distribute the link with the provided data. Some field constraint was violated. Or session is disabled by merchant."
             let local = String(repeating: "a", count: 4 << 20)
             for (body, field) in [
@@ -410,7 +391,7 @@ struct KlarnaHPPTests {
         try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-expiry"))
             let kp = try await client.newSession()
-            let id = try await Self.newHPPSession(client, Self.createBody(kp))
+            let id = try await Self.newHPPSession(client, KlarnaHPPBodies.createBody(kp))
             try await client.advanceClock(seconds: 47 * 3600 - 1)
             #expect(try await Self.read(client, id)["status"] as? String == "WAITING")
             try await client.advanceClock(seconds: 1)
@@ -421,7 +402,7 @@ struct KlarnaHPPTests {
             let page = try await Self.browser(sandbox, "GET", "/hpp/payments/\(id)")
             #expect(page.status == 410 && page.text.contains(#"data-reason="expired""#) && !page.text.contains("<button"), "\(page)")
             // The KP session itself lives one more hour, but no HPP session can be made for it.
-            expectKlarnaError(try await client.post("/hpp/v1/sessions", Self.createBody(kp)), 404, "NOT_FOUND", ["Payment session has expired."])
+            expectKlarnaError(try await client.post("/hpp/v1/sessions", KlarnaHPPBodies.createBody(kp)), 404, "NOT_FOUND", ["Payment session has expired."])
         }
     }
 
@@ -430,7 +411,7 @@ struct KlarnaHPPTests {
         try await SandboxTest.run(.inProcess, configuration: deterministicConfiguration()) { sandbox in
             var anonymous = KlarnaMerchant(sandbox, namespace: nil)
             anonymous.authorization = ""
-            expectKlarnaError(try await anonymous.post("/hpp/v1/sessions", Self.createBody("x")), 401, "UNAUTHORIZED", [])
+            expectKlarnaError(try await anonymous.post("/hpp/v1/sessions", KlarnaHPPBodies.createBody("x")), 401, "UNAUTHORIZED", [])
             expectKlarnaError(try await anonymous.get("/hpp/v1/sessions/x"), 401, "UNAUTHORIZED", [])
             let client = KlarnaMerchant(sandbox, namespace: uniqueNamespace("hpp-errors"))
             expectKlarnaError(try await client.get("/hpp/v1/sessions/unknown"), 404, "NOT_FOUND",

@@ -5,6 +5,7 @@
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
+import SandboxTestSupport
 import Testing
 
 @Suite("Klarna hosted page: escaping by code point")
@@ -23,7 +24,7 @@ struct KlarnaHostedPageEscapingTests {
             }
             let kp = try await client.newSession(session)
             let options = KlarnaExamples.jsonText(["page_title": title])
-            let id = try await KlarnaHPPTests.newHPPSession(client, KlarnaHPPTests.createBody(kp, options: options))
+            let id = try await KlarnaHPPTests.newHPPSession(client, KlarnaHPPBodies.createBody(kp, options: options))
             let page = try await KlarnaHPPTests.browser(sandbox, "GET", "/hpp/payments/\(id)")
             #expect(page.status == 200, "\(page)")
             let html = page.text

@@ -6,6 +6,7 @@ import Foundation
 import KlarnaSandbox
 import PaymentSandbox
 import PaymentSandboxTesting
+import SandboxTestSupport
 import Testing
 
 @Suite("Klarna Payments: errors")

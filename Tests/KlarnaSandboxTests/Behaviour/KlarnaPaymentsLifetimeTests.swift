@@ -4,6 +4,7 @@
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
+import SandboxTestSupport
 import Testing
 
 @Suite("Klarna Payments: lifetimes")

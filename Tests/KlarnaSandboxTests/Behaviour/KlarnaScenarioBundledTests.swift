@@ -6,6 +6,7 @@
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
+import SandboxTestSupport
 import Testing
 
 @Suite("Klarna scenarios: bundled")

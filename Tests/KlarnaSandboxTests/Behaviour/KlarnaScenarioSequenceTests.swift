@@ -5,6 +5,7 @@
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
+import SandboxTestSupport
 import Testing
 
 @Suite("Klarna scenarios: sequences, faults and header conditions")

@@ -5,6 +5,7 @@
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
+import SandboxTestSupport
 @testable import SwedbankPaySandbox
 import Testing
 
@@ -64,31 +65,6 @@ func withOrderSandbox(_ configure: (inout SandboxConfiguration) -> Void = { _ in
     var configuration = deterministicConfiguration()
     configure(&configuration)
     try await SandboxTest.run(.inProcess, configuration: configuration) { client, sandbox in try await body(sandbox, client) }
-}
-
-/// The n-th id the sequential generator hands out.
-func sequentialID(_ n: Int) -> String {
-    let digits = String(n, radix: 16)
-    return "00000000-0000-4000-8000-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
-}
-
-/// A temporary scenario directory.
-struct ScenarioDirectory: Sendable {
-    let url: URL
-
-    /// Writes `text` to `name`, replacing what was there.
-    func write(_ name: String, _ text: String) throws {
-        try Data(text.utf8).write(to: url.appendingPathComponent(name), options: .atomic)
-    }
-}
-
-/// Runs `body` with a new empty directory, removed after.
-func withScenarioDirectory<T>(_ body: (ScenarioDirectory) async throws -> T) async throws -> T {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("swedbankpay-behaviour-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try await body(ScenarioDirectory(url: url))
 }
 
 struct PaymentOrderDocument: Decodable {
@@ -162,4 +138,16 @@ extension SandboxResponse: CustomStringConvertible {
 /// A scenario file with `rules` (each a JSON object text).
 func scenarioFile(_ name: String, rules: [String]) -> String {
     #"{"name": "\#(name)", "description": "Written by a behaviour test.", "rules": [\#(rules.joined(separator: ",\n"))]}"#
+}
+
+/// A sandbox with a manual clock from 2027-01-15T08:00:00Z and the bundled scenarios (`swedbankpay-testdata` among them,
+/// a content-rule scenario); `extraScenarios` (file name → text) are loaded after them. The body gets the sandbox and an
+/// in-process client of it.
+func withSwedbankPaySandbox<T>(extraScenarios: [String: String] = [:], _ body: (PaymentSandbox, SandboxClient) async throws -> T)
+async throws -> T {
+    try await withScenarioDirectory { directory in
+        for (name, text) in extraScenarios { try directory.write(name, text) }
+        let configuration = manualClockConfiguration(scenarioDirectories: extraScenarios.isEmpty ? [] : [directory.url])
+        return try await SandboxTest.run(.inProcess, configuration: configuration) { client, sandbox in try await body(sandbox, client) }
+    }
 }

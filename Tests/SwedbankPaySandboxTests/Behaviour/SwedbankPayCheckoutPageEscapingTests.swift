@@ -11,6 +11,7 @@
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
+import SandboxTestSupport
 @testable import SwedbankPaySandbox
 import Testing
 

@@ -4,6 +4,7 @@
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
+import SandboxTestSupport
 @testable import SwedbankPaySandbox
 import Testing
 

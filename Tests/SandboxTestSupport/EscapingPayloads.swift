@@ -2,15 +2,15 @@
 // Payloads and checks for HTML escaping by code point, shared by the Swedbank Pay and Klarna page tests.
 import Testing
 
-enum EscapingPayloads {
+package enum EscapingPayloads {
     /// ARABIC NUMBER SIGN (a "prepend" character), COMBINING ACUTE ACCENT, ZERO WIDTH JOINER: each makes one grapheme
     /// cluster with the character beside it.
-    static let joiners: [Unicode.Scalar] = ["\u{0600}", "\u{0301}", "\u{200D}"]
-    static let specials: [Unicode.Scalar] = ["&", "<", ">", "\"", "'"]
+    package static let joiners: [Unicode.Scalar] = ["\u{0600}", "\u{0301}", "\u{200D}"]
+    package static let specials: [Unicode.Scalar] = ["&", "<", ">", "\"", "'"]
 
     /// Each joiner before and after each of `& < > " '`, after the reported payload `\u{0600}<img … \u{0600}>`;
     /// it starts and ends with plain text.
-    static func clusters(_ label: String) -> String {
+    package static func clusters(_ label: String) -> String {
         var text = "\(label)\u{0600}<img src=x onerror=alert(1) \u{0600}>"
         for joiner in joiners {
             for special in specials { text += " \(joiner)\(special)x\(special)\(joiner)" }
@@ -19,7 +19,7 @@ enum EscapingPayloads {
     }
 
     /// HTMLText.escape written out again, by code point.
-    static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -37,7 +37,7 @@ enum EscapingPayloads {
     /// No joiner next to a raw `& < > " '` in `html` (by code point; `&` starting a reference is escaped text): the
     /// pages' own markup has none, so one is a payload's.
     /// Also no `<img` (compared by code point: `String.contains` would not see it after U+0600).
-    static func expectNoRawSpecialBesideAJoiner(_ html: String, _ page: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    package static func expectNoRawSpecialBesideAJoiner(_ html: String, _ page: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let scalars = Array(html.unicodeScalars)
         // `&` that starts one of HTMLText.escape's references is escaped text, not a raw `&`.
         func isRaw(_ index: Int) -> Bool {

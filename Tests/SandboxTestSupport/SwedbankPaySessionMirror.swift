@@ -4,9 +4,9 @@
 // the SDKs need that is missing, null where Android wants a collection, or of the wrong type fails the decode.
 import Foundation
 
-enum SwedbankPayMirror {
+package enum SwedbankPayMirror {
     /// iOS decodes `expiryDate` with ISO8601DateFormatter without fractions; Gson's pattern is `yyyy-MM-dd'T'HH:mm:ss'Z'`.
-    static let decoder: JSONDecoder = {
+    package static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
@@ -19,41 +19,41 @@ enum SwedbankPayMirror {
         return decoder
     }()
 
-    static func decode(_ bytes: [UInt8]) throws -> PaymentOutputModel {
+    package static func decode(_ bytes: [UInt8]) throws -> PaymentOutputModel {
         try decoder.decode(PaymentOutputModel.self, from: Data(bytes))
     }
 }
 
-struct PaymentOutputModel: Decodable {
-    let paymentSession: PaymentSessionModel
+package struct PaymentOutputModel: Decodable {
+    package let paymentSession: PaymentSessionModel
     /// Required and non-null (Android NPE, §3.3).
-    let operations: [OperationOutputModel]
-    let problem: ProblemDetails?
+    package let operations: [OperationOutputModel]
+    package let problem: ProblemDetails?
 }
 
-struct PaymentSessionModel: Decodable {
-    let id, culture, currency, description, payeeName, paymentMethod, instrumentModePaymentMethod: String?
-    let methods: [MethodModel]?
-    let settings: SettingsModel?
-    let urls: UrlsModel?
+package struct PaymentSessionModel: Decodable {
+    package let id, culture, currency, description, payeeName, paymentMethod, instrumentModePaymentMethod: String?
+    package let methods: [MethodModel]?
+    package let settings: SettingsModel?
+    package let urls: UrlsModel?
 }
 
-struct SettingsModel: Decodable {
-    let enabledPaymentMethods: [String]
-    let integration: String?
-    let allowCustomLogo, allowCustomStyling: Bool?
-    let traceId: String?
+package struct SettingsModel: Decodable {
+    package let enabledPaymentMethods: [String]
+    package let integration: String?
+    package let allowCustomLogo, allowCustomStyling: Bool?
+    package let traceId: String?
 }
 
 /// iOS decodes these as `URL?`: "" or an invalid string drops the whole answer (§3.9.6).
-struct UrlsModel: Decodable {
-    let completeUrl, cancelUrl, paymentUrl, termsOfServiceUrl: StrictURL?
-    let hostUrls: [StrictURL]?
+package struct UrlsModel: Decodable {
+    package let completeUrl, cancelUrl, paymentUrl, termsOfServiceUrl: StrictURL?
+    package let hostUrls: [StrictURL]?
 }
 
-struct StrictURL: Decodable, Equatable {
-    let string: String
-    init(from decoder: any Decoder) throws {
+package struct StrictURL: Decodable, Equatable {
+    package let string: String
+    package init(from decoder: any Decoder) throws {
         string = try decoder.singleValueContainer().decode(String.self)
         guard !string.isEmpty, let url = URL(string: string), url.scheme != nil else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "invalid URL \(string)"))
@@ -61,23 +61,23 @@ struct StrictURL: Decodable, Equatable {
     }
 }
 
-struct MethodModel: Decodable {
-    let paymentMethod: String
-    let amount: Int?
-    let autoClick, isMobileDevice: Bool?
-    let operations: [OperationOutputModel]
-    let prefills: [Prefill]?
-    let cardBrands: [String]?
-    let merchantCapabilities: [String]?
-    let allowedCardAuthMethods: [String]?
-    let environment: String?
+package struct MethodModel: Decodable {
+    package let paymentMethod: String
+    package let amount: Int?
+    package let autoClick, isMobileDevice: Bool?
+    package let operations: [OperationOutputModel]
+    package let prefills: [Prefill]?
+    package let cardBrands: [String]?
+    package let merchantCapabilities: [String]?
+    package let allowedCardAuthMethods: [String]?
+    package let environment: String?
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case paymentMethod, amount, autoClick, isMobileDevice, operations, prefills, cardBrands, merchantCapabilities,
              allowedCardAuthMethods, environment
     }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         paymentMethod = try container.decode(String.self, forKey: .paymentMethod)
         amount = try container.decodeIfPresent(Int.self, forKey: .amount)
@@ -112,36 +112,41 @@ struct MethodModel: Decodable {
     }
 }
 
-struct SwishPrefill: Decodable, Equatable {
-    let rank: Int32
-    let msisdn: String
+package struct SwishPrefill: Decodable, Equatable {
+    package let rank: Int32
+    package let msisdn: String
+
+    package init(rank: Int32, msisdn: String) {
+        self.rank = rank
+        self.msisdn = msisdn
+    }
 }
 
-struct CardPrefill: Decodable, Equatable {
-    let rank: Int32
-    let paymentToken: String
-    let cardBrand: String
-    let maskedPan: String
-    let expiryDate: Date
+package struct CardPrefill: Decodable, Equatable {
+    package let rank: Int32
+    package let paymentToken: String
+    package let cardBrand: String
+    package let maskedPan: String
+    package let expiryDate: Date
 }
 
-enum Prefill: Equatable {
+package enum Prefill: Equatable {
     case swish(SwishPrefill)
     case card(CardPrefill)
 }
 
-struct OperationOutputModel: Decodable {
-    let rel: Rel
+package struct OperationOutputModel: Decodable {
+    package let rel: Rel
     /// An operation's href is a URL the SDKs request or open: never empty, always absolute (§3.1: hypermedia only).
-    let href: String?
-    let method: Method?
-    let next: Bool?
-    let tasks: [IntegrationTask]?
-    let expects: [ExpectationModel]?
-    let contentType: String?
+    package let href: String?
+    package let method: Method?
+    package let next: Bool?
+    package let tasks: [IntegrationTask]?
+    package let expects: [ExpectationModel]?
+    package let contentType: String?
 
     /// An unknown rel fails the test (iOS would drop the op, Android would null it).
-    enum Rel: String, Decodable {
+    package enum Rel: String, Decodable {
         case preparePayment = "prepare-payment", expandMethod = "expand-method", startPaymentAttempt = "start-payment-attempt"
         case createAuthentication = "create-authentication", completeAuthentication = "complete-authentication", getPayment = "get-payment"
         case redirectPayer = "redirect-payer", acknowledgeFailedAttempt = "acknowledge-failed-attempt", abortPayment = "abort-payment"
@@ -149,11 +154,11 @@ struct OperationOutputModel: Decodable {
         case customizePayment = "customize-payment", failPaymentAttempt = "fail-payment-attempt"
     }
 
-    enum Method: String, Decodable { case get = "GET", post = "POST" }
+    package enum Method: String, Decodable { case get = "GET", post = "POST" }
 
-    enum CodingKeys: String, CodingKey { case rel, href, method, next, tasks, expects, contentType }
+    package enum CodingKeys: String, CodingKey { case rel, href, method, next, tasks, expects, contentType }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         rel = try container.decode(Rel.self, forKey: .rel)
         href = try container.decodeIfPresent(StrictURL.self, forKey: .href)?.string
@@ -164,36 +169,36 @@ struct OperationOutputModel: Decodable {
         contentType = try container.decodeIfPresent(String.self, forKey: .contentType)
     }
 
-    func expectation(_ name: String) -> ExpectationModel? { expects?.first { $0.name == name } }
+    package func expectation(_ name: String) -> ExpectationModel? { expects?.first { $0.name == name } }
 }
 
-struct IntegrationTask: Decodable {
-    let rel: TaskRel
-    let href: String?
-    let method: String?
-    let contentType: String?
-    let expects: [ExpectationModel]?
+package struct IntegrationTask: Decodable {
+    package let rel: TaskRel
+    package let href: String?
+    package let method: String?
+    package let contentType: String?
+    package let expects: [ExpectationModel]?
 
-    enum TaskRel: String, Decodable {
+    package enum TaskRel: String, Decodable {
         case scaMethodRequest = "sca-method-request", scaRedirect = "sca-redirect", launchClientApp = "launch-client-app", walletSdk = "wallet-sdk"
     }
 
-    func expectation(_ name: String) -> ExpectationModel? { expects?.first { $0.name == name } }
+    package func expectation(_ name: String) -> ExpectationModel? { expects?.first { $0.name == name } }
 }
 
 /// `type` is required everywhere (iOS fails the whole answer otherwise) and the value must match it (§3.3, §3.9.3).
-struct ExpectationModel: Decodable {
-    let name: String
-    let type: String
-    let value: Value
+package struct ExpectationModel: Decodable {
+    package let name: String
+    package let type: String
+    package let value: Value
 
-    enum Value: Equatable {
+    package enum Value: Equatable {
         case string(String), strings([String]), bool(Bool)
     }
 
-    enum CodingKeys: String, CodingKey { case name, type, value }
+    package enum CodingKeys: String, CodingKey { case name, type, value }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
         type = try container.decode(String.self, forKey: .type)
@@ -205,29 +210,29 @@ struct ExpectationModel: Decodable {
         }
     }
 
-    var stringValue: String? { if case .string(let text) = value { text } else { nil } }
+    package var stringValue: String? { if case .string(let text) = value { text } else { nil } }
 }
 
-struct ProblemDetails: Decodable {
-    let type: String
-    let title: String?
-    let status: Int?
-    let detail, originalDetail: String?
-    let operation: OperationOutputModel?
+package struct ProblemDetails: Decodable {
+    package let type: String
+    package let title: String?
+    package let status: Int?
+    package let detail, originalDetail: String?
+    package let operation: OperationOutputModel?
 }
 
 /// Every non-2xx body (iOS `ErrorObject` requires type and status, §3.3).
-struct SessionErrorObject: Decodable {
-    let type: String
-    let status: Int
-    let title, detail: String?
+package struct SessionErrorObject: Decodable {
+    package let type: String
+    package let status: Int
+    package let title, detail: String?
 }
 
 extension PaymentOutputModel {
     /// Top level ∪ every method's operations (swedbankpay-api.md §3.5 "prioritised operations" before the next filter).
-    var allOperations: [OperationOutputModel] { operations + (paymentSession.methods ?? []).flatMap(\.operations) }
+    package var allOperations: [OperationOutputModel] { operations + (paymentSession.methods ?? []).flatMap(\.operations) }
 
-    func method(_ name: String) -> MethodModel? { paymentSession.methods?.first { $0.paymentMethod == name } }
+    package func method(_ name: String) -> MethodModel? { paymentSession.methods?.first { $0.paymentMethod == name } }
 
-    func topLevel(_ rel: OperationOutputModel.Rel) -> OperationOutputModel? { operations.first { $0.rel == rel } }
+    package func topLevel(_ rel: OperationOutputModel.Rel) -> OperationOutputModel? { operations.first { $0.rel == rel } }
 }

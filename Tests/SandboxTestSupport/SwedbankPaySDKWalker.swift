@@ -8,10 +8,10 @@
 import Foundation
 import Testing
 
-enum SwedbankPayPlatform: String, CaseIterable, Sendable { case iOS, android }
+package enum SwedbankPayPlatform: String, CaseIterable, Sendable { case iOS, android }
 
 /// What the app asked the SDK to pay with.
-enum SwedbankPayInstrument: Equatable, Sendable {
+package enum SwedbankPayInstrument: Equatable, Sendable {
     case swish(msisdn: String?)
     case savedCard(rank: Int)
     case applePay
@@ -19,7 +19,7 @@ enum SwedbankPayInstrument: Equatable, Sendable {
     case webBased(String)
     case newCard
 
-    var methodName: String {
+    package var methodName: String {
         switch self {
         case .swish: "Swish"
         case .savedCard, .newCard: "CreditCard"
@@ -31,7 +31,7 @@ enum SwedbankPayInstrument: Equatable, Sendable {
 }
 
 /// How the SDK ends (or stops) a session.
-enum SwedbankPaySessionEnd: Equatable, Sendable {
+package enum SwedbankPaySessionEnd: Equatable, Sendable {
     case complete, canceled, endStateReached
     /// Idle after a problem was shown: iOS in the pass that showed it, Android once it acknowledged it and waits for
     /// the app (swedbankpay-api.md §3.6 H4).
@@ -43,7 +43,7 @@ enum SwedbankPaySessionEnd: Equatable, Sendable {
 }
 
 /// One step the SDK would take now.
-enum SwedbankPayWalkerStep: Sendable {
+package enum SwedbankPayWalkerStep: Sendable {
     case acknowledge(href: String, problemType: String)
     /// Android, on a problem whose ack it already sent: POSTs the ack again on the side and goes on (SwedbankPay/
     /// swedbank-pay-sdk-android: SessionOperationHandler.kt `ProblemOccurred(problem, false)`, PaymentSession.kt).
@@ -58,43 +58,43 @@ enum SwedbankPayWalkerStep: Sendable {
     case end(SwedbankPaySessionEnd)
 }
 
-struct SwedbankPaySDKWalker {
-    let platform: SwedbankPayPlatform
+package struct SwedbankPaySDKWalker {
+    package let platform: SwedbankPayPlatform
     /// The instrument the app picks once the SDK has shown the instruments (paymentSessionFetched).
-    var choice: SwedbankPayInstrument?
+    package var choice: SwedbankPayInstrument?
     /// The instrument the SDK is working on (set from ``choice`` after the instruments were shown).
-    var instrument: SwedbankPayInstrument?
-    var instrumentsShown = false
+    package var instrument: SwedbankPayInstrument?
+    package var instrumentsShown = false
     /// iOS's `hasShowedError`: true only in the pass (one answer's sessionOperationHandling) that showed a new problem
     /// (SwedbankPay/swedbank-pay-sdk-ios: SwedbankPaySDK/Classes/SwedbankPayPaymentSession.swift).
-    var hasShowedErrorThisPass = false
-    var seenAcks: Set<String> = []
+    package var hasShowedErrorThisPass = false
+    package var seenAcks: Set<String> = []
     /// Android's silent re-acks, once per href and document (``beginPass`` clears it).
-    var reacknowledged: Set<String> = []
-    var launched: Set<String> = []
-    var methodDone: Set<String> = []
-    var shownCreqs: Set<String> = []
+    package var reacknowledged: Set<String> = []
+    package var launched: Set<String> = []
+    package var methodDone: Set<String> = []
+    package var shownCreqs: Set<String> = []
     /// The cres the ACS delivered for the current challenge.
-    var cres: String?
-    var notificationURL: String?
-    var methodCompletionIndicator: String?
-    var walletsPresented = 0
+    package var cres: String?
+    package var notificationURL: String?
+    package var methodCompletionIndicator: String?
+    package var walletsPresented = 0
 
-    init(platform: SwedbankPayPlatform, choice: SwedbankPayInstrument?) {
+    package init(platform: SwedbankPayPlatform, choice: SwedbankPayInstrument?) {
         self.platform = platform
         self.choice = choice
     }
 
     /// The app calls startPaymentAttempt(instrument) (again, e.g. after a failed attempt).
-    mutating func choose(_ instrument: SwedbankPayInstrument) { self.instrument = instrument }
+    package mutating func choose(_ instrument: SwedbankPayInstrument) { self.instrument = instrument }
 
     /// A new answer arrived: iOS runs sessionOperationHandling on it afresh, `hasShowedError` false.
-    mutating func beginPass() {
+    package mutating func beginPass() {
         hasShowedErrorThisPass = false
         reacknowledged = []
     }
 
-    var prepareBody: String {
+    package var prepareBody: String {
         platform == .iOS
             ? #"{"integration":"App","deviceAcceptedWallets":"ApplePay;ClickToPay","client":{"userAgent":"SwedbankPaySDK-iOS/5.0.2","screenHeight":"2532","screenWidth":"1170","screenColorDepth":"24"},"browser":{"acceptHeader":"text/html","timeZoneOffset":"120","javascriptEnabled":true,"language":"sv-SE"},"service":{"name":"SwedbankPaySDK-iOS","version":"5.0.2"},"presentationSdk":{"name":"iOS","version":"5.0.2"}}"#
             : #"{"integration":"App","deviceAcceptedWallets":"GooglePay;ClickToPay","client":{"userAgent":"SwedbankPaySDK-Android/5.0.4","screenHeight":2400,"screenWidth":1080,"screenColorDepth":24},"browser":{"acceptHeader":"text/html","timeZoneOffset":120,"javascriptEnabled":true,"language":"sv-SE"},"service":{"name":"SwedbankPaySDK-Android","version":"5.0.4"},"presentationSdk":{"name":"Android","version":"5.0.4"}}"#
@@ -102,14 +102,14 @@ struct SwedbankPaySDKWalker {
 
     /// "Prioritised operations": known rels (the mirror rejects unknown ones); with `next: true` iOS keeps all
     /// of them, Android only the first (swedbankpay-api.md §3.5).
-    func prioritised(_ document: PaymentOutputModel) -> [OperationOutputModel] {
+    package func prioritised(_ document: PaymentOutputModel) -> [OperationOutputModel] {
         let all = document.allOperations
         let next = all.filter { $0.next == true }
         if next.isEmpty { return all }
         return platform == .iOS ? next : [next[0]]
     }
 
-    mutating func next(_ document: PaymentOutputModel) -> SwedbankPayWalkerStep {
+    package mutating func next(_ document: PaymentOutputModel) -> SwedbankPayWalkerStep {
         let ops = prioritised(document)
         func op(_ rel: OperationOutputModel.Rel) -> OperationOutputModel? { ops.first { $0.rel == rel } }
         let methods = document.paymentSession.methods ?? []
@@ -237,7 +237,7 @@ struct SwedbankPaySDKWalker {
         return .presentWallet(attemptPayload: href, method: name)
     }
 
-    func startBody(_ instrument: SwedbankPayInstrument, _ document: PaymentOutputModel) -> String {
+    package func startBody(_ instrument: SwedbankPayInstrument, _ document: PaymentOutputModel) -> String {
         let culture = document.paymentSession.culture ?? "sv-SE"
         let client = #""client":{"userAgent":"SDK","clientType":"Native"}"#
         switch instrument {

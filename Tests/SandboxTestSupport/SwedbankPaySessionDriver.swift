@@ -4,18 +4,18 @@
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
-@testable import SwedbankPaySandbox
+import SwedbankPaySandbox
 import Testing
 
 /// A payment order created the way a merchant backend does it: POST /psp/paymentorders with a Bearer token and the
 /// 3.1 media type (swedbankpay-api.md §1.1, §1.2); the app then gets the `view-paymentsession` href (§3.1).
-struct SwedbankPayTestOrder {
-    static let completeUrl = "https://example.com/payment-completed?order=1"
-    static let cancelUrl = "https://example.com/payment-cancelled"
+package struct SwedbankPayTestOrder {
+    package static let completeUrl = "https://example.com/payment-completed?order=1"
+    package static let cancelUrl = "https://example.com/payment-cancelled"
 
     /// Returns the session token (the `view-paymentsession` href is `<base>/psp/paymentsessions/<token>`).
     /// `payerFields` are added to `payer` (firstName, email, ...); `urls` replaces completeUrl / cancelUrl.
-    static func create(_ client: SandboxClient, namespace: String, description: String = "Test Purchase", amount: Int = 1500,
+    package static func create(_ client: SandboxClient, namespace: String, description: String = "Test Purchase", amount: Int = 1500,
                        currency: String = "SEK", payerReference: String? = "payer-1", msisdn: String? = "+46739000001",
                        payerFields: [(String, String)] = [], payeeName: String = "Merchant1",
                        urls: (complete: String, cancel: String) = (completeUrl, cancelUrl),
@@ -54,50 +54,50 @@ struct SwedbankPayTestOrder {
         return String(href.dropFirst(prefix.count))
     }
 
-    static func status(_ sandbox: PaymentSandbox, token: String) -> SwedbankPayOrderStatus? {
+    package static func status(_ sandbox: PaymentSandbox, token: String) -> SwedbankPayOrderStatus? {
         guard let (namespace, orderID) = sandbox.swedbankPayOrders.lookup(token: token) else { return nil }
         return sandbox.swedbankPayOrders.snapshot(namespace, orderID: orderID)?.status
     }
 }
 
 /// Plays one SDK against one session.
-struct SwedbankPaySessionDriver {
-    let sandbox: PaymentSandbox
+package struct SwedbankPaySessionDriver {
+    package let sandbox: PaymentSandbox
     /// The app's client: no namespace of its own (the SDK sends none; the sandbox finds the order's by its token).
-    let client: SandboxClient
-    let namespace: String
-    var walker: SwedbankPaySDKWalker
+    package let client: SandboxClient
+    package let namespace: String
+    package var walker: SwedbankPaySDKWalker
     /// The ACS button the payer presses.
-    var challengeButton = "acs-approve"
+    package var challengeButton = "acs-approve"
     /// Every decoded answer, in order.
-    var documents: [PaymentOutputModel] = []
-    var steps: [String] = []
-    var launchedApps: [String] = []
-    var sessionURL = ""
-    var acknowledged: Set<String> = []
-    var lastDocument: PaymentOutputModel?
+    package var documents: [PaymentOutputModel] = []
+    package var steps: [String] = []
+    package var launchedApps: [String] = []
+    package var sessionURL = ""
+    package var acknowledged: Set<String> = []
+    package var lastDocument: PaymentOutputModel?
     /// The last customize-payment asked for a restricted menu: `methods` may then be fewer than `enabledPaymentMethods`.
-    var restricted = false
+    package var restricted = false
     /// Recovery GETs made after a 409 (swedbankpay-api.md §3.2).
-    var recoveryGets = 0
+    package var recoveryGets = 0
 
-    init(sandbox: PaymentSandbox, client: SandboxClient, namespace: String, platform: SwedbankPayPlatform, choice: SwedbankPayInstrument?) {
+    package init(sandbox: PaymentSandbox, client: SandboxClient, namespace: String, platform: SwedbankPayPlatform, choice: SwedbankPayInstrument?) {
         self.sandbox = sandbox
         self.client = client.namespace(nil)
         self.namespace = namespace
         walker = SwedbankPaySDKWalker(platform: platform, choice: choice)
     }
 
-    var base: String { client.baseURL.absoluteString }
+    package var base: String { client.baseURL.absoluteString }
 
-    func path(_ href: String) throws -> String {
+    package func path(_ href: String) throws -> String {
         try #require(href.hasPrefix(base), "href \(href) is not on the sandbox \(base)")
         return String(href.dropFirst(base.count))
     }
 
     /// One HTTP exchange as the SDK sends it: JSON headers on every call, no auth (swedbankpay-api.md §3.2). Every
     /// error of the session API must be a body both SDKs decode: `type` and `status` (iOS ErrorObject, §3.3).
-    func exchange(_ method: String, _ href: String, body: String? = nil, contentType: String = "application/json",
+    package func exchange(_ method: String, _ href: String, body: String? = nil, contentType: String = "application/json",
                   sourceLocation: SourceLocation = #_sourceLocation) async throws -> SandboxResponse {
         let target = href.hasPrefix("http") ? try path(href) : href
         let response = try await client.send(SandboxClient.Method(method), target,
@@ -111,13 +111,13 @@ struct SwedbankPaySessionDriver {
     }
 
     /// A session-API call whose answer must be the envelope (200, decodable, invariants).
-    mutating func call(_ method: String, _ href: String, body: String? = nil, sourceLocation: SourceLocation = #_sourceLocation)
+    package mutating func call(_ method: String, _ href: String, body: String? = nil, sourceLocation: SourceLocation = #_sourceLocation)
     async throws -> PaymentOutputModel {
         try decoded(try await exchange(method, href, body: body), method, href, sourceLocation: sourceLocation)
     }
 
     /// Checks and decodes one answer of the session API.
-    mutating func decoded(_ response: SandboxResponse, _ method: String, _ href: String, sourceLocation: SourceLocation = #_sourceLocation)
+    package mutating func decoded(_ response: SandboxResponse, _ method: String, _ href: String, sourceLocation: SourceLocation = #_sourceLocation)
     throws -> PaymentOutputModel {
         try #require(response.status == .ok, "\(method) \(href): \(response.status) \(response.text)", sourceLocation: sourceLocation)
         #expect(response.header("Content-Type")?.hasPrefix("application/json") == true, sourceLocation: sourceLocation)
@@ -135,7 +135,7 @@ struct SwedbankPaySessionDriver {
         return document
     }
 
-    func checkInvariants(_ document: PaymentOutputModel, sourceLocation: SourceLocation) {
+    package func checkInvariants(_ document: PaymentOutputModel, sourceLocation: SourceLocation) {
         let all = document.allOperations
         let nextCount = all.filter { $0.next == true }.count
         #expect(nextCount <= 1, "exactly one next op, found \(nextCount)", sourceLocation: sourceLocation)
@@ -181,7 +181,7 @@ struct SwedbankPaySessionDriver {
     }
 
     /// Runs the SDK loop from `document` (or the session URL's first GET) until the session ends or idles.
-    mutating func run(token: String? = nil, from start: PaymentOutputModel? = nil, maxSteps: Int = 40,
+    package mutating func run(token: String? = nil, from start: PaymentOutputModel? = nil, maxSteps: Int = 40,
                       sourceLocation: SourceLocation = #_sourceLocation) async throws -> SwedbankPaySessionEnd {
         var document: PaymentOutputModel
         if let start {
@@ -281,7 +281,7 @@ struct SwedbankPaySessionDriver {
 
     /// The ACS page as the SDK's web view shows it: POST the creq, press the button, follow the form to NotificationUrl
     /// and read cres from the 303 to https://fake.payex.com/notification (Android) — the same as the POST body (iOS).
-    func challenge(_ href: String, creq: String, notificationURL: String, sourceLocation: SourceLocation) async throws -> String {
+    package func challenge(_ href: String, creq: String, notificationURL: String, sourceLocation: SourceLocation) async throws -> String {
         let page = try await exchange("POST", href, body: "creq=\(Self.formEncode(creq))", contentType: "application/x-www-form-urlencoded")
         try #require(page.status == .ok, "ACS page: \(page.text)", sourceLocation: sourceLocation)
         let html = page.text
@@ -300,7 +300,7 @@ struct SwedbankPaySessionDriver {
         return cres
     }
 
-    static func attribute(_ name: String, in html: String) -> String? {
+    package static func attribute(_ name: String, in html: String) -> String? {
         guard let start = html.range(of: "\(name)=\"") else { return nil }
         let rest = html[start.upperBound...]
         guard let end = rest.firstIndex(of: "\"") else { return nil }
@@ -308,21 +308,9 @@ struct SwedbankPaySessionDriver {
             .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
     }
 
-    static func formEncode(_ text: String) -> String {
+    package static func formEncode(_ text: String) -> String {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-_.~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
-}
-
-/// A sandbox with a manual clock from 2027-01-15T08:00:00Z and the bundled scenarios (`swedbankpay-testdata` among them,
-/// a content-rule scenario); `extraScenarios` (file name → text) are loaded after them. The body gets the sandbox and an
-/// in-process client of it.
-func withSwedbankPaySandbox<T>(extraScenarios: [String: String] = [:], _ body: (PaymentSandbox, SandboxClient) async throws -> T)
-async throws -> T {
-    try await withScenarioDirectory { directory in
-        for (name, text) in extraScenarios { try directory.write(name, text) }
-        let configuration = manualClockConfiguration(scenarioDirectories: extraScenarios.isEmpty ? [] : [directory.url])
-        return try await SandboxTest.run(.inProcess, configuration: configuration) { client, sandbox in try await body(sandbox, client) }
     }
 }
