@@ -1393,6 +1393,374 @@ extension ControlAPIDocument {
         }
       }
     },
+    "/__sandbox/verify": {
+      "post": {
+        "operationId": "verifyRequests",
+        "summary": "Whether the journal holds a count of requests matching a pattern; when not, the nearest and why each missed",
+        "tags": [
+          "verification"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Namespace"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "pattern"
+                ],
+                "properties": {
+                  "pattern": {
+                    "$ref": "#/components/schemas/RequestPattern"
+                  },
+                  "count": {
+                    "$ref": "#/components/schemas/ExpectedCount"
+                  },
+                  "namespace": {
+                    "type": "string",
+                    "description": "The namespace to search (else the call's own)."
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RequestVerification"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Bad input (the message says which).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ControlError"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "A body that is not JSON.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ControlError"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
+    },
+    "/__sandbox/callbacks/verify": {
+      "post": {
+        "operationId": "verifyCallbacks",
+        "summary": "The same for the callback outbox",
+        "tags": [
+          "verification"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Namespace"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "pattern"
+                ],
+                "properties": {
+                  "pattern": {
+                    "$ref": "#/components/schemas/CallbackPattern"
+                  },
+                  "count": {
+                    "$ref": "#/components/schemas/ExpectedCount"
+                  },
+                  "namespace": {
+                    "type": "string",
+                    "description": "The namespace to search (else the call's own)."
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CallbackVerification"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Bad input (the message says which).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ControlError"
+                }
+              }
+            }
+          },
+          "415": {
+            "description": "A body that is not JSON.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ControlError"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
+    },
+    "/__sandbox/journal/wait": {
+      "get": {
+        "operationId": "waitForRequest",
+        "summary": "The namespace's oldest request matching the pattern, as soon as there is one",
+        "tags": [
+          "verification"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Namespace"
+          },
+          {
+            "name": "timeout",
+            "in": "query",
+            "required": false,
+            "description": "Seconds to wait (default 10, at most 30).",
+            "schema": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 30
+            }
+          },
+          {
+            "name": "after",
+            "in": "query",
+            "required": false,
+            "description": "Only entries journaled after this sequence.",
+            "schema": {
+              "type": "integer"
+            }
+          },
+          {
+            "name": "pattern",
+            "in": "query",
+            "required": false,
+            "style": "form",
+            "explode": true,
+            "description": "method, path, path_prefix, status, query.<name>, header.<name>, body.<field> (equals; JSON when it parses, else a string).",
+            "schema": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "string"
+              }
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The match.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "namespace",
+                    "entry"
+                  ],
+                  "properties": {
+                    "namespace": {
+                      "type": "string"
+                    },
+                    "entry": {
+                      "$ref": "#/components/schemas/JournalEntry"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Bad input (the message says which).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ControlError"
+                }
+              }
+            }
+          },
+          "408": {
+            "description": "Nothing matched in time, with the nearest misses.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WaitTimeout"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
+    },
+    "/__sandbox/callbacks/wait": {
+      "get": {
+        "operationId": "waitForCallback",
+        "summary": "The namespace's oldest callback matching the pattern, as soon as there is one",
+        "tags": [
+          "verification"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Namespace"
+          },
+          {
+            "name": "timeout",
+            "in": "query",
+            "required": false,
+            "description": "Seconds to wait (default 10, at most 30).",
+            "schema": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 30
+            }
+          },
+          {
+            "name": "pattern",
+            "in": "query",
+            "required": false,
+            "style": "form",
+            "explode": true,
+            "description": "operation, object, state, url, body.<field>.",
+            "schema": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "string"
+              }
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The match.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "namespace",
+                    "callback"
+                  ],
+                  "properties": {
+                    "namespace": {
+                      "type": "string"
+                    },
+                    "callback": {
+                      "$ref": "#/components/schemas/Callback"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "Bad input (the message says which).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ControlError"
+                }
+              }
+            }
+          },
+          "408": {
+            "description": "Nothing matched in time, with the nearest misses.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WaitTimeout"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
+    },
+    "/__sandbox/metrics": {
+      "get": {
+        "operationId": "metrics",
+        "summary": "The sandbox's figures in the Prometheus text format 0.0.4",
+        "tags": [
+          "metrics"
+        ],
+        "responses": {
+          "200": {
+            "description": "Counters, gauges and a histogram; no namespace or id labels.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
+    },
     "/__sandbox/openapi.json": {
       "get": {
         "operationId": "openapi",
@@ -2174,6 +2542,359 @@ extension ControlAPIDocument {
           },
           "body_base64": {
             "type": "string"
+          }
+        }
+      },
+      "RequestPattern": {
+        "type": "object",
+        "description": "Every criterion given must hold.",
+        "additionalProperties": false,
+        "properties": {
+          "method": {
+            "type": "string"
+          },
+          "path": {
+            "type": "string",
+            "description": "The decoded path; a {name} segment matches any one segment."
+          },
+          "path_prefix": {
+            "type": "string"
+          },
+          "status": {
+            "type": "integer"
+          },
+          "query": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "string"
+            }
+          },
+          "headers": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "string"
+            }
+          },
+          "body": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "description": "One field of the JSON body, by the paths scenario files use; exactly one test.",
+              "required": [
+                "path"
+              ],
+              "properties": {
+                "path": {
+                  "type": "string",
+                  "examples": [
+                    "order_lines[0].quantity"
+                  ]
+                },
+                "equals": {
+                  "description": "The field's value is this JSON value."
+                },
+                "contains": {
+                  "description": "A substring of a string, or an element of an array."
+                },
+                "absent": {
+                  "type": "boolean",
+                  "const": true
+                }
+              }
+            }
+          }
+        }
+      },
+      "CallbackPattern": {
+        "type": "object",
+        "description": "Every criterion given must hold.",
+        "additionalProperties": false,
+        "properties": {
+          "operation": {
+            "type": "string"
+          },
+          "object": {
+            "type": "string"
+          },
+          "state": {
+            "type": "string",
+            "enum": [
+              "pending",
+              "held",
+              "delivered",
+              "failed"
+            ]
+          },
+          "url": {
+            "type": "string"
+          },
+          "body": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "description": "One field of the JSON body, by the paths scenario files use; exactly one test.",
+              "required": [
+                "path"
+              ],
+              "properties": {
+                "path": {
+                  "type": "string",
+                  "examples": [
+                    "order_lines[0].quantity"
+                  ]
+                },
+                "equals": {
+                  "description": "The field's value is this JSON value."
+                },
+                "contains": {
+                  "description": "A substring of a string, or an element of an array."
+                },
+                "absent": {
+                  "type": "boolean",
+                  "const": true
+                }
+              }
+            }
+          }
+        }
+      },
+      "ExpectedCount": {
+        "type": "object",
+        "description": "exactly, or at_least and/or at_most; at least 1 when left out.",
+        "properties": {
+          "exactly": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at_least": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at_most": {
+            "type": "integer",
+            "minimum": 0
+          }
+        }
+      },
+      "NearMiss": {
+        "type": "object",
+        "description": "An entry (or a callback) that held the most criteria, and why the rest missed.",
+        "required": [
+          "matched",
+          "reasons",
+          "summary"
+        ],
+        "properties": {
+          "entry": {
+            "$ref": "#/components/schemas/JournalEntry"
+          },
+          "callback": {
+            "$ref": "#/components/schemas/Callback"
+          },
+          "matched": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "reasons": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "summary": {
+            "type": "string"
+          }
+        }
+      },
+      "RequestVerification": {
+        "type": "object",
+        "required": [
+          "namespace",
+          "held",
+          "count",
+          "expected",
+          "message",
+          "matches",
+          "matches_truncated",
+          "near_misses",
+          "searched",
+          "journal"
+        ],
+        "properties": {
+          "namespace": {
+            "type": "string"
+          },
+          "held": {
+            "type": "boolean"
+          },
+          "count": {
+            "type": "integer"
+          },
+          "expected": {
+            "type": "object",
+            "required": [
+              "at_least",
+              "at_most"
+            ],
+            "properties": {
+              "at_least": {
+                "type": "integer"
+              },
+              "at_most": {
+                "type": [
+                  "integer",
+                  "null"
+                ]
+              }
+            }
+          },
+          "message": {
+            "type": "string"
+          },
+          "matches": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/JournalEntry"
+            }
+          },
+          "matches_truncated": {
+            "type": "boolean"
+          },
+          "near_misses": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/NearMiss"
+            }
+          },
+          "searched": {
+            "type": "integer"
+          },
+          "journal": {
+            "type": "object",
+            "required": [
+              "capacity",
+              "dropped"
+            ],
+            "properties": {
+              "capacity": {
+                "type": "integer"
+              },
+              "dropped": {
+                "type": "integer"
+              }
+            }
+          }
+        }
+      },
+      "CallbackVerification": {
+        "type": "object",
+        "required": [
+          "namespace",
+          "held",
+          "count",
+          "expected",
+          "message",
+          "matches",
+          "matches_truncated",
+          "near_misses",
+          "searched",
+          "outbox"
+        ],
+        "properties": {
+          "namespace": {
+            "type": "string"
+          },
+          "held": {
+            "type": "boolean"
+          },
+          "count": {
+            "type": "integer"
+          },
+          "expected": {
+            "type": "object",
+            "required": [
+              "at_least",
+              "at_most"
+            ],
+            "properties": {
+              "at_least": {
+                "type": "integer"
+              },
+              "at_most": {
+                "type": [
+                  "integer",
+                  "null"
+                ]
+              }
+            }
+          },
+          "message": {
+            "type": "string"
+          },
+          "matches": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Callback"
+            }
+          },
+          "matches_truncated": {
+            "type": "boolean"
+          },
+          "near_misses": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/NearMiss"
+            }
+          },
+          "searched": {
+            "type": "integer"
+          },
+          "outbox": {
+            "type": "object",
+            "required": [
+              "capacity_per_namespace",
+              "evicted"
+            ],
+            "properties": {
+              "capacity_per_namespace": {
+                "type": "integer"
+              },
+              "evicted": {
+                "type": "integer"
+              }
+            }
+          }
+        }
+      },
+      "WaitTimeout": {
+        "type": "object",
+        "required": [
+          "error",
+          "message",
+          "status",
+          "timeout_seconds",
+          "near_misses"
+        ],
+        "properties": {
+          "error": {
+            "type": "string"
+          },
+          "message": {
+            "type": "string"
+          },
+          "status": {
+            "const": 408
+          },
+          "timeout_seconds": {
+            "type": "number"
+          },
+          "near_misses": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/NearMiss"
+            }
           }
         }
       }
