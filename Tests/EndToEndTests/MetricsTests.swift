@@ -3,6 +3,7 @@
 import Foundation
 @testable import PaymentSandbox
 import SandboxCore
+import SandboxTestSupport
 import Testing
 
 @Suite("Metrics")

@@ -4,6 +4,7 @@
 import Foundation
 @testable import PaymentSandbox
 import SandboxCore
+import SandboxTestSupport
 import Testing
 
 @Suite("Verification")
