@@ -26,8 +26,9 @@ package protocol SandboxProvider: Sendable {
     /// id only its link carries.
     var browserPrefixes: [String] { get }
     /// Its routes under `/__sandbox/` as the control API's OpenAPI 3.1 document describes them
-    /// (`GET /__sandbox/openapi.json`): a JSON object of path items keyed by path, `{name}` for a `:name` segment.
-    /// A test holds the document to the routes. None by default.
+    /// (`GET /__sandbox/openapi.json`): a JSON object with `paths` (path items keyed by path, `{name}` for a `:name`
+    /// segment) and, if they need them, `components` of their own. A test holds the document to the routes. None by
+    /// default.
     static var controlAPIPaths: String { get }
     /// Adds its routes to `router`, and nothing else.
     func addRoutes(to router: inout Router)

@@ -20,21 +20,31 @@ enum ControlAPIDocument {
 
     /// The document for `providers`, keys sorted, pretty-printed.
     static func json(providers: [any SandboxProvider.Type]) -> Data {
-        guard var document = object(core), var paths = document["paths"] as? [String: Any] else {
-            preconditionFailure("ControlAPIDocument.core is not an OpenAPI document")
-        }
+        guard var document = object(core) else { preconditionFailure("ControlAPIDocument.core is not an OpenAPI document") }
         for provider in providers {
             guard let own = object(provider.controlAPIPaths) else {
                 preconditionFailure("\(provider).controlAPIPaths is not a JSON object")
             }
-            paths.merge(own) { _, theirs in theirs }
+            merge(own, into: &document)
         }
-        document["paths"] = paths
         do {
             return try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         } catch {
             preconditionFailure("the control API document cannot be written: \(error)")
         }
+    }
+
+    /// A provider's `paths` added to the document's, and each section of its `components` (schemas, ...) to the same
+    /// section of the document's.
+    private static func merge(_ part: [String: Any], into document: inout [String: Any]) {
+        let paths = part["paths"] as? [String: Any] ?? [:]
+        document["paths"] = (document["paths"] as? [String: Any] ?? [:]).merging(paths) { _, theirs in theirs }
+        var components = document["components"] as? [String: Any] ?? [:]
+        for (section, entries) in part["components"] as? [String: Any] ?? [:] {
+            let own = entries as? [String: Any] ?? [:]
+            components[section] = (components[section] as? [String: Any] ?? [:]).merging(own) { _, theirs in theirs }
+        }
+        document["components"] = components
     }
 
     private static func object(_ text: String) -> [String: Any]? {
