@@ -138,7 +138,9 @@ struct SwedbankPayThreeDSVariantTests {
             let page = try await driver.exchange("POST", href, body: body, contentType: "application/x-www-form-urlencoded")
             let took = clock.now - start
             #expect(page.status == 200 && CheckoutPageClient.mainID(page.text) == "acs-challenge")
-            #expect(took >= .seconds(12) && took < .seconds(30), "\(took)")
+            // The scenario's delay is 12 s (scenarios/swedbankpay/3ds-slow-acs.json); what a loaded machine adds on top
+            // (ThreadSanitizer, parallel suites) is no part of it, so only the lower bound is the scenario's.
+            #expect(took >= .seconds(12), "\(took)")
             let notification = "\(driver.base)/psp/paymentsessions/\(token)/methods/creditcard/notification"
             let cres = try await driver.challenge(href, creq: creq, notificationURL: notification, sourceLocation: #_sourceLocation)
             let paid = try await driver.call("POST", try #require(challenge.topLevel(.completeAuthentication)?.href), body: #"{"cRes":"\#(cres)"}"#)
