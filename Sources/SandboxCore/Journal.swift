@@ -271,27 +271,37 @@ package final class Journal: Sendable, HTTPExchangeObserver {
 
     /// The namespace's oldest entry after sequence `after` that `matches`, as soon as there is one: one already in
     /// the ring at once, else the first journaled within `timeout` (nil when none comes, or the task is cancelled).
-    /// A held wait is a suspended task; each append looks at the waits of its namespace under the lock it holds.
+    /// A held wait is a suspended task. The ring's entries are copied under the lock and matched after it (a pattern may
+    /// parse bodies); each append looks at the waits of its namespace under the lock it holds.
     package func waitForEntry(_ namespace: Namespace, after: Int = 0, timeout: Duration,
                               where matches: @escaping @Sendable (Entry) -> Bool) async -> Entry? {
+        let (earlier, seen) = state.withLock { ring in (Self.entries(of: namespace, after: after, in: ring, capacity: capacity), ring.sequence) }
+        if let found = earlier.first(where: matches) { return found }
         let wait = HeldWait<Entry>()
+        let since = max(after, seen)
         let (found, id) = state.withLock { ring -> (Entry?, Int) in
-            var offset = 0
-            while offset < ring.count {
-                if let entry = ring.slots[(ring.next - ring.count + offset + 2 * capacity) % capacity],
-                   entry.namespace == namespace, entry.sequence > after, matches(entry) {
-                    return (entry, 0)
-                }
-                offset += 1
-            }
+            // What was journaled between the copy and now (a few entries): none slips between the two.
+            if let entry = Self.entries(of: namespace, after: since, in: ring, capacity: capacity).first(where: matches) { return (entry, 0) }
             ring.nextWaiterID += 1
-            ring.waiters.append(Waiter(id: ring.nextWaiterID, namespace: namespace, after: after, matches: matches, wait: wait))
+            ring.waiters.append(Waiter(id: ring.nextWaiterID, namespace: namespace, after: since, matches: matches, wait: wait))
             return (nil, ring.nextWaiterID)
         }
         if let found { return found }
         let entry = await wait.value(timeout: timeout)
         if entry == nil { state.withLock { ring in ring.waiters.removeAll { $0.id == id } } }
         return entry
+    }
+
+    /// The namespace's entries in the ring with a sequence above `after`, oldest first: walked from the newest back,
+    /// so a recent `after` looks at the few entries since it.
+    private static func entries(of namespace: Namespace, after: Int, in ring: Ring, capacity: Int) -> [Entry] {
+        var found: [Entry] = []
+        var offset = ring.count - 1
+        while offset >= 0, let entry = ring.slots[(ring.next - ring.count + offset + 2 * capacity) % capacity], entry.sequence > after {
+            if entry.namespace == namespace { found.append(entry) }
+            offset -= 1
+        }
+        return found.reversed()
     }
 
     /// Every entry of the namespace in the ring, oldest first (at most ``capacity``): copied under the lock, read
