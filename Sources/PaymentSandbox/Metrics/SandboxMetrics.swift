@@ -179,7 +179,11 @@ final class CounterShard: @unchecked Sendable {
 
     /// One request: its series, its latency bucket, the latency sum, and its outcome's slot (-1: none).
     func add(_ request: Int, _ bucket: Int, _ sum: Int, micros: Int, _ outcome: Int) {
-        precondition(request < count && bucket < count && sum < count && outcome < count)
+        // In range by the layout's construction; were one not, the figure is dropped, never the server.
+        guard (0..<count).contains(request), (0..<count).contains(bucket), (0..<count).contains(sum), outcome < count else {
+            assertionFailure("a metrics slot out of the table: \(request) \(bucket) \(sum) \(outcome) of \(count)")
+            return
+        }
         pthread_mutex_lock(mutex)
         slots[request] += 1
         slots[bucket] += 1
