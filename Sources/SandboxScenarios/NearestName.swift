@@ -21,7 +21,8 @@ package enum NearestName {
     /// a third of the name's length apart, and at least one edit. Ties go to the first in `known`.
     package static func nearest(to name: String, among known: [String]) -> String? {
         let typed = Array(name.lowercased().utf8)
-        guard typed.count <= 200 else { return nil }
+        // Names are short; a longer one (a client's header) gets no suggestion, so its cost stays small.
+        guard typed.count <= 80 else { return nil }
         let allowed = max(1, typed.count / 3)
         var best: (name: String, distance: Int)?
         for candidate in known {
