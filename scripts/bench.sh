@@ -30,7 +30,7 @@
 #                      create session, a whole Klarna flow (session, authorize, order, capture) and a paid Swedbank Pay
 #                      order (create, card form), one keep-alive connection, differenced over two request counts so
 #                      start-up and stop cancel out; a table of request | instructions per request. Independent of
-#                      the machine's load. Two builds side by side: scripts/bench/compare.sh --instructions A B
+#                      the machine's load. Two builds side by side: scripts/bench/compare.sh A B
 #                      (its INSTR_* settings are described there)
 #
 # nginx serves a canned JSON body of exactly the sandbox health body's length, so

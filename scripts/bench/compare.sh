@@ -1,29 +1,33 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# compare.sh - the throughput figures of two builds of the sandbox, measured in one run, alternating.
+# compare.sh - two builds of the sandbox side by side.
 #
 #   bash scripts/bench/compare.sh BEFORE_BINARY AFTER_BINARY
 #
-# Each round starts a fresh sandbox of each build in turn (the order flips every round: A B, B A, ...), and
-# measures it as scripts/bench.sh does: `wrk -t2 -c32 --latency` on GET /__sandbox/health for DURATION
-# (requests/s and p99), then kpflow (scripts/bench/kpflow.swift: 32 connections over 32 namespaces, whole
-# Klarna Payments flows) for a 2 s warm-up and DURATION (flows/s). A shared machine's drift hits both builds
-# alike; the medians over ROUNDS rounds are printed, with every round's figures.
+# The instructions per request of both builds under callgrind (scripts/bench/instructions.sh, the table of
+# scripts/bench.sh --instructions, its INSTR_* settings), with the change in %. Counted, not timed: one run of each is
+# enough and the machine's load does not matter (a few minutes per build). `--instructions` says the same explicitly.
+#
+#   bash scripts/bench/compare.sh --throughput BEFORE_BINARY AFTER_BINARY
+#
+# Instead: throughput, measured in one run, alternating. Each round starts a fresh sandbox of each build in turn (the
+# order flips every round: A B, B A, ...), and measures it as scripts/bench.sh does: `wrk -t2 -c32 --latency` on
+# GET /__sandbox/health for DURATION (requests/s and p99), then kpflow (scripts/bench/kpflow.swift: 32 connections over
+# 32 namespaces, whole Klarna Payments flows) for a 2 s warm-up and DURATION (flows/s). A shared machine's drift hits
+# both builds alike, but on 2 shared cores the figures still swing by +-20 %; the medians over ROUNDS rounds are
+# printed, with every round's figures. Environment: ROUNDS=8, DURATION=5 (seconds). Needs wrk (apt-get install wrk)
+# and swiftc for kpflow.
+#
 # Each binary runs from where it was built, so it finds its own bundled scenarios.
-#
-# Environment: ROUNDS=8, DURATION=5 (seconds). Needs wrk (apt-get install wrk) and swiftc for kpflow.
-#
-#   bash scripts/bench/compare.sh --instructions BEFORE_BINARY AFTER_BINARY
-#
-# Instead: the instructions per request of both builds under callgrind (scripts/bench/instructions.sh, the table of
-# scripts/bench.sh --instructions, its INSTR_* settings), side by side with the change in %. Counted, not timed, so
-# one run of each is enough and the machine's load does not matter (a few minutes per build).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-INSTRUCTIONS=0
-[[ ${1:-} == --instructions ]] && { INSTRUCTIONS=1; shift; }
-[[ $# == 2 ]] || { echo "usage: $0 [--instructions] BEFORE_BINARY AFTER_BINARY" >&2; exit 2; }
+INSTRUCTIONS=1
+case ${1:-} in
+    --instructions) shift ;;
+    --throughput) INSTRUCTIONS=0; shift ;;
+esac
+[[ $# == 2 ]] || { echo "usage: $0 [--instructions | --throughput] BEFORE_BINARY AFTER_BINARY" >&2; exit 2; }
 BINS=("$1" "$2")
 NAMES=(before after)
 ROUNDS=${ROUNDS:-8}
