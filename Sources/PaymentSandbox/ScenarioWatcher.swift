@@ -45,7 +45,9 @@ enum ScenarioWatcher {
     /// Path, size and modification time of every scenario file, and the problems of the walk (a missing
     /// directory, a symbolic-link loop, a FIFO or device named `*.json`), so either appearing or going away
     /// triggers a reload. The walk enters each directory once (``ScenarioLibrary/scan(_:)``): links cannot make
-    /// it explode, and opens nothing but directories.
+    /// it explode, and opens nothing but directories. Never inlined: scripts/bench/instructions.py finds the scans by
+    /// this function's name and subtracts them (they run by the clock, not per request).
+    @inline(never)
     static func fingerprint(_ directories: [URL]) -> [String] {
         let (files, problems) = ScenarioLibrary.scan(directories)
         return problems.map { "problem:\($0)" } + files.map { "\($0.url.path)|\(statFingerprint($0.url.path))" }
