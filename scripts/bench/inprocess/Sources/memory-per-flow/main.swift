@@ -62,7 +62,7 @@ struct BenchFailure: Error, CustomStringConvertible {
 }
 
 func json(_ response: SandboxResponse, _ expected: Int, _ what: String) throws -> [String: Any] {
-    guard response.status == expected else { throw BenchFailure(description: "\(what): \(response.status) \(response.text)") }
+    guard response.status.code == expected else { throw BenchFailure(description: "\(what): \(response.status) \(response.text)") }
     return response.jsonObject() ?? [:]
 }
 
@@ -141,7 +141,7 @@ let swedbankPaySteps = [
         let checkout = String(state.split(separator: " ")[1])
         let paid = try await client.send("POST", checkout + "/card", headers: ["Content-Type": "application/x-www-form-urlencoded"],
                                          body: Data("pan=4925000000000004&expiry=12/33&cvc=123".utf8))
-        guard paid.status < 400 else { throw BenchFailure(description: "card: \(paid.status) \(paid.text)") }
+        guard paid.status.code < 400 else { throw BenchFailure(description: "card: \(paid.status) \(paid.text)") }
         return state
     },
     Step(name: "capture") { client, n, state in
