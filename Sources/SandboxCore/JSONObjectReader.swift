@@ -18,7 +18,7 @@ package struct JSONObjectReader: Sendable {
 
     /// The member's value; nil when it is absent or `null`.
     package func node(_ key: String) -> JSONNode? {
-        guard let member = members.last(where: { $0.key == key }), !member.value.isNull else { return nil }
+        guard let member = JSONNode.lastMember(key, in: members), !member.value.isNull else { return nil }
         return member.value
     }
 
@@ -92,13 +92,44 @@ extension JSONField where Value == [String] {
 
 /// The reads the providers' body readers make on every request, as plain functions: called from another module, a
 /// generic ``JSONObjectReader/read(_:_:)`` looks its types' metadata up at run time on every call (a shared table,
-/// a tenth of a whole purchase's time), these do not. Each is `read(key, .<field>)`.
+/// a tenth of a whole purchase's time), these do not. Each is `read(key, .<field>)`, written out so that no
+/// field's closure is called.
 extension JSONObjectReader {
-    package func string(_ key: String) -> JSONRead<String> { read(key, .string) }
-    package func bool(_ key: String) -> JSONRead<Bool> { read(key, .bool) }
-    package func number(_ key: String) -> JSONRead<Double> { read(key, .number) }
-    package func integer(_ key: String) -> JSONRead<Int> { read(key, .integer) }
-    package func object(_ key: String) -> JSONRead<JSONObjectReader> { read(key, .object) }
-    package func array(_ key: String) -> JSONRead<[JSONNode]> { read(key, .array) }
+    package func string(_ key: String) -> JSONRead<String> {
+        guard let node = node(key) else { return .absent }
+        if case .string(let string) = node.value { return .value(string) }
+        return .wrongType
+    }
+
+    package func bool(_ key: String) -> JSONRead<Bool> {
+        guard let node = node(key) else { return .absent }
+        if case .bool(let bool) = node.value { return .value(bool) }
+        return .wrongType
+    }
+
+    package func number(_ key: String) -> JSONRead<Double> {
+        guard let node = node(key) else { return .absent }
+        if case .number(let number, _) = node.value { return .value(number) }
+        return .wrongType
+    }
+
+    package func integer(_ key: String) -> JSONRead<Int> {
+        guard let node = node(key) else { return .absent }
+        if case .number(_, let text) = node.value, let int = Int(text) { return .value(int) }
+        return .wrongType
+    }
+
+    package func object(_ key: String) -> JSONRead<JSONObjectReader> {
+        guard let node = node(key) else { return .absent }
+        if case .object(let members) = node.value { return .value(JSONObjectReader(members: members)) }
+        return .wrongType
+    }
+
+    package func array(_ key: String) -> JSONRead<[JSONNode]> {
+        guard let node = node(key) else { return .absent }
+        if case .array(let elements) = node.value { return .value(elements) }
+        return .wrongType
+    }
+
     package func strings(_ key: String) -> JSONRead<[String]> { read(key, .strings) }
 }

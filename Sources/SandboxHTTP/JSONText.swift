@@ -3,7 +3,8 @@ import Foundation
 
 /// A small typed JSON value with ordered object keys, written without JSONEncoder.
 /// For hot paths (health) and error bodies whose key order should read like the real API's.
-package indirect enum JSONText: Sendable, Equatable {
+/// Not `indirect`: every payload is a word or two (arrays hold the nesting), so a value costs no allocation of its own.
+package enum JSONText: Sendable, Equatable {
     case null
     case bool(Bool)
     case int(Int)
@@ -16,36 +17,42 @@ package indirect enum JSONText: Sendable, Equatable {
 
     package var bytes: [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(512)
+        out.reserveCapacity(1024)
         write(into: &out)
         return out
     }
 
     package func write(into out: inout [UInt8]) {
         switch self {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .null: JSONText.append("null", to: &out)
+        case .bool(let value): JSONText.append(value ? "true" : "false", to: &out)
         case .int(let value): JSONText.writeInt(value, into: &out)
         case .double(let value):
             out.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
         case .string(let value): JSONText.writeString(value, into: &out)
         case .array(let values):
             out.append(UInt8(ascii: "["))
-            for (index, value) in values.enumerated() {
+            for index in values.indices {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                value.write(into: &out)
+                values[index].write(into: &out)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            for (index, (key, value)) in members.enumerated() {
+            for index in members.indices {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                JSONText.writeString(key, into: &out)
+                JSONText.writeString(members[index].0, into: &out)
                 out.append(UInt8(ascii: ":"))
-                value.write(into: &out)
+                members[index].1.write(into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// A literal's bytes without going through an iterator.
+    @inline(__always)
+    static func append(_ literal: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// Decimal digits without making a String first.
@@ -53,41 +60,69 @@ package indirect enum JSONText: Sendable, Equatable {
         if value == 0 { out.append(UInt8(ascii: "0")); return }
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for the 20 digits of UInt64.max
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var index = buffer.count
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in  // the 20 digits of UInt64.max
+            var index = digits.count
             while magnitude > 0 {
                 index -= 1
-                buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                digits[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             }
-            out.append(contentsOf: buffer[index...])
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[index...]))
         }
     }
 
-    /// RFC 8259 §7 string escaping.
-    static func writeString(_ string: String, into out: inout [UInt8]) {
+    /// RFC 8259 §7 string escaping: `"` `\\` and the controls (and DEL) escaped, everything else as its UTF-8.
+    package static func writeString(_ string: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings need no escaping: copied in one go.
-        if string.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            out.append(contentsOf: string.utf8)
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: out.append(byte)
+        var string = string
+        string.withUTF8 { writeEscaped($0, into: &out) }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// One pass: runs that need no escape are copied in one go, eight bytes are checked at a time.
+    static func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        guard let base = utf8.baseAddress else { return }
+        let count = utf8.count
+        var runStart = 0, index = 0
+        while index < count {
+            if count - index >= 8,
+               !JSONText.mayNeedEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                index += 8
+                continue
             }
+            let byte = base[index]
+            index += 1
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F else { continue }
+            out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - 1 - runStart))
+            appendEscape(byte, to: &out)
+            runStart = index
         }
-        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
+    }
+
+    /// Whether any of the eight bytes is below 0x20, `"`, `\\` or DEL (false means none is; true may be wrong).
+    @inline(__always)
+    static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let below0x20 = (word &- ones &* 0x20) & ~word & highs
+        return below0x20 | hasZeroByte(word ^ (ones &* 0x22)) | hasZeroByte(word ^ (ones &* 0x5C))
+            | hasZeroByte(word ^ (ones &* 0x7F)) != 0
+    }
+
+    static func appendEscape(_ byte: UInt8, to out: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): out.append(0x5C); out.append(0x22)
+        case UInt8(ascii: "\\"): out.append(0x5C); out.append(0x5C)
+        case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
+        case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
+        case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            JSONText.append("\\u00", to: &out)
+            out.append(hex.utf8Start[Int(byte >> 4)])
+            out.append(hex.utf8Start[Int(byte & 0xF)])
+        }
     }
 
     package static func == (lhs: JSONText, rhs: JSONText) -> Bool { lhs.bytes == rhs.bytes }
