@@ -91,16 +91,16 @@ package struct JSONNode: Sendable, Equatable, CustomStringConvertible {
     /// The value of the last member named `key`, when this is an object.
     package subscript(key: String) -> JSONNode? {
         guard case .object(let members) = value else { return nil }
-        return JSONNode.lastMember(key, in: members)?.value
+        return JSONNode.lastIndex(of: key, in: members).map { members[$0].value }
     }
 
-    /// The last member named `key`; lengths are compared before the text.
-    package static func lastMember(_ key: String, in members: [Member]) -> Member? {
+    /// The index of the last member named `key`; lengths are compared before the text.
+    package static func lastIndex(of key: String, in members: [Member]) -> Int? {
         let length = key.utf8.count
         var index = members.endIndex
         while index > members.startIndex {
             index -= 1
-            if members[index].key.utf8.count == length && members[index].key == key { return members[index] }
+            if members[index].key.utf8.count == length && members[index].key == key { return index }
         }
         return nil
     }
@@ -584,11 +584,7 @@ struct JSONParser {
         let open = index
         // Fast path: printable ASCII up to the closing quote (most keys and values) becomes the String
         // directly; anything else (escapes, control characters, non-ASCII) takes the careful path below.
-        var scan = open + 1
-        while scan < bytes.count, bytes[scan] >= 0x20, bytes[scan] < 0x80, bytes[scan] != UInt8(ascii: "\""),
-              bytes[scan] != UInt8(ascii: "\\") {
-            scan += 1
-        }
+        let scan = plainASCIIEnd(from: open + 1)
         if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
             index = scan + 1
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[(open + 1)..<scan]), as: UTF8.self)
@@ -597,6 +593,31 @@ struct JSONParser {
         stringBytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(open + 1)..<scan]))
         index = scan
         return try parseStringRest(open: open)
+    }
+
+    /// The offset of the first byte from `start` on that is not printable ASCII, `"` or `\\` (eight bytes at a time).
+    func plainASCIIEnd(from start: Int) -> Int {
+        var scan = start
+        if let base = bytes.baseAddress {
+            while bytes.count - scan >= 8,
+                  !JSONParser.mayEndPlainRun(UnsafeRawPointer(base + scan).loadUnaligned(as: UInt64.self)) {
+                scan += 8
+            }
+        }
+        while scan < bytes.count, bytes[scan] >= 0x20, bytes[scan] < 0x80, bytes[scan] != UInt8(ascii: "\""),
+              bytes[scan] != UInt8(ascii: "\\") {
+            scan += 1
+        }
+        return scan
+    }
+
+    /// Whether any of the eight bytes is below 0x20, above 0x7F, `"` or `\\` (false means none is; true may be wrong).
+    @inline(__always)
+    static func mayEndPlainRun(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let below0x20 = (word &- ones &* 0x20) & ~word & highs
+        return word & highs | below0x20 | hasZeroByte(word ^ (ones &* 0x22)) | hasZeroByte(word ^ (ones &* 0x5C)) != 0
     }
 
     /// The careful path of ``parseString()``, from `index` on, after the plain bytes already in `stringBytes`.

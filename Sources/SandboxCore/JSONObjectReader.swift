@@ -17,9 +17,12 @@ package struct JSONObjectReader: Sendable {
     }
 
     /// The member's value; nil when it is absent or `null`.
-    package func node(_ key: String) -> JSONNode? {
-        guard let member = JSONNode.lastMember(key, in: members), !member.value.isNull else { return nil }
-        return member.value
+    package func node(_ key: String) -> JSONNode? { presentIndex(key).map { members[$0].value } }
+
+    /// The index of the member ``node(_:)`` answers.
+    func presentIndex(_ key: String) -> Int? {
+        guard let index = JSONNode.lastIndex(of: key, in: members), !members[index].value.isNull else { return nil }
+        return index
     }
 
     package func read<Value>(_ key: String, _ field: JSONField<Value>) -> JSONRead<Value> {
@@ -67,7 +70,7 @@ extension JSONField where Value == Double {
 extension JSONField where Value == Int {
     /// A whole number written as one, in 64 bits: `1.5`, `1.0`, `1e2` and `"15"` are not.
     package static let integer = JSONField(expected: "an integer") { node in
-        if case .number(_, let text) = node.value { Int(text) } else { nil }
+        if case .number(_, let text) = node.value { JSONObjectReader.wholeNumber(text) } else { nil }
     }
 }
 
@@ -96,40 +99,61 @@ extension JSONField where Value == [String] {
 /// field's closure is called.
 extension JSONObjectReader {
     package func string(_ key: String) -> JSONRead<String> {
-        guard let node = node(key) else { return .absent }
-        if case .string(let string) = node.value { return .value(string) }
+        guard let index = presentIndex(key) else { return .absent }
+        if case .string(let string) = members[index].value.value { return .value(string) }
         return .wrongType
     }
 
     package func bool(_ key: String) -> JSONRead<Bool> {
-        guard let node = node(key) else { return .absent }
-        if case .bool(let bool) = node.value { return .value(bool) }
+        guard let index = presentIndex(key) else { return .absent }
+        if case .bool(let bool) = members[index].value.value { return .value(bool) }
         return .wrongType
     }
 
     package func number(_ key: String) -> JSONRead<Double> {
-        guard let node = node(key) else { return .absent }
-        if case .number(let number, _) = node.value { return .value(number) }
+        guard let index = presentIndex(key) else { return .absent }
+        if case .number(let number, _) = members[index].value.value { return .value(number) }
         return .wrongType
     }
 
     package func integer(_ key: String) -> JSONRead<Int> {
-        guard let node = node(key) else { return .absent }
-        if case .number(_, let text) = node.value, let int = Int(text) { return .value(int) }
+        guard let index = presentIndex(key) else { return .absent }
+        if case .number(_, let text) = members[index].value.value, let int = JSONObjectReader.wholeNumber(text) {
+            return .value(int)
+        }
         return .wrongType
     }
 
     package func object(_ key: String) -> JSONRead<JSONObjectReader> {
-        guard let node = node(key) else { return .absent }
-        if case .object(let members) = node.value { return .value(JSONObjectReader(members: members)) }
+        guard let index = presentIndex(key) else { return .absent }
+        if case .object(let object) = members[index].value.value { return .value(JSONObjectReader(members: object)) }
         return .wrongType
     }
 
     package func array(_ key: String) -> JSONRead<[JSONNode]> {
-        guard let node = node(key) else { return .absent }
-        if case .array(let elements) = node.value { return .value(elements) }
+        guard let index = presentIndex(key) else { return .absent }
+        if case .array(let elements) = members[index].value.value { return .value(elements) }
         return .wrongType
     }
 
     package func strings(_ key: String) -> JSONRead<[String]> { read(key, .strings) }
+
+    /// `Int(text)` for a number's text: `-?[0-9]{1,18}` (which cannot overflow) read directly, anything else by `Int`.
+    static func wholeNumber(_ text: String) -> Int? {
+        let utf8 = text.utf8
+        guard utf8.count <= 18 else { return Int(text) }
+        var magnitude = 0, digits = 0, negative = false
+        for byte in utf8 {
+            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                magnitude = magnitude * 10 + Int(byte - UInt8(ascii: "0"))
+                digits += 1
+            } else if byte == UInt8(ascii: "-") && digits == 0 && !negative {
+                negative = true
+            } else {
+                return Int(text)
+            }
+        }
+        guard digits > 0 else { return Int(text) }
+        return negative ? -magnitude : magnitude
+    }
 }

@@ -74,8 +74,10 @@ package enum JSONText: Sendable, Equatable {
     /// RFC 8259 §7 string escaping: `"` `\\` and the controls (and DEL) escaped, everything else as its UTF-8.
     package static func writeString(_ string: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { writeEscaped($0, into: &out) }
+        if string.utf8.withContiguousStorageIfAvailable({ writeEscaped($0, into: &out) }) == nil {
+            var string = string  // not stored as UTF-8: made so, once
+            string.withUTF8 { writeEscaped($0, into: &out) }
+        }
         out.append(UInt8(ascii: "\""))
     }
 

@@ -179,6 +179,13 @@ import Testing
         #expect(reader.integer("long_key_of_seventeeN").value == 3)
     }
 
+    @Test func wholeNumbers_AreReadAsIntReadsThem() {
+        let texts = ["0", "-0", "7", "-7", "007", "+5", "-", "", "--1", "1-", "1e2", "1.0", " 1", "1 ", "\u{661}", "62400",
+                     "123456789012345678", "-123456789012345678", "1234567890123456789", "9223372036854775807",
+                     "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "18446744073709551616", "inf"]
+        for text in texts { #expect(JSONObjectReader.wholeNumber(text) == Int(text), "\(text)") }
+    }
+
     // MARK: UTF-8 validation
 
     @Test func validUTF8_AcceptsExactlyWhatTheDecoderAccepts() {
