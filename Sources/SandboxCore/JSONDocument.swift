@@ -171,43 +171,47 @@ package struct JSONNode: Sendable, Equatable, CustomStringConvertible {
 
     /// Compact JSON text of the value (numbers as they were written).
     package var description: String {
-        var out: [UInt8] = []
-        out.reserveCapacity(256)
-        write(into: &out)
-        return String(decoding: out, as: UTF8.self)
+        var buffer = JSONByteBuffer(capacity: 256)
+        write(to: &buffer)
+        return buffer.string
     }
 
     /// Appends ``description``'s bytes to `out`.
     package func write(into out: inout [UInt8]) {
+        var buffer = JSONByteBuffer(capacity: 256)
+        write(to: &buffer)
+        buffer.append(to: &out)
+    }
+
+    package func write(to buffer: inout JSONByteBuffer) {
         switch value {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let bool): out.append(contentsOf: (bool ? "true" : "false").utf8)
-        case .number(_, let text): out.append(contentsOf: text.utf8)
-        case .string(let string): JSONText.writeString(string, into: &out)
+        case .null: buffer.append("null")
+        case .bool(let bool): buffer.append(bool ? "true" : "false")
+        case .number(_, var text): text.withUTF8 { buffer.append($0) }
+        case .string(let string): JSONText.writeString(string, to: &buffer)
         case .array(let elements):
-            out.append(UInt8(ascii: "["))
+            buffer.append(UInt8(ascii: "["))
             for index in elements.indices {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                elements[index].write(into: &out)
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                elements[index].write(to: &buffer)
             }
-            out.append(UInt8(ascii: "]"))
+            buffer.append(UInt8(ascii: "]"))
         case .object(let members):
-            out.append(UInt8(ascii: "{"))
+            buffer.append(UInt8(ascii: "{"))
             for index in members.indices {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                JSONText.writeString(members[index].key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                members[index].value.write(into: &out)
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                JSONText.writeString(members[index].key, to: &buffer)
+                buffer.append(UInt8(ascii: ":"))
+                members[index].value.write(to: &buffer)
             }
-            out.append(UInt8(ascii: "}"))
+            buffer.append(UInt8(ascii: "}"))
         }
     }
 
     package static func quoted(_ string: String) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(string.utf8.count + 2)
-        JSONText.writeString(string, into: &out)
-        return String(decoding: out, as: UTF8.self)
+        var buffer = JSONByteBuffer(capacity: string.utf8.count + 16)
+        JSONText.writeString(string, to: &buffer)
+        return buffer.string
     }
 }
 

@@ -13,52 +13,56 @@ package enum JSONText: Sendable, Equatable {
     case array([JSONText])
     case object([(String, JSONText)])
 
-    package var data: Data { Data(bytes) }
+    package var data: Data {
+        var buffer = JSONByteBuffer()
+        write(to: &buffer)
+        return buffer.data
+    }
 
     package var bytes: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(1024)
-        write(into: &out)
-        return out
+        var buffer = JSONByteBuffer()
+        write(to: &buffer)
+        return buffer.bytes
     }
 
     package func write(into out: inout [UInt8]) {
+        var buffer = JSONByteBuffer()
+        write(to: &buffer)
+        buffer.append(to: &out)
+    }
+
+    package func write(to buffer: inout JSONByteBuffer) {
         switch self {
-        case .null: JSONText.append("null", to: &out)
-        case .bool(let value): JSONText.append(value ? "true" : "false", to: &out)
-        case .int(let value): JSONText.writeInt(value, into: &out)
+        case .null: buffer.append("null")
+        case .bool(let value): buffer.append(value ? "true" : "false")
+        case .int(let value): JSONText.writeInt(value, to: &buffer)
         case .double(let value):
-            out.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
-        case .string(let value): JSONText.writeString(value, into: &out)
+            var text = value.isFinite ? "\(value)" : "null"
+            text.withUTF8 { buffer.append($0) }
+        case .string(let value): JSONText.writeString(value, to: &buffer)
         case .array(let values):
-            out.append(UInt8(ascii: "["))
+            buffer.append(UInt8(ascii: "["))
             for index in values.indices {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                values[index].write(into: &out)
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                values[index].write(to: &buffer)
             }
-            out.append(UInt8(ascii: "]"))
+            buffer.append(UInt8(ascii: "]"))
         case .object(let members):
-            out.append(UInt8(ascii: "{"))
+            buffer.append(UInt8(ascii: "{"))
             for index in members.indices {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                JSONText.writeString(members[index].0, into: &out)
-                out.append(UInt8(ascii: ":"))
-                members[index].1.write(into: &out)
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                JSONText.writeString(members[index].0, to: &buffer)
+                buffer.append(UInt8(ascii: ":"))
+                members[index].1.write(to: &buffer)
             }
-            out.append(UInt8(ascii: "}"))
+            buffer.append(UInt8(ascii: "}"))
         }
     }
 
-    /// A literal's bytes without going through an iterator.
-    @inline(__always)
-    static func append(_ literal: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-    }
-
     /// Decimal digits without making a String first.
-    static func writeInt(_ value: Int, into out: inout [UInt8]) {
-        if value == 0 { out.append(UInt8(ascii: "0")); return }
-        if value < 0 { out.append(UInt8(ascii: "-")) }
+    static func writeInt(_ value: Int, to buffer: inout JSONByteBuffer) {
+        if value == 0 { buffer.append(UInt8(ascii: "0")); return }
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in  // the 20 digits of UInt64.max
             var index = digits.count
@@ -67,22 +71,28 @@ package enum JSONText: Sendable, Equatable {
                 digits[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[index...]))
+            buffer.append(UnsafeBufferPointer(rebasing: digits[index...]))
         }
     }
 
     /// RFC 8259 §7 string escaping: `"` `\\` and the controls (and DEL) escaped, everything else as its UTF-8.
     package static func writeString(_ string: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        if string.utf8.withContiguousStorageIfAvailable({ writeEscaped($0, into: &out) }) == nil {
+        var buffer = JSONByteBuffer(capacity: string.utf8.count + 16)
+        writeString(string, to: &buffer)
+        buffer.append(to: &out)
+    }
+
+    package static func writeString(_ string: String, to buffer: inout JSONByteBuffer) {
+        buffer.append(UInt8(ascii: "\""))
+        if string.utf8.withContiguousStorageIfAvailable({ writeEscaped($0, to: &buffer) }) == nil {
             var string = string  // not stored as UTF-8: made so, once
-            string.withUTF8 { writeEscaped($0, into: &out) }
+            string.withUTF8 { writeEscaped($0, to: &buffer) }
         }
-        out.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "\""))
     }
 
     /// One pass: runs that need no escape are copied in one go, eight bytes are checked at a time.
-    static func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    static func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to buffer: inout JSONByteBuffer) {
         guard let base = utf8.baseAddress else { return }
         let count = utf8.count
         var runStart = 0, index = 0
@@ -95,11 +105,11 @@ package enum JSONText: Sendable, Equatable {
             let byte = base[index]
             index += 1
             guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F else { continue }
-            out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - 1 - runStart))
-            appendEscape(byte, to: &out)
+            buffer.append(UnsafeBufferPointer(start: base + runStart, count: index - 1 - runStart))
+            appendEscape(byte, to: &buffer)
             runStart = index
         }
-        out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
+        buffer.append(UnsafeBufferPointer(start: base + runStart, count: count - runStart))
     }
 
     /// Whether any of the eight bytes is below 0x20, `"`, `\\` or DEL (false means none is; true may be wrong).
@@ -112,18 +122,18 @@ package enum JSONText: Sendable, Equatable {
             | hasZeroByte(word ^ (ones &* 0x7F)) != 0
     }
 
-    static func appendEscape(_ byte: UInt8, to out: inout [UInt8]) {
+    static func appendEscape(_ byte: UInt8, to buffer: inout JSONByteBuffer) {
         switch byte {
-        case UInt8(ascii: "\""): out.append(0x5C); out.append(0x22)
-        case UInt8(ascii: "\\"): out.append(0x5C); out.append(0x5C)
-        case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
-        case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
-        case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+        case UInt8(ascii: "\""): buffer.append(#"\""#)
+        case UInt8(ascii: "\\"): buffer.append(#"\\"#)
+        case 0x0A: buffer.append(#"\n"#)
+        case 0x0D: buffer.append(#"\r"#)
+        case 0x09: buffer.append(#"\t"#)
         default:
             let hex: StaticString = "0123456789abcdef"
-            JSONText.append("\\u00", to: &out)
-            out.append(hex.utf8Start[Int(byte >> 4)])
-            out.append(hex.utf8Start[Int(byte & 0xF)])
+            buffer.append(#"\u00"#)
+            buffer.append(hex.utf8Start[Int(byte >> 4)])
+            buffer.append(hex.utf8Start[Int(byte & 0xF)])
         }
     }
 
@@ -197,4 +207,58 @@ extension JSONText: Codable {
             try tagged.encode(members.map { Member($0.0, $0.1) }, forKey: .object)
         }
     }
+}
+
+/// The bytes of a JSON text being written: appending is a capacity check and a copy, with none of an Array's
+/// per-call bookkeeping (a response writes a few hundred runs). The memory is freed with the buffer.
+package struct JSONByteBuffer: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    package private(set) var count = 0
+
+    package init(capacity: Int = 1024) {
+        self.capacity = Swift.max(capacity, 16)
+        base = UnsafeMutablePointer<UInt8>.allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    @inline(__always)
+    package mutating func append(_ byte: UInt8) {
+        if count == capacity { grow(toAtLeast: count + 1) }
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        let length = bytes.count
+        if capacity - count < length { grow(toAtLeast: count + length) }
+        if length <= 8 {
+            for i in 0..<length { base[count + i] = source[i] }
+        } else {
+            (base + count).initialize(from: source, count: length)
+        }
+        count += length
+    }
+
+    @inline(__always)
+    package mutating func append(_ literal: StaticString) {
+        append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    private mutating func grow(toAtLeast needed: Int) {
+        let newCapacity = Swift.max(capacity * 2, needed)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.initialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    package var bytes: [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
+    package var data: Data { Data(bytes: base, count: count) }
+    package var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+    package func append(to out: inout [UInt8]) { out.append(contentsOf: UnsafeBufferPointer(start: base, count: count)) }
 }

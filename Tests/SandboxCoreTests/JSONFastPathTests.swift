@@ -147,6 +147,27 @@ import Testing
         #expect(numbers.bytes == ReferenceJSON.bytes(numbers))
     }
 
+    @Test func writingAppends_AndTheBufferGrows() throws {
+        var random = SplitMix64(seed: 13)
+        let long = (0..<400).map { _ in Self.randomString(&random) }.joined()
+        let big = JSONText.array((0..<300).map { .object([("k\($0)", .string(long.prefix($0 * 3).description)), ("n", .int($0))]) })
+        for text in [JSONText.string(long), big, .string(String(repeating: "\u{1}", count: 3000))] {
+            var out: [UInt8] = Array("prefix ".utf8)
+            text.write(into: &out)
+            #expect(out == Array("prefix ".utf8) + ReferenceJSON.bytes(text))
+            #expect(text.data == Data(ReferenceJSON.bytes(text)))
+            var quoted: [UInt8] = [0x41]
+            if case .string(let string) = text {
+                JSONText.writeString(string, into: &quoted)
+                #expect(quoted == [0x41] + ReferenceJSON.bytes(text))
+            }
+        }
+        let node = JSONNode(big)
+        var out: [UInt8] = [0x20]
+        node.write(into: &out)
+        #expect(out == [0x20] + Array(ReferenceJSON.description(node).utf8))
+    }
+
     // MARK: Reading members
 
     static func describe<Value>(_ read: JSONRead<Value>) -> String {
