@@ -22,7 +22,7 @@ package struct JSONPosition: Hashable, Sendable, Comparable, CustomStringConvert
 /// with `node["key"]` take the last one, as most JSON parsers do). Numbers keep their source
 /// text next to their `Double` value so integers and exact digits survive a round trip.
 package struct JSONNode: Sendable, Equatable, CustomStringConvertible {
-    package indirect enum Value: Sendable, Equatable {
+    package enum Value: Sendable, Equatable {
         case null
         case bool(Bool)
         case number(Double, text: String)
@@ -91,7 +91,18 @@ package struct JSONNode: Sendable, Equatable, CustomStringConvertible {
     /// The value of the last member named `key`, when this is an object.
     package subscript(key: String) -> JSONNode? {
         guard case .object(let members) = value else { return nil }
-        return members.last { $0.key == key }?.value
+        return JSONNode.lastIndex(of: key, in: members).map { members[$0].value }
+    }
+
+    /// The index of the last member named `key`; lengths are compared before the text.
+    package static func lastIndex(of key: String, in members: [Member]) -> Int? {
+        let length = key.utf8.count
+        var index = members.endIndex
+        while index > members.startIndex {
+            index -= 1
+            if members[index].key.utf8.count == length && members[index].key == key { return index }
+        }
+        return nil
     }
 
     /// The element at `index`, when this is an array and the index is in range.
@@ -149,7 +160,8 @@ package struct JSONNode: Sendable, Equatable, CustomStringConvertible {
         case .null: return .null
         case .bool(let bool): return .bool(bool)
         case .number(let number, let text):
-            if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let int = Int(text) { return .int(int) }
+            if !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
+               let int = Int(text) { return .int(int) }
             return .double(number)
         case .string(let string): return .string(string)
         case .array(let elements): return .array(elements.map(\.jsonText))
@@ -159,19 +171,47 @@ package struct JSONNode: Sendable, Equatable, CustomStringConvertible {
 
     /// Compact JSON text of the value (numbers as they were written).
     package var description: String {
+        var buffer = JSONByteBuffer(capacity: 256)
+        write(to: &buffer)
+        return buffer.string
+    }
+
+    /// Appends ``description``'s bytes to `out`.
+    package func write(into out: inout [UInt8]) {
+        var buffer = JSONByteBuffer(capacity: 256)
+        write(to: &buffer)
+        buffer.append(to: &out)
+    }
+
+    package func write(to buffer: inout JSONByteBuffer) {
         switch value {
-        case .null: return "null"
-        case .bool(let bool): return bool ? "true" : "false"
-        case .number(_, let text): return text
-        case .string(let string): return JSONNode.quoted(string)
-        case .array(let elements): return "[" + elements.map(\.description).joined(separator: ",") + "]"
+        case .null: buffer.append("null")
+        case .bool(let bool): buffer.append(bool ? "true" : "false")
+        case .number(_, var text): text.withUTF8 { buffer.append($0) }
+        case .string(let string): JSONText.writeString(string, to: &buffer)
+        case .array(let elements):
+            buffer.append(UInt8(ascii: "["))
+            for index in elements.indices {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                elements[index].write(to: &buffer)
+            }
+            buffer.append(UInt8(ascii: "]"))
         case .object(let members):
-            return "{" + members.map { JSONNode.quoted($0.key) + ":" + $0.value.description }.joined(separator: ",") + "}"
+            buffer.append(UInt8(ascii: "{"))
+            for index in members.indices {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                JSONText.writeString(members[index].key, to: &buffer)
+                buffer.append(UInt8(ascii: ":"))
+                members[index].value.write(to: &buffer)
+            }
+            buffer.append(UInt8(ascii: "}"))
         }
     }
 
     package static func quoted(_ string: String) -> String {
-        String(decoding: JSONText.string(string).bytes, as: UTF8.self)
+        var buffer = JSONByteBuffer(capacity: string.utf8.count + 16)
+        JSONText.writeString(string, to: &buffer)
+        return buffer.string
     }
 }
 
@@ -243,34 +283,44 @@ package enum JSONDocument {
     }
 
     package static func parse(_ data: Data, limits: Limits = .default) throws(JSONSyntaxError) -> JSONNode {
-        try parse(bytes: [UInt8](data), limits: limits)
+        try data.withUnsafeBytes { parse(buffer: $0.assumingMemoryBound(to: UInt8.self), limits: limits) }.get()
     }
 
     package static func parse(_ text: String, limits: Limits = .default) throws(JSONSyntaxError) -> JSONNode {
-        try parse(bytes: Array(text.utf8), limits: limits)
+        var text = text
+        return try text.withUTF8 { parse(buffer: $0, limits: limits) }.get()
     }
 
     package static func parse(bytes: [UInt8], limits: Limits = .default) throws(JSONSyntaxError) -> JSONNode {
-        guard bytes.count <= limits.maxBytes else {
-            throw JSONSyntaxError(line: 1, column: 1, message: "document is larger than \(limits.maxBytes) bytes")
+        try bytes.withUnsafeBufferPointer { parse(buffer: $0, limits: limits) }.get()
+    }
+
+    static func parse(buffer: UnsafeBufferPointer<UInt8>, limits: Limits) -> Result<JSONNode, JSONSyntaxError> {
+        guard buffer.count <= limits.maxBytes else {
+            return .failure(JSONSyntaxError(line: 1, column: 1, message: "document is larger than \(limits.maxBytes) bytes"))
         }
-        var parser = JSONParser(bytes: bytes, maxDepth: limits.maxDepth)
-        return try parser.parseDocument()
+        var parser = JSONParser(bytes: buffer, maxDepth: limits.maxDepth)
+        do throws(JSONSyntaxError) { return .success(try parser.parseDocument()) } catch { return .failure(error) }
     }
 }
 
+/// Reads the bytes in place (the callers hold them for the parse); every read is after a check of `index` against
+/// `bytes.count`. Members and elements gather on two stacks shared by all levels, so each object or array is
+/// allocated once, at its final size.
 struct JSONParser {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     var index = 0
     var line = 1
-    /// Byte offset where the current line starts; columns are computed from it on demand.
-    var lineStart = 0 { didSet { cachedOffset = lineStart; cachedColumn = 1 } }
-    /// The last computed column and its offset, so a long single line is not rescanned for every value.
-    var cachedOffset = 0
-    var cachedColumn = 1
+    /// Byte offset where the current line starts.
+    var lineStart = 0
+    /// UTF-8 continuation bytes read on the current line: columns count scalars, so they are taken off the offset.
+    var continuationBytes = 0
+    var memberStack: [JSONNode.Member] = []
+    var elementStack: [JSONNode] = []
+    var stringBytes: [UInt8] = []
 
-    init(bytes: [UInt8], maxDepth: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
     }
@@ -278,33 +328,30 @@ struct JSONParser {
     // MARK: Positions
 
     /// The column of byte offset `offset` on the current line, counting Unicode scalars
-    /// (every byte that is not a UTF-8 continuation byte starts one).
-    mutating func column(at offset: Int) -> Int {
+    /// (every byte that is not a UTF-8 continuation byte starts one). For messages; values use ``column``.
+    func column(at offset: Int) -> Int {
         var column = 1
         var i = lineStart
-        if cachedOffset >= lineStart && cachedOffset <= offset {
-            column = cachedColumn
-            i = cachedOffset
-        }
         while i < offset && i < bytes.count {
             if bytes[i] & 0xC0 != 0x80 { column += 1 }
             i += 1
         }
-        cachedOffset = i
-        cachedColumn = column
         return column
     }
 
-    var position: JSONPosition { mutating get { JSONPosition(line: line, column: column(at: index)) } }
+    /// The column of `index`: every byte before it on this line has been read, so no rescan is needed.
+    var column: Int { index - lineStart - continuationBytes + 1 }
 
-    mutating func error(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
-        let column = column(at: offset ?? index)
-        return JSONSyntaxError(line: line, column: column, message: message)
+    func error(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
+        JSONSyntaxError(line: line, column: column(at: offset ?? index), message: message)
     }
 
     func error(_ message: String, at position: JSONPosition) -> JSONSyntaxError {
         JSONSyntaxError(line: position.line, column: position.column, message: message)
     }
+
+    @inline(__always)
+    func byte(at offset: Int) -> UInt8? { offset < bytes.count ? bytes[offset] : nil }
 
     // MARK: Document
 
@@ -323,6 +370,7 @@ struct JSONParser {
         return node
     }
 
+    @inline(__always)
     mutating func skipWhitespace() throws(JSONSyntaxError) {
         while index < bytes.count {
             switch bytes[index] {
@@ -331,11 +379,16 @@ struct JSONParser {
                 index += 1
                 line += 1
                 lineStart = index
-            case UInt8(ascii: "/") where index + 1 < bytes.count && (bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "*")):
-                throw error("comments are not allowed in JSON")
+                continuationBytes = 0
+            case UInt8(ascii: "/") where startsComment(at: index): throw error("comments are not allowed in JSON")
             default: return
             }
         }
+    }
+
+    func startsComment(at offset: Int) -> Bool {
+        let next = byte(at: offset + 1)
+        return next == UInt8(ascii: "/") || next == UInt8(ascii: "*")
     }
 
     /// A short description of the byte at `offset` for messages: `'x'`, `end of input`, `byte 0xFF`.
@@ -351,22 +404,23 @@ struct JSONParser {
     // MARK: Values
 
     mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONNode {
-        let start = position
         guard index < bytes.count else { throw error("unexpected end of input: expected a JSON value") }
+        let line = self.line, column = self.column
+        let value: JSONNode.Value
         switch bytes[index] {
-        case UInt8(ascii: "{"):
-            guard depth <= maxDepth else { throw error("nesting deeper than \(maxDepth) levels") }
-            return JSONNode(.object(try parseObject(depth: depth)), line: start.line, column: start.column)
-        case UInt8(ascii: "["):
-            guard depth <= maxDepth else { throw error("nesting deeper than \(maxDepth) levels") }
-            return JSONNode(.array(try parseArray(depth: depth)), line: start.line, column: start.column)
         case UInt8(ascii: "\""):
-            return JSONNode(.string(try parseString()), line: start.line, column: start.column)
+            value = .string(try parseString())
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             let (number, text) = try parseNumber()
-            return JSONNode(.number(number, text: text), line: start.line, column: start.column)
+            value = .number(number, text: text)
+        case UInt8(ascii: "{"):
+            guard depth <= maxDepth else { throw error("nesting deeper than \(maxDepth) levels") }
+            value = .object(try parseObject(depth: depth))
+        case UInt8(ascii: "["):
+            guard depth <= maxDepth else { throw error("nesting deeper than \(maxDepth) levels") }
+            value = .array(try parseArray(depth: depth))
         case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-            return JSONNode(try parseLiteral(), line: start.line, column: start.column)
+            value = try parseLiteral()
         case UInt8(ascii: "'"):
             throw error("strings must use double quotes, not single quotes")
         case UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "+"), UInt8(ascii: "."):
@@ -374,6 +428,7 @@ struct JSONParser {
         default:
             throw error("unexpected \(describe(at: index)): expected a JSON value")
         }
+        return JSONNode(value, line: line, column: column)
     }
 
     mutating func parseLiteral() throws(JSONSyntaxError) -> JSONNode.Value {
@@ -382,31 +437,36 @@ struct JSONParser {
         while end < bytes.count, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[end]) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(bytes[end]) {
             end += 1
         }
-        let word = String(decoding: bytes[start..<end], as: UTF8.self)
         index = end
-        switch word {
-        case "true": return .bool(true)
-        case "false": return .bool(false)
-        case "null": return .null
-        default: throw error("invalid literal '\(word)': expected true, false or null", at: start)
-        }
+        let word = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        if JSONParser.word(word, is: "true") { return .bool(true) }
+        if JSONParser.word(word, is: "false") { return .bool(false) }
+        if JSONParser.word(word, is: "null") { return .null }
+        throw error("invalid literal '\(String(decoding: word, as: UTF8.self))': expected true, false or null", at: start)
+    }
+
+    static func word(_ word: UnsafeBufferPointer<UInt8>, is literal: StaticString) -> Bool {
+        guard word.count == literal.utf8CodeUnitCount else { return false }
+        for i in 0..<word.count where word[i] != literal.utf8Start[i] { return false }
+        return true
     }
 
     mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> [JSONNode.Member] {
         index += 1 // {
-        var members: [JSONNode.Member] = []
         try skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return members
+            return []
         }
+        if memberStack.capacity == 0 { memberStack.reserveCapacity(16) }
+        let base = memberStack.count
         while true {
             guard index < bytes.count else { throw error("unexpected end of input: expected a string key or '}'") }
             guard bytes[index] == UInt8(ascii: "\"") else {
                 if bytes[index] == UInt8(ascii: "'") { throw error("object keys must use double quotes, not single quotes") }
                 throw error("unexpected \(describe(at: index)): expected a string key")
             }
-            let keyPosition = position
+            let keyPosition = JSONPosition(line: line, column: column)
             let key = try parseString()
             try skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
@@ -415,12 +475,12 @@ struct JSONParser {
             index += 1
             try skipWhitespace()
             let value = try parseValue(depth: depth + 1)
-            members.append(JSONNode.Member(key: key, keyPosition: keyPosition, value: value))
+            memberStack.append(JSONNode.Member(key: key, keyPosition: keyPosition, value: value))
             try skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input: expected ',' or '}' after object member") }
             switch bytes[index] {
             case UInt8(ascii: ","):
-                let comma = position
+                let comma = JSONPosition(line: line, column: column)
                 index += 1
                 try skipWhitespace()
                 if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
@@ -428,6 +488,8 @@ struct JSONParser {
                 }
             case UInt8(ascii: "}"):
                 index += 1
+                let members = Array(memberStack[base...])
+                memberStack.removeSubrange(base...)
                 return members
             default:
                 throw error("expected ',' or '}' after object member, found \(describe(at: index))")
@@ -437,19 +499,20 @@ struct JSONParser {
 
     mutating func parseArray(depth: Int) throws(JSONSyntaxError) -> [JSONNode] {
         index += 1 // [
-        var elements: [JSONNode] = []
         try skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
             index += 1
-            return elements
+            return []
         }
+        if elementStack.capacity == 0 { elementStack.reserveCapacity(16) }
+        let base = elementStack.count
         while true {
-            elements.append(try parseValue(depth: depth + 1))
+            elementStack.append(try parseValue(depth: depth + 1))
             try skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input: expected ',' or ']' after array element") }
             switch bytes[index] {
             case UInt8(ascii: ","):
-                let comma = position
+                let comma = JSONPosition(line: line, column: column)
                 index += 1
                 try skipWhitespace()
                 if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
@@ -457,6 +520,8 @@ struct JSONParser {
                 }
             case UInt8(ascii: "]"):
                 index += 1
+                let elements = Array(elementStack[base...])
+                elementStack.removeSubrange(base...)
                 return elements
             default:
                 throw error("expected ',' or ']' after array element, found \(describe(at: index))")
@@ -466,38 +531,54 @@ struct JSONParser {
 
     // MARK: Numbers
 
+    func isDigit(at offset: Int) -> Bool {
+        offset < bytes.count && bytes[offset] >= UInt8(ascii: "0") && bytes[offset] <= UInt8(ascii: "9")
+    }
+
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` (RFC 8259 §6); values beyond Double's range are an error.
     mutating func parseNumber() throws(JSONSyntaxError) -> (Double, String) {
         let start = index
-        func isDigit(_ offset: Int) -> Bool {
-            offset < bytes.count && bytes[offset] >= UInt8(ascii: "0") && bytes[offset] <= UInt8(ascii: "9")
-        }
         if bytes[index] == UInt8(ascii: "-") {
             index += 1
-            guard isDigit(index) else { throw error("invalid number: expected a digit after '-'") }
+            guard isDigit(at: index) else { throw error("invalid number: expected a digit after '-'") }
         }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
-            if isDigit(index) { throw error("invalid number: leading zeros are not allowed", at: start) }
+            if isDigit(at: index) { throw error("invalid number: leading zeros are not allowed", at: start) }
         } else {
-            while isDigit(index) { index += 1 }
+            while isDigit(at: index) { index += 1 }
         }
+        var isInteger = true
         if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
             index += 1
-            guard isDigit(index) else { throw error("invalid number: expected a digit after the decimal point") }
-            while isDigit(index) { index += 1 }
+            guard isDigit(at: index) else { throw error("invalid number: expected a digit after the decimal point") }
+            while isDigit(at: index) { index += 1 }
         }
         if index < bytes.count && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")) {
+            isInteger = false
             index += 1
             if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) { index += 1 }
-            guard isDigit(index) else { throw error("invalid number: expected a digit in the exponent") }
-            while isDigit(index) { index += 1 }
+            guard isDigit(at: index) else { throw error("invalid number: expected a digit in the exponent") }
+            while isDigit(at: index) { index += 1 }
         }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        let source = UnsafeBufferPointer(rebasing: bytes[start..<index])
+        let text = String(decoding: source, as: UTF8.self)
+        if isInteger, let value = JSONParser.exactInteger(source) { return (value, text) }
         guard let value = Double(text), value.isFinite else {
             throw error("number \(text) is out of range", at: start)
         }
         return (value, text)
+    }
+
+    /// An integer of up to 15 digits is exact in a Double: the value strtod gives (`-0` too), without it.
+    static func exactInteger(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        let negative = text[0] == UInt8(ascii: "-")
+        let first = negative ? 1 : 0
+        guard text.count - first <= 15 else { return nil }
+        var magnitude = 0
+        for i in first..<text.count { magnitude = magnitude * 10 + Int(text[i] &- UInt8(ascii: "0")) }
+        return negative ? -Double(magnitude) : Double(magnitude)
     }
 
     // MARK: Strings
@@ -507,43 +588,72 @@ struct JSONParser {
         let open = index
         // Fast path: printable ASCII up to the closing quote (most keys and values) becomes the String
         // directly; anything else (escapes, control characters, non-ASCII) takes the careful path below.
-        var scan = open + 1
+        let scan = plainASCIIEnd(from: open + 1)
+        if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
+            index = scan + 1
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[(open + 1)..<scan]), as: UTF8.self)
+        }
+        stringBytes.removeAll(keepingCapacity: true)
+        stringBytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(open + 1)..<scan]))
+        index = scan
+        return try parseStringRest(open: open)
+    }
+
+    /// The offset of the first byte from `start` on that is not printable ASCII, `"` or `\\` (eight bytes at a time).
+    func plainASCIIEnd(from start: Int) -> Int {
+        var scan = start
+        if let base = bytes.baseAddress {
+            while bytes.count - scan >= 8,
+                  !JSONParser.mayEndPlainRun(UnsafeRawPointer(base + scan).loadUnaligned(as: UInt64.self)) {
+                scan += 8
+            }
+        }
         while scan < bytes.count, bytes[scan] >= 0x20, bytes[scan] < 0x80, bytes[scan] != UInt8(ascii: "\""),
               bytes[scan] != UInt8(ascii: "\\") {
             scan += 1
         }
-        if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
-            index = scan + 1
-            return String(decoding: bytes[(open + 1)..<scan], as: UTF8.self)
-        }
-        index += 1
-        var out: [UInt8] = []
+        return scan
+    }
+
+    /// Whether any of the eight bytes is below 0x20, above 0x7F, `"` or `\\` (false means none is; true may be wrong).
+    @inline(__always)
+    static func mayEndPlainRun(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let below0x20 = (word &- ones &* 0x20) & ~word & highs
+        return word & highs | below0x20 | hasZeroByte(word ^ (ones &* 0x22)) | hasZeroByte(word ^ (ones &* 0x5C)) != 0
+    }
+
+    /// The careful path of ``parseString()``, from `index` on, after the plain bytes already in `stringBytes`.
+    mutating func parseStringRest(open: Int) throws(JSONSyntaxError) -> String {
         while true {
             guard index < bytes.count else { throw error("unterminated string", at: open) }
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                return String(decoding: out, as: UTF8.self)
+                return String(decoding: stringBytes, as: UTF8.self)
             case UInt8(ascii: "\\"):
-                try parseEscape(into: &out)
+                try parseEscape()
             case 0x0A, 0x0D:
                 // Most likely a missing closing quote rather than a raw newline the author meant.
                 throw error("unterminated string (a raw line break is not allowed in a string; write \\n)", at: open)
             case 0..<0x20:
                 throw error(String(format: "unescaped control character U+%04X in string", byte))
             case 0x20..<0x80:
-                out.append(byte)
+                stringBytes.append(byte)
                 index += 1
             default:
                 guard let (_, length) = decodeScalar(at: index) else { throw error("invalid UTF-8 in string") }
-                out.append(contentsOf: bytes[index..<index + length])
+                stringBytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<index + length]))
                 index += length
+                continuationBytes += length - 1
             }
         }
     }
 
-    mutating func parseEscape(into out: inout [UInt8]) throws(JSONSyntaxError) {
+    /// Appends the character of the escape at `index` to `stringBytes`.
+    mutating func parseEscape() throws(JSONSyntaxError) {
         let backslash = index
         index += 1
         guard index < bytes.count else { throw error("unterminated string", at: backslash) }
@@ -561,12 +671,17 @@ struct JSONParser {
         default:
             throw error("invalid escape '\\\(describeEscape(at: index))' in string", at: backslash)
         }
+        index += 1
         if let simple {
-            out.append(simple)
-            index += 1
+            stringBytes.append(simple)
             return
         }
-        index += 1
+        let scalar = try parseUnicodeEscape(backslash: backslash)
+        UTF8.encode(scalar) { stringBytes.append($0) }
+    }
+
+    /// The scalar of `\uXXXX` (or of a surrogate pair `\uXXXX\uXXXX`), `index` just after the first `u`.
+    mutating func parseUnicodeEscape(backslash: Int) throws(JSONSyntaxError) -> Unicode.Scalar {
         let first = try hex4(escapeStart: backslash)
         var scalarValue = first
         if (0xD800...0xDBFF).contains(first) {
@@ -587,7 +702,7 @@ struct JSONParser {
         guard let scalar = Unicode.Scalar(scalarValue) else {
             throw error("invalid \\u escape in string", at: backslash)
         }
-        out.append(contentsOf: Array(String(Character(scalar)).utf8))
+        return scalar
     }
 
     func describeEscape(at offset: Int) -> String {

@@ -17,9 +17,12 @@ package struct JSONObjectReader: Sendable {
     }
 
     /// The member's value; nil when it is absent or `null`.
-    package func node(_ key: String) -> JSONNode? {
-        guard let member = members.last(where: { $0.key == key }), !member.value.isNull else { return nil }
-        return member.value
+    package func node(_ key: String) -> JSONNode? { presentIndex(key).map { members[$0].value } }
+
+    /// The index of the member ``node(_:)`` answers.
+    func presentIndex(_ key: String) -> Int? {
+        guard let index = JSONNode.lastIndex(of: key, in: members), !members[index].value.isNull else { return nil }
+        return index
     }
 
     package func read<Value>(_ key: String, _ field: JSONField<Value>) -> JSONRead<Value> {
@@ -67,7 +70,7 @@ extension JSONField where Value == Double {
 extension JSONField where Value == Int {
     /// A whole number written as one, in 64 bits: `1.5`, `1.0`, `1e2` and `"15"` are not.
     package static let integer = JSONField(expected: "an integer") { node in
-        if case .number(_, let text) = node.value { Int(text) } else { nil }
+        if case .number(_, let text) = node.value { JSONObjectReader.wholeNumber(text) } else { nil }
     }
 }
 
@@ -92,13 +95,65 @@ extension JSONField where Value == [String] {
 
 /// The reads the providers' body readers make on every request, as plain functions: called from another module, a
 /// generic ``JSONObjectReader/read(_:_:)`` looks its types' metadata up at run time on every call (a shared table,
-/// a tenth of a whole purchase's time), these do not. Each is `read(key, .<field>)`.
+/// a tenth of a whole purchase's time), these do not. Each is `read(key, .<field>)`, written out so that no
+/// field's closure is called.
 extension JSONObjectReader {
-    package func string(_ key: String) -> JSONRead<String> { read(key, .string) }
-    package func bool(_ key: String) -> JSONRead<Bool> { read(key, .bool) }
-    package func number(_ key: String) -> JSONRead<Double> { read(key, .number) }
-    package func integer(_ key: String) -> JSONRead<Int> { read(key, .integer) }
-    package func object(_ key: String) -> JSONRead<JSONObjectReader> { read(key, .object) }
-    package func array(_ key: String) -> JSONRead<[JSONNode]> { read(key, .array) }
+    package func string(_ key: String) -> JSONRead<String> {
+        guard let index = presentIndex(key) else { return .absent }
+        if case .string(let string) = members[index].value.value { return .value(string) }
+        return .wrongType
+    }
+
+    package func bool(_ key: String) -> JSONRead<Bool> {
+        guard let index = presentIndex(key) else { return .absent }
+        if case .bool(let bool) = members[index].value.value { return .value(bool) }
+        return .wrongType
+    }
+
+    package func number(_ key: String) -> JSONRead<Double> {
+        guard let index = presentIndex(key) else { return .absent }
+        if case .number(let number, _) = members[index].value.value { return .value(number) }
+        return .wrongType
+    }
+
+    package func integer(_ key: String) -> JSONRead<Int> {
+        guard let index = presentIndex(key) else { return .absent }
+        if case .number(_, let text) = members[index].value.value, let int = JSONObjectReader.wholeNumber(text) {
+            return .value(int)
+        }
+        return .wrongType
+    }
+
+    package func object(_ key: String) -> JSONRead<JSONObjectReader> {
+        guard let index = presentIndex(key) else { return .absent }
+        if case .object(let object) = members[index].value.value { return .value(JSONObjectReader(members: object)) }
+        return .wrongType
+    }
+
+    package func array(_ key: String) -> JSONRead<[JSONNode]> {
+        guard let index = presentIndex(key) else { return .absent }
+        if case .array(let elements) = members[index].value.value { return .value(elements) }
+        return .wrongType
+    }
+
     package func strings(_ key: String) -> JSONRead<[String]> { read(key, .strings) }
+
+    /// `Int(text)` for a number's text: `-?[0-9]{1,18}` (which cannot overflow) read directly, anything else by `Int`.
+    static func wholeNumber(_ text: String) -> Int? {
+        let utf8 = text.utf8
+        guard utf8.count <= 18 else { return Int(text) }
+        var magnitude = 0, digits = 0, negative = false
+        for byte in utf8 {
+            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                magnitude = magnitude * 10 + Int(byte - UInt8(ascii: "0"))
+                digits += 1
+            } else if byte == UInt8(ascii: "-") && digits == 0 && !negative {
+                negative = true
+            } else {
+                return Int(text)
+            }
+        }
+        guard digits > 0 else { return Int(text) }
+        return negative ? -magnitude : magnitude
+    }
 }

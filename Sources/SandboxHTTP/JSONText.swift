@@ -3,7 +3,8 @@ import Foundation
 
 /// A small typed JSON value with ordered object keys, written without JSONEncoder.
 /// For hot paths (health) and error bodies whose key order should read like the real API's.
-package indirect enum JSONText: Sendable, Equatable {
+/// Not `indirect`: every payload is a word or two (arrays hold the nesting), so a value costs no allocation of its own.
+package enum JSONText: Sendable, Equatable {
     case null
     case bool(Bool)
     case int(Int)
@@ -12,82 +13,128 @@ package indirect enum JSONText: Sendable, Equatable {
     case array([JSONText])
     case object([(String, JSONText)])
 
-    package var data: Data { Data(bytes) }
+    package var data: Data {
+        var buffer = JSONByteBuffer()
+        write(to: &buffer)
+        return buffer.data
+    }
 
     package var bytes: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(512)
-        write(into: &out)
-        return out
+        var buffer = JSONByteBuffer()
+        write(to: &buffer)
+        return buffer.bytes
     }
 
     package func write(into out: inout [UInt8]) {
+        var buffer = JSONByteBuffer()
+        write(to: &buffer)
+        buffer.append(to: &out)
+    }
+
+    package func write(to buffer: inout JSONByteBuffer) {
         switch self {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
-        case .int(let value): JSONText.writeInt(value, into: &out)
+        case .null: buffer.append("null")
+        case .bool(let value): buffer.append(value ? "true" : "false")
+        case .int(let value): JSONText.writeInt(value, to: &buffer)
         case .double(let value):
-            out.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
-        case .string(let value): JSONText.writeString(value, into: &out)
+            var text = value.isFinite ? "\(value)" : "null"
+            text.withUTF8 { buffer.append($0) }
+        case .string(let value): JSONText.writeString(value, to: &buffer)
         case .array(let values):
-            out.append(UInt8(ascii: "["))
-            for (index, value) in values.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                value.write(into: &out)
+            buffer.append(UInt8(ascii: "["))
+            for index in values.indices {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                values[index].write(to: &buffer)
             }
-            out.append(UInt8(ascii: "]"))
+            buffer.append(UInt8(ascii: "]"))
         case .object(let members):
-            out.append(UInt8(ascii: "{"))
-            for (index, (key, value)) in members.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                JSONText.writeString(key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                value.write(into: &out)
+            buffer.append(UInt8(ascii: "{"))
+            for index in members.indices {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                JSONText.writeString(members[index].0, to: &buffer)
+                buffer.append(UInt8(ascii: ":"))
+                members[index].1.write(to: &buffer)
             }
-            out.append(UInt8(ascii: "}"))
+            buffer.append(UInt8(ascii: "}"))
         }
     }
 
     /// Decimal digits without making a String first.
-    static func writeInt(_ value: Int, into out: inout [UInt8]) {
-        if value == 0 { out.append(UInt8(ascii: "0")); return }
-        if value < 0 { out.append(UInt8(ascii: "-")) }
+    static func writeInt(_ value: Int, to buffer: inout JSONByteBuffer) {
+        if value == 0 { buffer.append(UInt8(ascii: "0")); return }
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for the 20 digits of UInt64.max
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var index = buffer.count
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in  // the 20 digits of UInt64.max
+            var index = digits.count
             while magnitude > 0 {
                 index -= 1
-                buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                digits[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             }
-            out.append(contentsOf: buffer[index...])
+            buffer.append(UnsafeBufferPointer(rebasing: digits[index...]))
         }
     }
 
-    /// RFC 8259 §7 string escaping.
-    static func writeString(_ string: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        // Most strings need no escaping: copied in one go.
-        if string.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            out.append(contentsOf: string.utf8)
-            out.append(UInt8(ascii: "\""))
-            return
+    /// RFC 8259 §7 string escaping: `"` `\\` and the controls (and DEL) escaped, everything else as its UTF-8.
+    package static func writeString(_ string: String, into out: inout [UInt8]) {
+        var buffer = JSONByteBuffer(capacity: string.utf8.count + 16)
+        writeString(string, to: &buffer)
+        buffer.append(to: &out)
+    }
+
+    package static func writeString(_ string: String, to buffer: inout JSONByteBuffer) {
+        buffer.append(UInt8(ascii: "\""))
+        if string.utf8.withContiguousStorageIfAvailable({ writeEscaped($0, to: &buffer) }) == nil {
+            var string = string  // not stored as UTF-8: made so, once
+            string.withUTF8 { writeEscaped($0, to: &buffer) }
         }
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: out.append(byte)
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// One pass: runs that need no escape are copied in one go, eight bytes are checked at a time.
+    static func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to buffer: inout JSONByteBuffer) {
+        guard let base = utf8.baseAddress else { return }
+        let count = utf8.count
+        var runStart = 0, index = 0
+        while index < count {
+            if count - index >= 8,
+               !JSONText.mayNeedEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                index += 8
+                continue
             }
+            let byte = base[index]
+            index += 1
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F else { continue }
+            buffer.append(UnsafeBufferPointer(start: base + runStart, count: index - 1 - runStart))
+            appendEscape(byte, to: &buffer)
+            runStart = index
         }
-        out.append(UInt8(ascii: "\""))
+        buffer.append(UnsafeBufferPointer(start: base + runStart, count: count - runStart))
+    }
+
+    /// Whether any of the eight bytes is below 0x20, `"`, `\\` or DEL (false means none is; true may be wrong).
+    @inline(__always)
+    static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let below0x20 = (word &- ones &* 0x20) & ~word & highs
+        return below0x20 | hasZeroByte(word ^ (ones &* 0x22)) | hasZeroByte(word ^ (ones &* 0x5C))
+            | hasZeroByte(word ^ (ones &* 0x7F)) != 0
+    }
+
+    static func appendEscape(_ byte: UInt8, to buffer: inout JSONByteBuffer) {
+        switch byte {
+        case UInt8(ascii: "\""): buffer.append(#"\""#)
+        case UInt8(ascii: "\\"): buffer.append(#"\\"#)
+        case 0x0A: buffer.append(#"\n"#)
+        case 0x0D: buffer.append(#"\r"#)
+        case 0x09: buffer.append(#"\t"#)
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            buffer.append(#"\u00"#)
+            buffer.append(hex.utf8Start[Int(byte >> 4)])
+            buffer.append(hex.utf8Start[Int(byte & 0xF)])
+        }
     }
 
     package static func == (lhs: JSONText, rhs: JSONText) -> Bool { lhs.bytes == rhs.bytes }
@@ -160,4 +207,58 @@ extension JSONText: Codable {
             try tagged.encode(members.map { Member($0.0, $0.1) }, forKey: .object)
         }
     }
+}
+
+/// The bytes of a JSON text being written: appending is a capacity check and a copy, with none of an Array's
+/// per-call bookkeeping (a response writes a few hundred runs). The memory is freed with the buffer.
+package struct JSONByteBuffer: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    package private(set) var count = 0
+
+    package init(capacity: Int = 1024) {
+        self.capacity = Swift.max(capacity, 16)
+        base = UnsafeMutablePointer<UInt8>.allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    @inline(__always)
+    package mutating func append(_ byte: UInt8) {
+        if count == capacity { grow(toAtLeast: count + 1) }
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        let length = bytes.count
+        if capacity - count < length { grow(toAtLeast: count + length) }
+        if length <= 8 {
+            for i in 0..<length { base[count + i] = source[i] }
+        } else {
+            (base + count).initialize(from: source, count: length)
+        }
+        count += length
+    }
+
+    @inline(__always)
+    package mutating func append(_ literal: StaticString) {
+        append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    private mutating func grow(toAtLeast needed: Int) {
+        let newCapacity = Swift.max(capacity * 2, needed)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.initialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    package var bytes: [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
+    package var data: Data { Data(bytes: base, count: count) }
+    package var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+    package func append(to out: inout [UInt8]) { out.append(contentsOf: UnsafeBufferPointer(start: base, count: count)) }
 }
