@@ -328,30 +328,43 @@ enum CardInput {
 
     static func check(_ fields: [String: String], now: Date) -> Result<SwedbankPayPaymentSessionStore.TypedCard, Problem> {
         let pan = (fields["pan"] ?? "").filter { $0 != " " && $0 != "-" }
-        guard (12...19).contains(pan.count), pan.allSatisfy(\.isASCIIDigit), luhn(pan) else {
+        // Only ASCII digits: a digit is then one Character and one byte.
+        guard pan.utf8.allSatisfy(isASCIIDigit), (12...19).contains(pan.utf8.count), luhn(pan) else {
             return .failure(Problem(message: "The card number is not valid."))
         }
         guard let brand = brand(pan) else {
             return .failure(Problem(message: "This card brand is not accepted (\(acceptedBrands.joined(separator: ", "))))."))
         }
         let expiry = (fields["expiry"] ?? "").filter { !$0.isWhitespace }.split(separator: "/")
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let today = calendar.dateComponents([.year, .month], from: now)
+        let today = yearAndMonth(now)
         guard expiry.count == 2, let month = Int(expiry[0]), (1...12).contains(month), expiry[1].count == 2 || expiry[1].count == 4,
               var year = Int(expiry[1]) else {
             return .failure(Problem(message: "The expiry date must be MM/YY."))
         }
         if year < 100 { year += 2000 }
-        guard (year, month) >= (today.year ?? 0, today.month ?? 0) else { return .failure(Problem(message: "The card has expired.")) }
+        guard (year, month) >= (today.year, today.month) else { return .failure(Problem(message: "The card has expired.")) }
         let cvc = fields["cvc"] ?? ""
-        guard (3...4).contains(cvc.count), cvc.allSatisfy(\.isASCIIDigit) else {
+        guard cvc.utf8.allSatisfy(isASCIIDigit), (3...4).contains(cvc.utf8.count) else {
             return .failure(Problem(message: "The CVC must be 3 or 4 digits."))
         }
         return .success(.init(pan: pan, brand: brand))
     }
 
+    /// The UTC (Gregorian) year and month of `date`: by arithmetic from 1970 on (days to civil date), else by Calendar.
+    static func yearAndMonth(_ date: Date) -> (year: Int, month: Int) {
+        let seconds = date.timeIntervalSince1970
+        guard seconds >= 0, seconds < 253_402_300_800 else {  // 1970-01-01 up to 9999-12-31
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let today = calendar.dateComponents([.year, .month], from: date)
+            return (today.year ?? 0, today.month ?? 0)
+        }
+        let civil = SwedbankPayUTC.civilDate(daysSince1970: Int(seconds / 86_400))
+        return (civil.year, civil.month)
+    }
+
     static func luhn(_ digits: String) -> Bool {
+        if digits.utf8.allSatisfy(isASCIIDigit) { return luhn(asciiDigits: digits.utf8) }
         var sum = 0
         for (index, character) in digits.reversed().enumerated() {
             guard var digit = character.wholeNumberValue else { return false }
@@ -363,6 +376,22 @@ enum CardInput {
         }
         return sum % 10 == 0
     }
+
+    private static func luhn(asciiDigits: String.UTF8View) -> Bool {
+        var sum = 0
+        for (index, byte) in asciiDigits.reversed().enumerated() {
+            var digit = Int(byte - UInt8(ascii: "0"))
+            if index % 2 == 1 {
+                digit *= 2
+                if digit > 9 { digit -= 9 }
+            }
+            sum += digit
+        }
+        return sum % 10 == 0
+    }
+
+    @inline(__always)
+    private static func isASCIIDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     /// The brands of Swedbank Pay's test cards (swedbankpay-api.md §5), also the CreditCard method's `cardBrands`.
     static let acceptedBrands = ["Visa", "MasterCard", "Amex", "Dankort", "Maestro", "Forbrugsforeningen"]
@@ -382,6 +411,3 @@ enum CardInput {
     }
 }
 
-private extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
-}

@@ -19,6 +19,7 @@ extension SwedbankPayOrderLedger.Order {
     }
 
     func paymentOrder(expand: Set<String>) -> JSONText {
+        let resourceID = resourceID
         var members: [(String, JSONText)] = [
             ("id", .string(resourceID)), ("created", .string(SwedbankPayTimestamp.string(created))),
             ("updated", .string(SwedbankPayTimestamp.string(updated))), ("operation", .string(request.operation)),
@@ -44,12 +45,13 @@ extension SwedbankPayOrderLedger.Order {
             members.append((used.kind.field, .string(used.token)))
         }
         for node in Self.nodes {
-            members.append((node.key, expand.contains(node.key.lowercased()) ? expandedNode(node.key) : .object([("id", .string(nodeID(node.segment)))])))
+            let expanded = !expand.isEmpty && expand.contains(node.key.lowercased())
+            members.append((node.key, expanded ? expandedNode(node.key) : .object([("id", .string(resourceID + "/" + node.segment))])))
         }
         return .object(members)
     }
 
-    func nodeID(_ segment: String) -> String { "\(resourceID)/\(segment)" }
+    func nodeID(_ segment: String) -> String { resourceID + "/" + segment }
 
     /// The operations the order's state offers, in the reference's order (swedbankpay-api.md §1.3).
     func operations(base: String) -> [JSONText] {

@@ -151,7 +151,7 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
     func create(_ namespace: Namespace, _ request: SwedbankPayCreateOrderRequest, version: SwedbankPayAPIVersion, scenario: String?,
                 initiatingSystemUserAgent: String) -> String {
         let orderID = ids.uuid()
-        let token = (ids.uuid() + ids.uuid()).replacingOccurrences(of: "-", with: "")
+        let token = SwedbankPayASCII.removingDashes(ids.uuid() + ids.uuid())
         ledgers.withState(namespace) { ledger in
             let dropped = ledger.create(namespace, orderID: orderID, token: token, request, version: version, scenario: scenario,
                                         initiatingSystemUserAgent: initiatingSystemUserAgent)
