@@ -14,6 +14,14 @@ package enum SwedbankPayOrderStatus: String, Sendable {
 /// shape of post-purchase answers.
 package enum SwedbankPayAPIVersion: String, Sendable {
     case v3_0 = "3.0", v3_1 = "3.1"
+
+    /// The answers' `Content-Type` (swedbankpay-api.md §1.1).
+    var contentType: String {
+        switch self {
+        case .v3_0: "application/json; charset=utf-8; version=3.0"
+        case .v3_1: "application/json; charset=utf-8; version=3.1"
+        }
+    }
 }
 
 /// How a paid attempt took the money (swedbankpay-api.md §1.3, §1.4): cards and wallets authorize, Swish and

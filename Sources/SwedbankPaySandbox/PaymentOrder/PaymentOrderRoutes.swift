@@ -288,7 +288,12 @@ extension HTTPResponse {
     /// A Swedbank Pay JSON answer: `Content-Type: application/json; charset=utf-8; version=<v>` and
     /// `api-supported-versions: 3.1` (swedbankpay-api.md §1.1).
     static func swedbankPay(_ body: JSONText, status: HTTPStatus = .ok, version: SwedbankPayAPIVersion) -> HTTPResponse {
-        var response = HTTPResponse.json(body.data, status: status, contentType: "application/json; charset=utf-8; version=\(version.rawValue)")
+        swedbankPay(body.bytes, status: status, version: version)
+    }
+
+    /// ``swedbankPay(_:status:version:)`` of a body already written.
+    static func swedbankPay(_ body: [UInt8], status: HTTPStatus = .ok, version: SwedbankPayAPIVersion) -> HTTPResponse {
+        var response = HTTPResponse.json(Data(body), status: status, contentType: version.contentType)
         response.headers.set(name: "api-supported-versions", value: "3.1")
         return response
     }

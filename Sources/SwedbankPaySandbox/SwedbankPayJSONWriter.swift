@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+
+/// Compact JSON written straight into bytes, byte for byte as ``JSONText`` writes the same value (its escaping, no
+/// spaces), without building a tree first: the payment order document is the largest answer on the order path.
+/// A comma goes before a key, an element or a value unless it opens its object or array or follows its key.
+struct SwedbankPayJSONWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init() { bytes.reserveCapacity(2048) }
+
+    mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    mutating func endObject() { bytes.append(UInt8(ascii: "}")) }
+
+    mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+    }
+
+    mutating func endArray() { bytes.append(UInt8(ascii: "]")) }
+
+    mutating func key(_ key: String) {
+        separate()
+        string(key)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    mutating func member(_ key: String, _ value: String) {
+        self.key(key)
+        string(value)
+    }
+
+    /// A member whose string value is `parts` joined.
+    mutating func member(_ key: String, _ parts: String...) {
+        self.key(key)
+        bytes.append(UInt8(ascii: "\""))
+        for part in parts { escape(part) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    mutating func member(_ key: String, int value: Int) {
+        self.key(key)
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func member(_ key: String, bool value: Bool) {
+        self.key(key)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    /// A string element of an array.
+    mutating func element(_ value: String) {
+        separate()
+        string(value)
+    }
+
+    /// A value built as ``JSONText``.
+    mutating func value(_ value: JSONText) {
+        separate()
+        value.write(into: &bytes)
+    }
+
+    private mutating func separate() {
+        if let last = bytes.last, last != UInt8(ascii: "{"), last != UInt8(ascii: "["), last != UInt8(ascii: ":") {
+            bytes.append(UInt8(ascii: ","))
+        }
+    }
+
+    private mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        escape(value)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// RFC 8259 §7 escaping as ``JSONText`` does it: `\"`, `\\`, `\n`, `\r`, `\t`, `\u00xx` for the other control
+    /// bytes and DEL; every other byte as it is.
+    private mutating func escape(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            var plainFrom = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainFrom..<index]))
+                plainFrom = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+                case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                }
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainFrom...]))
+        }
+    }
+}
