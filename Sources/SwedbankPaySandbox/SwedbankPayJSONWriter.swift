@@ -63,6 +63,39 @@ struct SwedbankPayJSONWriter {
         value.write(into: &bytes)
     }
 
+    /// `node` as ``JSONNode/description`` writes it: numbers as written, members in order, duplicates kept.
+    mutating func node(_ node: JSONNode) {
+        switch node.value {
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        case .number(_, let text): bytes.append(contentsOf: text.utf8)
+        case .string(let value): string(value)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                self.node(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            for (index, member) in members.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                string(member.key)
+                bytes.append(UInt8(ascii: ":"))
+                self.node(member.value)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// ``JSONNode/description`` of `node`, written with ``node(_:)``.
+    static func compactText(_ node: JSONNode) -> String {
+        var writer = SwedbankPayJSONWriter()
+        writer.node(node)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
     private mutating func separate() {
         if let last = bytes.last, last != UInt8(ascii: "{"), last != UInt8(ascii: "["), last != UInt8(ascii: ":") {
             bytes.append(UInt8(ascii: ","))
@@ -80,24 +113,29 @@ struct SwedbankPayJSONWriter {
     private mutating func escape(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
-            var plainFrom = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainFrom..<index]))
-                plainFrom = index + 1
+            guard let first = utf8.firstIndex(where: Self.needsEscape) else {
+                bytes.append(contentsOf: utf8)
+                return
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<first]))
+            for byte in utf8[first...] {
                 switch byte {
                 case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
                 case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
                 case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
                 case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
                 case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                default:
+                case 0..<0x20, 0x7F:
                     let hex = Array("0123456789abcdef".utf8)
                     bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                default: bytes.append(byte)
                 }
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainFrom...]))
         }
+    }
+
+    @inline(__always)
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 }

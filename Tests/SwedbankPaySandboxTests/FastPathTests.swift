@@ -91,6 +91,17 @@ import Testing
         }
     }
 
+    /// The compact text of a stored request: what JSONNode.description writes.
+    @Test func compactText_IsTheNodesDescription() throws {
+        let documents = [#"{"a": 1.50, "b": -0, "c": 1e5, "d": [true, false, null, {}, []], "a": "dup"}"#,
+                         #"{"s": "quote \" back \\ nl \n tab \t ctl \u0001 del \u007f \u00e9 \ud834\udd1e \/ end", "n": {"x": [1, [2, {"y": "z"}]]}}"#,
+                         #"[]"#, #""text""#, #"12.5e-3"#, #"null"#]
+        for text in documents {
+            let node = try JSONDocument.parse(text)
+            #expect(SwedbankPayJSONWriter.compactText(node) == node.description, "\(text)")
+        }
+    }
+
     @Test func luhn_OnBytesAndCharacters() {
         #expect(CardInput.luhn("4925000000000004"))
         #expect(!CardInput.luhn("4925000000000005"))

@@ -208,16 +208,20 @@ struct SessionResult<Value> {
     /// A business decision's `http_error` or `drop_connection`, which the scenario player answers: the call took no
     /// effect (``value`` is the session as it was).
     var answeredBy: ScenarioOutcome?
+    /// The order's status as the call left it (a transition's, read under its lock); nil when the call did not say.
+    var orderStatus: SwedbankPayOrderStatus?
 
-    init(_ value: Value, delay: Duration? = nil, dropsAnswer: Bool = false, answeredBy: ScenarioOutcome? = nil) {
+    init(_ value: Value, delay: Duration? = nil, dropsAnswer: Bool = false, answeredBy: ScenarioOutcome? = nil,
+         orderStatus: SwedbankPayOrderStatus? = nil) {
         self.value = value
         self.delay = delay
         self.dropsAnswer = dropsAnswer
         self.answeredBy = answeredBy
+        self.orderStatus = orderStatus
     }
 
     func map<Other>(_ transform: (Value) throws -> Other) rethrows -> SessionResult<Other> {
-        SessionResult<Other>(try transform(value), delay: delay, dropsAnswer: dropsAnswer, answeredBy: answeredBy)
+        SessionResult<Other>(try transform(value), delay: delay, dropsAnswer: dropsAnswer, answeredBy: answeredBy, orderStatus: orderStatus)
     }
 
     /// The reply with `response(value)` as `play` settles the call's decisions (``ScenarioPlayer/settle(_:delay:_:reply:)``):

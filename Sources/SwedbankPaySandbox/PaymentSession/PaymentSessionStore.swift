@@ -192,7 +192,7 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
                 try change(&step)
                 if let answeredBy = step.answeredBy {
                     return SessionResult(render(PaymentSessionDocument(view: view, record: record, base: base, savedCards: step.cards)),
-                                         delay: step.delay, answeredBy: answeredBy)
+                                         delay: step.delay, answeredBy: answeredBy, orderStatus: view.status)
                 }
                 record = step.record
                 delay = step.delay
@@ -203,7 +203,7 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
             if state.sessions.updateValue(record, forKey: token) == nil { retained.created(context.namespace, token) }
             if state.sessions.count >= state.pruneAt { prune(&state, context.namespace) }
             return SessionResult(render(PaymentSessionDocument(view: view, record: record, base: base, savedCards: cards(view, record, &state))),
-                                 delay: delay, dropsAnswer: dropsAnswer)
+                                 delay: delay, dropsAnswer: dropsAnswer, orderStatus: view.status)
         }
     }
 
