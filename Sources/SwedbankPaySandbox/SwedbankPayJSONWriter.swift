@@ -113,7 +113,8 @@ struct SwedbankPayJSONWriter {
     private mutating func escape(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
-            guard let first = utf8.firstIndex(where: Self.needsEscape) else {
+            let first = Self.firstToEscape(utf8)
+            guard first < utf8.count else {
                 bytes.append(contentsOf: utf8)
                 return
             }
@@ -132,6 +133,25 @@ struct SwedbankPayJSONWriter {
                 }
             }
         }
+    }
+
+    /// The index of the first byte ``escape(_:)`` escapes (the count when none): eight bytes a step while none of
+    /// them is below 0x20, `"`, `\\` or DEL (bit tricks on a 64-bit word: a byte below n, a byte equal to 0).
+    private static func firstToEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        var index = 0
+        if let base = utf8.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            while index + 8 <= utf8.count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let below = (word &- ones &* 0x20) & ~word
+                let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C), delete = word ^ (ones &* 0x7F)
+                let equal = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((delete &- ones) & ~delete)
+                if (below | equal) & highs != 0 { break }
+                index += 8
+            }
+        }
+        while index < utf8.count, !needsEscape(utf8[index]) { index += 1 }
+        return index
     }
 
     @inline(__always)

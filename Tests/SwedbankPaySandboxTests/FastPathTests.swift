@@ -8,7 +8,12 @@ import Testing
     /// Every ASCII byte, and text beyond ASCII, escaped as JSONText escapes it; members, arrays and commas alike.
     @Test func jsonWriter_WritesTheBytesJSONTextWrites() {
         let everyByte = String(decoding: (0..<0x80).map { UInt8($0) }, as: UTF8.self)
-        let strings = [everyByte, "", "plain", "é ☃ 𝄞 \"quoted\" back\\slash", "\u{7F}end\n"]
+        // Each escaped byte also at every offset of a long plain run (the word-at-a-time scan).
+        let offsets = ["\"", "\\", "\u{1F}", "\u{7F}", "\n"].flatMap { special in
+            (0..<20).map { String(repeating: "é", count: $0 % 3) + String(repeating: "a", count: $0) + special + String(repeating: "z", count: 19 - $0) }
+        }
+        let strings = [everyByte, "", "plain", "é ☃ 𝄞 \"quoted\" back\\slash", "\u{7F}end\n", String(repeating: "long plain ☃ text ", count: 9)]
+            + offsets
         var writer = SwedbankPayJSONWriter()
         writer.beginObject()
         var members: [(String, JSONText)] = []
