@@ -150,13 +150,13 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         try page(request) { token, found in
             let mode = mode(request), fields = FormFields.parse(request.body), call = call(request)
             if let paymentToken = fields["payment_token"], !paymentToken.isEmpty {
-                return try sessions.payByCard(token, paymentToken: paymentToken, typed: nil, mode: mode, call)
+                return try sessions.payByCard(token, paymentToken: paymentToken, typed: nil, mode: mode, call, known: found)
                     .map { Self.outcome($0, mode: mode, base: call.base) }
             }
             let context = try found ?? sessions.context(token)
             switch CardInput.check(fields, now: orders.registry.now(context.namespace)) {
             case .success(let card):
-                return try sessions.payByCard(token, paymentToken: nil, typed: card, mode: mode, call)
+                return try sessions.payByCard(token, paymentToken: nil, typed: card, mode: mode, call, known: context)
                     .map { Self.outcome($0, mode: mode, base: call.base) }
             case .failure(let error):
                 let document = try sessions.checkoutStatus(token, call)

@@ -167,10 +167,11 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     }
 
     /// ``transition(_:rel:_:onTerminalOrder:_:)`` for the pages: `render` sees the document's parts
-    /// (order, session, saved cards) as they are afterwards.
+    /// (order, session, saved cards) as they are afterwards. `known`: the token's context as the caller just read it.
     func transition<Rendered: Sendable>(_ token: String, rel: String, _ call: Call, onTerminalOrder: TerminalRule = .answerDocument,
+                              known: Context? = nil,
                               _ change: (inout Step) throws -> Void, render: (PaymentSessionDocument) -> Rendered) throws -> SessionResult<Rendered> {
-        let context = try context(token)
+        let context = try known ?? self.context(token)
         let base = call.base
         defer { retained.retention.evictOverflow() }
         // The same text as `token`, the instance the order holds: the session keeps no copy of its own.
