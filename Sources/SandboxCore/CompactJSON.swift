@@ -12,6 +12,9 @@ package struct CompactJSON: Sendable, Equatable, Hashable, Codable, CustomString
 
     private init(text: String) { self.text = text }
 
+    /// A text already written as ``JSONNode/description`` writes the value (a faster writer of the same bytes).
+    package init(description text: String) { self.text = text }
+
     /// The same value, its text the instance `interner` keeps of an equal one (card details alike in many payments).
     package func interned(_ interner: inout StringInterner) -> CompactJSON { CompactJSON(text: interner(text)) }
 

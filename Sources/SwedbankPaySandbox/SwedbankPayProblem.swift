@@ -61,8 +61,8 @@ package struct SwedbankPayProblem: Error, ProviderError, Equatable, Sendable {
 
     /// `https://api.payex.com/psp/probleminstance/00-<32 hex>-<16 hex>-01` (§2.1).
     static func newInstance(_ ids: any IDGenerator) -> String {
-        let a = ids.errorID().replacingOccurrences(of: "-", with: "")
-        let b = ids.errorID().replacingOccurrences(of: "-", with: "").prefix(16)
+        let a = SwedbankPayASCII.removingDashes(ids.errorID())
+        let b = SwedbankPayASCII.removingDashes(ids.errorID()).prefix(16)
         return "https://api.payex.com/psp/probleminstance/00-\(a)-\(b)-01"
     }
 

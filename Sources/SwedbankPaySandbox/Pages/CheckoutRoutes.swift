@@ -51,21 +51,25 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     /// The page's player settles the business decisions: their `delay_ms` delays the answer; their `http_error` and
     /// `drop_connection` are answered as its own. The answer names the token's namespace for the journal (the
     /// browser names none), unless `played`: a call the page's player plays, whose note names it.
-    private func page(_ request: HTTPRequest, played: Bool = false, _ body: (String) throws -> SessionResult<HTTPResponse>) throws -> HTTPReply {
+    /// `body` gets the token and its session's context as the call found it (nil: unknown token).
+    private func page(_ request: HTTPRequest, played: Bool = false,
+                      _ body: (String, SwedbankPayPaymentSessionStore.Context?) throws -> SessionResult<HTTPResponse>) throws -> HTTPReply {
         let token = try request.parameters.require("token")
         let order = orders.lookup(token: token)
-        let before = try? sessions.context(token).view.status
+        let context = try? sessions.context(token)
         var reply: HTTPReply
         do {
-            let result = try body(token)
+            let result = try body(token, context)
             if result.answeredBy != nil {
                 // A decision answered the call, which took no effect: no return trip, no callback to wait for.
                 reply = result.reply(playPage, request) { $0 }
                 return played ? reply : reply.noted(order.map { NamespaceNote($0.namespace) })
             }
-            // The action that paid the order (a card, the Swish waiting page's refresh, a web instrument): the return trip.
-            if before == .initialized, let paid = try? sessions.context(token), paid.view.status == .paid {
-                reply = returnTrip(request, token, paid, result)
+            // The action that paid the order (a card, the Swish waiting page's refresh, a web instrument): the return
+            // trip. The status after: the transition's, else the order's now.
+            if let context, context.view.status == .initialized,
+               (result.orderStatus ?? (try? sessions.context(token))?.view.status) == .paid {
+                reply = returnTrip(request, token, context, result)
             } else {
                 reply = result.reply(playPage, request) { $0 }
             }
@@ -126,7 +130,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     }
 
     private func checkoutPage(_ request: HTTPRequest) throws -> HTTPReply {
-        try page(request, played: true) { token in
+        try page(request, played: true) { token, _ in
             let mode = mode(request)
             let document = try sessions.loadCheckout(token, mode: mode, call(request))
             switch document.view.status {
@@ -143,27 +147,27 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     // MARK: The page's actions
 
     private func payByCard(_ request: HTTPRequest) throws -> HTTPReply {
-        try page(request) { token in
-            let mode = mode(request), fields = FormFields.parse(request.body)
+        try page(request) { token, found in
+            let mode = mode(request), fields = FormFields.parse(request.body), call = call(request)
             if let paymentToken = fields["payment_token"], !paymentToken.isEmpty {
-                return try sessions.payByCard(token, paymentToken: paymentToken, typed: nil, mode: mode, call(request))
-                    .map { Self.outcome($0, mode: mode, base: base(request)) }
+                return try sessions.payByCard(token, paymentToken: paymentToken, typed: nil, mode: mode, call, known: found)
+                    .map { Self.outcome($0, mode: mode, base: call.base) }
             }
-            let context = try sessions.context(token)
+            let context = try found ?? sessions.context(token)
             switch CardInput.check(fields, now: orders.registry.now(context.namespace)) {
             case .success(let card):
-                return try sessions.payByCard(token, paymentToken: nil, typed: card, mode: mode, call(request))
-                    .map { Self.outcome($0, mode: mode, base: base(request)) }
+                return try sessions.payByCard(token, paymentToken: nil, typed: card, mode: mode, call, known: context)
+                    .map { Self.outcome($0, mode: mode, base: call.base) }
             case .failure(let error):
-                let document = try sessions.checkoutStatus(token, call(request))
-                guard document.view.status == .initialized else { return SessionResult(Self.outcome(document, mode: mode, base: base(request))) }
+                let document = try sessions.checkoutStatus(token, call)
+                guard document.view.status == .initialized else { return SessionResult(Self.outcome(document, mode: mode, base: call.base)) }
                 return SessionResult(Self.html(CheckoutPage.menu(document, mode: mode, cardError: error.message), status: .badRequest))
             }
         }
     }
 
     private func finishChallenge(_ request: HTTPRequest) throws -> HTTPReply {
-        try page(request) { token in
+        try page(request) { token, _ in
             let cres = FormFields.parse(request.body)["cres"]
             let (document, pageMode, variant) = try sessions.finishPageChallenge(token, cres: cres, call(request))
             return document.map { document in
@@ -178,7 +182,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     }
 
     private func payBySwish(_ request: HTTPRequest) throws -> HTTPReply {
-        try page(request) { token in
+        try page(request) { token, _ in
             let msisdn = (FormFields.parse(request.body)["msisdn"] ?? "").filter { !$0.isWhitespace }
             return try sessions.payBySwish(token, msisdn: msisdn, call(request))
                 .map { Self.outcome($0, mode: mode(request), base: base(request)) }
@@ -186,14 +190,14 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     }
 
     private func swishStatus(_ request: HTTPRequest) throws -> HTTPReply {
-        try page(request) { token in
+        try page(request) { token, _ in
             SessionResult(Self.outcome(try sessions.checkoutStatus(token, call(request)), mode: mode(request),
                                        base: base(request)))
         }
     }
 
     private func payOnWeb(_ request: HTTPRequest) throws -> HTTPReply {
-        try page(request) { token in
+        try page(request) { token, _ in
             let method = try request.parameters.require("method")
             return try sessions.payOnWeb(token, method: method, call(request))
                 .map { Self.outcome($0, mode: mode(request), base: base(request)) }
@@ -201,7 +205,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
     }
 
     private func abort(_ request: HTTPRequest) throws -> HTTPReply {
-        try page(request) { token in
+        try page(request) { token, _ in
             SessionResult(Self.outcome(try sessions.abortOnPage(token, call(request)), mode: mode(request),
                                        base: base(request)))
         }
@@ -328,30 +332,43 @@ enum CardInput {
 
     static func check(_ fields: [String: String], now: Date) -> Result<SwedbankPayPaymentSessionStore.TypedCard, Problem> {
         let pan = (fields["pan"] ?? "").filter { $0 != " " && $0 != "-" }
-        guard (12...19).contains(pan.count), pan.allSatisfy(\.isASCIIDigit), luhn(pan) else {
+        // Only ASCII digits: a digit is then one Character and one byte.
+        guard pan.utf8.allSatisfy(isASCIIDigit), (12...19).contains(pan.utf8.count), luhn(pan) else {
             return .failure(Problem(message: "The card number is not valid."))
         }
         guard let brand = brand(pan) else {
             return .failure(Problem(message: "This card brand is not accepted (\(acceptedBrands.joined(separator: ", "))))."))
         }
         let expiry = (fields["expiry"] ?? "").filter { !$0.isWhitespace }.split(separator: "/")
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let today = calendar.dateComponents([.year, .month], from: now)
+        let today = yearAndMonth(now)
         guard expiry.count == 2, let month = Int(expiry[0]), (1...12).contains(month), expiry[1].count == 2 || expiry[1].count == 4,
               var year = Int(expiry[1]) else {
             return .failure(Problem(message: "The expiry date must be MM/YY."))
         }
         if year < 100 { year += 2000 }
-        guard (year, month) >= (today.year ?? 0, today.month ?? 0) else { return .failure(Problem(message: "The card has expired.")) }
+        guard (year, month) >= (today.year, today.month) else { return .failure(Problem(message: "The card has expired.")) }
         let cvc = fields["cvc"] ?? ""
-        guard (3...4).contains(cvc.count), cvc.allSatisfy(\.isASCIIDigit) else {
+        guard cvc.utf8.allSatisfy(isASCIIDigit), (3...4).contains(cvc.utf8.count) else {
             return .failure(Problem(message: "The CVC must be 3 or 4 digits."))
         }
         return .success(.init(pan: pan, brand: brand))
     }
 
+    /// The UTC (Gregorian) year and month of `date`: by arithmetic from 1970 on (days to civil date), else by Calendar.
+    static func yearAndMonth(_ date: Date) -> (year: Int, month: Int) {
+        let seconds = date.timeIntervalSince1970
+        guard seconds >= 0, seconds < 253_402_300_800 else {  // 1970-01-01 up to 9999-12-31
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let today = calendar.dateComponents([.year, .month], from: date)
+            return (today.year ?? 0, today.month ?? 0)
+        }
+        let civil = SwedbankPayUTC.civilDate(daysSince1970: Int(seconds / 86_400))
+        return (civil.year, civil.month)
+    }
+
     static func luhn(_ digits: String) -> Bool {
+        if digits.utf8.allSatisfy(isASCIIDigit) { return luhn(asciiDigits: digits.utf8) }
         var sum = 0
         for (index, character) in digits.reversed().enumerated() {
             guard var digit = character.wholeNumberValue else { return false }
@@ -363,6 +380,22 @@ enum CardInput {
         }
         return sum % 10 == 0
     }
+
+    private static func luhn(asciiDigits: String.UTF8View) -> Bool {
+        var sum = 0
+        for (index, byte) in asciiDigits.reversed().enumerated() {
+            var digit = Int(byte - UInt8(ascii: "0"))
+            if index % 2 == 1 {
+                digit *= 2
+                if digit > 9 { digit -= 9 }
+            }
+            sum += digit
+        }
+        return sum % 10 == 0
+    }
+
+    @inline(__always)
+    private static func isASCIIDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     /// The brands of Swedbank Pay's test cards (swedbankpay-api.md §5), also the CreditCard method's `cardBrands`.
     static let acceptedBrands = ["Visa", "MasterCard", "Amex", "Dankort", "Maestro", "Forbrugsforeningen"]
@@ -382,6 +415,3 @@ enum CardInput {
     }
 }
 
-private extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
-}

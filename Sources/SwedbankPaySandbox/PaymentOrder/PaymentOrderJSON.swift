@@ -13,71 +13,111 @@ extension SwedbankPayOrderLedger.Order {
         ("postPurchaseFailedAttempts", "postpurchasefailedattempts"), ("metadata", "metadata"),
     ]
 
-    /// `{"paymentOrder": {…}, "operations": [...]}`; `expand` holds lower-cased node keys.
-    func document(base: String, expand: Set<String>) -> JSONText {
-        .object([("paymentOrder", paymentOrder(expand: expand)), ("operations", .array(operations(base: base)))])
+    /// `{"paymentOrder": {…}, "operations": [...]}` as compact JSON bytes; `expand` holds lower-cased node keys.
+    func document(base: String, expand: Set<String>) -> [UInt8] {
+        var json = SwedbankPayJSONWriter()
+        json.beginObject()
+        json.key("paymentOrder")
+        writePaymentOrder(&json, expand: expand)
+        json.key("operations")
+        json.beginArray()
+        for operation in operations(base: base) {
+            json.beginObject()
+            json.member("method", operation.method)
+            json.member("href", operation.href)
+            json.member("rel", operation.rel)
+            json.member("contentType", operation.contentType)
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
+        return json.bytes
     }
 
-    func paymentOrder(expand: Set<String>) -> JSONText {
-        var members: [(String, JSONText)] = [
-            ("id", .string(resourceID)), ("created", .string(SwedbankPayTimestamp.string(created))),
-            ("updated", .string(SwedbankPayTimestamp.string(updated))), ("operation", .string(request.operation)),
-            ("status", .string(status.rawValue)), ("currency", .string(request.currency)), ("vatAmount", .int(request.vatAmount)),
-            ("amount", .int(request.amount)),
-        ]
+    /// The `paymentOrder` object, its members in the reference's order (swedbankpay-api.md §1.3, §1.4).
+    func writePaymentOrder(_ json: inout SwedbankPayJSONWriter, expand: Set<String>) {
+        let resourceID = resourceID
+        json.beginObject()
+        json.member("id", resourceID)
+        json.member("created", SwedbankPayTimestamp.string(created))
+        json.member("updated", SwedbankPayTimestamp.string(updated))
+        json.member("operation", request.operation)
+        json.member("status", status.rawValue)
+        json.member("currency", request.currency)
+        json.member("vatAmount", int: request.vatAmount)
+        json.member("amount", int: request.amount)
         if payment != nil {
             // Only once a payment exists, right after the amounts (swedbankpay-api.md §1.4, §1.7).
-            members += [("remainingCaptureAmount", .int(remainingCaptureAmount)),
-                        ("remainingCancellationAmount", .int(remainingCancellationAmount)),
-                        ("remainingReversalAmount", .int(remainingReversalAmount))]
+            json.member("remainingCaptureAmount", int: remainingCaptureAmount)
+            json.member("remainingCancellationAmount", int: remainingCancellationAmount)
+            json.member("remainingReversalAmount", int: remainingReversalAmount)
         }
-        members += [
-            ("description", .string(request.description)), ("initiatingSystemUserAgent", .string(initiatingSystemUserAgent)),
-            ("language", .string(request.language)), ("availableInstruments", .array(availableInstruments.map(JSONText.string))),
-            ("implementation", .string(request.implementation ?? "PaymentsOnly")), ("integration", .string(integration)),
-            ("instrumentMode", .bool(request.instrument != nil)), ("guestMode", .bool(request.payer?.payerReference == nil)),
-        ]
-        if let instrument = request.instrument { members.append(("instrument", .string(instrument))) }
+        json.member("description", request.description)
+        json.member("initiatingSystemUserAgent", initiatingSystemUserAgent)
+        json.member("language", request.language)
+        json.key("availableInstruments")
+        json.beginArray()
+        for instrument in availableInstruments { json.element(instrument) }
+        json.endArray()
+        json.member("implementation", request.implementation ?? "PaymentsOnly")
+        json.member("integration", integration)
+        json.member("instrumentMode", bool: request.instrument != nil)
+        json.member("guestMode", bool: request.payer?.payerReference == nil)
+        if let instrument = request.instrument { json.member("instrument", instrument) }
         if let used = request.useToken, request.orderOperation.isMerchantInitiated {
             // The token the order was paid with, as the Recur page's response table lists `recurrenceToken` (developer
             // portal's Recur page; `unscheduledToken` inferred alike).
-            members.append((used.kind.field, .string(used.token)))
+            json.member(used.kind.field, used.token)
         }
         for node in Self.nodes {
-            members.append((node.key, expand.contains(node.key.lowercased()) ? expandedNode(node.key) : .object([("id", .string(nodeID(node.segment)))])))
+            json.key(node.key)
+            if !expand.isEmpty && expand.contains(node.key.lowercased()) {
+                json.value(expandedNode(node.key))
+            } else {
+                json.beginObject()
+                json.member("id", resourceID, "/", node.segment)
+                json.endObject()
+            }
         }
-        return .object(members)
+        json.endObject()
     }
 
-    func nodeID(_ segment: String) -> String { "\(resourceID)/\(segment)" }
+    func nodeID(_ segment: String) -> String { resourceID + "/" + segment }
+
+    /// One entry of `operations`.
+    struct Operation {
+        var method: String
+        var href: String
+        var rel: String
+        var contentType = "application/json"
+    }
 
     /// The operations the order's state offers, in the reference's order (swedbankpay-api.md §1.3).
-    func operations(base: String) -> [JSONText] {
-        func operation(_ method: String, _ href: String, _ rel: String, _ contentType: String = "application/json") -> JSONText {
-            .object([("method", .string(method)), ("href", .string(href)), ("rel", .string(rel)), ("contentType", .string(contentType))])
-        }
-        let order = "\(base)\(resourceID)"
+    func operations(base: String) -> [Operation] {
+        let order = base + resourceID
         let checkout = [
-            operation("GET", "\(base)/checkout/\(token)", "redirect-checkout", "text/html"),
-            operation("GET", "\(base)/checkout/client/\(token)?culture=\(request.language)", "view-checkout", "application/javascript"),
+            Operation(method: "GET", href: "\(base)/checkout/\(token)", rel: "redirect-checkout", contentType: "text/html"),
+            Operation(method: "GET", href: "\(base)/checkout/client/\(token)?culture=\(request.language)", rel: "view-checkout",
+                      contentType: "application/javascript"),
         ]
         switch status {
         case .initialized:
-            var operations: [JSONText] = []
-            if isAvailable("update-order") { operations.append(operation("PATCH", order, "update-order")) }
-            if isAvailable("abort") { operations.append(operation("PATCH", order, "abort")) }
-            operations.append(operation("PATCH", order, "abort-paymentattempt"))
-            return operations + checkout + [operation("GET", "\(base)/psp/paymentsessions/\(token)", "view-paymentsession")]
+            var operations: [Operation] = []
+            if isAvailable("update-order") { operations.append(Operation(method: "PATCH", href: order, rel: "update-order")) }
+            if isAvailable("abort") { operations.append(Operation(method: "PATCH", href: order, rel: "abort")) }
+            operations.append(Operation(method: "PATCH", href: order, rel: "abort-paymentattempt"))
+            return operations + checkout + [Operation(method: "GET", href: "\(base)/psp/paymentsessions/\(token)", rel: "view-paymentsession")]
         case .paid:
             if payment?.transactionType == .authorization, capturedAmount == 0, cancelledAmount == 0 {
                 // No payer pages for a server-to-server order (inferred).
-                return [operation("POST", "\(order)/cancellations", "cancel"), operation("POST", "\(order)/captures", "capture")]
+                return [Operation(method: "POST", href: "\(order)/cancellations", rel: "cancel"),
+                        Operation(method: "POST", href: "\(order)/captures", rel: "capture")]
                     + (request.orderOperation.isMerchantInitiated ? [] : checkout)
             }
-            var operations: [JSONText] = []
-            if isAvailable("capture") { operations.append(operation("POST", "\(order)/captures", "capture")) }
-            if isAvailable("cancel") { operations.append(operation("POST", "\(order)/cancellations", "cancel")) }
-            if isAvailable("reversal") { operations.append(operation("POST", "\(order)/reversals", "reversal")) }
+            var operations: [Operation] = []
+            if isAvailable("capture") { operations.append(Operation(method: "POST", href: "\(order)/captures", rel: "capture")) }
+            if isAvailable("cancel") { operations.append(Operation(method: "POST", href: "\(order)/cancellations", rel: "cancel")) }
+            if isAvailable("reversal") { operations.append(Operation(method: "POST", href: "\(order)/reversals", rel: "reversal")) }
             return operations
         case .failed, .cancelled, .aborted, .reversed:
             return []

@@ -14,6 +14,14 @@ package enum SwedbankPayOrderStatus: String, Sendable {
 /// shape of post-purchase answers.
 package enum SwedbankPayAPIVersion: String, Sendable {
     case v3_0 = "3.0", v3_1 = "3.1"
+
+    /// The answers' `Content-Type` (swedbankpay-api.md §1.1).
+    var contentType: String {
+        switch self {
+        case .v3_0: "application/json; charset=utf-8; version=3.0"
+        case .v3_1: "application/json; charset=utf-8; version=3.1"
+        }
+    }
 }
 
 /// How a paid attempt took the money (swedbankpay-api.md §1.3, §1.4): cards and wallets authorize, Swish and
@@ -269,9 +277,30 @@ enum SwedbankPayTimestamp {
         let seconds = date.timeIntervalSince1970
         let whole = seconds.rounded(.down)
         let ticks = min(9_999_999, Int(((seconds - whole) * 10_000_000).rounded()))
+        if whole >= 0, whole < 253_402_300_800 { return string(wholeSeconds: Int(whole), ticks: ticks) }  // 1970 up to 9999
         let base = Date(timeIntervalSince1970: whole).formatted(Date.ISO8601FormatStyle())  // 2020-06-22T10:56:56Z
         let fraction = String(ticks)
         return String(base.dropLast()) + "." + String(repeating: "0", count: 7 - fraction.count) + fraction + "Z"
+    }
+
+    /// ``string(_:)`` by arithmetic, for whole seconds since 1970 (as ISO8601FormatStyle writes them, then the ticks).
+    private static func string(wholeSeconds: Int, ticks: Int) -> String {
+        let date = SwedbankPayUTC.civilDate(daysSince1970: wholeSeconds / 86_400)
+        let time = wholeSeconds % 86_400
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(28)
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(date.year, 4); bytes.append(UInt8(ascii: "-")); digits(date.month, 2); bytes.append(UInt8(ascii: "-")); digits(date.day, 2)
+        bytes.append(UInt8(ascii: "T")); digits(time / 3600, 2); bytes.append(UInt8(ascii: ":")); digits(time / 60 % 60, 2)
+        bytes.append(UInt8(ascii: ":")); digits(time % 60, 2); bytes.append(UInt8(ascii: ".")); digits(ticks, 7); bytes.append(UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

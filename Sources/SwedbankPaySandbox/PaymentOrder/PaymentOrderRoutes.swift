@@ -57,14 +57,17 @@ package struct SwedbankPayPaymentOrderRoutes: Sendable {
     private func create(_ request: HTTPRequest) throws -> HTTPReply {
         let namespace = try SwedbankPayAuth.authenticate(request, configuration)
         let sticky = try play.scenarioForNewObject(request, namespace)
-        return play(.swedbankPayCreatePaymentOrder, request, namespace, object: "new", sticky: sticky) { _ -> HTTPReply in
-            try createOrder(request, namespace, sticky: sticky)
+        // The body, parsed once: the decision's subject (as the player would parse it) and the order's request.
+        let body = ScenarioEngine.subject(request.body)
+        return play(.swedbankPayCreatePaymentOrder, request, namespace, subject: .some(body), object: "new", sticky: sticky) { _ -> HTTPReply in
+            try createOrder(request, namespace, body: body, sticky: sticky)
         }
     }
 
-    /// The order of a create, made once its scenario decision let the call through.
-    private func createOrder(_ request: HTTPRequest, _ namespace: Namespace, sticky: String?) throws -> HTTPReply {
-        let document = try SwedbankPayOrderValidation.parse(request.body)
+    /// The order of a create, made once its scenario decision let the call through; `body`: the body parsed, if it parses.
+    private func createOrder(_ request: HTTPRequest, _ namespace: Namespace, body: JSONNode?, sticky: String?) throws -> HTTPReply {
+        let document = try body.map { node throws(SwedbankPayProblem) in try SwedbankPayOrderValidation.requireObject(node) }
+            ?? SwedbankPayOrderValidation.parse(request.body)
         let object = try SwedbankPayOrderValidation.paymentOrderObject(document)
         let version = try SwedbankPayAuth.createVersion(request, object)
         let parsed = try SwedbankPayOrderValidation.createOrderRequest(object, version: version, configuration: configuration)
@@ -240,10 +243,24 @@ enum SwedbankPayAuth {
 
     /// A body sent as anything but JSON (`application/json`, `*+json`) is refused; no Content-Type is taken as JSON.
     static func requireJSON(_ request: HTTPRequest) throws(SwedbankPayProblem) {
-        if let type = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased(),
-           type != "application/json", !type.hasSuffix("+json") {
+        guard let contentType = request.headers["Content-Type"] else { return }
+        if SwedbankPayASCII.isASCII(contentType) ? !isJSON(asciiMediaType: Array(contentType.utf8)) : !isJSON(mediaType: contentType) {
             throw .input([.init(name: "Content-Type", description: "Expected application/json;version=3.1")])
         }
+    }
+
+    /// `application/json` or `*+json` (case-insensitive), or no type at all.
+    private static func isJSON(mediaType: String) -> Bool {
+        guard let type = mediaType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return true }
+        return type == "application/json" || type.hasSuffix("+json")
+    }
+
+    /// ``isJSON(mediaType:)`` of an ASCII media type, on its bytes (the same split, trim and comparisons).
+    private static func isJSON(asciiMediaType bytes: [UInt8]) -> Bool {
+        guard let first = bytes.split(separator: UInt8(ascii: ";")).first else { return true }
+        let type = SwedbankPayASCII.trimmingWhitespace(first)
+        return SwedbankPayASCII.lowercasedEquals(type, "application/json")
+            || (type.count >= 5 && SwedbankPayASCII.lowercasedEquals(type.suffix(5), "+json"))
     }
 
     /// The `version=` of `Accept` (GET).
@@ -271,7 +288,12 @@ extension HTTPResponse {
     /// A Swedbank Pay JSON answer: `Content-Type: application/json; charset=utf-8; version=<v>` and
     /// `api-supported-versions: 3.1` (swedbankpay-api.md §1.1).
     static func swedbankPay(_ body: JSONText, status: HTTPStatus = .ok, version: SwedbankPayAPIVersion) -> HTTPResponse {
-        var response = HTTPResponse.json(body.data, status: status, contentType: "application/json; charset=utf-8; version=\(version.rawValue)")
+        swedbankPay(body.bytes, status: status, version: version)
+    }
+
+    /// ``swedbankPay(_:status:version:)`` of a body already written.
+    static func swedbankPay(_ body: [UInt8], status: HTTPStatus = .ok, version: SwedbankPayAPIVersion) -> HTTPResponse {
+        var response = HTTPResponse.json(Data(body), status: status, contentType: version.contentType)
         response.headers.set(name: "api-supported-versions", value: "3.1")
         return response
     }

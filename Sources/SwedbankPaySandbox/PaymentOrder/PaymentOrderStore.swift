@@ -151,7 +151,7 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
     func create(_ namespace: Namespace, _ request: SwedbankPayCreateOrderRequest, version: SwedbankPayAPIVersion, scenario: String?,
                 initiatingSystemUserAgent: String) -> String {
         let orderID = ids.uuid()
-        let token = (ids.uuid() + ids.uuid()).replacingOccurrences(of: "-", with: "")
+        let token = SwedbankPayASCII.removingDashes(ids.uuid() + ids.uuid())
         ledgers.withState(namespace) { ledger in
             let dropped = ledger.create(namespace, orderID: orderID, token: token, request, version: version, scenario: scenario,
                                         initiatingSystemUserAgent: initiatingSystemUserAgent)
@@ -196,7 +196,7 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
     }
 
     /// The payment order document (swedbankpay-api.md §1.3) with `expand`ed nodes and operations on `base`.
-    func document(_ namespace: Namespace, orderID: String, base: String, expand: Set<String>) throws(SwedbankPayProblem) -> JSONText {
+    func document(_ namespace: Namespace, orderID: String, base: String, expand: Set<String>) throws(SwedbankPayProblem) -> [UInt8] {
         try ledgers.withState(namespace) { (ledger) throws(SwedbankPayProblem) in
             try ledger.order(namespace, orderID).document(base: base, expand: expand)
         }

@@ -101,6 +101,11 @@ enum SwedbankPayOrderValidation {
         } catch {
             throw .input([.init(name: name, description: "The request body is not a valid JSON object: \(error)")])
         }
+        return try requireObject(document, name: name)
+    }
+
+    /// A parsed body that must be a JSON object, else 400 naming `name` (``parse(_:name:)``).
+    static func requireObject(_ document: JSONNode, name: String = "PaymentOrder") throws(SwedbankPayProblem) -> JSONNode {
         guard document.members != nil else {
             throw .input([.init(name: name, description: "The request body is not a valid JSON object: it is \(document.kindName).")])
         }
@@ -148,7 +153,7 @@ enum SwedbankPayOrderValidation {
             language: languages.contains(language) ? language : "en-US", productName: productName, implementation: implementation,
             urls: urls, payeeInfo: payeeInfo, payer: payer, orderItems: orderItems, restrictedToInstruments: restricted,
             instrument: instrument, disableStoredPaymentDetails: disableStored, enablePaymentDetailsConsentCheckbox: consentCheckbox,
-            metadata: metadata, compactJSON: CompactJSON(object))
+            metadata: metadata, compactJSON: CompactJSON(description: SwedbankPayJSONWriter.compactText(object)))
     }
 
     /// `urls` (required), each URL checked by MerchantURL.
@@ -400,10 +405,23 @@ enum SwedbankPayOrderValidation {
     /// (swedbankpay-api.md §1.1: the NET SDK sends it as a parameter).
     static func versionParameter(_ mediaType: String?) -> String? {
         guard let mediaType else { return nil }
+        if SwedbankPayASCII.isASCII(mediaType) { return asciiVersionParameter(Array(mediaType.utf8)) }
         for parameter in mediaType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
             if pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "version" {
                 return pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+        }
+        return nil
+    }
+
+    /// ``versionParameter(_:)`` of an ASCII media type, on its bytes (the same splits, trims and comparison).
+    private static func asciiVersionParameter(_ bytes: [UInt8]) -> String? {
+        for parameter in bytes.split(separator: UInt8(ascii: ";")).dropFirst() {
+            let pair = parameter.split(separator: UInt8(ascii: "="), maxSplits: 1)
+            if pair.count == 2, SwedbankPayASCII.lowercasedEquals(SwedbankPayASCII.trimmingWhitespace(pair[0]), "version") {
+                let value = SwedbankPayASCII.trimming(SwedbankPayASCII.trimmingWhitespace(pair[1])) { $0 == UInt8(ascii: "\"") }
+                return String(decoding: value, as: UTF8.self)
             }
         }
         return nil

@@ -28,8 +28,8 @@ extension SwedbankPayPaymentSessionStore {
     /// A card from the page (saved one by `paymentToken`, or typed): card.authenticate decides a frictionless
     /// payment or the ACS challenge page (swedbankpay-api.md §3.6 C without the 3DS method step the SDK runs).
     func payByCard(_ token: String, paymentToken: String?, typed: TypedCard?, mode: CheckoutPageMode,
-                   _ call: Call) throws -> SessionResult<PaymentSessionDocument> {
-        try transition(token, rel: "start-payment-attempt", call, { step in
+                   _ call: Call, known: Context? = nil) throws -> SessionResult<PaymentSessionDocument> {
+        try transition(token, rel: "start-payment-attempt", call, known: known, { step in
             try requirePageMethod(step, SessionMethod.creditCard.rawValue)
             let saved = paymentToken.flatMap { paymentToken in step.cards.first { $0.paymentToken == paymentToken } }
             let card = saved ?? typed.map { typed in

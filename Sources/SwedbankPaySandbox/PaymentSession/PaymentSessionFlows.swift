@@ -109,7 +109,7 @@ extension SwedbankPayPaymentSessionStore {
         if case .clientAppLaunchFailed = outcome { due = step.now }  // shown on the very next call (swedbankpay-api.md §3.6 A4, inferred)
         let payerMsisdn = step.view.payer?.msisdn.flatMap { $0.isEmpty ? nil : $0 }
         step.record.phase = .swish(SwishAttempt(
-            attempt: attempt, localStart: msisdn == nil, launchToken: orders.ids.uuid().replacingOccurrences(of: "-", with: ""),
+            attempt: attempt, localStart: msisdn == nil, launchToken: SwedbankPayASCII.removingDashes(orders.ids.uuid()),
             msisdn: msisdn ?? payerMsisdn ?? "+46739000001", due: due, outcome: outcome))
         orders.setSwishPending(step.record.namespace, orderID: step.record.orderID, true)
     }

@@ -208,16 +208,20 @@ struct SessionResult<Value> {
     /// A business decision's `http_error` or `drop_connection`, which the scenario player answers: the call took no
     /// effect (``value`` is the session as it was).
     var answeredBy: ScenarioOutcome?
+    /// The order's status as the call left it (a transition's, read under its lock); nil when the call did not say.
+    var orderStatus: SwedbankPayOrderStatus?
 
-    init(_ value: Value, delay: Duration? = nil, dropsAnswer: Bool = false, answeredBy: ScenarioOutcome? = nil) {
+    init(_ value: Value, delay: Duration? = nil, dropsAnswer: Bool = false, answeredBy: ScenarioOutcome? = nil,
+         orderStatus: SwedbankPayOrderStatus? = nil) {
         self.value = value
         self.delay = delay
         self.dropsAnswer = dropsAnswer
         self.answeredBy = answeredBy
+        self.orderStatus = orderStatus
     }
 
     func map<Other>(_ transform: (Value) throws -> Other) rethrows -> SessionResult<Other> {
-        SessionResult<Other>(try transform(value), delay: delay, dropsAnswer: dropsAnswer, answeredBy: answeredBy)
+        SessionResult<Other>(try transform(value), delay: delay, dropsAnswer: dropsAnswer, answeredBy: answeredBy, orderStatus: orderStatus)
     }
 
     /// The reply with `response(value)` as `play` settles the call's decisions (``ScenarioPlayer/settle(_:delay:_:reply:)``):
@@ -232,16 +236,32 @@ extension SessionResult: Sendable where Value: Sendable {}
 /// `application/x-www-form-urlencoded` fields of a page's form POST.
 enum FormFields {
     static func parse(_ body: Data) -> [String: String] {
+        let bytes = [UInt8](body)
+        if bytes.allSatisfy({ $0 < 0x80 }) { return parse(ascii: bytes) }
         var fields: [String: String] = [:]
-        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+        for pair in String(decoding: bytes, as: UTF8.self).split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> String {
-                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
-            }
             guard let name = parts.first else { continue }
-            fields[decode(name)] = parts.count > 1 ? decode(parts[1]) : ""
+            fields[decode(String(name))] = parts.count > 1 ? decode(String(parts[1])) : ""
         }
         return fields
+    }
+
+    /// ``parse(_:)`` of an ASCII body, on its bytes (the same splits).
+    private static func parse(ascii bytes: [UInt8]) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in bytes.split(separator: UInt8(ascii: "&")) {
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = parts.first else { continue }
+            fields[decode(String(decoding: name, as: UTF8.self))] = parts.count > 1 ? decode(String(decoding: parts[1], as: UTF8.self)) : ""
+        }
+        return fields
+    }
+
+    /// `+` as a space, then percent-decoded; the text as it is when that fails. Text with neither is itself.
+    private static func decode(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return text }
+        return text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text
     }
 }
 

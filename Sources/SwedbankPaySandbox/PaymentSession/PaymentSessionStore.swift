@@ -154,6 +154,8 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         /// A business decision's `http_error` or `drop_connection`: it answers the call, which then takes no effect
         /// (the change stops, the session is kept as it was).
         var answeredBy: ScenarioOutcome?
+        /// The decisions' subject's `paymentorder` (``SwedbankPayPaymentSessionStore/subjectNode(_:)``), made once a call.
+        var subjectOrder: JSONNode?
     }
 
     /// Runs `change` on the session and answers the document, with the delay of the decisions `change` took. A
@@ -165,10 +167,11 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     }
 
     /// ``transition(_:rel:_:onTerminalOrder:_:)`` for the pages: `render` sees the document's parts
-    /// (order, session, saved cards) as they are afterwards.
+    /// (order, session, saved cards) as they are afterwards. `known`: the token's context as the caller just read it.
     func transition<Rendered: Sendable>(_ token: String, rel: String, _ call: Call, onTerminalOrder: TerminalRule = .answerDocument,
+                              known: Context? = nil,
                               _ change: (inout Step) throws -> Void, render: (PaymentSessionDocument) -> Rendered) throws -> SessionResult<Rendered> {
-        let context = try context(token)
+        let context = try known ?? self.context(token)
         let base = call.base
         defer { retained.retention.evictOverflow() }
         // The same text as `token`, the instance the order holds: the session keeps no copy of its own.
@@ -176,7 +179,7 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         return try ledgers.withState(context.namespace) { state throws -> SessionResult<Rendered> in
             var record = state.sessions[token] ?? PaymentSessionRecord(
                 token: token, namespace: context.namespace, orderID: context.orderID,
-                id: String(orders.ids.uuid().replacingOccurrences(of: "-", with: "").prefix(32)), instrument: context.view.instrument)
+                id: String(SwedbankPayASCII.removingDashes(orders.ids.uuid()).prefix(32)), instrument: context.view.instrument)
             var view = context.view
             let now = orders.registry.now(context.namespace)
             if settleSwish(&record, view: view, now: now) || settleAbandonedChallenge(&record, view: view, now: now) {
@@ -190,7 +193,7 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
                 try change(&step)
                 if let answeredBy = step.answeredBy {
                     return SessionResult(render(PaymentSessionDocument(view: view, record: record, base: base, savedCards: step.cards)),
-                                         delay: step.delay, answeredBy: answeredBy)
+                                         delay: step.delay, answeredBy: answeredBy, orderStatus: view.status)
                 }
                 record = step.record
                 delay = step.delay
@@ -201,7 +204,7 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
             if state.sessions.updateValue(record, forKey: token) == nil { retained.created(context.namespace, token) }
             if state.sessions.count >= state.pruneAt { prune(&state, context.namespace) }
             return SessionResult(render(PaymentSessionDocument(view: view, record: record, base: base, savedCards: cards(view, record, &state))),
-                                 delay: delay, dropsAnswer: dropsAnswer)
+                                 delay: delay, dropsAnswer: dropsAnswer, orderStatus: view.status)
         }
     }
 
@@ -331,13 +334,18 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
     /// `drop_connection`: ``Step/answeredBy``, after the delays of the call's decisions and its own).
     func decision(_ operation: ScenarioOperation, _ step: inout Step, methodName: String, card: (number: String, brand: String)? = nil,
                   msisdn: String? = nil) throws -> PlayedDecision? {
-        var subject: [(String, JSONText)] = [("paymentorder", step.view.request.jsonText), ("paymentMethod", .string(methodName))]
+        let order = step.subjectOrder ?? Self.subjectNode(step.view.request)
+        step.subjectOrder = order
+        var subject: [(String, JSONText)] = [("paymentMethod", .string(methodName))]
         if let card { subject.append(("card", .object([("number", .string(card.number)), ("brand", .string(card.brand))]))) }
         subject.append(("msisdn", msisdn.map(JSONText.string) ?? .null))
         subject.append(("body", step.call.body?.jsonText ?? .null))
+        // As JSONNode(.object(subject)) with the paymentorder first: every node at 1:1.
+        let members = [JSONNode.Member(key: "paymentorder", keyPosition: JSONPosition(line: 1, column: 1), value: order)]
+            + (JSONNode(.object(subject)).members ?? [])
         let decided: PlayedDecision
         do {
-            decided = try play.decide(operation, step.call.facts, in: step.record.namespace, subject: JSONNode(.object(subject)),
+            decided = try play.decide(operation, step.call.facts, in: step.record.namespace, subject: JSONNode(.object(members)),
                                       object: step.record.token, sticky: step.view.scenario)
         } catch {
             throw SwedbankPayProblem.unknownScenario(error)
@@ -350,6 +358,24 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
             return nil
         }
         return decided
+    }
+
+    /// `JSONNode(node.jsonText)` in one pass: every node at 1:1, numbers as ``JSONNode/jsonText`` reads them and
+    /// ``JSONNode/init(_:)`` writes them again.
+    static func subjectNode(_ node: JSONNode) -> JSONNode {
+        switch node.value {
+        case .null, .bool, .string: return JSONNode(node.value)
+        case .number(let number, let text):
+            if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let int = Int(text) {
+                return JSONNode(.number(Double(int), text: String(int)))
+            }
+            return JSONNode(.number(number, text: "\(number)"))
+        case .array(let elements): return JSONNode(.array(elements.map(subjectNode)))
+        case .object(let members):
+            return JSONNode(.object(members.map {
+                JSONNode.Member(key: $0.key, keyPosition: JSONPosition(line: 1, column: 1), value: subjectNode($0.value))
+            }))
+        }
     }
 
     /// Two decisions' delays, one after the other; nil when neither has one.
