@@ -133,7 +133,7 @@ package final class Journal: Sendable, HTTPExchangeObserver {
     /// own control and debug endpoints (health, echo, journal, clock, ...) are left out so they never push real
     /// calls out of the ring.
     func isJournaled(_ path: String) -> Bool {
-        !path.hasPrefix("/__sandbox/") || journaledSandboxPrefixes.withLock { $0.contains { path.hasPrefix($0) } }
+        !path.hasPathPrefix("/__sandbox/") || journaledSandboxPrefixes.withLock { $0.contains { path.hasPathPrefix($0) } }
     }
 
     /// Calls under `prefix`, a provider's endpoints below `/__sandbox/`, are journaled.

@@ -284,13 +284,12 @@ final class HTTPConnection {
         if phase == .reading && peerClosed && !wantsWrite && !closeAfterFlush { close() }
     }
 
-    private func dispatch(_ request: HTTPRequest) {
+    private func dispatch(_ request: consuming HTTPRequest) {
         let started = Socket.now()
         if loop.gracePeriodEnded {
             finish(HTTPExchange(request: request, response: shuttingDownResponse(for: request)), started: started)
             return
         }
-        var request = request
         request.trustedForwardedHeaders = configuration.trustedForwardedHeaders
         request.publicOriginOverride = configuration.publicBaseURL
         // Resolution, the handler and error mapping are the router's (Router.respond(to:timeout:) does the same).

@@ -30,6 +30,9 @@ package struct Router: Sendable {
     }
 
     private var root = Node()
+    /// The routes whose segments are all literal, by their path: most requests are found here without splitting
+    /// the path (a route of the tree that matches is the most specific candidate, so the answer is the same).
+    private var literalRoutes: [String: [(method: String, handler: Handler)]] = [:]
     private var renderers: [(prefix: String, renderer: any HTTPErrorRenderer)] = []
     private var fallbackRenderer: any HTTPErrorRenderer = DefaultErrorRenderer()
     private var accessChecks: [(prefix: String, check: @Sendable (inout HTTPRequest) throws -> Void)] = []
@@ -79,6 +82,10 @@ package struct Router: Sendable {
         let method = String(parts[0])
         let segments = parts[1].split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         Router.insert(handler, method: method, segments: segments[...], into: &root)
+        if !segments.contains(where: { $0 == "*" || $0.hasPrefix(":") }) {
+            literalRoutes[String(parts[1]), default: []].removeAll { $0.method == method }
+            literalRoutes[String(parts[1]), default: []].append((method, handler))
+        }
     }
 
     private static func insert(_ handler: Handler, method: String, segments: ArraySlice<String>, into node: inout Node) {
@@ -141,7 +148,7 @@ package struct Router: Sendable {
     /// credential it consumed) is the request everyone after it sees, the journal included. A refusal answers instead.
     private func checked(_ handler: Handler, _ request: inout HTTPRequest) -> Handler {
         let path = request.path
-        guard let check = accessChecks.first(where: { path.hasPrefix($0.prefix) })?.check else { return handler }
+        guard let check = accessChecks.first(where: { path.hasPathPrefix($0.prefix) })?.check else { return handler }
         do {
             try check(&request)
             return handler
@@ -154,7 +161,7 @@ package struct Router: Sendable {
     package mutating func setFallbackErrorRenderer(_ renderer: any HTTPErrorRenderer) { fallbackRenderer = renderer }
 
     package func errorRenderer(forPath path: String) -> any HTTPErrorRenderer {
-        renderers.first { path.hasPrefix($0.prefix) }?.renderer ?? fallbackRenderer
+        renderers.first { path.hasPathPrefix($0.prefix) }?.renderer ?? fallbackRenderer
     }
 
     /// Finds the handler for a request and binds its path parameters; 404 or 405 (with `Allow`) otherwise.
@@ -166,7 +173,8 @@ package struct Router: Sendable {
                 return .handler(.immediate { _ in throw error })
             }
         }
-        guard request.rawPath.hasPrefix("/") else { return .error(.notFound(request.path)) }
+        guard request.rawPath.utf8.first == UInt8(ascii: "/") else { return .error(.notFound(request.path)) }
+        if let handler = literalRoute(request) { return .handler(checked(handler, &request)) }
         let rawSegments = request.rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
         var segments: [String] = []
         segments.reserveCapacity(rawSegments.count)
@@ -191,6 +199,21 @@ package struct Router: Sendable {
         var allowed = Set(candidates.flatMap(\.handlers.keys)).sorted().map(HTTPMethod.init(rawValue:))
         if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
         return .error(.methodNotAllowed(request.method, allowed: allowed))
+    }
+
+    /// The handler of an all-literal route for a path with nothing to decode, when it takes the request's method.
+    private func literalRoute(_ request: HTTPRequest) -> Handler? {
+        var rawPath = request.rawPath
+        guard !rawPath.withUTF8({ $0.contains(UInt8(ascii: "%")) }), let handlers = literalRoutes[rawPath] else { return nil }
+        let method = request.method.rawValue
+        let head = request.method == .head
+        var fallback: Handler?
+        for entry in handlers {
+            if entry.method == method { return entry.handler }
+            if head && entry.method == "GET" { fallback = entry.handler }
+        }
+        if let fallback { return fallback }
+        return handlers.first { $0.method == "*" }?.handler
     }
 
     private static func collectMatches(
