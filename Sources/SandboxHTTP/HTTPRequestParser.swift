@@ -259,7 +259,11 @@ package struct HTTPRequestParser: Sendable {
         buffer.withUnsafeBufferPointer { bytes in
             var i = start + scan.scanOffset
             var lineStart = start + scan.lineStartOffset
+            // Only CR and LF need a look; the bytes between them are skipped in a tight loop, up to the limit.
+            let skipEnd = min(bytes.count, start + limit)
             while i < bytes.count {
+                while i < skipEnd && bytes[i] > .cr { i += 1 }
+                if i == bytes.count { break }
                 if i - start >= limit {
                     failure = HTTPParseError(.requestHeaderFieldsTooLarge, "\(what) larger than \(limit) bytes")
                     return

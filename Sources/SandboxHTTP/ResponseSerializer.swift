@@ -20,11 +20,7 @@ enum ResponseSerializer {
         var keepAlive = keepAlive
         let code = response.status.code
         out.reserveCapacity(out.count + 160 + response.body.count)
-        out.append(contentsOf: statusLinePrefix)
-        appendDecimal(code, into: &out)
-        out.append(.space)
-        appendSanitized(response.status.reasonPhrase, into: &out)
-        out.append(contentsOf: crlf)
+        appendStatusLine(response.status, into: &out)
         for field in response.headers.fields {
             if managedHeader(field.name) {
                 if field.name.equalsCaseInsensitiveASCII("Connection") && asksToClose(field.value) { keepAlive = false }
@@ -37,24 +33,42 @@ enum ResponseSerializer {
         }
         out.append(contentsOf: dateName)
         out.append(contentsOf: date)
-        out.append(contentsOf: crlf)
         // RFC 9110 §8.6: no Content-Length in 1xx or 204 responses.
         let bodyAllowed = code >= 200 && code != 204 && code != 304
         if bodyAllowed || code == 304 {
-            out.append(contentsOf: contentLengthName)
+            out.append(contentsOf: crlfContentLengthName)
             appendDecimal(response.body.count, into: &out)
-            out.append(contentsOf: crlf)
         }
         if !keepAlive {
-            out.append(contentsOf: connectionClose)
+            out.append(contentsOf: connectionCloseEnd)
         } else if requestVersion == .http1_0 {
-            out.append(contentsOf: connectionKeepAlive)
+            out.append(contentsOf: connectionKeepAliveEnd)
+        } else {
+            out.append(contentsOf: headEnd)
         }
-        out.append(contentsOf: crlf)
         if bodyAllowed && requestMethod != .head && !response.body.isEmpty {
             response.body.withUnsafeBytes { out.append(contentsOf: $0) }
         }
         return keepAlive
+    }
+
+    /// `HTTP/1.1 <code> <reason>` CRLF: made once for a code of 100 to 599 with its standard reason phrase.
+    private static func appendStatusLine(_ status: HTTPStatus, into out: inout [UInt8]) {
+        let index = status.code - 100
+        if index >= 0 && index < statusLines.count && statusLines[index].phrase == status.reasonPhrase {
+            out.append(contentsOf: statusLines[index].line)
+            return
+        }
+        out.append(contentsOf: statusLinePrefix)
+        appendDecimal(status.code, into: &out)
+        out.append(.space)
+        appendSanitized(status.reasonPhrase, into: &out)
+        out.append(contentsOf: crlf)
+    }
+
+    private static let statusLines: [(phrase: String, line: [UInt8])] = (100..<600).map { code in
+        let phrase = HTTPStatus.standardReasonPhrase(code)
+        return (phrase, Array("HTTP/1.1 \(code) \(phrase)\r\n".utf8))
     }
 
     /// A `Connection` value that lists `close` (RFC 9110 §7.6.1).
@@ -67,9 +81,11 @@ enum ResponseSerializer {
     private static let statusLinePrefix: [UInt8] = Array("HTTP/1.1 ".utf8)
     private static let colonSpace: [UInt8] = Array(": ".utf8)
     private static let dateName: [UInt8] = Array("Date: ".utf8)
-    private static let contentLengthName: [UInt8] = Array("Content-Length: ".utf8)
-    private static let connectionClose: [UInt8] = Array("Connection: close\r\n".utf8)
-    private static let connectionKeepAlive: [UInt8] = Array("Connection: keep-alive\r\n".utf8)
+    private static let crlfContentLengthName: [UInt8] = Array("\r\nContent-Length: ".utf8)
+    /// What ends the head after the last field's value: the `Connection` field when there is one, and the empty line.
+    private static let connectionCloseEnd: [UInt8] = Array("\r\nConnection: close\r\n\r\n".utf8)
+    private static let connectionKeepAliveEnd: [UInt8] = Array("\r\nConnection: keep-alive\r\n\r\n".utf8)
+    private static let headEnd: [UInt8] = Array("\r\n\r\n".utf8)
 
     /// `value` in decimal, as `String(value)` writes it, without making the string.
     static func appendDecimal(_ value: Int, into out: inout [UInt8]) { out.appendDecimal(value) }

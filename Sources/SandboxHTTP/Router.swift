@@ -32,7 +32,7 @@ package struct Router: Sendable {
     private var root = Node()
     /// The routes whose segments are all literal, by their path: most requests are found here without splitting
     /// the path (a route of the tree that matches is the most specific candidate, so the answer is the same).
-    private var literalRoutes: [String: [(method: String, handler: Handler)]] = [:]
+    private var literalRoutes = LiteralRoutes()
     private var renderers: [(prefix: String, renderer: any HTTPErrorRenderer)] = []
     private var fallbackRenderer: any HTTPErrorRenderer = DefaultErrorRenderer()
     private var accessChecks: [(prefix: String, check: @Sendable (inout HTTPRequest) throws -> Void)] = []
@@ -83,8 +83,7 @@ package struct Router: Sendable {
         let segments = parts[1].split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         Router.insert(handler, method: method, segments: segments[...], into: &root)
         if !segments.contains(where: { $0 == "*" || $0.hasPrefix(":") }) {
-            literalRoutes[String(parts[1]), default: []].removeAll { $0.method == method }
-            literalRoutes[String(parts[1]), default: []].append((method, handler))
+            literalRoutes.add(path: String(parts[1]), method: method, handler: handler)
         }
     }
 
@@ -203,8 +202,7 @@ package struct Router: Sendable {
 
     /// The handler of an all-literal route for a path with nothing to decode, when it takes the request's method.
     private func literalRoute(_ request: HTTPRequest) -> Handler? {
-        var rawPath = request.rawPath
-        guard !rawPath.withUTF8({ $0.contains(UInt8(ascii: "%")) }), let handlers = literalRoutes[rawPath] else { return nil }
+        guard let handlers = literalRoutes.handlers(forPlainPath: request.rawPath) else { return nil }
         let method = request.method.rawValue
         let head = request.method == .head
         var fallback: Handler?
@@ -214,6 +212,48 @@ package struct Router: Sendable {
         }
         if let fallback { return fallback }
         return handlers.first { $0.method == "*" }?.handler
+    }
+
+    /// Handlers by exact path, in buckets by a hash of the path's bytes (cheaper than `String`'s hash).
+    private struct LiteralRoutes: Sendable {
+        private struct Entry: Sendable {
+            var path: String
+            var hash: UInt64
+            var handlers: [(method: String, handler: Handler)]
+        }
+        private var buckets = [[Entry]](repeating: [], count: 256)
+
+        mutating func add(path: String, method: String, handler: Handler) {
+            var path = path
+            guard let hash = Self.hash(&path) else { return }
+            let bucket = Int(hash & 255)
+            if let index = buckets[bucket].firstIndex(where: { $0.hash == hash && $0.path == path }) {
+                buckets[bucket][index].handlers.removeAll { $0.method == method }
+                buckets[bucket][index].handlers.append((method, handler))
+            } else {
+                buckets[bucket].append(Entry(path: path, hash: hash, handlers: [(method, handler)]))
+            }
+        }
+
+        /// The handlers of `path`; nil when it has none or has a `%` (its segments decode to something else).
+        func handlers(forPlainPath path: String) -> [(method: String, handler: Handler)]? {
+            var path = path
+            guard let hash = Self.hash(&path) else { return nil }
+            for entry in buckets[Int(hash & 255)] where entry.hash == hash && entry.path == path { return entry.handlers }
+            return nil
+        }
+
+        /// FNV-1a of the path's bytes; nil when it has a `%`.
+        private static func hash(_ path: inout String) -> UInt64? {
+            path.withUTF8 { bytes -> UInt64? in
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                for byte in bytes {
+                    if byte == UInt8(ascii: "%") { return nil }
+                    hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+                }
+                return hash
+            }
+        }
     }
 
     private static func collectMatches(
