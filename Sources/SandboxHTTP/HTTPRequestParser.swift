@@ -465,17 +465,37 @@ package struct HTTPRequestParser: Sendable {
         guard contentLengths.count == 1 else {
             throw HTTPParseError(.badRequest, "more than one Content-Length field", head: request)
         }
-        let digits = value.trimmingOWS()
-        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0.isDigit }) else {
+        guard let decimal = Self.decimal(value) else {
             throw HTTPParseError(.badRequest, "invalid Content-Length", head: request)
         }
-        guard let length = Int(digits) else {
+        guard let length = decimal else {
             throw HTTPParseError(.badRequest, "Content-Length overflows", head: request)
         }
         if length > limits.maxBodyBytes {
             throw HTTPParseError(.contentTooLarge, "body larger than \(limits.maxBodyBytes) bytes", head: request)
         }
         return .length(length)
+    }
+
+    /// `value` without OWS around it read as a decimal number: nil unless it is one or more digits; `.some(nil)` past
+    /// `Int.max`.
+    private static func decimal(_ value: String) -> Int?? {
+        var value = value
+        return value.withUTF8 { bytes -> Int?? in
+            var first = 0, last = bytes.count
+            while first < last, bytes[first] == .space || bytes[first] == .tab { first += 1 }
+            while last > first, bytes[last - 1] == .space || bytes[last - 1] == .tab { last -= 1 }
+            guard first < last else { return nil }
+            var number = 0, overflow = false
+            for index in first..<last {
+                guard bytes[index].isDigit else { return nil }
+                let (times10, over1) = number.multipliedReportingOverflow(by: 10)
+                let (sum, over2) = times10.addingReportingOverflow(Int(bytes[index] - UInt8(ascii: "0")))
+                overflow = overflow || over1 || over2
+                number = sum
+            }
+            return .some(overflow ? nil : number)
+        }
     }
 
     /// The methods this parser recognizes: llhttp's HTTP method list (RFC 9110's, WebDAV, CalDAV, Subversion,
