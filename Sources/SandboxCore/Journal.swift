@@ -133,7 +133,7 @@ package final class Journal: Sendable, HTTPExchangeObserver {
     /// own control and debug endpoints (health, echo, journal, clock, ...) are left out so they never push real
     /// calls out of the ring.
     func isJournaled(_ path: String) -> Bool {
-        !path.hasPrefix("/__sandbox/") || journaledSandboxPrefixes.withLock { $0.contains { path.hasPrefix($0) } }
+        !path.hasPathPrefix("/__sandbox/") || journaledSandboxPrefixes.withLock { $0.contains { path.hasPathPrefix($0) } }
     }
 
     /// Calls under `prefix`, a provider's endpoints below `/__sandbox/`, are journaled.
@@ -148,7 +148,7 @@ package final class Journal: Sendable, HTTPExchangeObserver {
         guard isJournaled(request.path) else { return }
         // The namespace the handler ran the call in, when its note names one (a browser's call names none itself).
         let namespace = (exchange.note as? any JournalNote)?.namespace ?? Namespace(for: request)
-        let query = request.target.utf8.firstIndex(of: UInt8(ascii: "?")).map { Journal.ownedPrefix(request.target.utf8[request.target.utf8.index(after: $0)...]) }
+        let query = !Journal.hasQuery(request.target) ? nil : request.target.utf8.firstIndex(of: UInt8(ascii: "?")).map { Journal.ownedPrefix(request.target.utf8[request.target.utf8.index(after: $0)...]) }
         // The decoded path is a string of its own: kept as it is unless it must be cut.
         let path = request.path.utf8.count <= Journal.textLimit ? (text: request.path, truncated: false) : Journal.ownedPrefix(request.path.utf8[...])
         let entry = Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: request.id,
@@ -160,6 +160,12 @@ package final class Journal: Sendable, HTTPExchangeObserver {
         var kept = entry
         (kept.headers, kept.headersTruncated) = Journal.boundedHeaders(request.headers)
         append(kept)
+    }
+
+    /// Whether `target` has a `?`, looked for in its bytes at once.
+    private static func hasQuery(_ target: String) -> Bool {
+        var target = target
+        return target.withUTF8 { $0.contains(UInt8(ascii: "?")) }
     }
 
     /// Journals something the sandbox did that was not an answer to a call: an HPP status callback it sent

@@ -46,20 +46,20 @@ final class EventLoop: @unchecked Sendable {
         var exchange: HTTPExchange
     }
 
-    // Loop-thread state.
-    private var connections: [Int32: HTTPConnection] = [:]
+    // Loop-thread state (no run-time exclusivity check: one thread, never two accesses at once).
+    @exclusivity(unchecked) private var connections: [Int32: HTTPConnection] = [:]
     private var listener: Int32 = -1
     private var siblings: [EventLoop] = []
     private var nextSibling = 0
     private var acceptPausedUntil: UInt64 = 0
-    private var pollSet: [pollfd] = []
-    private var pollOwners: [HTTPConnection?] = []
-    private var nextTimerCheck: UInt64 = 0
+    @exclusivity(unchecked) private var pollSet: [pollfd] = []
+    @exclusivity(unchecked) private var pollOwners: [HTTPConnection?] = []
+    @exclusivity(unchecked) private var nextTimerCheck: UInt64 = 0
     /// Set once the server is stopping.
     private(set) var stopping: StopDeadlines?
     /// Set when the stop's grace period is over: requests not yet answered get 503.
     private(set) var gracePeriodEnded = false
-    private(set) var dateCache = HTTPDateCache()
+    @exclusivity(unchecked) private(set) var dateCache = HTTPDateCache()
     let readBuffer: UnsafeMutableRawBufferPointer
     let timerResolution: UInt64
 
@@ -172,24 +172,28 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func buildPollSet() {
-        pollSet.removeAll(keepingCapacity: true)
-        pollOwners.removeAll(keepingCapacity: true)
-        pollSet.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
-        pollOwners.append(nil)
-        if listener >= 0 && Socket.now() >= acceptPausedUntil {
-            pollSet.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
-            pollOwners.append(nil)
+        // Built in locals, taken from and put back into the properties: one access each, not one per append.
+        var set = pollSet, owners = pollOwners
+        pollSet = []
+        pollOwners = []
+        set.removeAll(keepingCapacity: true)
+        owners.removeAll(keepingCapacity: true)
+        set.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
+        owners.append(nil)
+        if listener >= 0 && (acceptPausedUntil == 0 || Socket.now() >= acceptPausedUntil) {
+            set.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+            owners.append(nil)
         }
         for connection in connections.values {
-            var events: Int16 = 0
-            if connection.wantsRead { events |= Int16(POLLIN) }
-            if connection.wantsWrite { events |= Int16(POLLOUT) }
+            let events = connection.pollEvents
             // A connection waiting on its handler is left out: poll would report a hang-up on it
             // over and over. The handler's answer finds out whether the peer is still there.
             guard events != 0 else { continue }
-            pollSet.append(pollfd(fd: connection.fd, events: events, revents: 0))
-            pollOwners.append(connection)
+            set.append(pollfd(fd: connection.fd, events: events, revents: 0))
+            owners.append(connection)
         }
+        pollSet = set
+        pollOwners = owners
     }
 
     private func pollTimeout() -> Int32 {

@@ -12,22 +12,24 @@ final class HTTPConnection {
     let id: UInt64
     unowned let loop: EventLoop
 
-    private var parser: HTTPRequestParser
-    private var output: [UInt8] = []
-    private var outputSent = 0
-    private var phase: Phase = .reading
-    private var closeAfterFlush = false
-    private var peerClosed = false
-    private var requestsAnswered = 0
-    private var inFlight: InFlight?
-    private var sequence = 0
-    private var lingerBytes = 0
+    // The state below is touched only by the loop's thread, never by two accesses at once: no run-time
+    // exclusivity check per access (@exclusivity(unchecked)), which cost a request about 2,000 instructions.
+    @exclusivity(unchecked) private var parser: HTTPRequestParser
+    @exclusivity(unchecked) private var output: [UInt8] = []
+    @exclusivity(unchecked) private var outputSent = 0
+    @exclusivity(unchecked) private var phase: Phase = .reading
+    @exclusivity(unchecked) private var closeAfterFlush = false
+    @exclusivity(unchecked) private var peerClosed = false
+    @exclusivity(unchecked) private var requestsAnswered = 0
+    @exclusivity(unchecked) private var inFlight: InFlight?
+    @exclusivity(unchecked) private var sequence = 0
+    @exclusivity(unchecked) private var lingerBytes = 0
     /// The answer count when the idle deadline was last armed.
-    private var idleSince = 0
+    @exclusivity(unchecked) private var idleSince = 0
     /// The server is stopping: requests come from `drained`, not from the socket.
-    private var draining = false
+    @exclusivity(unchecked) private var draining = false
     /// The requests received before the stop, not yet dispatched, last first (popped from the end).
-    private var drained: [DrainedInput] = []
+    @exclusivity(unchecked) private var drained: [DrainedInput] = []
 
     private enum DrainedInput {
         case request(HTTPRequest)
@@ -35,8 +37,8 @@ final class HTTPConnection {
         case error(HTTPParseError)
     }
 
-    private(set) var deadline: UInt64
-    private var deadlineKind: DeadlineKind
+    @exclusivity(unchecked) private(set) var deadline: UInt64
+    @exclusivity(unchecked) private var deadlineKind: DeadlineKind
 
     private enum Phase { case reading, handling, lingering, closed }
     private enum DeadlineKind { case head, body, idle, handler, write, linger }
@@ -71,6 +73,10 @@ final class HTTPConnection {
         }
     }
     var wantsWrite: Bool { phase != .closed && outputSent < output.count }
+    /// POLLIN for ``wantsRead``, POLLOUT for ``wantsWrite``.
+    var pollEvents: Int16 {
+        (wantsRead ? Int16(POLLIN) : 0) | (wantsWrite ? Int16(POLLOUT) : 0)
+    }
 
     private var configuration: HTTPServerConfiguration { loop.shared.configuration }
 
@@ -284,13 +290,12 @@ final class HTTPConnection {
         if phase == .reading && peerClosed && !wantsWrite && !closeAfterFlush { close() }
     }
 
-    private func dispatch(_ request: HTTPRequest) {
+    private func dispatch(_ request: consuming HTTPRequest) {
         let started = Socket.now()
         if loop.gracePeriodEnded {
             finish(HTTPExchange(request: request, response: shuttingDownResponse(for: request)), started: started)
             return
         }
-        var request = request
         request.trustedForwardedHeaders = configuration.trustedForwardedHeaders
         request.publicOriginOverride = configuration.publicBaseURL
         // Resolution, the handler and error mapping are the router's (Router.respond(to:timeout:) does the same).
@@ -337,7 +342,9 @@ final class HTTPConnection {
                                                  keepAlive: keepAlive, date: loop.currentDate(), into: &output)
         if !keptAlive { closeAfterFlush = true }
         requestsAnswered += 1
-        log(request.id, request.method.rawValue, request.path, response.status.code, started: started, bytes: output.count - before)
+        if loop.shared.logger != nil {
+            log(request.id, request.method.rawValue, request.path, response.status.code, started: started, bytes: output.count - before)
+        }
         if let observer = loop.shared.observer {
             observer.exchangeCompleted(exchange, durationSeconds: Double(Socket.now() - started) / 1e9)
         }

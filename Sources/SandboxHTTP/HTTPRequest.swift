@@ -58,9 +58,8 @@ package struct HTTPRequest: Sendable {
 
     /// Whether the connection stays open after this request (RFC 9112 §9.3).
     package var wantsKeepAlive: Bool {
-        let connection = headers.tokens(for: "Connection")
-        if version == .http1_0 { return connection.contains("keep-alive") }
-        return !connection.contains("close")
+        if version == .http1_0 { return headers.containsToken("keep-alive", in: "Connection") }
+        return !headers.containsToken("close", in: "Connection")
     }
 }
 
@@ -104,6 +103,8 @@ package enum RequestTarget {
             // authority-form: host:port. Routed as is; nothing here tunnels.
             return Parsed(rawPath: target, path: target, query: [])
         }
+        // The common target, a path with nothing to split or decode, is its own raw and decoded path.
+        if isPlainPath(target) { return Parsed(rawPath: target, path: target, query: []) }
         var rest = Substring(target)
         // RFC 9112 §3.2: a request-target carries no fragment. Clients strip it; if one comes anyway it is
         // dropped rather than read as part of the path or the last query value (llhttp accepts "#" too).
@@ -139,6 +140,16 @@ package enum RequestTarget {
             }
         }
         return Parsed(rawPath: rawPath, path: path, query: query)
+    }
+
+    /// Origin-form without `?`, `#` or `%`.
+    private static func isPlainPath(_ target: String) -> Bool {
+        var target = target
+        return target.withUTF8 { bytes in
+            guard bytes.first == UInt8(ascii: "/") else { return false }
+            for byte in bytes where byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "%") { return false }
+            return true
+        }
     }
 
     /// Decodes %XX escapes; nil for a broken escape or bytes that are not UTF-8.

@@ -172,19 +172,23 @@ package struct HTTPRequestParser: Sendable {
                 state = .head(scan)
                 return nil
             }
-            let request = try parseHead(upTo: headEnd)
+            var request = try parseHead(upTo: headEnd)
             start = headEnd
             let framing = try bodyFraming(of: request)
             try checkMethod(of: request)
             try checkExpectation(of: request)
+            // The whole body is here (the common case): done without parking the request in `state`.
+            if case .length(let length) = framing, buffer.count - start >= length {
+                takeBody(length, into: &request)
+                return finish(request)
+            }
             state = .body(request, framing, continueSent: false)
             return try step()
         case .body(var request, let framing, let continueSent):
             switch framing {
             case .length(let length):
                 if buffer.count - start >= length {
-                    request.body = Data(buffer[start..<(start + length)])
-                    start += length
+                    takeBody(length, into: &request)
                     return finish(request)
                 }
             case .chunked(var chunked):
@@ -202,9 +206,17 @@ package struct HTTPRequestParser: Sendable {
         }
     }
 
+    /// The `length` bytes at `start` become the body.
+    private mutating func takeBody(_ length: Int, into request: inout HTTPRequest) {
+        guard length > 0 else { return }
+        let start = self.start
+        request.body = buffer.withUnsafeBytes { Data(bytes: $0.baseAddress! + start, count: length) }
+        self.start += length
+    }
+
     private mutating func finish(_ request: HTTPRequest) -> HTTPParserEvent {
         let endsConnection = !request.wantsKeepAlive || request.method == .connect
-            || (request.headers.contains("Upgrade") && request.headers.tokens(for: "Connection").contains("upgrade"))
+            || (request.headers.contains("Upgrade") && request.headers.containsToken("upgrade", in: "Connection"))
         if endsConnection {
             state = .closed
             buffer = []
@@ -247,7 +259,11 @@ package struct HTTPRequestParser: Sendable {
         buffer.withUnsafeBufferPointer { bytes in
             var i = start + scan.scanOffset
             var lineStart = start + scan.lineStartOffset
+            // Only CR and LF need a look; the bytes between them are skipped in a tight loop, up to the limit.
+            let skipEnd = min(bytes.count, start + limit)
             while i < bytes.count {
+                while i < skipEnd && bytes[i] > .cr { i += 1 }
+                if i == bytes.count { break }
                 if i - start >= limit {
                     failure = HTTPParseError(.requestHeaderFieldsTooLarge, "\(what) larger than \(limit) bytes")
                     return
@@ -290,20 +306,14 @@ package struct HTTPRequestParser: Sendable {
 
     private mutating func parseHead(upTo headEnd: Int) throws(HTTPParseError) -> HTTPRequest {
         // Lines end in CRLF (checked by findSectionEnd); the last line is the empty one.
-        var lines: [Range<Int>] = []
-        var lineStart = start
-        var i = start
-        while i < headEnd {
-            if buffer[i] == .lf {
-                lines.append(lineStart..<(i - 1))
-                lineStart = i + 1
+        let (method, target, version, fieldsStart) = try buffer.withUnsafeBufferPointer { bytes throws(HTTPParseError) in
+            guard let lineEnd = Self.lineEnd(bytes, from: start, to: headEnd), lineEnd > start else {
+                throw HTTPParseError(.badRequest, "missing request line")
             }
-            i += 1
+            let (method, target, version) = try Self.parseRequestLine(bytes, start..<lineEnd)
+            return (method, target, version, lineEnd + 2)
         }
-        lines.removeLast()  // the empty line
-        guard let requestLine = lines.first else { throw HTTPParseError(.badRequest, "missing request line") }
-        let (method, target, version) = try parseRequestLine(requestLine)
-        let headers = try parseFields(lines.dropFirst(), section: "header")
+        let headers = try parseFields(from: fieldsStart, to: headEnd, section: "header")
 
         requestCounter += 1
         var request: HTTPRequest
@@ -314,67 +324,103 @@ package struct HTTPRequestParser: Sendable {
             throw HTTPParseError(.badRequest, error.reason)
         }
         // RFC 9112 §3.2: a server MUST respond 400 to an HTTP/1.1 request without exactly one Host.
-        let hosts = headers.values(for: "Host")
-        if hosts.count > 1 { throw HTTPParseError(.badRequest, "more than one Host header", head: request) }
-        if version == .http1_1 && hosts.isEmpty { throw HTTPParseError(.badRequest, "missing Host header", head: request) }
-        if let host = hosts.first, host.utf8.contains(where: { $0 == .space || $0 == .tab || $0 == UInt8(ascii: "/") }) {
+        var host: String?
+        for field in headers.fields where HTTPHeaders.sameName(field.name, "Host") {
+            if host != nil { throw HTTPParseError(.badRequest, "more than one Host header", head: request) }
+            host = field.value
+        }
+        if version == .http1_1 && host == nil { throw HTTPParseError(.badRequest, "missing Host header", head: request) }
+        if var host, host.withUTF8({ $0.contains { $0 == .space || $0 == .tab || $0 == UInt8(ascii: "/") } }) {
             throw HTTPParseError(.badRequest, "invalid Host header", head: request)
         }
         return request
     }
 
-    private func parseRequestLine(_ line: Range<Int>) throws(HTTPParseError) -> (HTTPMethod, String, HTTPVersion) {
-        let bytes = buffer[line]
-        guard let firstSpace = bytes.firstIndex(of: .space) else { throw HTTPParseError(.badRequest, "malformed request line") }
-        let methodBytes = bytes[bytes.startIndex..<firstSpace]
-        guard !methodBytes.isEmpty, methodBytes.allSatisfy(\.isTokenCharacter) else {
+    /// The index of the CR that ends the line starting at `from` (before `to`), or nil.
+    private static func lineEnd(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int? {
+        var i = from
+        while i < to {
+            if bytes[i] == .lf { return i - 1 }
+            i += 1
+        }
+        return nil
+    }
+
+    private static func parseRequestLine(_ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) throws(HTTPParseError)
+        -> (HTTPMethod, String, HTTPVersion) {
+        guard let firstSpace = line.first(where: { bytes[$0] == .space }) else { throw HTTPParseError(.badRequest, "malformed request line") }
+        let methodBytes = UnsafeBufferPointer(rebasing: bytes[line.lowerBound..<firstSpace])
+        guard !methodBytes.isEmpty, methodBytes.allSatisfy({ $0.isTokenCharacter }) else {
             throw HTTPParseError(.badRequest, "invalid method")
         }
-        let afterMethod = bytes[(firstSpace + 1)...]
-        guard let secondSpace = afterMethod.firstIndex(of: .space) else { throw HTTPParseError(.badRequest, "malformed request line") }
-        let targetBytes = afterMethod[afterMethod.startIndex..<secondSpace]
+        let afterMethod = (firstSpace + 1)..<line.upperBound
+        guard let secondSpace = afterMethod.first(where: { bytes[$0] == .space }) else {
+            throw HTTPParseError(.badRequest, "malformed request line")
+        }
+        let targetBytes = UnsafeBufferPointer(rebasing: bytes[afterMethod.lowerBound..<secondSpace])
         // request-target: visible ASCII only (RFC 9112 §3.2; RFC 3986 has no raw spaces, controls or non-ASCII).
         guard !targetBytes.isEmpty, targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw HTTPParseError(.badRequest, "invalid request-target")
         }
-        let versionBytes = Array(afterMethod[(secondSpace + 1)...])
+        let versionBytes = UnsafeBufferPointer(rebasing: bytes[(secondSpace + 1)..<line.upperBound])
         let version: HTTPVersion
         // HTTP-version = "HTTP" "/" DIGIT "." DIGIT, case-sensitive (RFC 9112 §2.3).
-        if versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8), versionBytes[6] == UInt8(ascii: "."),
+        if versionBytes.count == 8, versionBytes[0] == UInt8(ascii: "H"), versionBytes[1] == UInt8(ascii: "T"),
+           versionBytes[2] == UInt8(ascii: "T"), versionBytes[3] == UInt8(ascii: "P"), versionBytes[4] == UInt8(ascii: "/"),
+           versionBytes[6] == UInt8(ascii: "."),
            versionBytes[5].isDigit, versionBytes[7].isDigit {
             let major = Int(versionBytes[5] - UInt8(ascii: "0")), minor = Int(versionBytes[7] - UInt8(ascii: "0"))
             guard major == 1 else { throw HTTPParseError(.httpVersionNotSupported, "HTTP/\(major).\(minor) is not supported") }
-            version = HTTPVersion(major: 1, minor: minor == 0 ? 0 : 1)
+            version = minor == 0 ? .http1_0 : .http1_1
         } else {
             throw HTTPParseError(.badRequest, "invalid HTTP version")
         }
-        return (HTTPMethod(String(decoding: methodBytes, as: UTF8.self)), String(decoding: targetBytes, as: UTF8.self), version)
+        return (method(methodBytes), String(decoding: targetBytes, as: UTF8.self), version)
     }
 
-    private func parseFields(_ lines: some Collection<Range<Int>>, section: String) throws(HTTPParseError) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        for line in lines {
-            let bytes = buffer[line]
-            guard let first = bytes.first else { continue }
-            // RFC 9112 §5.2: obs-fold is rejected with 400.
-            if first == .space || first == .tab { throw HTTPParseError(.badRequest, "obsolete line folding in \(section)") }
-            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
-                throw HTTPParseError(.badRequest, "\(section) field without a colon")
-            }
-            let name = bytes[bytes.startIndex..<colon]
-            // RFC 9112 §5.1: no whitespace between the field name and the colon.
-            guard !name.isEmpty, name.allSatisfy(\.isTokenCharacter) else {
-                throw HTTPParseError(.badRequest, "invalid \(section) field name")
-            }
-            var value = bytes[(colon + 1)...]
-            while let byte = value.first, byte == .space || byte == .tab { value.removeFirst() }
-            while let byte = value.last, byte == .space || byte == .tab { value.removeLast() }
-            guard value.allSatisfy(\.isFieldValueCharacter) else {
-                throw HTTPParseError(.badRequest, "invalid character in \(section) field value")
-            }
-            headers.add(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+    /// The method of the request line: the common ones without making a string.
+    private static func method(_ bytes: UnsafeBufferPointer<UInt8>) -> HTTPMethod {
+        switch bytes.count {
+        case 3 where bytes[0] == UInt8(ascii: "G") && bytes[1] == UInt8(ascii: "E") && bytes[2] == UInt8(ascii: "T"): .get
+        case 4 where bytes[0] == UInt8(ascii: "P") && bytes[1] == UInt8(ascii: "O") && bytes[2] == UInt8(ascii: "S")
+            && bytes[3] == UInt8(ascii: "T"): .post
+        default: HTTPMethod(String(decoding: bytes, as: UTF8.self))
         }
-        return headers
+    }
+
+    /// The field lines from `from` up to the empty line that ends the section (`sectionEnd` is just past it).
+    private func parseFields(from: Int, to sectionEnd: Int, section: String) throws(HTTPParseError) -> HTTPHeaders {
+        try buffer.withUnsafeBufferPointer { bytes throws(HTTPParseError) in
+            var headers = HTTPHeaders()
+            var lineStart = from
+            while let lineEnd = Self.lineEnd(bytes, from: lineStart, to: sectionEnd), lineEnd > lineStart {
+                let (name, value) = try Self.parseField(UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]), section: section)
+                headers.add(name: name, value: value)
+                lineStart = lineEnd + 2
+            }
+            return headers
+        }
+    }
+
+    private static func parseField(_ line: UnsafeBufferPointer<UInt8>, section: String) throws(HTTPParseError) -> (String, String) {
+        // RFC 9112 §5.2: obs-fold is rejected with 400.
+        if line[0] == .space || line[0] == .tab { throw HTTPParseError(.badRequest, "obsolete line folding in \(section)") }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+            throw HTTPParseError(.badRequest, "\(section) field without a colon")
+        }
+        let name = UnsafeBufferPointer(rebasing: line[..<colon])
+        // RFC 9112 §5.1: no whitespace between the field name and the colon.
+        guard !name.isEmpty, name.allSatisfy({ $0.isTokenCharacter }) else {
+            throw HTTPParseError(.badRequest, "invalid \(section) field name")
+        }
+        var first = colon + 1, last = line.count
+        while first < last, line[first] == .space || line[first] == .tab { first += 1 }
+        while last > first, line[last - 1] == .space || line[last - 1] == .tab { last -= 1 }
+        let value = UnsafeBufferPointer(rebasing: line[first..<last])
+        guard value.allSatisfy({ $0.isFieldValueCharacter }) else {
+            throw HTTPParseError(.badRequest, "invalid character in \(section) field value")
+        }
+        return (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
     }
 
     // MARK: Body
@@ -419,17 +465,37 @@ package struct HTTPRequestParser: Sendable {
         guard contentLengths.count == 1 else {
             throw HTTPParseError(.badRequest, "more than one Content-Length field", head: request)
         }
-        let digits = value.trimmingOWS()
-        guard !digits.isEmpty, digits.utf8.allSatisfy(\.isDigit) else {
+        guard let decimal = Self.decimal(value) else {
             throw HTTPParseError(.badRequest, "invalid Content-Length", head: request)
         }
-        guard let length = Int(digits) else {
+        guard let length = decimal else {
             throw HTTPParseError(.badRequest, "Content-Length overflows", head: request)
         }
         if length > limits.maxBodyBytes {
             throw HTTPParseError(.contentTooLarge, "body larger than \(limits.maxBodyBytes) bytes", head: request)
         }
         return .length(length)
+    }
+
+    /// `value` without OWS around it read as a decimal number: nil unless it is one or more digits; `.some(nil)` past
+    /// `Int.max`.
+    private static func decimal(_ value: String) -> Int?? {
+        var value = value
+        return value.withUTF8 { bytes -> Int?? in
+            var first = 0, last = bytes.count
+            while first < last, bytes[first] == .space || bytes[first] == .tab { first += 1 }
+            while last > first, bytes[last - 1] == .space || bytes[last - 1] == .tab { last -= 1 }
+            guard first < last else { return nil }
+            var number = 0, overflow = false
+            for index in first..<last {
+                guard bytes[index].isDigit else { return nil }
+                let (times10, over1) = number.multipliedReportingOverflow(by: 10)
+                let (sum, over2) = times10.addingReportingOverflow(Int(bytes[index] - UInt8(ascii: "0")))
+                overflow = overflow || over1 || over2
+                number = sum
+            }
+            return .some(overflow ? nil : number)
+        }
     }
 
     /// The methods this parser recognizes: llhttp's HTTP method list (RFC 9110's, WebDAV, CalDAV, Subversion,
@@ -444,6 +510,7 @@ package struct HTTPRequestParser: Sendable {
     /// RFC 9110 §9.1: "An origin server that receives a request method that is unrecognized or not implemented
     /// SHOULD respond with the 501 (Not Implemented) status code." Methods are case-sensitive.
     private func checkMethod(of request: HTTPRequest) throws(HTTPParseError) {
+        if request.method == .get || request.method == .post { return }
         guard Self.recognizedMethods.contains(request.method.rawValue) else {
             throw HTTPParseError(.notImplemented, "method \(request.method) is not recognized", head: request)
         }
@@ -505,15 +572,8 @@ package struct HTTPRequestParser: Sendable {
                     chunked.step = .trailers(scan)
                     return false
                 }
-                var lines: [Range<Int>] = []
-                var lineStart = start
-                for i in start..<sectionEnd where buffer[i] == .lf {
-                    lines.append(lineStart..<(i - 1))
-                    lineStart = i + 1
-                }
-                lines.removeLast()
                 do {
-                    request.trailers = try parseFields(lines, section: "trailer")
+                    request.trailers = try parseFields(from: start, to: sectionEnd, section: "trailer")
                 } catch {
                     throw HTTPParseError(error.status, error.reason, head: request)
                 }

@@ -17,8 +17,12 @@ package struct HTTPResponse: Sendable {
 
     /// A JSON body from raw bytes, for handlers that build their JSON by hand.
     package static func json(_ body: Data, status: HTTPStatus = .ok, contentType: String = "application/json") -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": contentType], body: body)
+        HTTPResponse(status: status, headers: contentType == jsonType ? jsonHeaders : ["Content-Type": contentType], body: body)
     }
+
+    private static let jsonType = "application/json"
+    /// Shared by every JSON answer: no header array made per response.
+    private static let jsonHeaders: HTTPHeaders = ["Content-Type": jsonType]
 
     /// A JSON body encoded from a value.
     ///

@@ -133,13 +133,15 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
 
     /// The first value of `name`, or nil.
     package subscript(name: String) -> String? {
-        for field in fields where field.name.equalsCaseInsensitiveASCII(name) { return field.value }
+        for field in fields where Self.sameName(field.name, name) { return field.value }
         return nil
     }
 
     /// Every value of `name`, in order.
     package func values(for name: String) -> [String] {
-        fields.filter { $0.name.equalsCaseInsensitiveASCII(name) }.map(\.value)
+        var found: [String] = []
+        for field in fields where Self.sameName(field.name, name) { found.append(field.value) }
+        return found
     }
 
     package func contains(_ name: String) -> Bool { self[name] != nil }
@@ -153,13 +155,89 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
         fields.append(Field(name: name, value: value))
     }
 
-    package mutating func remove(name: String) { fields.removeAll { $0.name.equalsCaseInsensitiveASCII(name) } }
+    package mutating func remove(name: String) {
+        guard fields.contains(where: { Self.sameName($0.name, name) }) else { return }
+        fields.removeAll { Self.sameName($0.name, name) }
+    }
 
     /// The comma-separated list elements of every `name` field, trimmed and lower-cased (RFC 9110 §5.6.1).
     package func tokens(for name: String) -> [String] {
-        values(for: name).flatMap { $0.split(separator: ",") }
+        guard contains(name) else { return [] }
+        return values(for: name).flatMap { $0.split(separator: ",") }
             .map { $0.trimmingOWS().lowercasedASCII() }
             .filter { !$0.isEmpty }
+    }
+
+    /// Whether a list element of a `name` field is `token` (lower-case), as ``tokens(for:)`` reads them; allocates nothing.
+    package func containsToken(_ token: StaticString, in name: String) -> Bool {
+        for field in fields where Self.sameName(field.name, name) {
+            var value = field.value
+            let found = value.withUTF8 { bytes in HTTPHeaders.listContains(bytes, token) }
+            if found { return true }
+        }
+        return false
+    }
+
+    /// Whether the comma-separated list `bytes` has an element (OWS trimmed, ASCII case ignored) equal to `token`.
+    private static func listContains(_ bytes: UnsafeBufferPointer<UInt8>, _ token: StaticString) -> Bool {
+        var start = 0
+        while start <= bytes.count {
+            var end = start
+            while end < bytes.count && bytes[end] != UInt8(ascii: ",") { end += 1 }
+            var first = start, last = end
+            while first < last && (bytes[first] == .space || bytes[first] == .tab) { first += 1 }
+            while last > first && (bytes[last - 1] == .space || bytes[last - 1] == .tab) { last -= 1 }
+            if last - first == token.utf8CodeUnitCount {
+                var equal = true
+                for offset in 0..<(last - first) where lowered(bytes[first + offset]) != token.utf8Start[offset] {
+                    equal = false
+                    break
+                }
+                if equal { return true }
+            }
+            start = end + 1
+        }
+        return false
+    }
+
+    @inline(__always)
+    private static func lowered(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+
+    /// Field names compare case-insensitively: the byte counts first (O(1) for native strings), then the bytes.
+    @inline(__always)
+    static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        var lhs = lhs, rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                for index in 0..<left.count {
+                    let a = left[index], b = right[index]
+                    if a != b && !(a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A) { return false }
+                }
+                return true
+            }
+        }
+    }
+}
+
+extension String {
+    /// `hasPrefix(prefix)`, comparing bytes where that gives the same answer: while the bytes compared and the one
+    /// after them are ASCII but LF (each its own character, unchanged by normalization).
+    package func hasPathPrefix(_ prefix: String) -> Bool {
+        var text = self, prefix = prefix
+        let answer: Bool? = text.withUTF8 { text in
+            prefix.withUTF8 { start -> Bool? in
+                guard text.count >= start.count else { return start.contains { $0 >= 0x80 } ? nil : false }
+                for index in 0..<start.count {
+                    let byte = start[index], own = text[index]
+                    if own >= 0x80 || byte >= 0x80 { return nil }
+                    if own != byte { return false }
+                }
+                if text.count > start.count, text[start.count] >= 0x80 || text[start.count] == .lf { return nil }
+                return true
+            }
+        }
+        return answer ?? hasPrefix(prefix)
     }
 }
 

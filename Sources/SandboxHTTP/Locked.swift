@@ -12,8 +12,9 @@ import Darwin
 /// Not `Synchronization.Mutex`: on Linux that is built on raw futexes, which ThreadSanitizer cannot see,
 /// so every access under it is reported as a race; CI runs the tests under TSan and must stay quiet.
 package final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    // Visible to inlined code: `withLock` is inlined (and specialized) into its callers in other modules.
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline var value: Value
 
     package init(_ value: Value) {
         self.value = value
@@ -38,6 +39,7 @@ package final class Locked<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value. Keep it short; never await or block inside.
+    @inlinable
     package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

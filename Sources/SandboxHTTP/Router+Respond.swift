@@ -98,8 +98,7 @@ extension Router {
     }
 
     /// Resolves `request` and runs an `immediate` handler on the caller's thread; what must be awaited is left pending.
-    func route(_ request: HTTPRequest) -> Routing {
-        var request = request
+    func route(_ request: consuming HTTPRequest) -> Routing {
         switch resolve(&request) {
         case .error(let error):
             return .answered(HTTPExchange(request: request, outcome: .response(errorRenderer(forPath: request.path).render(error, for: request))))

@@ -30,6 +30,9 @@ package struct Router: Sendable {
     }
 
     private var root = Node()
+    /// The routes whose segments are all literal, by their path: most requests are found here without splitting
+    /// the path (a route of the tree that matches is the most specific candidate, so the answer is the same).
+    private var literalRoutes = LiteralRoutes()
     private var renderers: [(prefix: String, renderer: any HTTPErrorRenderer)] = []
     private var fallbackRenderer: any HTTPErrorRenderer = DefaultErrorRenderer()
     private var accessChecks: [(prefix: String, check: @Sendable (inout HTTPRequest) throws -> Void)] = []
@@ -79,6 +82,9 @@ package struct Router: Sendable {
         let method = String(parts[0])
         let segments = parts[1].split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         Router.insert(handler, method: method, segments: segments[...], into: &root)
+        if !segments.contains(where: { $0 == "*" || $0.hasPrefix(":") }) {
+            literalRoutes.add(path: String(parts[1]), method: method, handler: handler)
+        }
     }
 
     private static func insert(_ handler: Handler, method: String, segments: ArraySlice<String>, into node: inout Node) {
@@ -141,7 +147,7 @@ package struct Router: Sendable {
     /// credential it consumed) is the request everyone after it sees, the journal included. A refusal answers instead.
     private func checked(_ handler: Handler, _ request: inout HTTPRequest) -> Handler {
         let path = request.path
-        guard let check = accessChecks.first(where: { path.hasPrefix($0.prefix) })?.check else { return handler }
+        guard let check = accessChecks.first(where: { path.hasPathPrefix($0.prefix) })?.check else { return handler }
         do {
             try check(&request)
             return handler
@@ -154,7 +160,7 @@ package struct Router: Sendable {
     package mutating func setFallbackErrorRenderer(_ renderer: any HTTPErrorRenderer) { fallbackRenderer = renderer }
 
     package func errorRenderer(forPath path: String) -> any HTTPErrorRenderer {
-        renderers.first { path.hasPrefix($0.prefix) }?.renderer ?? fallbackRenderer
+        renderers.first { path.hasPathPrefix($0.prefix) }?.renderer ?? fallbackRenderer
     }
 
     /// Finds the handler for a request and binds its path parameters; 404 or 405 (with `Allow`) otherwise.
@@ -166,7 +172,8 @@ package struct Router: Sendable {
                 return .handler(.immediate { _ in throw error })
             }
         }
-        guard request.rawPath.hasPrefix("/") else { return .error(.notFound(request.path)) }
+        guard request.rawPath.utf8.first == UInt8(ascii: "/") else { return .error(.notFound(request.path)) }
+        if let handler = literalRoute(request) { return .handler(checked(handler, &request)) }
         let rawSegments = request.rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
         var segments: [String] = []
         segments.reserveCapacity(rawSegments.count)
@@ -191,6 +198,62 @@ package struct Router: Sendable {
         var allowed = Set(candidates.flatMap(\.handlers.keys)).sorted().map(HTTPMethod.init(rawValue:))
         if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
         return .error(.methodNotAllowed(request.method, allowed: allowed))
+    }
+
+    /// The handler of an all-literal route for a path with nothing to decode, when it takes the request's method.
+    private func literalRoute(_ request: HTTPRequest) -> Handler? {
+        guard let handlers = literalRoutes.handlers(forPlainPath: request.rawPath) else { return nil }
+        let method = request.method.rawValue
+        let head = request.method == .head
+        var fallback: Handler?
+        for entry in handlers {
+            if entry.method == method { return entry.handler }
+            if head && entry.method == "GET" { fallback = entry.handler }
+        }
+        if let fallback { return fallback }
+        return handlers.first { $0.method == "*" }?.handler
+    }
+
+    /// Handlers by exact path, in buckets by a hash of the path's bytes (cheaper than `String`'s hash).
+    private struct LiteralRoutes: Sendable {
+        private struct Entry: Sendable {
+            var path: String
+            var hash: UInt64
+            var handlers: [(method: String, handler: Handler)]
+        }
+        private var buckets = [[Entry]](repeating: [], count: 256)
+
+        mutating func add(path: String, method: String, handler: Handler) {
+            var path = path
+            guard let hash = Self.hash(&path) else { return }
+            let bucket = Int(hash & 255)
+            if let index = buckets[bucket].firstIndex(where: { $0.hash == hash && $0.path == path }) {
+                buckets[bucket][index].handlers.removeAll { $0.method == method }
+                buckets[bucket][index].handlers.append((method, handler))
+            } else {
+                buckets[bucket].append(Entry(path: path, hash: hash, handlers: [(method, handler)]))
+            }
+        }
+
+        /// The handlers of `path`; nil when it has none or has a `%` (its segments decode to something else).
+        func handlers(forPlainPath path: String) -> [(method: String, handler: Handler)]? {
+            var path = path
+            guard let hash = Self.hash(&path) else { return nil }
+            for entry in buckets[Int(hash & 255)] where entry.hash == hash && entry.path == path { return entry.handlers }
+            return nil
+        }
+
+        /// FNV-1a of the path's bytes; nil when it has a `%`.
+        private static func hash(_ path: inout String) -> UInt64? {
+            path.withUTF8 { bytes -> UInt64? in
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                for byte in bytes {
+                    if byte == UInt8(ascii: "%") { return nil }
+                    hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+                }
+                return hash
+            }
+        }
     }
 
     private static func collectMatches(

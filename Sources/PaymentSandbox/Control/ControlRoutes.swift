@@ -20,6 +20,8 @@ struct ControlRoutes: Sendable {
     var providerKinds: [any SandboxProvider.Type] = []
     /// The request figures of `GET /__sandbox/metrics`; nil: no such route.
     var metrics: SandboxMetrics? = nil
+    /// The last health body and the figures it shows: made again only when one of them changed.
+    private let healthBody = Locked<(figures: HealthFigures, body: Data)?>(nil)
 
     func add(to router: inout Router) {
         SnapshotRoutes(stateFile: stateFile).add(to: &router)
@@ -47,16 +49,33 @@ struct ControlRoutes: Sendable {
     // MARK: Routes
 
     /// `{"status":"ok","version":…,"uptime_seconds":` : health checks and load balancers call it often, so it is
-    /// written as one string, the same bytes JSONText writes.
-    private static let healthPrefix = #"{"status":"ok","version":"# + String(decoding: JSONText.string(SandboxVersion.current).data, as: UTF8.self)
-        + #","uptime_seconds":"#
+    /// written as bytes, the same bytes JSONText writes.
+    private static let healthPrefix = Array((#"{"status":"ok","version":"# + String(decoding: JSONText.string(SandboxVersion.current).data, as: UTF8.self)
+        + #","uptime_seconds":"#).utf8)
+
+    private struct HealthFigures: Equatable {
+        var uptime: Int, held: Int, max: Int?, evicted: Int
+    }
 
     /// GET /__sandbox/health -> {"status":"ok","version":…,"uptime_seconds":…,"objects":{"held":…,"max":…,"evicted":…}}
-    private func health(prefix: String) -> HTTPResponse {
-        let uptime = Int((ContinuousClock.now - startedAt).components.seconds)
+    private func health(prefix: [UInt8]) -> HTTPResponse {
         let objects = retention.counts
-        let max = objects.max.map(String.init) ?? "null"
-        return .json(Data((prefix + #"\#(uptime),"objects":{"held":\#(objects.held),"max":\#(max),"evicted":\#(objects.evicted)}}"#).utf8))
+        let figures = HealthFigures(uptime: Int((ContinuousClock.now - startedAt).components.seconds), held: objects.held,
+                                    max: objects.max, evicted: objects.evicted)
+        if let kept = healthBody.withLock({ $0 }), kept.figures == figures { return .json(kept.body) }
+        var body = prefix
+        body.reserveCapacity(prefix.count + 80)
+        body.appendDecimal(figures.uptime)
+        body.append(contentsOf: #","objects":{"held":"#.utf8)
+        body.appendDecimal(figures.held)
+        body.append(contentsOf: #","max":"#.utf8)
+        if let max = figures.max { body.appendDecimal(max) } else { body.append(contentsOf: "null".utf8) }
+        body.append(contentsOf: #","evicted":"#.utf8)
+        body.appendDecimal(figures.evicted)
+        body.append(contentsOf: "}}".utf8)
+        let data = Data(body)
+        healthBody.withLock { $0 = (figures, data) }
+        return .json(data)
     }
 
     /// POST /__sandbox/reset: clears the namespace's objects, clock offset, default scenario and journal.

@@ -32,7 +32,7 @@ final class SandboxMetrics: HTTPExchangeObserver {
         next.exchangeCompleted(exchange, durationSeconds: durationSeconds)
         // Slots are worked out before the lock, from the layout (a class: read, never copied).
         let layout = self.layout
-        let note = exchange.note as? ScenarioNote
+        let note = exchange.note == nil ? nil : exchange.note as? ScenarioNote
         let row = note.flatMap { layout.operationRows[$0.operation.rawValue] } ?? layout.row(forPath: exchange.request.path)
         let status = exchange.status
         let statusClass = status == HTTPExchange.droppedStatus ? 5 : min(max(status / 100, 1), 5) - 1
