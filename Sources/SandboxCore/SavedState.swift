@@ -71,12 +71,20 @@ package struct SavedCollection<State> {
                       _ values: SavedValueCachePool?) throws -> (inout State) -> Void
 
     /// The dictionary at `path`, kept under `key`; its objects copied and written by `writing` when given (else
-    /// through `Codable`, each object found to be a class, copyable or writing itself at run time).
+    /// through `Codable`, each object found to be a class, copyable or writing itself at run time), and read by
+    /// `reading` when given (else through `Codable`).
     package static func objects<Object: Codable>(_ key: String, _ path: WritableKeyPath<State, [String: Object]>,
-                                                 writing: SavedObjectsWriting<Object>? = nil) -> SavedCollection {
+                                                 writing: SavedObjectsWriting<Object>? = nil,
+                                                 reading: SavedObjectsReading<Object>? = nil) -> SavedCollection {
         SavedCollection(key: key, freeze: { state in FrozenObjects(objects: state[keyPath: path], writing: writing) },
                         restoreOne: { state, id, source in state[keyPath: path][id] = try source.decode(Object.self) },
                         decodeBatch: { text, items, basePath, values in
+                            if let reading {
+                                let objects = try values.map { cache in
+                                    try cache.withCache { try reading.read(SavedStateDecoder(text: text, values: $0), items, basePath) }
+                                } ?? reading.read(SavedStateDecoder(text: text), items, basePath)
+                                return { state in reading.insert(objects, &state[keyPath: path]) }
+                            }
                             func decode(_ cache: SavedValueCache?) throws -> [(String, Object)] {
                                 let decoder = SavedStateDecoder(text: text, values: cache)
                                 var objects: [(String, Object)] = []
@@ -111,6 +119,21 @@ package struct SavedObjectsWriting<Object> {
         self.copy = copy
         self.writeTaken = writeTaken
         self.writeCopies = writeCopies
+    }
+}
+
+/// How a collection's objects are read, by code of the objects' own module, specialized for them (as
+/// ``SavedObjectsWriting`` writes them): a batch of a state file's objects (each id and where its text starts, below
+/// `path`) read into pairs, then put in the collection on the restore's thread. The objects read are those `Codable`
+/// reads from the same text, and a text `Codable` refuses is refused with its error.
+package struct SavedObjectsReading<Object> {
+    let read: (_ decoder: SavedStateDecoder, _ items: [(id: String, offset: Int)], _ path: [SavedKey]) throws -> [(String, Object)]
+    let insert: (_ objects: [(String, Object)], _ collection: inout [String: Object]) -> Void
+
+    package init(read: @escaping (_ decoder: SavedStateDecoder, _ items: [(id: String, offset: Int)], _ path: [SavedKey]) throws -> [(String, Object)],
+                 insert: @escaping (_ objects: [(String, Object)], _ collection: inout [String: Object]) -> Void) {
+        self.read = read
+        self.insert = insert
     }
 }
 

@@ -1079,14 +1079,23 @@ package final class SavedValueCache: @unchecked Sendable {
 
     /// The value decoded from the same text before, or `decode()`'s, kept for the next.
     func value<T>(_ type: T.Type, text: UnsafeRawBufferPointer, decode: () throws -> T) throws -> T {
-        let key = Key(type: ObjectIdentifier(T.self), hash: Self.hash(text), length: text.count)
-        if let entry = entries[key], memcmp(entry.text.baseAddress!, text.baseAddress!, text.count) == 0, let value = entry.value as? T {
-            return value
-        }
+        if let value = existing(ObjectIdentifier(T.self), text: text) as? T { return value }
         let value = try decode()
-        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-        entries[key] = Entry(text: text, value: value)
+        keep(value, ObjectIdentifier(T.self), text: text)
         return value
+    }
+
+    /// The value of type `type` kept for the same text, if any.
+    func existing(_ type: ObjectIdentifier, text: UnsafeRawBufferPointer) -> Any? {
+        guard let entry = entries[Key(type: type, hash: Self.hash(text), length: text.count)],
+              memcmp(entry.text.baseAddress!, text.baseAddress!, text.count) == 0 else { return nil }
+        return entry.value
+    }
+
+    /// Keeps `value`, of type `type`, decoded from `text`.
+    func keep(_ value: Any, _ type: ObjectIdentifier, text: UnsafeRawBufferPointer) {
+        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        entries[Key(type: type, hash: Self.hash(text), length: text.count)] = Entry(text: text, value: value)
     }
 
     /// A 64-bit hash of the text, eight bytes at a time.
