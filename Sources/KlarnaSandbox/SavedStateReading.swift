@@ -68,8 +68,8 @@ extension SavedObjectsReading where Object: SavedStateDirectDecodable {
         Self(read: { decoder, items, path in
             var objects: [(String, Object)] = []
             objects.reserveCapacity(items.count)
-            for (id, offset) in items {
-                try decoder.parseObject(at: offset)
+            for (id, offset, end) in items {
+                try decoder.parseObject(at: offset, end: end)
                 do {
                     objects.append((id, try Object(savedFrom: decoder, at: 0)))
                 } catch {

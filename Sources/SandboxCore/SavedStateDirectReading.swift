@@ -67,7 +67,7 @@ package struct SavedMembers {
         self.decoder = decoder
         self.names = names
         next = object + 1
-        end = decoder.tape.ends[object]
+        end = decoder.tape.entries[object].end
     }
 
     /// The next known member: its name's position and its value's tape entry; nil after the last.
@@ -75,8 +75,8 @@ package struct SavedMembers {
         while next < end {
             let key = next
             next = decoder.tape.after(key + 1)
-            guard decoder.tape.kinds[key] == .string else { throw SavedStateDirectMiss() }
-            let text = UnsafeRawBufferPointer(rebasing: decoder.text[decoder.tape.starts[key]..<decoder.tape.ends[key]])
+            guard decoder.tape.entries[key].kind == .string else { throw SavedStateDirectMiss() }
+            let text = UnsafeRawBufferPointer(rebasing: decoder.text[decoder.tape.entries[key].start..<decoder.tape.entries[key].end])
             guard let position = names.position(of: text, hint: hint) else { continue }
             let bit: UInt64 = 1 << UInt64(position)
             guard seen & bit == 0 else { throw SavedStateDirectMiss() }
@@ -94,10 +94,13 @@ package struct SavedMembers {
 }
 
 extension SavedStateDecoder {
-    /// Parses the stored object whose text starts at `offset` into the tape (entry 0 is its value), for a direct
-    /// reader; ``decodeParsed(_:)`` reads it through `Codable` instead. Throws as ``decode(_:at:)`` does.
-    package func parseObject(at offset: Int) throws {
-        _ = try tape.parse(text, at: offset)
+    /// Parses the stored object whose text starts at `offset` (and ends at `end`, when given) into the tape (entry 0
+    /// is its value), for a direct reader; ``decodeParsed(_:)`` reads it through `Codable` instead. Throws as
+    /// ``decode(_:at:)`` does.
+    package func parseObject(at offset: Int, end: Int? = nil) throws {
+        let parsedEnd = try tape.parse(text, at: offset)
+        // Where the section's walk found it to end (``SavedObjectExtentMismatch``).
+        if let end, parsedEnd != end { throw SavedObjectExtentMismatch() }
         path.removeAll(keepingCapacity: true)
         current = 0
     }
@@ -110,15 +113,15 @@ extension SavedStateDecoder {
 
     /// The members of the object at tape entry `index` (gives up when it is not an object).
     @inline(__always) package func members(of index: Int, _ names: SavedMemberNames) throws(SavedStateDirectMiss) -> SavedMembers {
-        guard tape.kinds[index] == .object else { throw SavedStateDirectMiss() }
+        guard tape.entries[index].kind == .object else { throw SavedStateDirectMiss() }
         return SavedMembers(decoder: self, object: index, names: names)
     }
 
-    @inline(__always) package func isNull(_ index: Int) -> Bool { tape.kinds[index] == .null }
+    @inline(__always) package func isNull(_ index: Int) -> Bool { tape.entries[index].kind == .null }
 
     package func readString(_ index: Int) throws(SavedStateDirectMiss) -> String {
-        switch tape.kinds[index] {
-        case .string: String(decoding: UnsafeRawBufferPointer(rebasing: text[tape.starts[index]..<tape.ends[index]]), as: UTF8.self)
+        switch tape.entries[index].kind {
+        case .string: String(decoding: UnsafeRawBufferPointer(rebasing: text[tape.entries[index].start..<tape.entries[index].end]), as: UTF8.self)
         case .escapedString: string(at: index)
         default: throw SavedStateDirectMiss()
         }
@@ -126,7 +129,7 @@ extension SavedStateDecoder {
 
     /// A string, nil for null (as `decodeIfPresent`).
     @inline(__always) package func readOptionalString(_ index: Int) throws(SavedStateDirectMiss) -> String? {
-        tape.kinds[index] == .null ? nil : try readString(index)
+        tape.entries[index].kind == .null ? nil : try readString(index)
     }
 
     package func readInt(_ index: Int) throws(SavedStateDirectMiss) -> Int {
@@ -134,7 +137,7 @@ extension SavedStateDecoder {
     }
 
     @inline(__always) package func readOptionalInt(_ index: Int) throws(SavedStateDirectMiss) -> Int? {
-        tape.kinds[index] == .null ? nil : try readInt(index)
+        tape.entries[index].kind == .null ? nil : try readInt(index)
     }
 
     package func readUInt8(_ index: Int) throws(SavedStateDirectMiss) -> UInt8 {
@@ -142,7 +145,7 @@ extension SavedStateDecoder {
     }
 
     package func readBool(_ index: Int) throws(SavedStateDirectMiss) -> Bool {
-        switch tape.kinds[index] {
+        switch tape.entries[index].kind {
         case .trueValue: true
         case .falseValue: false
         default: throw SavedStateDirectMiss()
@@ -150,29 +153,29 @@ extension SavedStateDecoder {
     }
 
     @inline(__always) package func readOptionalBool(_ index: Int) throws(SavedStateDirectMiss) -> Bool? {
-        tape.kinds[index] == .null ? nil : try readBool(index)
+        tape.entries[index].kind == .null ? nil : try readBool(index)
     }
 
     /// A date as ``SavedValueBounds/decodeDate(_:)`` reads it; one out of its bounds gives up (`Codable` then refuses it).
     package func readDate(_ index: Int) throws(SavedStateDirectMiss) -> Date {
-        guard tape.kinds[index] == .number, let seconds = try? double(at: index) else { throw SavedStateDirectMiss() }
+        guard tape.entries[index].kind == .number, let seconds = try? double(at: index) else { throw SavedStateDirectMiss() }
         let date = Date(timeIntervalSinceReferenceDate: seconds)
         guard date >= SavedValueBounds.earliestDate, date <= SavedValueBounds.latestDate else { throw SavedStateDirectMiss() }
         return date
     }
 
     @inline(__always) package func readOptionalDate(_ index: Int) throws(SavedStateDirectMiss) -> Date? {
-        tape.kinds[index] == .null ? nil : try readDate(index)
+        tape.entries[index].kind == .null ? nil : try readDate(index)
     }
 
     /// An array of strings, nil for null.
     package func readOptionalStrings(_ index: Int) throws(SavedStateDirectMiss) -> [String]? {
-        switch tape.kinds[index] {
+        switch tape.entries[index].kind {
         case .null: return nil
         case .array:
             var strings: [String] = []
             var element = index + 1
-            while element < tape.ends[index] {
+            while element < tape.entries[index].end {
                 strings.append(try readString(element))
                 element += 1
             }
@@ -183,11 +186,11 @@ extension SavedStateDecoder {
 
     /// Integers by string keys, as `Dictionary<String, Int>`'s `init(from:)` reads them (a repeated key gives up).
     package func readIntegers(_ index: Int) throws(SavedStateDirectMiss) -> [String: Int] {
-        guard tape.kinds[index] == .object else { throw SavedStateDirectMiss() }
+        guard tape.entries[index].kind == .object else { throw SavedStateDirectMiss() }
         var values: [String: Int] = [:]
         var key = index + 1
-        while key < tape.ends[index] {
-            guard tape.kinds[key] == .string || tape.kinds[key] == .escapedString else { throw SavedStateDirectMiss() }
+        while key < tape.entries[index].end {
+            guard tape.entries[key].kind == .string || tape.entries[key].kind == .escapedString else { throw SavedStateDirectMiss() }
             let name = string(at: key)
             guard values[name] == nil else { throw SavedStateDirectMiss() }
             values[name] = try readInt(key + 1)
@@ -198,10 +201,10 @@ extension SavedStateDecoder {
 
     /// The elements' tape entries of the array at `index` (gives up when it is not an array).
     package func elements(of index: Int) throws(SavedStateDirectMiss) -> [Int] {
-        guard tape.kinds[index] == .array else { throw SavedStateDirectMiss() }
+        guard tape.entries[index].kind == .array else { throw SavedStateDirectMiss() }
         var elements: [Int] = []
         var element = index + 1
-        while element < tape.ends[index] {
+        while element < tape.entries[index].end {
             elements.append(element)
             element = tape.after(element)
         }
@@ -214,9 +217,9 @@ extension SavedStateDecoder {
     /// (``SavedValueShareable``: an object or array of at least ``SavedValueCache/smallest`` bytes, a cache given),
     /// as ``decodeValue(_:at:)`` shares them.
     package func shareableText(_ index: Int) -> UnsafeRawBufferPointer? {
-        guard values != nil, tape.kinds[index].rawValue <= SavedStateTape.Kind.array.rawValue,
-              tape.closes[index] - tape.starts[index] >= SavedValueCache.smallest else { return nil }
-        return UnsafeRawBufferPointer(rebasing: text[tape.starts[index]..<tape.closes[index]])
+        guard values != nil, tape.entries[index].kind.rawValue <= SavedStateTape.Kind.array.rawValue,
+              tape.entries[index].close - tape.entries[index].start >= SavedValueCache.smallest else { return nil }
+        return UnsafeRawBufferPointer(rebasing: text[tape.entries[index].start..<tape.entries[index].close])
     }
 
     /// The value of type `type` decoded before from the same text (``shareableText(_:)``).
