@@ -294,14 +294,16 @@ extension ObjectRetention {
             var kind: UInt8
             var index: Int
         }
-        var keys = objects.indices.map { Key(created: objects[$0].created.timeIntervalSinceReferenceDate, kind: objects[$0].kind.index, index: $0) }
-        keys.sort { a, b in
-            if a.created != b.created { return a.created < b.created }
-            if a.kind != b.kind { return a.kind < b.kind }
-            let (x, y) = (objects[a.index], objects[b.index])
-            return (x.namespace.name, x.id) < (y.namespace.name, y.id)
+        objects.withUnsafeBufferPointer { objects in
+            // Fields read in place: a copy of an object retains its strings, each in its own place in memory.
+            var keys = objects.indices.map { Key(created: objects[$0].created.timeIntervalSinceReferenceDate, kind: objects[$0].kind.index, index: $0) }
+            keys.sort { a, b in
+                if a.created != b.created { return a.created < b.created }
+                if a.kind != b.kind { return a.kind < b.kind }
+                return (objects[a.index].namespace.name, objects[a.index].id) < (objects[b.index].namespace.name, objects[b.index].id)
+            }
+            for key in keys { objects[key.index].kind.created(objects[key.index].namespace, objects[key.index].id) }
         }
-        for key in keys { objects[key.index].kind.created(objects[key.index].namespace, objects[key.index].id) }
         evictOverflow()
     }
 }

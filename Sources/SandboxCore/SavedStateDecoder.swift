@@ -238,44 +238,42 @@ struct JSONTextScanner {
     /// value whose text is checked where it is parsed (a stored object, ``SavedStateTape``). A value that does not
     /// end, only, throws here.
     mutating func skipValueUnchecked() throws(SavedStateSyntaxError) {
-        switch peek() {
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var depth = 0
-            repeat {
-                guard position < text.count else { throw fail("a value that does not end") }
-                switch text[position] {
-                case UInt8(ascii: "\""): try skipStringUnchecked()
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1; position += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1; position += 1
-                default: position += 1
-                }
-            } while depth > 0
-        case UInt8(ascii: "\""): try skipStringUnchecked()
-        default:
+        _ = peek()
+        let start = position
+        guard position < text.count, text[position] == UInt8(ascii: "{") || text[position] == UInt8(ascii: "[")
+                || text[position] == UInt8(ascii: "\"") else {
             while position < text.count {
                 switch text[position] {
                 case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09: return
                 default: position += 1
                 }
             }
+            return
         }
-    }
-
-    /// Steps over the string at the scanner's quote, to after its closing quote.
-    private mutating func skipStringUnchecked() throws(SavedStateSyntaxError) {
-        let start = position
-        position += 1
-        while true {
-            while position &+ 8 <= text.count, !Self.mayStopString(text.loadUnaligned(fromByteOffset: position, as: UInt64.self)) {
-                position &+= 8
-            }
-            guard position < text.count else { throw fail("a string that does not end", at: start) }
-            switch text[position] {
-            case UInt8(ascii: "\""): position += 1; return
-            case UInt8(ascii: "\\"): position += 2
-            default: position += 1
+        // One pass over the bytes: in a string only its quote and escapes count, outside it the brackets.
+        var depth = 0, inString = false
+        while position < text.count {
+            let byte = text[position]
+            position += 1
+            if inString {
+                if byte == UInt8(ascii: "\\") {
+                    position += 1
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                    if depth == 0 { return }
+                }
+            } else {
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return }
+                default: break
+                }
             }
         }
+        throw fail("a value that does not end", at: start)
     }
 
     /// The text of a string (its escapes resolved).
