@@ -287,8 +287,23 @@ extension ObjectRetention {
     /// Counts objects that came into their stores without their creations (a restore: every store's, at once), in
     /// creation order across the whole server, then evicts the oldest while more than ``maxObjects`` are held. Once.
     package func retain(_ objects: [HeldObject]) {
-        let ordered = objects.sorted { ($0.created, $0.kind.index, $0.namespace.name, $0.id) < ($1.created, $1.kind.index, $1.namespace.name, $1.id) }
-        for object in ordered { object.kind.created(object.namespace, object.id) }
+        // Sorted by (created, kind, namespace, id) through keys of plain numbers, the names compared only on a tie: a
+        // sort of the objects themselves copies (retains and releases) their strings at every move, a million times.
+        struct Key {
+            var created: Double
+            var kind: UInt8
+            var index: Int
+        }
+        objects.withUnsafeBufferPointer { objects in
+            // Fields read in place: a copy of an object retains its strings, each in its own place in memory.
+            var keys = objects.indices.map { Key(created: objects[$0].created.timeIntervalSinceReferenceDate, kind: objects[$0].kind.index, index: $0) }
+            keys.sort { a, b in
+                if a.created != b.created { return a.created < b.created }
+                if a.kind != b.kind { return a.kind < b.kind }
+                return (objects[a.index].namespace.name, objects[a.index].id) < (objects[b.index].namespace.name, objects[b.index].id)
+            }
+            for key in keys { objects[key.index].kind.created(objects[key.index].namespace, objects[key.index].id) }
+        }
         evictOverflow()
     }
 }

@@ -67,23 +67,39 @@ package struct SavedCollection<State> {
     let restoreOne: (inout State, String, any SavedObjectSource) throws -> Void
     /// Decodes objects of a state file (each id and where its text starts, below `path`) and returns what puts them
     /// in a state.
-    let decodeBatch: (_ text: UnsafeRawBufferPointer, _ items: [(id: String, offset: Int)], _ path: [SavedKey],
+    let decodeBatch: (_ text: UnsafeRawBufferPointer, _ items: [SavedObjectPlace], _ path: [SavedKey],
                       _ values: SavedValueCachePool?) throws -> (inout State) -> Void
 
     /// The dictionary at `path`, kept under `key`; its objects copied and written by `writing` when given (else
-    /// through `Codable`, each object found to be a class, copyable or writing itself at run time).
+    /// through `Codable`, each object found to be a class, copyable or writing itself at run time), read through
+    /// `Codable`.
     package static func objects<Object: Codable>(_ key: String, _ path: WritableKeyPath<State, [String: Object]>,
                                                  writing: SavedObjectsWriting<Object>? = nil) -> SavedCollection {
+        objects(key, path, writing: writing, reading: nil)
+    }
+
+    /// ``objects(_:_:writing:)``, its objects read by `reading` when given (else through `Codable`).
+    package static func objects<Object: Codable>(_ key: String, _ path: WritableKeyPath<State, [String: Object]>,
+                                                 writing: SavedObjectsWriting<Object>?,
+                                                 reading: SavedObjectsReading<Object>?) -> SavedCollection {
         SavedCollection(key: key, freeze: { state in FrozenObjects(objects: state[keyPath: path], writing: writing) },
                         restoreOne: { state, id, source in state[keyPath: path][id] = try source.decode(Object.self) },
                         decodeBatch: { text, items, basePath, values in
+                            if let reading {
+                                let objects = try values.map { cache in
+                                    try cache.withCache { try reading.read(SavedStateDecoder(text: text, values: $0), items, basePath) }
+                                } ?? reading.read(SavedStateDecoder(text: text), items, basePath)
+                                return { state in reading.insert(objects, &state[keyPath: path]) }
+                            }
                             func decode(_ cache: SavedValueCache?) throws -> [(String, Object)] {
                                 let decoder = SavedStateDecoder(text: text, values: cache)
                                 var objects: [(String, Object)] = []
                                 objects.reserveCapacity(items.count)
-                                for (id, offset) in items {
+                                for (id, offset, end) in items {
                                     decoder.basePath = basePath + [SavedKey(id)]
-                                    objects.append((id, try decoder.decode(Object.self, at: offset).value))
+                                    let (object, parsedEnd) = try decoder.decode(Object.self, at: offset)
+                                    guard parsedEnd == end else { throw SavedObjectExtentMismatch() }
+                                    objects.append((id, object))
                                 }
                                 return objects
                             }
@@ -111,6 +127,29 @@ package struct SavedObjectsWriting<Object> {
         self.copy = copy
         self.writeTaken = writeTaken
         self.writeCopies = writeCopies
+    }
+}
+
+/// An object whose text, parsed, does not end where the walk of its section found it to end (the walk looks at
+/// brackets and strings only): the section is read again, each value checked as the walk finds it, for the error
+/// that reading gives.
+struct SavedObjectExtentMismatch: Error {}
+
+/// A stored object of a batch to read: its id, and where its text starts and ends.
+package typealias SavedObjectPlace = (id: String, offset: Int, end: Int)
+
+/// How a collection's objects are read, by code of the objects' own module, specialized for them (as
+/// ``SavedObjectsWriting`` writes them): a batch of a state file's objects (each id and where its text starts, below
+/// `path`) read into pairs, then put in the collection on the restore's thread. The objects read are those `Codable`
+/// reads from the same text, and a text `Codable` refuses is refused with its error.
+package struct SavedObjectsReading<Object> {
+    let read: (_ decoder: SavedStateDecoder, _ items: [SavedObjectPlace], _ path: [SavedKey]) throws -> [(String, Object)]
+    let insert: (_ objects: [(String, Object)], _ collection: inout [String: Object]) -> Void
+
+    package init(read: @escaping (_ decoder: SavedStateDecoder, _ items: [SavedObjectPlace], _ path: [SavedKey]) throws -> [(String, Object)],
+                 insert: @escaping (_ objects: [(String, Object)], _ collection: inout [String: Object]) -> Void) {
+        self.read = read
+        self.insert = insert
     }
 }
 
@@ -534,7 +573,19 @@ extension NamespacedStore where State: SavableNamespaceState {
     /// namespace is read and its creation number checked (≤ ``SavedValueBounds/maxCounter``: the next creation must
     /// not overflow) before any is put in place through ``restore(_:sequence:_:)``.
     package func restoreSection(from reader: SavedStateReader, threads: Int = SavedStateParallel.threads) throws {
-        let scan = SavedSectionScan<State>(reader)
+        let mark = reader.mark()
+        do {
+            try restoreSection(from: reader, threads: threads, checksEachValue: false)
+        } catch {
+            // A section that fails is read again from its start, each stored object checked as the walk finds it: the
+            // error is the one that reading gives, at the first fault in the file's order, as ever.
+            reader.reset(to: mark)
+            try restoreSection(from: reader, threads: threads, checksEachValue: true)
+        }
+    }
+
+    private func restoreSection(from reader: SavedStateReader, threads: Int, checksEachValue: Bool) throws {
+        let scan = SavedSectionScan<State>(reader, checksEachValue: checksEachValue)
         var restored: [(Namespace, UInt64, State)] = []
         var current = emptyState()
         try SavedStateParallel.run(threads: threads, next: { try scan.next() }, work: { job in try job.run() }, consume: { piece in
@@ -621,7 +672,14 @@ final class SavedSectionScan<State: SavableNamespaceState> {
     private var rest: [UInt8] = []
     private var namespacePath: [SavedKey] = []
 
-    init(_ reader: SavedStateReader) { self.reader = reader }
+    /// Whether each stored object's text is checked as the walk steps over it (else only its brackets and strings are
+    /// looked at there, and its job checks it as it parses it: half the walk's time, on the walking thread alone).
+    private let checksEachValue: Bool
+
+    init(_ reader: SavedStateReader, checksEachValue: Bool) {
+        self.reader = reader
+        self.checksEachValue = checksEachValue
+    }
 
     /// What one step of the walk gives: nothing yet (walk on), or the next job (nil: the section is read).
     private enum Step {
@@ -717,7 +775,7 @@ final class SavedSectionScan<State: SavableNamespaceState> {
     /// The next batch of a collection's objects (found, not decoded: the job decodes them), or back to `objects`.
     private func batch(of collection: SavedCollection<State>) throws -> Step {
         let path = reader.path
-        var items: [(id: String, offset: Int)] = []
+        var items: [SavedObjectPlace] = []
         items.reserveCapacity(SavedStateOutput.objectsPerLock)
         while items.count < SavedStateOutput.objectsPerLock {
             guard let id = try reader.nextMember() else {
@@ -725,8 +783,13 @@ final class SavedSectionScan<State: SavableNamespaceState> {
                 break
             }
             _ = reader.scanner.peek()
-            items.append((id, reader.position))
-            try reader.skipValue()
+            let start = reader.position
+            if checksEachValue {
+                try reader.skipValue()
+                items.append((id, start, reader.position))
+            } else {
+                items.append((id, start, try reader.skipValueUnchecked()))
+            }
         }
         guard !items.isEmpty else { return .more }
         let (text, values) = (reader.text, reader.values)

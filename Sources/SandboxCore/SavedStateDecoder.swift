@@ -25,27 +25,30 @@ package struct SavedStateSyntaxError: Error, Sendable, CustomStringConvertible {
 /// One JSON value of a state file, parsed into a flat list of tokens (a "tape"): each value is an entry with its
 /// kind and place in the text; an object's members are a key entry followed by the value's entries; a container
 /// records where its entries end, so a reader steps over it at once. Made for one stored object at a time (a few
-/// hundred bytes), and reused: its arrays keep their capacity.
+/// hundred bytes), and reused: its array keeps its capacity.
 package struct SavedStateTape {
     enum Kind: UInt8 { case object, array, string, escapedString, number, trueValue, falseValue, null }
 
-    var kinds: [Kind] = []
-    /// A string's first byte after the quote; a number's first byte; a container's opening bracket.
-    var starts: [Int] = []
-    /// A string's closing quote; a number's end; a container: the index of the entry after its last one.
-    var ends: [Int] = []
-    /// A container's end in the text (after its closing bracket); 0 for the other kinds.
-    var closes: [Int] = []
+    /// One value: its kind and place in the text.
+    struct Entry {
+        /// A string's first byte after the quote; a number's first byte; a container's opening bracket.
+        var start: Int
+        /// A string's closing quote; a number's end; a container: the index of the entry after its last one.
+        var end: Int
+        /// A container's end in the text (after its closing bracket); 0 for the other kinds.
+        var close: Int
+        var kind: Kind
+    }
+
+    /// The entries, one array (one check of its storage per value parsed, not four).
+    var entries: [Entry] = []
 
     /// Deeper than this is refused (the state file's objects nest about a dozen levels).
     static let maxDepth = 256
 
     /// Parses the value that starts at `offset` (after white space) and returns the offset after it.
     mutating func parse(_ text: UnsafeRawBufferPointer, at offset: Int) throws(SavedStateSyntaxError) -> Int {
-        kinds.removeAll(keepingCapacity: true)
-        starts.removeAll(keepingCapacity: true)
-        ends.removeAll(keepingCapacity: true)
-        closes.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
         var parser = TapeParser(text: text, position: offset)
         try parser.value(into: &self, depth: 0)
         return parser.position
@@ -53,18 +56,15 @@ package struct SavedStateTape {
 
     /// The entry after the value at `index` (its next sibling).
     @inline(__always) func after(_ index: Int) -> Int {
-        switch kinds[index] {
-        case .object, .array: ends[index]
+        switch entries[index].kind {
+        case .object, .array: entries[index].end
         default: index + 1
         }
     }
 
-    mutating func append(_ kind: Kind, _ start: Int, _ end: Int) -> Int {
-        kinds.append(kind)
-        starts.append(start)
-        ends.append(end)
-        closes.append(0)
-        return kinds.count - 1
+    @inline(__always) mutating func append(_ kind: Kind, _ start: Int, _ end: Int) -> Int {
+        entries.append(Entry(start: start, end: end, close: 0, kind: kind))
+        return entries.count - 1
     }
 }
 
@@ -116,6 +116,10 @@ struct JSONTextScanner {
         let start = position
         var escaped = false
         while true {
+            // Eight bytes at a time while none of them ends the string, escapes or is a control character.
+            while position &+ 8 <= text.count, !Self.mayStopString(text.loadUnaligned(fromByteOffset: position, as: UInt64.self)) {
+                position &+= 8
+            }
             guard position < text.count else { throw fail("a string that does not end", at: start - 1) }
             let byte = text[position]
             if byte == UInt8(ascii: "\"") { break }
@@ -142,6 +146,14 @@ struct JSONTextScanner {
         let end = position
         position += 1
         return (start, end, escaped)
+    }
+
+    /// Whether one of the eight bytes is `"`, a backslash or below 0x20 (a byte that is zero after the XOR, or below 0x20).
+    @inline(__always) static func mayStopString(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ 0x2222_2222_2222_2222, backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+        let zeroOrControl = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- 0x2020_2020_2020_2020) & ~word)
+        return zeroOrControl & highs != 0
     }
 
     static func hexValue(_ byte: UInt8) -> UInt8? {
@@ -220,6 +232,48 @@ struct JSONTextScanner {
         case UInt8(ascii: "n"): try literal("null")
         default: _ = try number()
         }
+    }
+
+    /// Steps over one value finding only where it ends (its brackets and strings), checking nothing else: for a
+    /// value whose text is checked where it is parsed (a stored object, ``SavedStateTape``). A value that does not
+    /// end, only, throws here.
+    mutating func skipValueUnchecked() throws(SavedStateSyntaxError) {
+        _ = peek()
+        let start = position
+        guard position < text.count, text[position] == UInt8(ascii: "{") || text[position] == UInt8(ascii: "[")
+                || text[position] == UInt8(ascii: "\"") else {
+            while position < text.count {
+                switch text[position] {
+                case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09: return
+                default: position += 1
+                }
+            }
+            return
+        }
+        // One pass over the bytes: in a string only its quote and escapes count, outside it the brackets.
+        var depth = 0, inString = false
+        while position < text.count {
+            let byte = text[position]
+            position += 1
+            if inString {
+                if byte == UInt8(ascii: "\\") {
+                    position += 1
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                    if depth == 0 { return }
+                }
+            } else {
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return }
+                default: break
+                }
+            }
+        }
+        throw fail("a value that does not end", at: start)
     }
 
     /// The text of a string (its escapes resolved).
@@ -328,8 +382,8 @@ private struct TapeParser {
                 break
             }
         }
-        tape.ends[index] = tape.kinds.count
-        tape.closes[index] = scanner.position
+        tape.entries[index].end = tape.entries.count
+        tape.entries[index].close = scanner.position
     }
 
     /// An array at the scanner's `[`: its values, then where it ends.
@@ -349,8 +403,8 @@ private struct TapeParser {
                 break
             }
         }
-        tape.ends[index] = tape.kinds.count
-        tape.closes[index] = scanner.position
+        tape.entries[index].end = tape.entries.count
+        tape.entries[index].close = scanner.position
     }
 }
 
@@ -425,15 +479,15 @@ package final class SavedStateDecoder: Decoder {
             guard let typed = url as? T else { throw mismatch(T.self, at: index) }
             return typed
         } else if T.self == Decimal.self {
-            guard tape.kinds[index] == .number, let decimal = Decimal(string: numberText(index)) else {
+            guard tape.entries[index].kind == .number, let decimal = Decimal(string: numberText(index)) else {
                 throw mismatch(T.self, at: index)
             }
             guard let typed = decimal as? T else { throw mismatch(T.self, at: index) }
             return typed
         }
-        if let values, tape.kinds[index].rawValue <= SavedStateTape.Kind.array.rawValue,
-           tape.closes[index] - tape.starts[index] >= SavedValueCache.smallest, T.self is any SavedValueShareable.Type {
-            return try values.value(T.self, text: UnsafeRawBufferPointer(rebasing: text[tape.starts[index]..<tape.closes[index]])) {
+        if let values, tape.entries[index].kind.rawValue <= SavedStateTape.Kind.array.rawValue,
+           tape.entries[index].close - tape.entries[index].start >= SavedValueCache.smallest, T.self is any SavedValueShareable.Type {
+            return try values.value(T.self, text: UnsafeRawBufferPointer(rebasing: text[tape.entries[index].start..<tape.entries[index].close])) {
                 try T(from: self)
             }
         }
@@ -441,20 +495,20 @@ package final class SavedStateDecoder: Decoder {
     }
 
     func string(at index: Int) -> String {
-        let start = tape.starts[index], end = tape.ends[index]
+        let start = tape.entries[index].start, end = tape.entries[index].end
         let raw = UnsafeRawBufferPointer(rebasing: text[start..<end])
-        return tape.kinds[index] == .escapedString ? JSONTextScanner.unescape(raw) : String(decoding: raw, as: UTF8.self)
+        return tape.entries[index].kind == .escapedString ? JSONTextScanner.unescape(raw) : String(decoding: raw, as: UTF8.self)
     }
 
     func string<T>(at index: Int, as type: T.Type) throws -> String {
-        switch tape.kinds[index] {
+        switch tape.entries[index].kind {
         case .string, .escapedString: return string(at: index)
         default: throw mismatch(type, at: index)
         }
     }
 
     func bool(at index: Int) throws -> Bool {
-        switch tape.kinds[index] {
+        switch tape.entries[index].kind {
         case .trueValue: return true
         case .falseValue: return false
         default: throw mismatch(Bool.self, at: index)
@@ -462,12 +516,12 @@ package final class SavedStateDecoder: Decoder {
     }
 
     func numberText(_ index: Int) -> String {
-        String(decoding: UnsafeRawBufferPointer(rebasing: text[tape.starts[index]..<tape.ends[index]]), as: UTF8.self)
+        String(decoding: UnsafeRawBufferPointer(rebasing: text[tape.entries[index].start..<tape.entries[index].end]), as: UTF8.self)
     }
 
     func double(at index: Int) throws -> Double {
-        guard tape.kinds[index] == .number else { throw mismatch(Double.self, at: index) }
-        let start = tape.starts[index], count = tape.ends[index] - start
+        guard tape.entries[index].kind == .number else { throw mismatch(Double.self, at: index) }
+        let start = tape.entries[index].start, count = tape.entries[index].end - start
         let value = withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer -> Double in
             UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: text[start..<start + count]))
             buffer[count] = 0
@@ -478,9 +532,9 @@ package final class SavedStateDecoder: Decoder {
     }
 
     func integer<T: FixedWidthInteger>(_ type: T.Type, at index: Int) throws -> T {
-        guard tape.kinds[index] == .number else { throw mismatch(T.self, at: index) }
-        var position = tape.starts[index]
-        let end = tape.ends[index]
+        guard tape.entries[index].kind == .number else { throw mismatch(T.self, at: index) }
+        var position = tape.entries[index].start
+        let end = tape.entries[index].end
         let negative = text[position] == UInt8(ascii: "-")
         if negative { position += 1 }
         var value: T = 0
@@ -506,7 +560,7 @@ package final class SavedStateDecoder: Decoder {
     // MARK: Errors
 
     func describe(_ index: Int) -> String {
-        switch tape.kinds[index] {
+        switch tape.entries[index].kind {
         case .object: "a dictionary"
         case .array: "an array"
         case .string, .escapedString: "a string"
@@ -517,7 +571,7 @@ package final class SavedStateDecoder: Decoder {
     }
 
     func mismatch<T>(_ type: T.Type, at index: Int) -> DecodingError {
-        if tape.kinds[index] == .null {
+        if tape.entries[index].kind == .null {
             return .valueNotFound(type, DecodingError.Context(codingPath: codingPath, debugDescription: "Cannot get \(type) -- found null value instead"))
         }
         return .typeMismatch(type, DecodingError.Context(codingPath: codingPath,
@@ -531,12 +585,12 @@ package final class SavedStateDecoder: Decoder {
     // MARK: Decoder
 
     package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard tape.kinds[current] == .object else { throw mismatch([String: Any].self, at: current) }
+        guard tape.entries[current].kind == .object else { throw mismatch([String: Any].self, at: current) }
         return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: current))
     }
 
     package func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard tape.kinds[current] == .array else { throw mismatch([Any].self, at: current) }
+        guard tape.entries[current].kind == .array else { throw mismatch([Any].self, at: current) }
         return UnkeyedContainer(decoder: self, array: current)
     }
 
@@ -592,7 +646,7 @@ package final class SavedStateDecoder: Decoder {
         var allKeys: [Key] {
             var keys: [Key] = []
             var index = object + 1
-            let end = decoder.tape.ends[object]
+            let end = decoder.tape.entries[object].end
             while index < end {
                 if let key = Key(stringValue: decoder.string(at: index)) { keys.append(key) }
                 index = decoder.tape.after(index + 1)
@@ -601,8 +655,8 @@ package final class SavedStateDecoder: Decoder {
         }
 
         func matches(_ key: Key, at index: Int) -> Bool {
-            if decoder.tape.kinds[index] == .escapedString { return decoder.string(at: index) == key.stringValue }
-            let start = decoder.tape.starts[index], count = decoder.tape.ends[index] - start
+            if decoder.tape.entries[index].kind == .escapedString { return decoder.string(at: index) == key.stringValue }
+            let start = decoder.tape.entries[index].start, count = decoder.tape.entries[index].end - start
             var name = key.stringValue
             return name.withUTF8 { utf8 in
                 utf8.count == count && (count == 0 || memcmp(utf8.baseAddress!, decoder.text.baseAddress! + start, count) == 0)
@@ -611,7 +665,7 @@ package final class SavedStateDecoder: Decoder {
 
         /// The tape index of the member's key, nil when there is none.
         func find(_ key: Key) -> Int? {
-            let end = decoder.tape.ends[object]
+            let end = decoder.tape.entries[object].end
             var index = hint
             while index < end {
                 if matches(key, at: index) {
@@ -641,7 +695,7 @@ package final class SavedStateDecoder: Decoder {
 
         func contains(_ key: Key) -> Bool { find(key) != nil }
 
-        func decodeNil(forKey key: Key) throws -> Bool { decoder.tape.kinds[try require(key) + 1] == .null }
+        func decodeNil(forKey key: Key) throws -> Bool { decoder.tape.entries[try require(key) + 1].kind == .null }
 
         func read<T>(_ key: Key, _ body: (Int) throws -> T) throws -> T {
             let index = try require(key)
@@ -649,7 +703,7 @@ package final class SavedStateDecoder: Decoder {
         }
 
         func readIfPresent<T>(_ key: Key, _ body: (Int) throws -> T) throws -> T? {
-            guard let index = find(key), decoder.tape.kinds[index + 1] != .null else { return nil }
+            guard let index = find(key), decoder.tape.entries[index + 1].kind != .null else { return nil }
             return try decoder.child(pathEntry: index) { try body(index + 1) }
         }
 
@@ -689,7 +743,7 @@ package final class SavedStateDecoder: Decoder {
         func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try readIfPresent(key) { try decoder.integer(type, at: $0) } }
         func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try readIfPresent(key) { try decoder.integer(type, at: $0) } }
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-            guard let index = find(key), decoder.tape.kinds[index + 1] != .null else { return nil }
+            guard let index = find(key), decoder.tape.entries[index + 1].kind != .null else { return nil }
             return try decoder.decodeChild(type, at: index + 1, pathEntry: index)
         }
 
@@ -697,14 +751,14 @@ package final class SavedStateDecoder: Decoder {
             let index = try require(key)
             // Used after this call returns: a decoder of its own keeps its path.
             let branch = decoder.branch(adding: index, current: index + 1)
-            guard branch.tape.kinds[index + 1] == .object else { throw branch.mismatch([String: Any].self, at: index + 1) }
+            guard branch.tape.entries[index + 1].kind == .object else { throw branch.mismatch([String: Any].self, at: index + 1) }
             return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: branch, object: index + 1))
         }
 
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
             let index = try require(key)
             let branch = decoder.branch(adding: index, current: index + 1)
-            guard branch.tape.kinds[index + 1] == .array else { throw branch.mismatch([Any].self, at: index + 1) }
+            guard branch.tape.entries[index + 1].kind == .array else { throw branch.mismatch([Any].self, at: index + 1) }
             return UnkeyedContainer(decoder: branch, array: index + 1)
         }
 
@@ -738,14 +792,14 @@ package final class SavedStateDecoder: Decoder {
         var count: Int? {
             var count = 0
             var index = array + 1
-            while index < decoder.tape.ends[array] {
+            while index < decoder.tape.entries[array].end {
                 count += 1
                 index = decoder.tape.after(index)
             }
             return count
         }
 
-        var isAtEnd: Bool { next >= decoder.tape.ends[array] }
+        var isAtEnd: Bool { next >= decoder.tape.entries[array].end }
 
         func element() throws -> Int {
             guard !isAtEnd else {
@@ -765,7 +819,7 @@ package final class SavedStateDecoder: Decoder {
         }
 
         func decodeNil() throws -> Bool {
-            guard !isAtEnd, decoder.tape.kinds[next] == .null else { return false }
+            guard !isAtEnd, decoder.tape.entries[next].kind == .null else { return false }
             _ = try element()
             return true
         }
@@ -794,7 +848,7 @@ package final class SavedStateDecoder: Decoder {
             let position = currentIndex
             let index = try element()
             let branch = decoder.branch(adding: -position - 1, current: index)
-            guard branch.tape.kinds[index] == .object else { throw branch.mismatch([String: Any].self, at: index) }
+            guard branch.tape.entries[index].kind == .object else { throw branch.mismatch([String: Any].self, at: index) }
             return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: branch, object: index))
         }
 
@@ -802,7 +856,7 @@ package final class SavedStateDecoder: Decoder {
             let position = currentIndex
             let index = try element()
             let branch = decoder.branch(adding: -position - 1, current: index)
-            guard branch.tape.kinds[index] == .array else { throw branch.mismatch([Any].self, at: index) }
+            guard branch.tape.entries[index].kind == .array else { throw branch.mismatch([Any].self, at: index) }
             return UnkeyedContainer(decoder: branch, array: index)
         }
 
@@ -819,7 +873,7 @@ package final class SavedStateDecoder: Decoder {
         let pathCount: Int
         var codingPath: [any CodingKey] { decoder.path(count: pathCount) }
 
-        func decodeNil() -> Bool { decoder.tape.kinds[index] == .null }
+        func decodeNil() -> Bool { decoder.tape.entries[index].kind == .null }
         func decode(_ type: Bool.Type) throws -> Bool { try decoder.bool(at: index) }
         func decode(_ type: String.Type) throws -> String { try decoder.string(at: index, as: type) }
         func decode(_ type: Double.Type) throws -> Double { try decoder.double(at: index) }
@@ -993,6 +1047,32 @@ package final class SavedStateReader: SavedObjectSource {
         }
     }
 
+    /// Steps over the value here finding only where it ends (``JSONTextScanner/skipValueUnchecked()``); returns the
+    /// offset after it.
+    package func skipValueUnchecked() throws -> Int {
+        do {
+            try scanner.skipValueUnchecked()
+            return scanner.position
+        } catch {
+            throw syntax(error)
+        }
+    }
+
+    /// Where the reader stands, to read from there again (``reset(to:)``).
+    package struct Mark {
+        fileprivate let position: Int
+        fileprivate let path: [SavedKey]
+        fileprivate let containers: [(isObject: Bool, count: Int)]
+    }
+
+    package func mark() -> Mark { Mark(position: scanner.position, path: path, containers: containers) }
+
+    package func reset(to mark: Mark) {
+        scanner.position = mark.position
+        path = mark.path
+        containers = mark.containers
+    }
+
     /// `key` as a JSON string.
     func rawText(of key: String) -> [UInt8] {
         let encoder = SavedStateEncoder()
@@ -1079,14 +1159,23 @@ package final class SavedValueCache: @unchecked Sendable {
 
     /// The value decoded from the same text before, or `decode()`'s, kept for the next.
     func value<T>(_ type: T.Type, text: UnsafeRawBufferPointer, decode: () throws -> T) throws -> T {
-        let key = Key(type: ObjectIdentifier(T.self), hash: Self.hash(text), length: text.count)
-        if let entry = entries[key], memcmp(entry.text.baseAddress!, text.baseAddress!, text.count) == 0, let value = entry.value as? T {
-            return value
-        }
+        if let value = existing(ObjectIdentifier(T.self), text: text) as? T { return value }
         let value = try decode()
-        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-        entries[key] = Entry(text: text, value: value)
+        keep(value, ObjectIdentifier(T.self), text: text)
         return value
+    }
+
+    /// The value of type `type` kept for the same text, if any.
+    func existing(_ type: ObjectIdentifier, text: UnsafeRawBufferPointer) -> Any? {
+        guard let entry = entries[Key(type: type, hash: Self.hash(text), length: text.count)],
+              memcmp(entry.text.baseAddress!, text.baseAddress!, text.count) == 0 else { return nil }
+        return entry.value
+    }
+
+    /// Keeps `value`, of type `type`, decoded from `text`.
+    func keep(_ value: Any, _ type: ObjectIdentifier, text: UnsafeRawBufferPointer) {
+        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        entries[Key(type: type, hash: Self.hash(text), length: text.count)] = Entry(text: text, value: value)
     }
 
     /// A 64-bit hash of the text, eight bytes at a time.

@@ -166,6 +166,20 @@ struct OrderManagementLedger: NamespaceStateValue {
             orderAmount = originalOrderAmount
         }
 
+        /// The constants as the state file has them, for its reader (which sets the rest).
+        init(id: String, placed: Shared<KlarnaCreateOrderRequest>, fraudStatus: String, klarnaReference: String, createdAt: Date,
+             expiresAt: Date, scenario: String?, originalOrderAmount: Int) {
+            self.id = id
+            _placed = placed
+            self.fraudStatus = fraudStatus
+            self.klarnaReference = klarnaReference
+            self.createdAt = createdAt
+            self.expiresAt = expiresAt
+            self.scenario = scenario
+            self.originalOrderAmount = originalOrderAmount
+            orderAmount = originalOrderAmount
+        }
+
         /// Every stored property of `other`, for the state file (``SavedStateCopyable``).
         init(copying other: Order) {
             id = other.id
@@ -896,7 +910,7 @@ extension IdempotentAnswer: Codable {
 extension OrderManagementLedger: SavableNamespaceState {
     var savedObjectCount: Int { orders.count }
 
-    static var savedCollections: [SavedCollection<Self>] { [.objects("orders", \.orders, writing: .copied)] }
+    static var savedCollections: [SavedCollection<Self>] { [.objects("orders", \.orders, writing: .copied, reading: .direct)] }
 
     struct SavedRest: Codable { var sweep: SweepSchedule }
     var savedRest: SavedRest { SavedRest(sweep: sweep) }

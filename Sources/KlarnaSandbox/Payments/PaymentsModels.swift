@@ -322,3 +322,69 @@ extension KlarnaOrderLine.Extras: SavedStateDirectEncodable {
         object.end()
     }
 }
+
+// The state file's readers (PaymentsSavedState.swift): here, as they set the address's values and the line's box.
+extension KlarnaAddress: SavedStateDirectDecodable {
+    private static let savedNames = SavedMemberNames(["values"])
+    private static let valueNames = SavedMemberNames(["field", "text"])
+
+    package init(savedFrom decoder: SavedStateDecoder, at index: Int) throws(SavedStateDirectMiss) {
+        self.init()
+        var members = try decoder.members(of: index, Self.savedNames)
+        while let (_, value) = try members.nextMember() {
+            for element in try decoder.elements(of: value) {
+                var field: Field?, text: String?
+                var pair = try decoder.members(of: element, Self.valueNames)
+                while let (name, value) = try pair.nextMember() {
+                    if name == 0 { field = Field(rawValue: try decoder.readUInt8(value)) } else { text = try decoder.readString(value) }
+                }
+                guard let field, let text else { throw SavedStateDirectMiss() }
+                values.append(Value(field: field, text: text))
+            }
+        }
+        try members.require(0b1)
+    }
+}
+
+extension KlarnaOrderLine: SavedStateDirectDecodable {
+    private static let savedNames = SavedMemberNames(["type", "reference", "name", "quantity", "unitPrice", "taxRate", "totalAmount",
+                                                      "totalDiscountAmount", "totalTaxAmount", "extras"])
+
+    package init(savedFrom decoder: SavedStateDecoder, at index: Int) throws(SavedStateDirectMiss) {
+        self.init()
+        var members = try decoder.members(of: index, Self.savedNames)
+        while let (name, value) = try members.nextMember() {
+            switch name {
+            case 0: type = try decoder.readOptionalString(value)
+            case 1: reference = try decoder.readOptionalString(value)
+            case 2: self.name = try decoder.readOptionalString(value)
+            case 3: quantity = try decoder.readOptionalInt(value)
+            case 4: unitPrice = try decoder.readOptionalInt(value)
+            case 5: taxRate = try decoder.readOptionalInt(value)
+            case 6: totalAmount = try decoder.readOptionalInt(value)
+            case 7: totalDiscountAmount = try decoder.readOptionalInt(value)
+            case 8: totalTaxAmount = try decoder.readOptionalInt(value)
+            default: extras = try decoder.readOptional(value, as: Extras.self)
+            }
+        }
+    }
+}
+
+extension KlarnaOrderLine.Extras: SavedStateDirectDecodable {
+    private static let savedNames = SavedMemberNames(["quantityUnit", "merchantData", "productUrl", "imageUrl", "productIdentifiers",
+                                                      "subscription"])
+
+    init(savedFrom decoder: SavedStateDecoder, at index: Int) throws(SavedStateDirectMiss) {
+        var members = try decoder.members(of: index, Self.savedNames)
+        while let (name, value) = try members.nextMember() {
+            switch name {
+            case 0: quantityUnit = try decoder.readOptionalString(value)
+            case 1: merchantData = try decoder.readOptionalString(value)
+            case 2: productUrl = try decoder.readOptionalString(value)
+            case 3: imageUrl = try decoder.readOptionalString(value)
+            case 4: productIdentifiers = try decoder.readOptional(value)
+            default: subscription = try decoder.readOptional(value)
+            }
+        }
+    }
+}

@@ -138,6 +138,20 @@ struct PaymentsLedger: NamespaceStateValue {
             self.scenario = scenario
         }
 
+        /// Every stored property, for the state file's reader.
+        init(id: String, fields: Shared<KlarnaSessionFields>, clientTokenClaims: ClientToken.Claims, createdAt: Date, expiresAt: Date,
+             orderID: String?, authorizationTokens: [String], scenario: String?, awaitingFinalize: Bool) {
+            self.id = id
+            _fields = fields
+            self.clientTokenClaims = clientTokenClaims
+            self.createdAt = createdAt
+            self.expiresAt = expiresAt
+            self.orderID = orderID
+            self.authorizationTokens = authorizationTokens
+            self.scenario = scenario
+            self.awaitingFinalize = awaitingFinalize
+        }
+
         /// Every stored property of `other`, for the state file (``SavedStateCopyable``).
         init(copying other: Session) {
             id = other.id
@@ -701,6 +715,16 @@ extension PaymentsLedger.Session: Codable {}
 extension PaymentsLedger.Authorization: Codable {}
 extension PaymentsLedger.Order: Codable {}
 
+extension PaymentsLedger.Order {
+    /// An order whose request is `request`'s box (the state file's reader shares it as `Codable` does).
+    init(order: KlarnaOrder, sessionID: String, authorizationToken: String, sharing request: Shared<KlarnaCreateOrderRequest>,
+         createdAt: Date) {
+        self.init(order: order, sessionID: sessionID, authorizationToken: authorizationToken, request: request.wrappedValue,
+                  createdAt: createdAt)
+        _request = request
+    }
+}
+
 // Values made of values only: a restore shares equal ones between objects, as the store shares them (a session's fields
 // and its authorization's snapshot, an order's request and the Order Management order's; SandboxCore's
 // SavedValueShareable).
@@ -723,8 +747,9 @@ extension PaymentsLedger: SavableNamespaceState {
     var savedObjectCount: Int { sessions.count + authorizations.count + orders.count + customerTokens.count }
 
     static var savedCollections: [SavedCollection<Self>] {
-        [.objects("sessions", \.sessions, writing: .copied), .objects("authorizations", \.authorizations, writing: .copied),
-         .objects("orders", \.orders, writing: .written), .objects("customerTokens", \.customerTokens)]
+        [.objects("sessions", \.sessions, writing: .copied, reading: .direct),
+         .objects("authorizations", \.authorizations, writing: .copied, reading: .direct),
+         .objects("orders", \.orders, writing: .written, reading: .direct), .objects("customerTokens", \.customerTokens)]
     }
 
     struct SavedRest: Codable { var sweep: SweepSchedule }
