@@ -332,19 +332,33 @@ package final class ScenarioEngine: Sendable {
         _ operation: ScenarioOperation, facts: ScenarioRequestFacts, namespace: Namespace, subject: JSONNode?, object: String,
         sticky: String?
     ) throws(UnknownScenario) -> (scenario: String?, decision: ScenarioDecision) {
+        try decide(operation, facts: facts, namespace: namespace, lazySubject: { subject }, object: object, sticky: sticky)
+    }
+
+    /// ``decide(_:facts:namespace:subject:object:sticky:)`` with the subject made only when a condition may look at it:
+    /// a content-rule scenario is loaded, or the scenario in force has a rule for `operation` (most calls have none).
+    package func decide(
+        _ operation: ScenarioOperation, facts: ScenarioRequestFacts, namespace: Namespace, lazySubject subject: () -> JSONNode?,
+        object: String, sticky: String?
+    ) throws(UnknownScenario) -> (scenario: String?, decision: ScenarioDecision) {
         let selected: Scenario?
+        var made: JSONNode?? = nil
         if let fromHeader = try headerScenario(facts.headers) {
             selected = fromHeader
         } else if let sticky, let scenario = scenario(named: sticky) {
             selected = scenario
-        } else if let content = contentRuleScenarios.lazy.compactMap({ self.scenario(named: $0) })
-            .first(where: { $0.firstMatchingRule(for: operation, body: subject, headers: facts.headers) != nil }) {
-            selected = content
         } else {
-            selected = defaultScenario(for: namespace).flatMap { scenario(named: $0) }
+            var content: Scenario? = nil
+            if !contentRuleScenarios.isEmpty {
+                let body = subject()
+                made = .some(body)
+                content = contentRuleScenarios.lazy.compactMap({ self.scenario(named: $0) })
+                    .first(where: { $0.firstMatchingRule(for: operation, body: body, headers: facts.headers) != nil })
+            }
+            selected = content ?? defaultScenario(for: namespace).flatMap { scenario(named: $0) }
         }
-        guard let scenario = selected,
-              let ruleIndex = scenario.firstMatchingRule(for: operation, body: subject, headers: facts.headers)
+        guard let scenario = selected, scenario.hasRules(for: operation),
+              let ruleIndex = scenario.firstMatchingRule(for: operation, body: made ?? subject(), headers: facts.headers)
         else { return (selected?.name, .approve) }
         let key = CounterKey(namespace: namespace, object: object, operation: operation, scenario: scenario.name, rule: ruleIndex)
         let callIndex = state.withLock { state -> Int in

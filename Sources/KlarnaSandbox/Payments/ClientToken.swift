@@ -21,21 +21,34 @@ enum ClientToken {
         make(sessionID: sessionID, claims: Claims(fields))
     }
 
+    /// The payload is written byte by byte, as JSONText writes it (a token is made for every session created and read).
     static func make(sessionID: String, claims: Claims) -> String {
-        let country = (claims.purchaseCountry ?? "").uppercased()
+        let country = KlarnaJSONBytes.uppercased(claims.purchaseCountry ?? "")
         let region = ["US", "CA", "MX"].contains(country) ? "na" : ["AU", "NZ"].contains(country) ? "oc" : "eu"
-        let payload = JSONText.object([
-            ("session_id", .string(sessionID)),
-            ("base_url", .string("https://js.playground.klarna.com/\(region)/kp")),
-            ("design", .string(claims.design ?? "klarna")),
-            ("language", .string(String((claims.locale ?? "en-US").prefix(2)).lowercased())),
-            ("purchase_country", .string(country)),
-            ("environment", .string("playground")),
-            ("merchant_name", .string("payment-sandbox")),
-            ("session_type", .string("PAYMENTS")),
-            ("scheme", .bool(true)),
-        ])
-        return encodedHeader + "." + base64URL(bytes: payload.bytes) + "." + base64URL(bytes: Array("payment-sandbox:\(sessionID)".utf8))
+        var payload: [UInt8] = []
+        payload.reserveCapacity(320)
+        payload.append(contentsOf: #"{"session_id":"#.utf8)
+        KlarnaJSONBytes.appendString(sessionID, to: &payload)
+        payload.append(contentsOf: #","base_url":"https://js.playground.klarna.com/"#.utf8)
+        payload.append(contentsOf: region.utf8)
+        payload.append(contentsOf: #"/kp","design":"#.utf8)
+        KlarnaJSONBytes.appendString(claims.design ?? "klarna", to: &payload)
+        payload.append(contentsOf: #","language":"#.utf8)
+        KlarnaJSONBytes.appendString(language(claims.locale ?? "en-US"), to: &payload)
+        payload.append(contentsOf: #","purchase_country":"#.utf8)
+        KlarnaJSONBytes.appendString(country, to: &payload)
+        payload.append(contentsOf: #","environment":"playground","merchant_name":"payment-sandbox","session_type":"PAYMENTS","scheme":true}"#.utf8)
+        var signed: [UInt8] = Array("payment-sandbox:".utf8)
+        signed.append(contentsOf: sessionID.utf8)
+        return encodedHeader + "." + base64URL(bytes: payload) + "." + base64URL(bytes: signed)
+    }
+
+    /// The locale's first two characters, lowercased: its first two bytes when it is ASCII without a CR (where a
+    /// character is a byte).
+    private static func language(_ locale: String) -> String {
+        let utf8 = locale.utf8
+        guard utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return String(locale.prefix(2)).lowercased() }
+        return KlarnaJSONBytes.lowercased(String(decoding: utf8.prefix(2), as: UTF8.self))
     }
 
     private static let encodedHeader = base64URL(
@@ -43,6 +56,8 @@ enum ClientToken {
 
     /// The `session_id` claim of a token this sandbox issued, or nil.
     static func sessionID(of token: String) -> String? {
+        // A key without a dot (a session id) is no token: nil before splitting it by characters.
+        guard token.utf8.contains(UInt8(ascii: ".")) else { return nil }
         let parts = token.split(separator: ".")
         guard parts.count == 3, let payload = fromBase64URL(String(parts[1])),
               let claims = try? JSONDocument.parse(payload) else { return nil }
@@ -53,6 +68,10 @@ enum ClientToken {
     static func base64URL(_ data: Data) -> String { base64URL(bytes: [UInt8](data)) }
 
     static func base64URL(bytes: [UInt8]) -> String {
+        bytes.withUnsafeBufferPointer { base64URL($0) }
+    }
+
+    private static func base64URL(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
         let table = alphabet.utf8Start
         return String(unsafeUninitializedCapacity: (bytes.count * 4 + 2) / 3) { out in

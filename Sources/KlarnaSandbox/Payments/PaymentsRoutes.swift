@@ -138,8 +138,9 @@ private func standIn(_ call: KlarnaSDKCall, _ request: HTTPRequest, store: Klarn
     guard let id = store.sessionID(forKey: key, namespace) else { throw KlarnaError.unknownSDKSession(in: namespace) }
     let body = try SDKRequest.decode(request.body)
     let view = store.customerView(namespace, sessionID: id, data: body.jsonData)
-    let subject = view.map { JSONNode($0.fields.json) }
-    return play(call.operation, request, namespace, subject: subject, object: id, sticky: view?.scenario) { outcome in
+    // The session as a tree only when a scenario's condition may look at it.
+    return play(call.operation, request, namespace, lazySubject: { view.map { JSONNode($0.fields.json) } }, object: id,
+                sticky: view?.scenario) { outcome in
         let result: KlarnaSDKResult
         switch call {
         case .initialize:
@@ -149,7 +150,7 @@ private func standIn(_ call: KlarnaSDKCall, _ request: HTTPRequest, store: Klarn
         case .authorize, .reauthorize, .finalize:
             result = store.authorize(namespace, sessionID: id, data: body.jsonData, outcome: outcome, call: call)
         }
-        return HTTPResponse.json(result.json.data)
+        return HTTPReply(HTTPResponse.json(result.json.data))
     }
 }
 
