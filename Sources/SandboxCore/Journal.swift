@@ -148,7 +148,10 @@ package final class Journal: Sendable, HTTPExchangeObserver {
         guard isJournaled(request.path) else { return }
         // The namespace the handler ran the call in, when its note names one (a browser's call names none itself).
         let namespace = (exchange.note as? any JournalNote)?.namespace ?? Namespace(for: request)
-        let query = request.target.utf8.firstIndex(of: UInt8(ascii: "?")).map { Journal.ownedPrefix(request.target.utf8[request.target.utf8.index(after: $0)...]) }
+        var target = request.target
+        let query = target.withUTF8 { $0.firstIndex(of: UInt8(ascii: "?")) }.map { question in
+            Journal.ownedPrefix(request.target.utf8[request.target.utf8.index(request.target.utf8.startIndex, offsetBy: question + 1)...])
+        }
         // The decoded path is a string of its own: kept as it is unless it must be cut.
         let path = request.path.utf8.count <= Journal.textLimit ? (text: request.path, truncated: false) : Journal.ownedPrefix(request.path.utf8[...])
         let entry = Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: request.id,

@@ -349,11 +349,11 @@ package final class ScenarioEngine: Sendable {
             selected = scenario
         } else {
             var content: Scenario? = nil
-            if !contentRuleScenarios.isEmpty {
+            let candidates = contentRuleScenarios.compactMap { self.scenario(named: $0) }.filter { $0.hasRules(for: operation) }
+            if !candidates.isEmpty {
                 let body = subject()
                 made = .some(body)
-                content = contentRuleScenarios.lazy.compactMap({ self.scenario(named: $0) })
-                    .first(where: { $0.firstMatchingRule(for: operation, body: body, headers: facts.headers) != nil })
+                content = candidates.first { $0.firstMatchingRule(for: operation, body: body, headers: facts.headers) != nil }
             }
             selected = content ?? defaultScenario(for: namespace).flatMap { scenario(named: $0) }
         }

@@ -145,6 +145,17 @@ import Testing
         }
     }
 
+    @Test func sdkResult_BytesAreItsJSON() {
+        let results = [
+            KlarnaSDKResult(approved: true, showForm: true, authorizationToken: "tok-1", finalizeRequired: false),
+            KlarnaSDKResult(approved: false, showForm: false), KlarnaSDKResult(showForm: true),
+            KlarnaSDKResult(approved: false, showForm: true, finalizeRequired: true),
+            KlarnaSDKResult(approved: true, showForm: true, authorizationToken: "q\"\u{1}ü", finalizeRequired: nil),
+            .failed(.invalidClientToken(action: "authorize"), approved: false),
+        ]
+        for result in results { #expect(result.jsonBytes == result.json.bytes, "\(result)") }
+    }
+
     @Test func trimmingWhitespaces_IsFoundations() {
         for text in ["", " ", "key", " key", "key\t", "\u{A0}key", "key\u{2003}", "k e y", "ü", "\u{A0}"] {
             #expect(text.trimmingWhitespaces() == text.trimmingCharacters(in: .whitespaces), "\(text.debugDescription)")

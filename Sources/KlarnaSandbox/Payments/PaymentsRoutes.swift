@@ -150,7 +150,7 @@ private func standIn(_ call: KlarnaSDKCall, _ request: HTTPRequest, store: Klarn
         case .authorize, .reauthorize, .finalize:
             result = store.authorize(namespace, sessionID: id, data: body.jsonData, outcome: outcome, call: call)
         }
-        return HTTPReply(HTTPResponse.json(result.json.data))
+        return HTTPReply(HTTPResponse.json(Data(result.jsonBytes)))
     }
 }
 
