@@ -40,8 +40,21 @@ enum ClientToken {
         payload.append(contentsOf: #","environment":"playground","merchant_name":"payment-sandbox","session_type":"PAYMENTS","scheme":true}"#.utf8)
         var signed: [UInt8] = Array("payment-sandbox:".utf8)
         signed.append(contentsOf: sessionID.utf8)
-        return encodedHeader + "." + base64URL(bytes: payload) + "." + base64URL(bytes: signed)
+        // header.payload.signature, written into one string.
+        let length = encodedHeaderBytes.count + 2 + encodedLength(payload.count) + encodedLength(signed.count)
+        return String(unsafeUninitializedCapacity: length) { out in
+            var written = out.initialize(from: encodedHeaderBytes).1
+            out[written] = UInt8(ascii: ".")
+            written = payload.withUnsafeBufferPointer { base64URL($0, into: out, at: written + 1) }
+            out[written] = UInt8(ascii: ".")
+            return signed.withUnsafeBufferPointer { base64URL($0, into: out, at: written + 1) }
+        }
     }
+
+    private static let encodedHeaderBytes = Array(encodedHeader.utf8)
+
+    /// The length of `count` bytes in base64url without padding.
+    private static func encodedLength(_ count: Int) -> Int { count / 3 * 4 + (count % 3 == 0 ? 0 : count % 3 + 1) }
 
     /// The locale's first two characters, lowercased: its first two bytes when it is ASCII without a CR (where a
     /// character is a byte).
@@ -72,33 +85,36 @@ enum ClientToken {
     }
 
     private static func base64URL(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: encodedLength(bytes.count)) { base64URL(bytes, into: $0, at: 0) }
+    }
+
+    /// Writes `bytes` in base64url (no padding) into `out` from `start`; returns where it ended.
+    private static func base64URL(_ bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
         let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
         let table = alphabet.utf8Start
-        return String(unsafeUninitializedCapacity: (bytes.count * 4 + 2) / 3) { out in
-            var written = 0
-            var index = 0
-            while index + 3 <= bytes.count {
-                let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-                out[written] = table[Int(group >> 18)]
-                out[written + 1] = table[Int(group >> 12 & 63)]
-                out[written + 2] = table[Int(group >> 6 & 63)]
-                out[written + 3] = table[Int(group & 63)]
-                written += 4
-                index += 3
-            }
-            let rest = bytes.count - index
-            if rest > 0 {
-                let group = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
-                out[written] = table[Int(group >> 18)]
-                out[written + 1] = table[Int(group >> 12 & 63)]
-                written += 2
-                if rest == 2 {
-                    out[written] = table[Int(group >> 6 & 63)]
-                    written += 1
-                }
-            }
-            return written
+        var written = start
+        var index = 0
+        while index + 3 <= bytes.count {
+            let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            out[written] = table[Int(group >> 18)]
+            out[written + 1] = table[Int(group >> 12 & 63)]
+            out[written + 2] = table[Int(group >> 6 & 63)]
+            out[written + 3] = table[Int(group & 63)]
+            written += 4
+            index += 3
         }
+        let rest = bytes.count - index
+        if rest > 0 {
+            let group = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+            out[written] = table[Int(group >> 18)]
+            out[written + 1] = table[Int(group >> 12 & 63)]
+            written += 2
+            if rest == 2 {
+                out[written] = table[Int(group >> 6 & 63)]
+                written += 1
+            }
+        }
+        return written
     }
 
     static func fromBase64URL(_ text: String) -> Data? {

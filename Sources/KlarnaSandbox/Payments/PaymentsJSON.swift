@@ -100,7 +100,11 @@ struct KlarnaJSONWriter {
     mutating func add(_ key: String, _ values: [String]?) { if let values { members.append((key, .array(values.map(JSONText.string)))) } }
     mutating func add(_ key: String, json: JSONText) { members.append((key, json)) }
 
-    var json: JSONText { .object(members.sorted { $0.0 < $1.0 }) }
+    /// Sorted only when they were not added in order (the writers add them in order; a session read adds more).
+    var json: JSONText {
+        let inOrder = zip(members, members.dropFirst()).allSatisfy { $0.0 < $1.0 }
+        return .object(inOrder ? members : members.sorted { $0.0 < $1.0 })
+    }
 }
 
 /// A model written into a response body.
