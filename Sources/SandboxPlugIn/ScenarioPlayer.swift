@@ -104,6 +104,17 @@ package struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
         return PlayedDecision(note: ScenarioNote(scenario: scenario, operation: operation, decision: decision, namespace: namespace))
     }
 
+    /// ``decide(_:_:in:lazySubject:object:sticky:)`` with the subject made a top-level member at a time
+    /// (``ScenarioEngine/decide(_:facts:namespace:subjectMember:object:sticky:)``).
+    package func decide(
+        _ operation: ScenarioOperation, _ facts: ScenarioRequestFacts, in namespace: Namespace, subjectMember: (String) -> JSONNode?,
+        object: String, sticky: String?
+    ) throws(ScenarioEngine.UnknownScenario) -> PlayedDecision {
+        let (scenario, decision) = try engine.decide(operation, facts: facts, namespace: namespace, subjectMember: subjectMember,
+                                                     object: object, sticky: sticky)
+        return PlayedDecision(note: ScenarioNote(scenario: scenario, operation: operation, decision: decision, namespace: namespace))
+    }
+
     /// - Parameters:
     ///   - subject: what field conditions look at; nil (the default) for the request body.
     ///   - object: what sequences count per (a session id, a token, an order id).
@@ -136,6 +147,22 @@ package struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
         let decided: PlayedDecision
         do {
             decided = try decide(operation, ScenarioRequestFacts(request), in: namespace, lazySubject: lazySubject, object: object, sticky: sticky)
+        } catch {
+            return HTTPReply(format.unknownScenario(error, for: request))
+        }
+        return play(decided, request, ClosureOperation(body: perform))
+    }
+
+    /// As above, with the subject made a top-level member at a time (a subject whose whole tree costs more than the
+    /// members conditions look at).
+    package func callAsFunction(
+        _ operation: ScenarioOperation, _ request: HTTPRequest, _ namespace: Namespace, subjectMember: (String) -> JSONNode?,
+        object: String, sticky: String?, perform: @escaping @Sendable (ScenarioOutcome) throws -> HTTPReply
+    ) -> HTTPReply {
+        let decided: PlayedDecision
+        do {
+            decided = try decide(operation, ScenarioRequestFacts(request), in: namespace, subjectMember: subjectMember, object: object,
+                                 sticky: sticky)
         } catch {
             return HTTPReply(format.unknownScenario(error, for: request))
         }

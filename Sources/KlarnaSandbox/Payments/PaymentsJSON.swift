@@ -325,6 +325,17 @@ extension KlarnaSessionFields: KlarnaJSONDecodable, KlarnaJSONEncodable {
         write(into: &w)
         return w.json
     }
+
+    /// The member `key` of ``json`` (nil when it has none); the addresses, which scenario conditions look at, made alone.
+    func jsonMember(_ key: String) -> JSONText? {
+        switch key {
+        case "billing_address": return billingAddress?.json
+        case "shipping_address": return shippingAddress?.json
+        default:
+            guard case .object(let members) = json else { return nil }
+            return members.last { $0.0 == key }?.1
+        }
+    }
 }
 
 extension KlarnaCreateOrderRequest: KlarnaJSONDecodable {

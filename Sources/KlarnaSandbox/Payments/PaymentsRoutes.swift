@@ -138,8 +138,8 @@ private func standIn(_ call: KlarnaSDKCall, _ request: HTTPRequest, store: Klarn
     guard let id = store.sessionID(forKey: key, namespace) else { throw KlarnaError.unknownSDKSession(in: namespace) }
     let body = try SDKRequest.decode(request.body)
     let view = store.customerView(namespace, sessionID: id, data: body.jsonData)
-    // The session as a tree only when a scenario's condition may look at it.
-    return play(call.operation, request, namespace, lazySubject: { view.map { JSONNode($0.fields.json) } }, object: id,
+    // Of the session as a tree, only the members a scenario's conditions look at.
+    return play(call.operation, request, namespace, subjectMember: { key in view?.fields.jsonMember(key).map(JSONNode.init) }, object: id,
                 sticky: view?.scenario) { outcome in
         let result: KlarnaSDKResult
         switch call {
