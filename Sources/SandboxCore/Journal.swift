@@ -217,7 +217,7 @@ package final class Journal: Sendable, HTTPExchangeObserver {
     /// The first `limit` bytes of `data` in a buffer of their own. `data.prefix(limit)` alone is a slice that
     /// shares, and so keeps alive, the whole body: 10,000 entries of 8 MiB requests would hold 80 GB.
     static func ownedPrefix(_ data: Data, _ limit: Int) -> Data {
-        data.isEmpty ? Data() : Data([UInt8](data.prefix(max(0, limit))))
+        data.isEmpty ? Data() : data.prefix(max(0, limit)).withUnsafeBytes { Data($0) }
     }
 
     /// The first ``textLimit`` bytes of `utf8`, cut back to a whole Unicode scalar, as a new string: a

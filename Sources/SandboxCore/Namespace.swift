@@ -133,23 +133,38 @@ package struct BasicCredentials: Sendable, Equatable {
     }
 
     /// nil when the header is missing, not Basic, not base64, or has no colon.
-    /// Runs for every request (namespace, journal), so it avoids Foundation's string helpers.
+    /// Runs for every request (namespace, journal), so it reads the header's bytes in place.
     package init?(_ request: HTTPRequest) {
-        guard let header = request.headers["Authorization"] else { return nil }
-        let utf8 = header.utf8
+        guard var header = request.headers["Authorization"],
+              let credentials = header.withUTF8({ BasicCredentials(header: $0) }) else { return nil }
+        self = credentials
+    }
+
+    private init?(header utf8: UnsafeBufferPointer<UInt8>) {
         // The scheme is case-insensitive (RFC 9110 §11.1); one or more spaces follow it.
-        guard utf8.count > 6, utf8.prefix(5).lazy.map({ $0 | 0x20 }).elementsEqual("basic".utf8),
-              utf8.dropFirst(5).first == UInt8(ascii: " ") else { return nil }
-        let token = utf8.dropFirst(6).drop { $0 == UInt8(ascii: " ") }
-        guard let decoded = BasicCredentials.base64Decode(token), let colon = decoded.firstIndex(of: UInt8(ascii: ":")),
-              let user = String(validUTF8: decoded[..<colon]),
-              let password = String(validUTF8: decoded[(colon + 1)...]) else { return nil }
+        guard utf8.count > 6, utf8[0] | 0x20 == UInt8(ascii: "b"), utf8[1] | 0x20 == UInt8(ascii: "a"),
+              utf8[2] | 0x20 == UInt8(ascii: "s"), utf8[3] | 0x20 == UInt8(ascii: "i"), utf8[4] | 0x20 == UInt8(ascii: "c"),
+              utf8[5] == UInt8(ascii: " ") else { return nil }
+        var start = 6
+        while start < utf8.count, utf8[start] == UInt8(ascii: " ") { start += 1 }
+        guard let decoded = BasicCredentials.base64Decode(utf8[start...]), let colon = decoded.firstIndex(of: UInt8(ascii: ":")),
+              let user = BasicCredentials.string(decoded[..<colon]),
+              let password = BasicCredentials.string(decoded[(colon + 1)...]) else { return nil }
         self.init(user: user, password: password)
+    }
+
+    /// Valid UTF-8 as a string, else nil; ASCII (what credentials are) without a decoder's scalar-by-scalar pass.
+    private static func string(_ bytes: ArraySlice<UInt8>) -> String? {
+        var ascii = true
+        for byte in bytes where byte >= 0x80 { ascii = false; break }
+        return ascii ? String(decoding: bytes, as: UTF8.self) : String(validUTF8: bytes)
     }
 
     /// RFC 4648 §4 base64 with padding (as RFC 7617 sends it; missing padding is tolerated); nil for any
     /// other character. Written out because it runs for every request, twice.
-    static func base64Decode(_ text: some Collection<UInt8>) -> [UInt8]? {
+    static func base64Decode(_ text: [UInt8]) -> [UInt8]? { text.withUnsafeBufferPointer { base64Decode($0[...]) } }
+
+    static func base64Decode(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(text.count * 3 / 4)
         var buffer: UInt32 = 0, bits = 0, padding = 0, characters = 0

@@ -54,8 +54,11 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
         shards = (0..<Self.shardCount).map { _ in Locked(Shard()) }
     }
 
+    /// The namespace's shard, by an FNV-1a hash of its name: cheaper than `hashValue` (SipHash), paid on every access.
     private func shard(_ namespace: Namespace) -> Locked<Shard> {
-        shards[Int(UInt(bitPattern: namespace.hashValue) % UInt(shards.count))]
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in namespace.name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return shards[Int(hash % UInt64(shards.count))]
     }
 
     /// A number that grows with every call, across namespaces: the order of creation (the eviction seam).
@@ -68,9 +71,10 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
         _ namespace: Namespace, _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try shard(namespace).withLock { (shard) throws(Failure) -> Result in
-            if shard.slots[namespace] != nil {
-                defer { if shard.slots[namespace]?.state.isEmpty == true { shard.slots[namespace] = nil } }
-                return try body(&shard.slots[namespace]!.state)
+            // One look-up: the slot is changed in place through its index (`body` cannot reach the dictionary).
+            if let index = shard.slots.index(forKey: namespace) {
+                defer { if shard.slots.values[index].state.isEmpty { shard.slots.remove(at: index) } }
+                return try body(&shard.slots.values[index].state)
             }
             var fresh = makeState()
             defer { if !fresh.isEmpty { shard.slots[namespace] = Slot(state: fresh, sequence: nextSequence()) } }

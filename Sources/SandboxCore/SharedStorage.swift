@@ -11,11 +11,13 @@ import Foundation
 /// A value shared by every copy of the struct that holds it (8 bytes inline instead of the value's size).
 @propertyWrapper
 package struct Shared<Value> {
-    private var box: SharedBox<Value>
+    @usableFromInline var box: SharedBox<Value>
 
-    package init(wrappedValue: Value) { box = SharedBox(wrappedValue) }
+    @inlinable package init(wrappedValue: Value) { box = SharedBox(wrappedValue) }
 
-    package var wrappedValue: Value {
+    // Inlinable: read and set on every request from the providers' modules, where a generic call looks its
+    // type's metadata up at run time.
+    @inlinable package var wrappedValue: Value {
         get { box.value }
         set { box = SharedBox(newValue) }
     }
@@ -30,14 +32,14 @@ package struct Shared<Value> {
 /// An optional group of fields that is usually absent: nil costs 8 bytes inline, a value one shared box.
 @propertyWrapper
 package struct Boxed<Wrapped> {
-    private var box: SharedBox<Wrapped>?
+    @usableFromInline var box: SharedBox<Wrapped>?
 
     // nil makes no box and names no box type: absent groups are the common case, set on every request's parse.
-    package init(wrappedValue: Wrapped?) {
+    @inlinable package init(wrappedValue: Wrapped?) {
         if let wrappedValue { box = SharedBox(wrappedValue) } else { box = nil }
     }
 
-    package var wrappedValue: Wrapped? {
+    @inlinable package var wrappedValue: Wrapped? {
         get { box?.value }
         set {
             if let newValue { box = SharedBox(newValue) } else { box = nil }
@@ -51,9 +53,9 @@ package struct Boxed<Wrapped> {
 }
 
 /// Immutable once made, so sharing it between threads is safe whenever its value is `Sendable`.
-private final class SharedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
+@usableFromInline final class SharedBox<Value>: @unchecked Sendable {
+    @usableFromInline let value: Value
+    @inlinable init(_ value: Value) { self.value = value }
 }
 
 extension Shared: Sendable where Value: Sendable {}

@@ -80,7 +80,7 @@ package struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
         _ operation: ScenarioOperation, _ request: HTTPRequest, in namespace: Namespace, subject: JSONNode?? = nil,
         object: String, sticky: String?
     ) throws(ScenarioEngine.UnknownScenario) -> PlayedDecision {
-        try decide(operation, ScenarioRequestFacts(request), in: namespace, subject: subject ?? ScenarioEngine.subject(request.body),
+        try decide(operation, ScenarioRequestFacts(request), in: namespace, lazySubject: { subject ?? ScenarioEngine.subject(request.body) },
                    object: object, sticky: sticky)
     }
 
@@ -90,7 +90,28 @@ package struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
         _ operation: ScenarioOperation, _ facts: ScenarioRequestFacts, in namespace: Namespace, subject: JSONNode?, object: String,
         sticky: String?
     ) throws(ScenarioEngine.UnknownScenario) -> PlayedDecision {
-        let (scenario, decision) = try engine.decide(operation, facts: facts, namespace: namespace, subject: subject, object: object, sticky: sticky)
+        try decide(operation, facts, in: namespace, lazySubject: { subject }, object: object, sticky: sticky)
+    }
+
+    /// ``decide(_:_:in:subject:object:sticky:)`` with the subject made only when a condition may look at it
+    /// (``ScenarioEngine/decide(_:facts:namespace:lazySubject:object:sticky:)``).
+    package func decide(
+        _ operation: ScenarioOperation, _ facts: ScenarioRequestFacts, in namespace: Namespace, lazySubject: () -> JSONNode?,
+        object: String, sticky: String?
+    ) throws(ScenarioEngine.UnknownScenario) -> PlayedDecision {
+        let (scenario, decision) = try engine.decide(operation, facts: facts, namespace: namespace, lazySubject: lazySubject, object: object,
+                                                     sticky: sticky)
+        return PlayedDecision(note: ScenarioNote(scenario: scenario, operation: operation, decision: decision, namespace: namespace))
+    }
+
+    /// ``decide(_:_:in:lazySubject:object:sticky:)`` with the subject made a top-level member at a time
+    /// (``ScenarioEngine/decide(_:facts:namespace:subjectMember:object:sticky:)``).
+    package func decide(
+        _ operation: ScenarioOperation, _ facts: ScenarioRequestFacts, in namespace: Namespace, subjectMember: (String) -> JSONNode?,
+        object: String, sticky: String?
+    ) throws(ScenarioEngine.UnknownScenario) -> PlayedDecision {
+        let (scenario, decision) = try engine.decide(operation, facts: facts, namespace: namespace, subjectMember: subjectMember,
+                                                     object: object, sticky: sticky)
         return PlayedDecision(note: ScenarioNote(scenario: scenario, operation: operation, decision: decision, namespace: namespace))
     }
 
@@ -114,9 +135,34 @@ package struct ScenarioPlayer<Format: ProviderErrorFormat>: Sendable {
         _ operation: ScenarioOperation, _ request: HTTPRequest, _ namespace: Namespace, subject: JSONNode?? = nil,
         object: String, sticky: String?, perform: @escaping @Sendable (ScenarioOutcome) throws -> HTTPReply
     ) -> HTTPReply {
+        self(operation, request, namespace, lazySubject: { subject ?? ScenarioEngine.subject(request.body) }, object: object, sticky: sticky,
+             perform: perform)
+    }
+
+    /// As above, with the subject made only when a condition may look at it (a subject that costs a tree to make).
+    package func callAsFunction(
+        _ operation: ScenarioOperation, _ request: HTTPRequest, _ namespace: Namespace, lazySubject: () -> JSONNode?,
+        object: String, sticky: String?, perform: @escaping @Sendable (ScenarioOutcome) throws -> HTTPReply
+    ) -> HTTPReply {
         let decided: PlayedDecision
         do {
-            decided = try decide(operation, request, in: namespace, subject: subject, object: object, sticky: sticky)
+            decided = try decide(operation, ScenarioRequestFacts(request), in: namespace, lazySubject: lazySubject, object: object, sticky: sticky)
+        } catch {
+            return HTTPReply(format.unknownScenario(error, for: request))
+        }
+        return play(decided, request, ClosureOperation(body: perform))
+    }
+
+    /// As above, with the subject made a top-level member at a time (a subject whose whole tree costs more than the
+    /// members conditions look at).
+    package func callAsFunction(
+        _ operation: ScenarioOperation, _ request: HTTPRequest, _ namespace: Namespace, subjectMember: (String) -> JSONNode?,
+        object: String, sticky: String?, perform: @escaping @Sendable (ScenarioOutcome) throws -> HTTPReply
+    ) -> HTTPReply {
+        let decided: PlayedDecision
+        do {
+            decided = try decide(operation, ScenarioRequestFacts(request), in: namespace, subjectMember: subjectMember, object: object,
+                                 sticky: sticky)
         } catch {
             return HTTPReply(format.unknownScenario(error, for: request))
         }

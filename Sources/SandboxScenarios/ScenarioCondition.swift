@@ -75,6 +75,20 @@ package struct ScenarioFieldPath: Sendable, Hashable, CustomStringConvertible {
         }
         return node
     }
+
+    /// ``resolve(in:)`` with `member(key)` answering the first step (`root?[key]`), so the rest of the root need not
+    /// be made. A path's first component is always a key (the grammar starts with a name).
+    package func resolve(member: (String) -> JSONNode?) -> JSONNode? {
+        guard case .key(let first) = components.first else { return nil }
+        var node = member(first)
+        for component in components.dropFirst() {
+            switch component {
+            case .key(let key): node = node?[key]
+            case .index(let index): node = node?[index]
+            }
+        }
+        return node
+    }
 }
 
 /// A compiled `matches` regular expression (NSRegularExpression, ICU syntax). Equal when the patterns are.

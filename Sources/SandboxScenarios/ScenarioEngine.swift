@@ -26,6 +26,8 @@ package final class ScenarioEngine: Sendable {
 
     private struct State {
         var library: ScenarioLibrary
+        /// ``library`` as decisions read it (made with it: ``init`` and ``reload()``).
+        var index: DecisionIndex
         var defaults: [Namespace: String] = [:]
         var counters: [CounterKey: Int] = [:]
         /// The keys of ``counters`` per namespace and object, so they go with their object (``forget(_:)``). May name
@@ -80,7 +82,7 @@ package final class ScenarioEngine: Sendable {
         self.directories = directories
         self.vocabulary = vocabulary
         self.contentRuleScenarios = contentRuleScenarios
-        state = Locked(State(library: library))
+        state = Locked(State(library: library, index: DecisionIndex(library, contentRuleScenarios: contentRuleScenarios)))
     }
 
     /// Loads every scenario in `directories`; any problem fails the whole load (the server does not start).
@@ -110,6 +112,7 @@ package final class ScenarioEngine: Sendable {
             state.withLock { state in
                 let old = state.library
                 state.library = library
+                state.index = DecisionIndex(library, contentRuleScenarios: contentRuleScenarios)
                 state.lastReloadProblems = []
                 // Counters refer to rules by index: only a scenario whose rules changed (or went away) starts
                 // its sequences again, so one suite editing its file does not reset another suite's retries.
@@ -332,20 +335,67 @@ package final class ScenarioEngine: Sendable {
         _ operation: ScenarioOperation, facts: ScenarioRequestFacts, namespace: Namespace, subject: JSONNode?, object: String,
         sticky: String?
     ) throws(UnknownScenario) -> (scenario: String?, decision: ScenarioDecision) {
-        let selected: Scenario?
-        if let fromHeader = try headerScenario(facts.headers) {
-            selected = fromHeader
-        } else if let sticky, let scenario = scenario(named: sticky) {
-            selected = scenario
-        } else if let content = contentRuleScenarios.lazy.compactMap({ self.scenario(named: $0) })
-            .first(where: { $0.firstMatchingRule(for: operation, body: subject, headers: facts.headers) != nil }) {
-            selected = content
-        } else {
-            selected = defaultScenario(for: namespace).flatMap { scenario(named: $0) }
+        try decide(operation, facts: facts, namespace: namespace, lazySubject: { subject }, object: object, sticky: sticky)
+    }
+
+    /// ``decide(_:facts:namespace:subject:object:sticky:)`` with the subject made only when a condition may look at it:
+    /// a content-rule scenario is loaded, or the scenario in force has a rule for `operation` (most calls have none).
+    package func decide(
+        _ operation: ScenarioOperation, facts: ScenarioRequestFacts, namespace: Namespace, lazySubject subject: () -> JSONNode?,
+        object: String, sticky: String?
+    ) throws(UnknownScenario) -> (scenario: String?, decision: ScenarioDecision) {
+        var made: JSONNode?? = nil
+        return try decide(operation, facts: facts, namespace: namespace, object: object, sticky: sticky) { path in
+            if made == nil { made = .some(subject()) }
+            return path.resolve(in: made ?? nil)
         }
-        guard let scenario = selected,
-              let ruleIndex = scenario.firstMatchingRule(for: operation, body: subject, headers: facts.headers)
-        else { return (selected?.name, .approve) }
+    }
+
+    /// ``decide(_:facts:namespace:lazySubject:object:sticky:)`` with the subject made a top-level member at a time:
+    /// `member(key)` is what `subject()?[key]` would be (the last member named `key` when the subject is an object,
+    /// else nil); each key is asked once.
+    package func decide(
+        _ operation: ScenarioOperation, facts: ScenarioRequestFacts, namespace: Namespace, subjectMember member: (String) -> JSONNode?,
+        object: String, sticky: String?
+    ) throws(UnknownScenario) -> (scenario: String?, decision: ScenarioDecision) {
+        var asked: [(key: String, value: JSONNode?)] = []
+        return try decide(operation, facts: facts, namespace: namespace, object: object, sticky: sticky) { path in
+            path.resolve { key in
+                if let known = asked.first(where: { $0.key == key }) { return known.value }
+                let value = member(key)
+                asked.append((key, value))
+                return value
+            }
+        }
+    }
+
+    /// The decision, with `field` resolving a condition's path in the subject.
+    private func decide(
+        _ operation: ScenarioOperation, facts: ScenarioRequestFacts, namespace: Namespace, object: String, sticky: String?,
+        field: (ScenarioFieldPath) -> JSONNode?
+    ) throws(UnknownScenario) -> (scenario: String?, decision: ScenarioDecision) {
+        let decisions = state.withLock { $0.index }
+        var selected: (scenario: Scenario, rules: [Int])?
+        var matched: Int?
+        if let fromHeader = try headerScenario(facts.headers, decisions) {
+            selected = (fromHeader, decisions.rules(of: fromHeader.name, for: operation))
+        } else if let sticky, let scenario = decisions.library.scenario(named: sticky) {
+            selected = (scenario, decisions.rules(of: sticky, for: operation))
+        } else {
+            for candidate in decisions.contentRules[operation] ?? [] {
+                if let rule = candidate.scenario.firstMatchingRule(among: candidate.rules, headers: facts.headers, field: field) {
+                    selected = candidate
+                    matched = rule
+                    break
+                }
+            }
+            if selected == nil, let name = defaultScenario(for: namespace), let scenario = decisions.library.scenario(named: name) {
+                selected = (scenario, decisions.rules(of: name, for: operation))
+            }
+        }
+        guard let (scenario, rules) = selected, !rules.isEmpty,
+              let ruleIndex = matched ?? scenario.firstMatchingRule(among: rules, headers: facts.headers, field: field)
+        else { return (selected?.scenario.name, .approve) }
         let key = CounterKey(namespace: namespace, object: object, operation: operation, scenario: scenario.name, rule: ruleIndex)
         let callIndex = state.withLock { state -> Int in
             state.countedObjects[namespace]?.lastUsed = state.sweeps
@@ -360,11 +410,12 @@ package final class ScenarioEngine: Sendable {
         return (scenario.name, scenario.rules[ruleIndex].decision(ruleIndex: ruleIndex, callIndex: callIndex))
     }
 
-    private func headerScenario(_ headers: HTTPHeaders) throws(UnknownScenario) -> Scenario? {
+    private func headerScenario(_ headers: HTTPHeaders, _ index: DecisionIndex? = nil) throws(UnknownScenario) -> Scenario? {
         guard let name = headers[ScenarioEngine.headerName]?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
             return nil
         }
-        guard let scenario = scenario(named: name) else { throw UnknownScenario(name: name, known: scenarios.map(\.name)) }
+        let found = index.map { $0.library.scenario(named: name) } ?? scenario(named: name)
+        guard let scenario = found else { throw UnknownScenario(name: name, known: scenarios.map(\.name)) }
         return scenario
     }
 
@@ -372,4 +423,32 @@ package final class ScenarioEngine: Sendable {
     package static func subject(_ body: Data) -> JSONNode? {
         body.isEmpty ? nil : try? JSONDocument.parse(body)
     }
+}
+
+/// A scenario library as decisions read it, made once per load: which rules of each scenario name each operation,
+/// and the content-rule scenarios (in their order) that have rules for it.
+private final class DecisionIndex: Sendable {
+    let library: ScenarioLibrary
+    /// Scenario name, then operation: the indices of its rules for that operation, in file order.
+    let rulesByScenario: [String: [ScenarioOperation: [Int]]]
+    let contentRules: [ScenarioOperation: [(scenario: Scenario, rules: [Int])]]
+
+    init(_ library: ScenarioLibrary, contentRuleScenarios: [String]) {
+        self.library = library
+        var rulesByScenario: [String: [ScenarioOperation: [Int]]] = [:]
+        for scenario in library.scenarios {
+            var byOperation: [ScenarioOperation: [Int]] = [:]
+            for (offset, rule) in scenario.rules.enumerated() { byOperation[rule.operation, default: []].append(offset) }
+            rulesByScenario[scenario.name] = byOperation
+        }
+        var contentRules: [ScenarioOperation: [(scenario: Scenario, rules: [Int])]] = [:]
+        for name in contentRuleScenarios {
+            guard let scenario = library.scenario(named: name) else { continue }
+            for (operation, rules) in rulesByScenario[name] ?? [:] { contentRules[operation, default: []].append((scenario, rules)) }
+        }
+        self.rulesByScenario = rulesByScenario
+        self.contentRules = contentRules
+    }
+
+    func rules(of scenario: String, for operation: ScenarioOperation) -> [Int] { rulesByScenario[scenario]?[operation] ?? [] }
 }

@@ -65,6 +65,12 @@ extension Scenario {
         rules.indices.first { rules[$0].operation == operation && rules[$0].matches(body: body, headers: headers) }
     }
 
+    /// The first of `candidates` (indices of ``rules`` for one operation, in order) whose conditions all hold, with
+    /// `field` resolving a path in the subject (as `path.resolve(in: body)` would).
+    func firstMatchingRule(among candidates: [Int], headers: HTTPHeaders, field: (ScenarioFieldPath) -> JSONNode?) -> Int? {
+        candidates.first { rules[$0].conditions.allSatisfy { $0.holds(headers: headers, field: field) } }
+    }
+
     /// Whether any rule names `operation` (a scenario that never mentions an operation approves it).
     package func hasRules(for operation: ScenarioOperation) -> Bool { rules.contains { $0.operation == operation } }
 }
@@ -91,9 +97,14 @@ extension ScenarioRule {
 extension ScenarioCondition {
     /// Whether the condition holds for a request with this JSON body and these headers.
     package func holds(body: JSONNode?, headers: HTTPHeaders) -> Bool {
+        holds(headers: headers) { $0.resolve(in: body) }
+    }
+
+    /// ``holds(body:headers:)`` with `field` resolving a path in the body.
+    func holds(headers: HTTPHeaders, field: (ScenarioFieldPath) -> JSONNode?) -> Bool {
         switch subject {
         case .field(let path):
-            let value = path.resolve(in: body)
+            let value = field(path)
             switch test {
             case .exists(let expected): return (value != nil) == expected
             case .equals(let expected): return value.map { $0 == expected } ?? false

@@ -91,3 +91,74 @@ import Testing
         }
     }
 }
+
+/// The token and the created session's answer are written byte by byte: the same bytes as JSONText writes.
+@Suite struct DirectJSONTests {
+    /// The payload as it was built before (JSONText), the reference for the bytes written directly.
+    private static func referencePayload(sessionID: String, claims: ClientToken.Claims) -> [UInt8] {
+        let country = (claims.purchaseCountry ?? "").uppercased()
+        let region = ["US", "CA", "MX"].contains(country) ? "na" : ["AU", "NZ"].contains(country) ? "oc" : "eu"
+        return JSONText.object([
+            ("session_id", .string(sessionID)),
+            ("base_url", .string("https://js.playground.klarna.com/\(region)/kp")),
+            ("design", .string(claims.design ?? "klarna")),
+            ("language", .string(String((claims.locale ?? "en-US").prefix(2)).lowercased())),
+            ("purchase_country", .string(country)),
+            ("environment", .string("playground")),
+            ("merchant_name", .string("payment-sandbox")),
+            ("session_type", .string("PAYMENTS")),
+            ("scheme", .bool(true)),
+        ]).bytes
+    }
+
+    @Test(arguments: [
+        (nil, nil, nil), ("gb", "en-GB", nil), ("US", "EN-us", "custom"), ("au", "e\u{301}n", "q\"uote\\"), ("Ça", "\r\nx", "tab\there"),
+        ("ß", "ÉS-es", "ünï\u{7F}"), ("nz", "x", ""), ("", "", "\u{1}"),
+    ] as [(String?, String?, String?)])
+    func token_PayloadIsWhatJSONTextWrites(country: String?, locale: String?, design: String?) throws {
+        var fields = KlarnaSessionFields()
+        fields.purchaseCountry = country
+        fields.locale = locale
+        fields.design = design
+        let claims = ClientToken.Claims(fields)
+        let id = "6f1c9a62-0b7e-4d4f-9a55-3c1e2a7b8d90"
+        let parts = ClientToken.make(sessionID: id, claims: claims).split(separator: ".").map(String.init)
+        #expect(parts.count == 3)
+        let payload = try #require(ClientToken.fromBase64URL(parts[1]))
+        #expect([UInt8](payload) == Self.referencePayload(sessionID: id, claims: claims))
+        #expect(ClientToken.sessionID(of: parts.joined(separator: ".")) == id)
+    }
+
+    @Test func sessionIDWithoutDots_IsNoToken() {
+        #expect(ClientToken.sessionID(of: "6f1c9a62-0b7e-4d4f-9a55-3c1e2a7b8d90") == nil)
+        #expect(ClientToken.sessionID(of: "") == nil)
+    }
+
+    @Test func createdSession_BytesAreItsJSON() {
+        let categories = KlarnaPaymentsConfiguration().paymentMethodCategories
+        let other = [KlarnaPaymentMethodCategory(identifier: "pay_later", name: "Pay \"later\"",
+                                                 assetUrls: KlarnaAssetURLs(descriptive: "d", standard: "s"))]
+        for offered in [categories, other, []] {
+            let session = KlarnaMerchantSession(sessionId: "id-1", clientToken: ClientToken.make(sessionID: "id-1", fields: KlarnaSessionFields()),
+                                                paymentMethodCategories: offered)
+            #expect(session.jsonBytes == session.json.bytes)
+        }
+    }
+
+    @Test func sdkResult_BytesAreItsJSON() {
+        let results = [
+            KlarnaSDKResult(approved: true, showForm: true, authorizationToken: "tok-1", finalizeRequired: false),
+            KlarnaSDKResult(approved: false, showForm: false), KlarnaSDKResult(showForm: true),
+            KlarnaSDKResult(approved: false, showForm: true, finalizeRequired: true),
+            KlarnaSDKResult(approved: true, showForm: true, authorizationToken: "q\"\u{1}ü", finalizeRequired: nil),
+            .failed(.invalidClientToken(action: "authorize"), approved: false),
+        ]
+        for result in results { #expect(result.jsonBytes == result.json.bytes, "\(result)") }
+    }
+
+    @Test func trimmingWhitespaces_IsFoundations() {
+        for text in ["", " ", "key", " key", "key\t", "\u{A0}key", "key\u{2003}", "k e y", "ü", "\u{A0}"] {
+            #expect(text.trimmingWhitespaces() == text.trimmingCharacters(in: .whitespaces), "\(text.debugDescription)")
+        }
+    }
+}

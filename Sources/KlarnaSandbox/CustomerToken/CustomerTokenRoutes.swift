@@ -32,7 +32,7 @@ package struct KlarnaCustomerTokenRoutes: Sendable {
             return play(.klarnaCustomerTokenCreateOrder, request, namespace, subject: try? body.get(), object: token,
                         sticky: store.scenarioOf(namespace, customerToken: token)) { outcome in
                 let order = try KlarnaJSON.decode(KlarnaCreateOrderRequest.self, from: body.get())
-                let key = request.headers[KlarnaOrderManagementRoutes.idempotencyKeyHeader]?.trimmingCharacters(in: .whitespaces)
+                let key = request.headers[KlarnaOrderManagementRoutes.idempotencyKeyHeader]?.trimmingWhitespaces()
                 return .klarna(try store.createOrder(namespace, customerToken: token, order,
                                                      idempotencyKey: key?.isEmpty == false ? key : nil, outcome: outcome))
             }

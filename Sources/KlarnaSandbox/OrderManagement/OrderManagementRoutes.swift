@@ -245,7 +245,7 @@ package struct KlarnaOrderManagementRoutes: Sendable {
 
 /// The request's Klarna-Idempotency-Key, if it carries a non-empty one.
 private func idempotencyKey(_ request: HTTPRequest) -> String? {
-    guard let key = request.headers[KlarnaOrderManagementRoutes.idempotencyKeyHeader]?.trimmingCharacters(in: .whitespaces),
+    guard let key = request.headers[KlarnaOrderManagementRoutes.idempotencyKeyHeader]?.trimmingWhitespaces(),
           !key.isEmpty else { return nil }
     return key
 }

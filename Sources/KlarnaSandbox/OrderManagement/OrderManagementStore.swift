@@ -236,8 +236,11 @@ struct OrderManagementLedger: NamespaceStateValue {
         static func shortReference(_ orderID: String) -> String {
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
             for byte in orderID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-            let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
-            return String((0..<8).map { index in alphabet[Int((hash >> UInt64(index * 5)) & 31)] })
+            let alphabet: StaticString = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+            return String(unsafeUninitializedCapacity: 8) { out in
+                for index in 0..<8 { out[index] = alphabet.utf8Start[Int((hash >> UInt64(index * 5)) & 31)] }
+                return 8
+            }
         }
     }
 

@@ -21,21 +21,47 @@ enum ClientToken {
         make(sessionID: sessionID, claims: Claims(fields))
     }
 
+    /// The payload is written byte by byte, as JSONText writes it (a token is made for every session created and read).
     static func make(sessionID: String, claims: Claims) -> String {
-        let country = (claims.purchaseCountry ?? "").uppercased()
+        let country = KlarnaJSONBytes.uppercased(claims.purchaseCountry ?? "")
         let region = ["US", "CA", "MX"].contains(country) ? "na" : ["AU", "NZ"].contains(country) ? "oc" : "eu"
-        let payload = JSONText.object([
-            ("session_id", .string(sessionID)),
-            ("base_url", .string("https://js.playground.klarna.com/\(region)/kp")),
-            ("design", .string(claims.design ?? "klarna")),
-            ("language", .string(String((claims.locale ?? "en-US").prefix(2)).lowercased())),
-            ("purchase_country", .string(country)),
-            ("environment", .string("playground")),
-            ("merchant_name", .string("payment-sandbox")),
-            ("session_type", .string("PAYMENTS")),
-            ("scheme", .bool(true)),
-        ])
-        return encodedHeader + "." + base64URL(bytes: payload.bytes) + "." + base64URL(bytes: Array("payment-sandbox:\(sessionID)".utf8))
+        var payload: [UInt8] = []
+        payload.reserveCapacity(320)
+        payload.append(contentsOf: #"{"session_id":"#.utf8)
+        KlarnaJSONBytes.appendString(sessionID, to: &payload)
+        payload.append(contentsOf: #","base_url":"https://js.playground.klarna.com/"#.utf8)
+        payload.append(contentsOf: region.utf8)
+        payload.append(contentsOf: #"/kp","design":"#.utf8)
+        KlarnaJSONBytes.appendString(claims.design ?? "klarna", to: &payload)
+        payload.append(contentsOf: #","language":"#.utf8)
+        KlarnaJSONBytes.appendString(language(claims.locale ?? "en-US"), to: &payload)
+        payload.append(contentsOf: #","purchase_country":"#.utf8)
+        KlarnaJSONBytes.appendString(country, to: &payload)
+        payload.append(contentsOf: #","environment":"playground","merchant_name":"payment-sandbox","session_type":"PAYMENTS","scheme":true}"#.utf8)
+        var signed: [UInt8] = Array("payment-sandbox:".utf8)
+        signed.append(contentsOf: sessionID.utf8)
+        // header.payload.signature, written into one string.
+        let length = encodedHeaderBytes.count + 2 + encodedLength(payload.count) + encodedLength(signed.count)
+        return String(unsafeUninitializedCapacity: length) { out in
+            var written = out.initialize(from: encodedHeaderBytes).1
+            out[written] = UInt8(ascii: ".")
+            written = payload.withUnsafeBufferPointer { base64URL($0, into: out, at: written + 1) }
+            out[written] = UInt8(ascii: ".")
+            return signed.withUnsafeBufferPointer { base64URL($0, into: out, at: written + 1) }
+        }
+    }
+
+    private static let encodedHeaderBytes = Array(encodedHeader.utf8)
+
+    /// The length of `count` bytes in base64url without padding.
+    private static func encodedLength(_ count: Int) -> Int { count / 3 * 4 + (count % 3 == 0 ? 0 : count % 3 + 1) }
+
+    /// The locale's first two characters, lowercased: its first two bytes when it is ASCII without a CR (where a
+    /// character is a byte).
+    private static func language(_ locale: String) -> String {
+        let utf8 = locale.utf8
+        guard utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return String(locale.prefix(2)).lowercased() }
+        return KlarnaJSONBytes.lowercased(String(decoding: utf8.prefix(2), as: UTF8.self))
     }
 
     private static let encodedHeader = base64URL(
@@ -43,6 +69,8 @@ enum ClientToken {
 
     /// The `session_id` claim of a token this sandbox issued, or nil.
     static func sessionID(of token: String) -> String? {
+        // A key without a dot (a session id) is no token: nil before splitting it by characters.
+        guard token.utf8.contains(UInt8(ascii: ".")) else { return nil }
         let parts = token.split(separator: ".")
         guard parts.count == 3, let payload = fromBase64URL(String(parts[1])),
               let claims = try? JSONDocument.parse(payload) else { return nil }
@@ -53,33 +81,40 @@ enum ClientToken {
     static func base64URL(_ data: Data) -> String { base64URL(bytes: [UInt8](data)) }
 
     static func base64URL(bytes: [UInt8]) -> String {
+        bytes.withUnsafeBufferPointer { base64URL($0) }
+    }
+
+    private static func base64URL(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: encodedLength(bytes.count)) { base64URL(bytes, into: $0, at: 0) }
+    }
+
+    /// Writes `bytes` in base64url (no padding) into `out` from `start`; returns where it ended.
+    private static func base64URL(_ bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
         let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
         let table = alphabet.utf8Start
-        return String(unsafeUninitializedCapacity: (bytes.count * 4 + 2) / 3) { out in
-            var written = 0
-            var index = 0
-            while index + 3 <= bytes.count {
-                let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-                out[written] = table[Int(group >> 18)]
-                out[written + 1] = table[Int(group >> 12 & 63)]
-                out[written + 2] = table[Int(group >> 6 & 63)]
-                out[written + 3] = table[Int(group & 63)]
-                written += 4
-                index += 3
-            }
-            let rest = bytes.count - index
-            if rest > 0 {
-                let group = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
-                out[written] = table[Int(group >> 18)]
-                out[written + 1] = table[Int(group >> 12 & 63)]
-                written += 2
-                if rest == 2 {
-                    out[written] = table[Int(group >> 6 & 63)]
-                    written += 1
-                }
-            }
-            return written
+        var written = start
+        var index = 0
+        while index + 3 <= bytes.count {
+            let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            out[written] = table[Int(group >> 18)]
+            out[written + 1] = table[Int(group >> 12 & 63)]
+            out[written + 2] = table[Int(group >> 6 & 63)]
+            out[written + 3] = table[Int(group & 63)]
+            written += 4
+            index += 3
         }
+        let rest = bytes.count - index
+        if rest > 0 {
+            let group = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+            out[written] = table[Int(group >> 18)]
+            out[written + 1] = table[Int(group >> 12 & 63)]
+            written += 2
+            if rest == 2 {
+                out[written] = table[Int(group >> 6 & 63)]
+                written += 1
+            }
+        }
+        return written
     }
 
     static func fromBase64URL(_ text: String) -> Data? {

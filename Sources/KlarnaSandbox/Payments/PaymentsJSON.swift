@@ -16,12 +16,24 @@ protocol KlarnaJSONDecodable {
 /// `BAD_VALUE` naming its path. Absent and `null` members are both nil; with duplicate keys the last one counts.
 struct KlarnaJSONObject {
     let reader: JSONObjectReader
-    let path: String
+    /// The path, or its array's path when ``index`` is set: written out only for an error message.
+    private let base: String
+    private let index: Int?
+
+    var path: String { Self.path(base, index) }
+
+    private static func path(_ base: String, _ index: Int?) -> String { index.map { "\(base)[\($0)]" } ?? base }
 
     init(_ node: JSONNode, path: String) throws(KlarnaError) {
-        guard let reader = JSONObjectReader(node) else { throw .badValue(path) }
+        try self.init(node, base: path, index: nil)
+    }
+
+    /// Element `index` of the array at `base`.
+    private init(_ node: JSONNode, base: String, index: Int?) throws(KlarnaError) {
+        guard let reader = JSONObjectReader(node) else { throw .badValue(Self.path(base, index)) }
         self.reader = reader
-        self.path = path
+        self.base = base
+        self.index = index
     }
 
     func childPath(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
@@ -56,7 +68,7 @@ struct KlarnaJSONObject {
         var result: [T] = []
         result.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            result.append(try T(KlarnaJSONObject(element, path: "\(path)[\(index)]")))
+            result.append(try T(KlarnaJSONObject(element, base: path, index: index)))
         }
         return result
     }
@@ -88,7 +100,11 @@ struct KlarnaJSONWriter {
     mutating func add(_ key: String, _ values: [String]?) { if let values { members.append((key, .array(values.map(JSONText.string)))) } }
     mutating func add(_ key: String, json: JSONText) { members.append((key, json)) }
 
-    var json: JSONText { .object(members.sorted { $0.0 < $1.0 }) }
+    /// Sorted only when they were not added in order (the writers add them in order; a session read adds more).
+    var json: JSONText {
+        let inOrder = zip(members, members.dropFirst()).allSatisfy { $0.0 < $1.0 }
+        return .object(inOrder ? members : members.sorted { $0.0 < $1.0 })
+    }
 }
 
 /// A model written into a response body.
@@ -139,6 +155,8 @@ extension HTTPResponse {
     static func klarna(_ value: some KlarnaJSONEncodable, status: HTTPStatus = .ok) -> HTTPResponse {
         .json(Data(value.json.bytes), status: status)
     }
+
+    static func klarna(_ session: KlarnaMerchantSession) -> HTTPResponse { .json(Data(session.jsonBytes)) }
 }
 
 // MARK: - Request and response models
@@ -254,12 +272,16 @@ extension KlarnaSubscription: KlarnaJSONDecodable, KlarnaJSONEncodable {
 
 extension KlarnaOrderLine: KlarnaJSONDecodable, KlarnaJSONEncodable {
     init(_ o: KlarnaJSONObject) throws(KlarnaError) {
+        // Read in this order: the first member of the wrong type is the one named.
+        var extras = Extras()
         type = try o.string("type"); reference = try o.string("reference"); name = try o.string("name")
-        quantity = try o.int("quantity"); quantityUnit = try o.string("quantity_unit")
+        quantity = try o.int("quantity"); extras.quantityUnit = try o.string("quantity_unit")
         unitPrice = try o.int("unit_price"); taxRate = try o.int("tax_rate"); totalAmount = try o.int("total_amount")
         totalDiscountAmount = try o.int("total_discount_amount"); totalTaxAmount = try o.int("total_tax_amount")
-        merchantData = try o.string("merchant_data"); productUrl = try o.string("product_url"); imageUrl = try o.string("image_url")
-        productIdentifiers = try o.object("product_identifiers"); subscription = try o.object("subscription")
+        extras.merchantData = try o.string("merchant_data"); extras.productUrl = try o.string("product_url")
+        extras.imageUrl = try o.string("image_url")
+        extras.productIdentifiers = try o.object("product_identifiers"); extras.subscription = try o.object("subscription")
+        setExtras(extras)
     }
 
     var json: JSONText {
@@ -303,6 +325,17 @@ extension KlarnaSessionFields: KlarnaJSONDecodable, KlarnaJSONEncodable {
         write(into: &w)
         return w.json
     }
+
+    /// The member `key` of ``json`` (nil when it has none); the addresses, which scenario conditions look at, made alone.
+    func jsonMember(_ key: String) -> JSONText? {
+        switch key {
+        case "billing_address": return billingAddress?.json
+        case "shipping_address": return shippingAddress?.json
+        default:
+            guard case .object(let members) = json else { return nil }
+            return members.last { $0.0 == key }?.1
+        }
+    }
 }
 
 extension KlarnaCreateOrderRequest: KlarnaJSONDecodable {
@@ -338,6 +371,32 @@ extension KlarnaMerchantSession: KlarnaJSONEncodable {
     var json: JSONText {
         .object([("client_token", .string(clientToken)), ("payment_method_categories", .array(paymentMethodCategories.map(\.json))),
                  ("session_id", .string(sessionId))])
+    }
+}
+
+extension KlarnaMerchantSession {
+    /// The categories a sandbox offers unless configured otherwise, and their JSON, written once.
+    private static let defaultCategories = KlarnaPaymentsConfiguration().paymentMethodCategories
+    private static let defaultCategoriesJSON = JSONText.array(defaultCategories.map(\.json)).bytes
+
+    /// ``json``'s bytes, written directly: the answer to every session created.
+    var jsonBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(clientToken.utf8.count + 320)
+        // A token is base64url and dots (ClientToken.make): nothing to escape, copied without a look.
+        out.append(contentsOf: #"{"client_token":""#.utf8)
+        out.append(contentsOf: clientToken.utf8)
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: #","payment_method_categories":"#.utf8)
+        if paymentMethodCategories == KlarnaMerchantSession.defaultCategories {
+            out.append(contentsOf: KlarnaMerchantSession.defaultCategoriesJSON)
+        } else {
+            JSONText.array(paymentMethodCategories.map(\.json)).write(into: &out)
+        }
+        out.append(contentsOf: #","session_id":"#.utf8)
+        KlarnaJSONBytes.appendString(sessionId, to: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 }
 

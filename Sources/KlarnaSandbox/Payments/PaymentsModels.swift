@@ -99,27 +99,36 @@ package struct KlarnaOrderLine: Equatable, Sendable {
         var quantityUnit, merchantData, productUrl, imageUrl: String?
         var productIdentifiers: KlarnaProductIdentifiers?
         var subscription: KlarnaSubscription?
+
+        var isEmpty: Bool {
+            quantityUnit == nil && merchantData == nil && productUrl == nil && imageUrl == nil && productIdentifiers == nil
+                && subscription == nil
+        }
     }
+
+    /// All the extras at once (a decoded line): one box, none when it has none of them.
+    mutating func setExtras(_ new: Extras) { extras = new.isEmpty ? nil : new }
 
     private subscript<Value>(extra member: WritableKeyPath<Extras, Value?>) -> Value? {
         get { extras?[keyPath: member] }
         set {
             var changed = extras ?? Extras()
             changed[keyPath: member] = newValue
-            extras = changed == Extras() ? nil : changed
+            extras = changed.isEmpty ? nil : changed
         }
     }
 
-    package var quantityUnit: String? { get { self[extra: \.quantityUnit] } set { self[extra: \.quantityUnit] = newValue } }
-    package var merchantData: String? { get { self[extra: \.merchantData] } set { self[extra: \.merchantData] = newValue } }
-    package var productUrl: String? { get { self[extra: \.productUrl] } set { self[extra: \.productUrl] = newValue } }
-    package var imageUrl: String? { get { self[extra: \.imageUrl] } set { self[extra: \.imageUrl] = newValue } }
+    // Read directly (every request reads them), set through a key path (seldom).
+    package var quantityUnit: String? { get { extras?.quantityUnit } set { self[extra: \.quantityUnit] = newValue } }
+    package var merchantData: String? { get { extras?.merchantData } set { self[extra: \.merchantData] = newValue } }
+    package var productUrl: String? { get { extras?.productUrl } set { self[extra: \.productUrl] = newValue } }
+    package var imageUrl: String? { get { extras?.imageUrl } set { self[extra: \.imageUrl] = newValue } }
     package var productIdentifiers: KlarnaProductIdentifiers? {
-        get { self[extra: \.productIdentifiers] }
+        get { extras?.productIdentifiers }
         set { self[extra: \.productIdentifiers] = newValue }
     }
     package var subscription: KlarnaSubscription? {
-        get { self[extra: \.subscription] }
+        get { extras?.subscription }
         set { self[extra: \.subscription] = newValue }
     }
 }

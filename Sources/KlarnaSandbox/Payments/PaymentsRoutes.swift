@@ -138,8 +138,9 @@ private func standIn(_ call: KlarnaSDKCall, _ request: HTTPRequest, store: Klarn
     guard let id = store.sessionID(forKey: key, namespace) else { throw KlarnaError.unknownSDKSession(in: namespace) }
     let body = try SDKRequest.decode(request.body)
     let view = store.customerView(namespace, sessionID: id, data: body.jsonData)
-    let subject = view.map { JSONNode($0.fields.json) }
-    return play(call.operation, request, namespace, subject: subject, object: id, sticky: view?.scenario) { outcome in
+    // Of the session as a tree, only the members a scenario's conditions look at.
+    return play(call.operation, request, namespace, subjectMember: { key in view?.fields.jsonMember(key).map(JSONNode.init) }, object: id,
+                sticky: view?.scenario) { outcome in
         let result: KlarnaSDKResult
         switch call {
         case .initialize:
@@ -149,7 +150,7 @@ private func standIn(_ call: KlarnaSDKCall, _ request: HTTPRequest, store: Klarn
         case .authorize, .reauthorize, .finalize:
             result = store.authorize(namespace, sessionID: id, data: body.jsonData, outcome: outcome, call: call)
         }
-        return HTTPResponse.json(result.json.data)
+        return HTTPReply(HTTPResponse.json(Data(result.jsonBytes)))
     }
 }
 

@@ -53,6 +53,32 @@ package struct KlarnaSDKResult: Equatable, Sendable {
         return .object(members)
     }
 
+    /// ``json``'s bytes, written directly (the answer to every authorize); an error goes through ``json``.
+    var jsonBytes: [UInt8] {
+        guard error == nil else { return json.bytes }
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        func bool(_ value: Bool) { out.append(contentsOf: (value ? "true" : "false").utf8) }
+        out.append(UInt8(ascii: "{"))
+        if let approved {
+            out.append(contentsOf: #""approved":"#.utf8)
+            bool(approved)
+            out.append(UInt8(ascii: ","))
+        }
+        out.append(contentsOf: #""show_form":"#.utf8)
+        bool(showForm)
+        if let authorizationToken {
+            out.append(contentsOf: #","authorization_token":"#.utf8)
+            KlarnaJSONBytes.appendString(authorizationToken, to: &out)
+        }
+        if let finalizeRequired {
+            out.append(contentsOf: #","finalize_required":"#.utf8)
+            bool(finalizeRequired)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
     static func failed(_ error: KlarnaSDKError, approved: Bool?) -> KlarnaSDKResult {
         KlarnaSDKResult(approved: approved, showForm: false, error: error)
     }
@@ -386,7 +412,8 @@ struct PaymentsLedger: NamespaceStateValue {
         }
         guard let session = sessions[authorization.sessionID] else { throw .invalidAuthorizationToken }
         guard session.orderID == nil else { throw .sessionCompleted }
-        try PaymentsValidation.validateCreateOrder(request)
+        let orderFields = request.sessionFields  // made once: validated, then compared
+        try PaymentsValidation.validateSession(orderFields)  // validateCreateOrder(request)
         var fraudStatus = "ACCEPTED"
         switch outcome.klarna ?? .approve {
         case .mismatchedFields(let fields):
@@ -404,7 +431,7 @@ struct PaymentsLedger: NamespaceStateValue {
         default:
             break
         }
-        if let mismatch = PaymentsValidation.mismatch(authorized: authorization.snapshot, order: request.sessionFields) {
+        if let mismatch = PaymentsValidation.mismatch(authorized: authorization.snapshot, order: orderFields) {
             throw mismatch
         }
         let orderID = ids.uuid()

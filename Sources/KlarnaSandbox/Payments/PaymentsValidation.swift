@@ -48,13 +48,13 @@ enum PaymentsValidation {
         try checkLength(fields.merchantData, max: 6000, "merchant_data")
         try checkAttachment(fields.attachment, "attachment")
         try checkOptions(fields.options, "options")
-        try checkEnum(fields.acquiringChannel, ["ECOMMERCE", "IN_STORE", "TELESALES"], "acquiring_channel")
-        try checkEnum(fields.intent, ["buy", "tokenize", "buy_and_tokenize"], "intent")
+        try checkEnum(fields.acquiringChannel, acquiringChannels, "acquiring_channel")
+        try checkEnum(fields.intent, intents, "intent")
         // custom_payment_method_ids (string[]) and design (string) carry no constraint in the schema.
 
         // 3. Order lines, in index order.
         for (index, line) in lines.enumerated() {
-            try checkOrderLine(line, "order_lines[\(index)]")
+            try checkOrderLine(line, "order_lines[\(index)]")  // the path is written out only for an error
         }
 
         // 4. Arithmetic (§2.9 rules 2-6).
@@ -108,7 +108,7 @@ enum PaymentsValidation {
         let orderLines = order.orderLines ?? []
         if authorizedLines.count != orderLines.count {
             fields.append("Incorrect number of items in the cart. Expected: \(authorizedLines.count), Actual: \(orderLines.count)")
-        } else {
+        } else if authorizedLines != orderLines {  // equal lines differ in no field
             for (index, pair) in zip(authorizedLines, orderLines).enumerated() {
                 fields += lineMismatches(authorized: pair.0, order: pair.1, "order_lines[\(index)]")
             }
@@ -240,12 +240,8 @@ enum PaymentsValidation {
                 throw .badValue("\(path).last_four_ssn")
             }
         }
-        try checkEnum(customer.organizationEntityType, [
-            "LIMITED_COMPANY", "PUBLIC_LIMITED_COMPANY", "ENTREPRENEURIAL_COMPANY", "LIMITED_PARTNERSHIP_LIMITED_COMPANY",
-            "LIMITED_PARTNERSHIP", "GENERAL_PARTNERSHIP", "REGISTERED_SOLE_TRADER", "SOLE_TRADER",
-            "CIVIL_LAW_PARTNERSHIP", "PUBLIC_INSTITUTION", "OTHER",
-        ], "\(path).organization_entity_type")
-        try checkEnum(customer.type, ["person", "organization"], "\(path).type")
+        try checkEnum(customer.organizationEntityType, organizationEntityTypes, "\(path).organization_entity_type")
+        try checkEnum(customer.type, customerTypes, "\(path).type")
     }
 
     /// `merchant_urls`: confirmation, notification, push, authorization ≤ 2000 each (`app_return_url`, newest view
@@ -294,6 +290,17 @@ enum PaymentsValidation {
         try checkColor(options.colorText, "color_text")
     }
 
+    // The enums' values, made once (a set literal at the call would be built on every check).
+    private static let acquiringChannels: Set<String> = ["ECOMMERCE", "IN_STORE", "TELESALES"]
+    private static let intents: Set<String> = ["buy", "tokenize", "buy_and_tokenize"]
+    private static let organizationEntityTypes: Set<String> = [
+        "LIMITED_COMPANY", "PUBLIC_LIMITED_COMPANY", "ENTREPRENEURIAL_COMPANY", "LIMITED_PARTNERSHIP_LIMITED_COMPANY",
+        "LIMITED_PARTNERSHIP", "GENERAL_PARTNERSHIP", "REGISTERED_SOLE_TRADER", "SOLE_TRADER",
+        "CIVIL_LAW_PARTNERSHIP", "PUBLIC_INSTITUTION", "OTHER",
+    ]
+    private static let customerTypes: Set<String> = ["person", "organization"]
+    private static let subscriptionIntervals: Set<String> = ["DAY", "WEEK", "MONTH", "YEAR"]
+
     /// The order line types KP knows (§2.1). The KP schema has them in prose only; OM's pattern adds `return_fee`,
     /// which KP does not take.
     static let orderLineTypes: Set<String> = [
@@ -302,7 +309,8 @@ enum PaymentsValidation {
 
     /// `order_line`: required name, quantity, unit_price, total_amount; then the fields in the docs' order.
     /// `unit_price`, `total_amount` and `total_tax_amount` have no minimum (discount lines are negative).
-    private static func checkOrderLine(_ line: KlarnaOrderLine, _ path: String) throws(KlarnaError) {
+    private static func checkOrderLine(_ line: KlarnaOrderLine, _ linePath: @autoclosure () -> String) throws(KlarnaError) {
+        var path: String { linePath() }
         try require(line.name, "\(path).name")
         try require(line.quantity, "\(path).quantity")
         try require(line.unitPrice, "\(path).unit_price")
@@ -338,7 +346,7 @@ enum PaymentsValidation {
             try require(subscription.interval, "\(prefix).interval")
             try require(subscription.intervalCount, "\(prefix).interval_count")
             try checkLength(subscription.name, min: 1, max: 255, "\(prefix).name")
-            try checkEnum(subscription.interval, ["DAY", "WEEK", "MONTH", "YEAR"], "\(prefix).interval")
+            try checkEnum(subscription.interval, subscriptionIntervals, "\(prefix).interval")
             try checkMinimum(subscription.intervalCount, 1, "\(prefix).interval_count")
         }
     }
@@ -456,23 +464,26 @@ enum PaymentsValidation {
     /// is accepted. Otherwise every field is compared, absent vs present counting as different, in the schema's
     /// field order.
     private static func addressMismatches(authorized: KlarnaAddress?, order: KlarnaAddress?, _ path: String) -> [String] {
-        guard let authorized, authorized != KlarnaAddress() else { return [] }
+        // Equal addresses (the usual order) differ in no field.
+        guard let authorized, authorized != KlarnaAddress(), authorized != order else { return [] }
         let order = order ?? KlarnaAddress()
-        let fields: [(String, KeyPath<KlarnaAddress, String?>)] = [
-            ("attention", \.attention), ("city", \.city), ("country", \.country), ("email", \.email),
-            ("family_name", \.familyName), ("given_name", \.givenName), ("organization_name", \.organizationName),
-            ("phone", \.phone), ("postal_code", \.postalCode), ("region", \.region),
-            ("street_address", \.streetAddress), ("street_address2", \.streetAddress2), ("title", \.title),
-        ]
         var differing: [String] = []
-        for (name, keyPath) in fields {
-            let a = authorized[keyPath: keyPath]
-            let b = order[keyPath: keyPath]
+        for (name, field) in addressFields {
+            let a = authorized[field]
+            let b = order[field]
             let same = name == "country" ? sameIgnoringCase(a, b) : a == b
             if !same { differing.append("\(path).\(name)") }
         }
         return differing
     }
+
+    /// The address fields in the schema's order, made once.
+    private static let addressFields: [(String, KlarnaAddress.Field)] = [
+        ("attention", .attention), ("city", .city), ("country", .country), ("email", .email),
+        ("family_name", .familyName), ("given_name", .givenName), ("organization_name", .organizationName),
+        ("phone", .phone), ("postal_code", .postalCode), ("region", .region),
+        ("street_address", .streetAddress), ("street_address2", .streetAddress2), ("title", .title),
+    ]
 
     /// Order line fields, in the docs' order. tax_rate, total_discount_amount and total_tax_amount count as 0
     /// when absent (so `0` and absent match); strings are case-sensitive; product_identifiers and subscription
@@ -502,7 +513,7 @@ enum PaymentsValidation {
     private static func sameIgnoringCase(_ a: String?, _ b: String?) -> Bool {
         switch (a, b) {
         case (nil, nil): return true
-        case let (a?, b?): return a.lowercased() == b.lowercased()
+        case let (a?, b?): return a == b || a.lowercased() == b.lowercased()
         default: return false
         }
     }

@@ -63,12 +63,17 @@ struct ControlRequestCheck: Sendable {
         if checksHost && !echo { try checkHost(request) }
         try token?.check(&request)
         // The page's forms are form-encoded, with their own CSRF value; the router chose this check on the decoded path.
-        if echo || request.path.hasPrefix(SandboxUI.pathPrefix) || Self.safeMethods.contains(request.method) { return }
+        if echo || request.path.hasPrefix(SandboxUI.pathPrefix) || Self.isSafe(request.method) { return }
         if !request.body.isEmpty { try checkJSONContentType(request) }
         try checkSameOrigin(request)
     }
 
     static let safeMethods: Set<HTTPMethod> = [.get, .head, .options, .trace]
+
+    /// ``safeMethods`` contains `method` (without hashing it).
+    private static func isSafe(_ method: HTTPMethod) -> Bool {
+        method == .get || method == .head || method == .options || method == .trace
+    }
 
     // MARK: Host
 
@@ -113,11 +118,30 @@ struct ControlRequestCheck: Sendable {
 
     /// `application/json` or `application/<anything>+json` (RFC 6839 §3.1), parameters ignored, in any case.
     static func isJSON(_ contentType: String) -> Bool {
+        if let ascii = isJSONASCII(contentType) { return ascii }
         let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
             .trimmingCharacters(in: .whitespaces).lowercased()
         guard mediaType.hasPrefix("application/") else { return false }
         let subtype = mediaType.dropFirst("application/".count)
         return subtype == "json" || (subtype.hasSuffix("+json") && subtype.count > "+json".count)
+    }
+
+    /// ``isJSON(_:)`` on the bytes of a value of printable ASCII and tabs (one character a byte, whitespace only space and
+    /// tab: the same answer); nil for any other value.
+    private static func isJSONASCII(_ contentType: String) -> Bool? {
+        let utf8 = contentType.utf8
+        guard utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 }) else { return nil }
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        var mediaType = utf8[...]
+        if let semicolon = mediaType.firstIndex(of: UInt8(ascii: ";")) { mediaType = mediaType[..<semicolon] }
+        while let first = mediaType.first, blank(first) { mediaType = mediaType.dropFirst() }
+        while let last = mediaType.last, blank(last) { mediaType = mediaType.dropLast() }
+        let prefix = "application/".utf8
+        guard mediaType.count >= prefix.count, zip(mediaType, prefix).allSatisfy({ ASCII.lower($0) == $1 }) else { return false }
+        let subtype = mediaType.dropFirst(prefix.count)
+        let json = "json".utf8, plusJSON = "+json".utf8
+        if subtype.count == json.count && zip(subtype, json).allSatisfy({ ASCII.lower($0) == $1 }) { return true }
+        return subtype.count > plusJSON.count && zip(subtype.suffix(plusJSON.count), plusJSON).allSatisfy { ASCII.lower($0) == $1 }
     }
 
     private func checkSameOrigin(_ request: HTTPRequest) throws {
@@ -171,6 +195,14 @@ struct ControlHosts: Sendable {
     /// Whether a `Host` value (`host[:port]`) names the sandbox.
     func allows(authority text: String) -> Bool {
         if anyHost { return true }
+        switch ASCIIAuthority.host(of: text) {
+        case .notASCII: break
+        case .invalid: return false
+        case .host(let host):
+            return host.first == UInt8(ascii: "[") || ASCIIAuthority.isIPv4(host) || host.elementsEqual("localhost".utf8)
+                || ASCIIAuthority.hasSuffix(host, ".localhost") || !host.contains(UInt8(ascii: "."))
+                || names.contains(String(decoding: host, as: UTF8.self))
+        }
         guard let authority = Authority(text) else { return false }
         let host = authority.host
         return host.hasPrefix("[") || Self.isIPv4(host) || host == "localhost" || host.hasSuffix(".localhost")
@@ -236,6 +268,70 @@ struct ControlHosts: Sendable {
             port = authority.port ?? (scheme == "https" ? 443 : 80)
         }
     }
+}
+
+/// ``ControlHosts/Authority`` and the Host decisions on the bytes of a printable ASCII value, where a byte is a
+/// character and lowercasing, letters and digits are ASCII's: the same answers without Unicode string handling.
+enum ASCIIAuthority {
+    enum Parsed { case notASCII, invalid, host([UInt8]) }
+
+    /// The host ``ControlHosts/Authority/init(_:)`` reads from `text` (lowercased, without a final dot), or why not.
+    static func host(of text: String) -> Parsed {
+        let bytes = text.utf8
+        guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return .notASCII }
+        var rest = bytes.map(ASCII.lower)[...]
+        var host: [UInt8]
+        if rest.first == UInt8(ascii: "[") {
+            guard let close = rest.firstIndex(of: UInt8(ascii: "]")) else { return .invalid }
+            let literal = rest[(rest.startIndex + 1)..<close]
+            guard literal.contains(UInt8(ascii: ":")), literal.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+            else { return .invalid }
+            host = Array(rest[...close])
+            rest = rest[(close + 1)...]
+        } else {
+            let end = rest.firstIndex(of: UInt8(ascii: ":")) ?? rest.endIndex
+            var name = rest[..<end]
+            if name.last == UInt8(ascii: ".") { name = name.dropLast() }
+            guard !name.isEmpty, name.allSatisfy(isNameByte) else { return .invalid }
+            host = Array(name)
+            rest = rest[end...]
+        }
+        return validPort(rest) ? .host(host) : .invalid
+    }
+
+    /// Empty, `:`, or `:` and up to 5 digits at most 65535.
+    private static func validPort(_ rest: ArraySlice<UInt8>) -> Bool {
+        if rest.isEmpty { return true }
+        guard rest.first == UInt8(ascii: ":") else { return false }
+        let digits = rest.dropFirst()
+        guard digits.count <= 5, digits.allSatisfy(isDigit) else { return false }
+        return digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= 65535
+    }
+
+    /// ``ControlHosts/isIPv4(_:)`` on bytes.
+    static func isIPv4(_ host: [UInt8]) -> Bool {
+        let parts = host.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { part in
+            (1...3).contains(part.count) && part.allSatisfy(isDigit) && part.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= 255
+        }
+    }
+
+    static func hasSuffix(_ bytes: [UInt8], _ suffix: String) -> Bool {
+        bytes.count >= suffix.utf8.count && bytes.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F"))
+    }
+    /// A letter, a digit or one of `-._~!$&'()*+,;=%` (after lowercasing).
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || "-._~!$&'()*+,;=%".utf8.contains(byte)
+    }
+}
+
+enum ASCII {
+    static func lower(_ byte: UInt8) -> UInt8 { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte }
 }
 
 private extension Character {

@@ -101,15 +101,15 @@ package struct SwedbankPayPaymentOrderRoutes: Sendable {
     /// the order (``decline(_:)``).
     private func cardAuthorize(_ request: HTTPRequest, _ namespace: Namespace, _ parsed: SwedbankPayCreateOrderRequest,
                                _ token: SwedbankPayOrderLedger.StoredToken, sticky: String?) throws(SwedbankPayProblem) -> PlayedDecision {
-        let subject: JSONText = .object([
-            ("paymentorder", parsed.json.jsonText), ("paymentMethod", .string(token.instrument)),
-            ("card", .object([("maskedPan", .string(token.name)), ("brand", .string(token.cardBrand))])), ("msisdn", .null),
-            ("body", .null),
-        ])
         let decided: PlayedDecision
         do {
-            decided = try play.decide(.swedbankPayCardAuthorize, request, in: namespace, subject: .some(JSONNode(subject)), object: token.token,
-                                      sticky: sticky)
+            decided = try play.decide(.swedbankPayCardAuthorize, ScenarioRequestFacts(request), in: namespace, lazySubject: {
+                JSONNode(.object([
+                    ("paymentorder", parsed.json.jsonText), ("paymentMethod", .string(token.instrument)),
+                    ("card", .object([("maskedPan", .string(token.name)), ("brand", .string(token.cardBrand))])), ("msisdn", .null),
+                    ("body", .null),
+                ]))
+            }, object: token.token, sticky: sticky)
         } catch {
             throw SwedbankPayProblem.unknownScenario(error)
         }

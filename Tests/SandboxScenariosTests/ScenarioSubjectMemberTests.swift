@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// A content-rule scenario's decision with the subject made a top-level member at a time (subjectMember) against the
+// same decision with the whole subject (lazySubject): same scenario, same rule, and only the members looked at made.
+import Foundation
+import Testing
+import PaymentSandbox
+@testable import SandboxScenarios
+
+@Suite struct ScenarioSubjectMemberTests {
+    static func engine() throws -> ScenarioEngine {
+        let scenario = try Scenario.parse(#"""
+            {"name": "content", "description": "t", "rules": [
+              {"operation": "klarna.payments.authorize", "when": [{"field": "billing_address.email", "matches": "(?i)\\+reject"}], "outcome": "reject"},
+              {"operation": "klarna.payments.authorize", "when": [{"field": "billing_address.phone", "equals": "+100"}], "outcome": "cancel"},
+              {"operation": "klarna.payments.authorize", "when": [{"field": "customer.type", "exists": false}, {"field": "lines[1]", "exists": true}],
+               "outcome": "finalize_required"},
+              {"operation": "klarna.payments.create_order", "when": [{"field": "billing_address.email", "contains": "+pend"}], "outcome": "fraud_pending"}
+            ]}
+            """#, file: "content.json", vocabulary: .sandbox).get()
+        return ScenarioEngine(library: ScenarioLibrary(scenarios: [scenario]), vocabulary: .sandbox, contentRuleScenarios: ["content"])
+    }
+
+    static let subjects = [
+        #"{"billing_address": {"email": "a+REJECT@example.com"}}"#,
+        #"{"billing_address": {"email": "a@example.com", "phone": "+100"}}"#,
+        #"{"billing_address": {"phone": "+200"}, "lines": [1, 2]}"#,
+        #"{"billing_address": {"phone": "+200"}, "lines": [1, 2], "customer": {"type": "person"}}"#,
+        #"{"billing_address": {"phone": "+100"}, "billing_address": {"phone": "+200"}}"#,
+        #"{"lines": [1]}"#,
+        #"[1, 2]"#,
+    ]
+
+    @Test(arguments: subjects)
+    func membersDecideAsTheWhole(_ text: String) throws {
+        let whole = try JSONDocument.parse(Data(text.utf8))
+        let facts = ScenarioRequestFacts(headers: [:], path: "/t")
+        for operation in [ScenarioOperation.klarnaPaymentsAuthorize, .klarnaPaymentsCreateOrder] {
+            let expected = try Self.engine().decide(operation, facts: facts, namespace: Namespace("a"), lazySubject: { whole }, object: "o",
+                                                    sticky: nil)
+            var asked: [String] = []
+            let byMember = try Self.engine().decide(operation, facts: facts, namespace: Namespace("a"), subjectMember: { key in
+                asked.append(key)
+                return whole[key]
+            }, object: "o", sticky: nil)
+            #expect(byMember.scenario == expected.scenario, "\(operation) \(text)")
+            #expect(byMember.decision == expected.decision, "\(operation) \(text)")
+            #expect(Set(asked).count == asked.count, "each member asked once: \(asked)")
+        }
+    }
+
+    @Test func noSubjectWithoutAContentRuleForTheOperation() throws {
+        var made = false
+        let decided = try Self.engine().decide(.klarnaPaymentsCreateSession, facts: ScenarioRequestFacts(headers: [:], path: "/t"),
+                                               namespace: Namespace("a"), subjectMember: { _ in made = true; return nil }, object: "o", sticky: nil)
+        #expect(decided.decision == .approve)
+        #expect(!made)
+    }
+}
