@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+import Foundation
 
 /// Compact JSON written straight into bytes, byte for byte as ``JSONText`` writes the same value (its escaping, no
 /// spaces), without building a tree first: for large answers on the request path.
@@ -13,6 +14,7 @@ package struct JSONWriter: ~Copyable {
     /// What has been written.
     package var bytes: [UInt8] { buffer.bytes }
     package var string: String { buffer.string }
+    package var data: Data { buffer.data }
 
     package mutating func beginObject() {
         separate()

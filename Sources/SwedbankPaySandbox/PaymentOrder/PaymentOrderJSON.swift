@@ -14,7 +14,7 @@ extension SwedbankPayOrderLedger.Order {
     ]
 
     /// `{"paymentOrder": {…}, "operations": [...]}` as compact JSON bytes; `expand` holds lower-cased node keys.
-    func document(base: String, expand: Set<String>) -> [UInt8] {
+    func document(base: String, expand: Set<String>) -> Data {
         var json = JSONWriter()
         json.beginObject()
         json.key("paymentOrder")
@@ -24,7 +24,7 @@ extension SwedbankPayOrderLedger.Order {
         writeOperations(&json, base: base)
         json.endArray()
         json.endObject()
-        return json.bytes
+        return json.data
     }
 
     /// The `paymentOrder` object, its members in the reference's order (swedbankpay-api.md §1.3, §1.4).
