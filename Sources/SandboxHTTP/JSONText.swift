@@ -95,12 +95,17 @@ package enum JSONText: Sendable, Equatable {
     static func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to buffer: inout JSONByteBuffer) {
         guard let base = utf8.baseAddress else { return }
         let count = utf8.count
-        var runStart = 0, index = 0
+        var runStart = 0, index = 0, tailChecked = false
         while index < count {
-            if count - index >= 8,
-               !JSONText.mayNeedEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
-                index += 8
-                continue
+            if count - index >= 8 {
+                if !JSONText.mayNeedEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                    index += 8
+                    continue
+                }
+            } else if !tailChecked {
+                // Fewer than eight left: one word holds them all (the last eight bytes, or the string padded with spaces).
+                tailChecked = true
+                if !JSONText.mayNeedEscape(tailWord(base, count: count)) { break }
             }
             let byte = base[index]
             index += 1
@@ -110,6 +115,15 @@ package enum JSONText: Sendable, Equatable {
             runStart = index
         }
         buffer.append(UnsafeBufferPointer(start: base + runStart, count: count - runStart))
+    }
+
+    /// The last eight bytes of a text, or all of a shorter one followed by spaces (which need no escape).
+    @inline(__always)
+    static func tailWord(_ base: UnsafePointer<UInt8>, count: Int) -> UInt64 {
+        if count >= 8 { return UnsafeRawPointer(base + count - 8).loadUnaligned(as: UInt64.self) }
+        var word: UInt64 = 0x2020_2020_2020_2020
+        withUnsafeMutableBytes(of: &word) { $0.copyMemory(from: UnsafeRawBufferPointer(start: base, count: count)) }
+        return word
     }
 
     /// Whether any of the eight bytes is below 0x20, `"`, `\\` or DEL (false means none is; true may be wrong).

@@ -5,50 +5,6 @@ import Testing
 
 /// The request path's fast paths give what the general code they stand in for gives.
 @Suite struct FastPathTests {
-    /// Every ASCII byte, and text beyond ASCII, escaped as JSONText escapes it; members, arrays and commas alike.
-    @Test func jsonWriter_WritesTheBytesJSONTextWrites() {
-        let everyByte = String(decoding: (0..<0x80).map { UInt8($0) }, as: UTF8.self)
-        // Each escaped byte also at every offset of a long plain run (the word-at-a-time scan).
-        let offsets = ["\"", "\\", "\u{1F}", "\u{7F}", "\n"].flatMap { special in
-            (0..<20).map { String(repeating: "é", count: $0 % 3) + String(repeating: "a", count: $0) + special + String(repeating: "z", count: 19 - $0) }
-        }
-        let strings = [everyByte, "", "plain", "é ☃ 𝄞 \"quoted\" back\\slash", "\u{7F}end\n", String(repeating: "long plain ☃ text ", count: 9)]
-            + offsets
-        var writer = SwedbankPayJSONWriter()
-        writer.beginObject()
-        var members: [(String, JSONText)] = []
-        for (index, string) in strings.enumerated() {
-            writer.member("s\(index)", string)
-            members.append(("s\(index)", .string(string)))
-        }
-        writer.member("joined", "a\"", "/", "b\n")
-        writer.member("int", int: -1_234_567)
-        writer.member("zero", int: 0)
-        writer.member("max", int: .max)
-        writer.member("yes", bool: true)
-        writer.member("no", bool: false)
-        writer.key(everyByte)
-        writer.beginArray()
-        for string in strings { writer.element(string) }
-        writer.endArray()
-        writer.key("objects")
-        writer.beginArray()
-        writer.beginObject()
-        writer.endObject()
-        writer.beginObject()
-        writer.member("k", "v")
-        writer.endObject()
-        writer.endArray()
-        writer.key("text")
-        writer.value(.object([("n", .null), ("d", .double(1.5)), ("a", .array([.int(1), .string("x")]))]))
-        writer.endObject()
-        members += [("joined", .string("a\"/b\n")), ("int", .int(-1_234_567)), ("zero", .int(0)), ("max", .int(.max)),
-                    ("yes", .bool(true)), ("no", .bool(false)), (everyByte, .array(strings.map(JSONText.string))),
-                    ("objects", .array([.object([]), .object([("k", .string("v"))])])),
-                    ("text", .object([("n", .null), ("d", .double(1.5)), ("a", .array([.int(1), .string("x")]))]))]
-        #expect(writer.bytes == JSONText.object(members).bytes)
-    }
-
     /// The arithmetic timestamps match ISO8601FormatStyle across leap days, year ends and both ends of the range.
     @Test func timestamps_MatchTheFormatStyle() {
         let seconds: [TimeInterval] = [0, 59.9999999, 951_782_400, 951_868_799.5, 4_107_542_400, 4_107_628_800, 1_592_823_416.25,
@@ -103,7 +59,7 @@ import Testing
                          #"[]"#, #""text""#, #"12.5e-3"#, #"null"#]
         for text in documents {
             let node = try JSONDocument.parse(text)
-            #expect(SwedbankPayJSONWriter.compactText(node) == node.description, "\(text)")
+            #expect(JSONWriter.compactText(node) == node.description, "\(text)")
         }
     }
 

@@ -14,28 +14,21 @@ extension SwedbankPayOrderLedger.Order {
     ]
 
     /// `{"paymentOrder": {…}, "operations": [...]}` as compact JSON bytes; `expand` holds lower-cased node keys.
-    func document(base: String, expand: Set<String>) -> [UInt8] {
-        var json = SwedbankPayJSONWriter()
+    func document(base: String, expand: Set<String>) -> Data {
+        var json = JSONWriter()
         json.beginObject()
         json.key("paymentOrder")
         writePaymentOrder(&json, expand: expand)
         json.key("operations")
         json.beginArray()
-        for operation in operations(base: base) {
-            json.beginObject()
-            json.member("method", operation.method)
-            json.member("href", operation.href)
-            json.member("rel", operation.rel)
-            json.member("contentType", operation.contentType)
-            json.endObject()
-        }
+        writeOperations(&json, base: base)
         json.endArray()
         json.endObject()
-        return json.bytes
+        return json.data
     }
 
     /// The `paymentOrder` object, its members in the reference's order (swedbankpay-api.md §1.3, §1.4).
-    func writePaymentOrder(_ json: inout SwedbankPayJSONWriter, expand: Set<String>) {
+    func writePaymentOrder(_ json: inout JSONWriter, expand: Set<String>) {
         let resourceID = resourceID
         json.beginObject()
         json.member("id", resourceID)
@@ -84,44 +77,53 @@ extension SwedbankPayOrderLedger.Order {
 
     func nodeID(_ segment: String) -> String { resourceID + "/" + segment }
 
-    /// One entry of `operations`.
-    struct Operation {
-        var method: String
-        var href: String
-        var rel: String
-        var contentType = "application/json"
-    }
-
-    /// The operations the order's state offers, in the reference's order (swedbankpay-api.md §1.3).
-    func operations(base: String) -> [Operation] {
-        let order = base + resourceID
-        let checkout = [
-            Operation(method: "GET", href: "\(base)/checkout/\(token)", rel: "redirect-checkout", contentType: "text/html"),
-            Operation(method: "GET", href: "\(base)/checkout/client/\(token)?culture=\(request.language)", rel: "view-checkout",
-                      contentType: "application/javascript"),
-        ]
+    /// The operations the order's state offers, in the reference's order (swedbankpay-api.md §1.3); each href written
+    /// from its parts.
+    func writeOperations(_ json: inout JSONWriter, base: String) {
+        let resourceID = resourceID
         switch status {
         case .initialized:
-            var operations: [Operation] = []
-            if isAvailable("update-order") { operations.append(Operation(method: "PATCH", href: order, rel: "update-order")) }
-            if isAvailable("abort") { operations.append(Operation(method: "PATCH", href: order, rel: "abort")) }
-            operations.append(Operation(method: "PATCH", href: order, rel: "abort-paymentattempt"))
-            return operations + checkout + [Operation(method: "GET", href: "\(base)/psp/paymentsessions/\(token)", rel: "view-paymentsession")]
+            if isAvailable("update-order") { Self.operation(&json, "PATCH", (base, resourceID, ""), "update-order") }
+            if isAvailable("abort") { Self.operation(&json, "PATCH", (base, resourceID, ""), "abort") }
+            Self.operation(&json, "PATCH", (base, resourceID, ""), "abort-paymentattempt")
+            writeCheckoutOperations(&json, base: base)
+            Self.operation(&json, "GET", (base, "/psp/paymentsessions/", token), "view-paymentsession")
         case .paid:
             if payment?.transactionType == .authorization, capturedAmount == 0, cancelledAmount == 0 {
                 // No payer pages for a server-to-server order (inferred).
-                return [Operation(method: "POST", href: "\(order)/cancellations", rel: "cancel"),
-                        Operation(method: "POST", href: "\(order)/captures", rel: "capture")]
-                    + (request.orderOperation.isMerchantInitiated ? [] : checkout)
+                Self.operation(&json, "POST", (base, resourceID, "/cancellations"), "cancel")
+                Self.operation(&json, "POST", (base, resourceID, "/captures"), "capture")
+                if !request.orderOperation.isMerchantInitiated { writeCheckoutOperations(&json, base: base) }
+                return
             }
-            var operations: [Operation] = []
-            if isAvailable("capture") { operations.append(Operation(method: "POST", href: "\(order)/captures", rel: "capture")) }
-            if isAvailable("cancel") { operations.append(Operation(method: "POST", href: "\(order)/cancellations", rel: "cancel")) }
-            if isAvailable("reversal") { operations.append(Operation(method: "POST", href: "\(order)/reversals", rel: "reversal")) }
-            return operations
+            if isAvailable("capture") { Self.operation(&json, "POST", (base, resourceID, "/captures"), "capture") }
+            if isAvailable("cancel") { Self.operation(&json, "POST", (base, resourceID, "/cancellations"), "cancel") }
+            if isAvailable("reversal") { Self.operation(&json, "POST", (base, resourceID, "/reversals"), "reversal") }
         case .failed, .cancelled, .aborted, .reversed:
-            return []
+            return
         }
+    }
+
+    /// redirect-checkout and view-checkout, the payer's pages.
+    private func writeCheckoutOperations(_ json: inout JSONWriter, base: String) {
+        Self.operation(&json, "GET", (base, "/checkout/", token), "redirect-checkout", contentType: "text/html")
+        json.beginObject()
+        json.member("method", "GET")
+        json.member("href", base, "/checkout/client/", token, "?culture=", request.language)
+        json.member("rel", "view-checkout")
+        json.member("contentType", "application/javascript")
+        json.endObject()
+    }
+
+    /// One entry of `operations`, its href the three parts joined.
+    private static func operation(_ json: inout JSONWriter, _ method: String, _ href: (String, String, String), _ rel: String,
+                                  contentType: String = "application/json") {
+        json.beginObject()
+        json.member("method", method)
+        json.member("href", href.0, href.1, href.2)
+        json.member("rel", rel)
+        json.member("contentType", contentType)
+        json.endObject()
     }
 
     /// One node, expanded (swedbankpay-api.md §1.4). Nodes that do not apply yet are just `{"id": …}` (inferred).

@@ -312,7 +312,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         let transactionID = ids.uuid(), transactionNumber = nextNumber(namespace)
         // A Verify order's card is checked, not charged: nothing to capture (the developer portal's Verify page).
         let transactionType = order.request.orderOperation == .verify ? .verification : transactionType
-        order.payment = Payment(attempt: attempt, transactionType: transactionType, amount: order.request.amount, detailsJSON: CompactJSON(description: SwedbankPayJSONWriter.compactText(JSONNode(details))).interned(&interner), created: now,
+        order.payment = Payment(attempt: attempt, transactionType: transactionType, amount: order.request.amount, detailsJSON: CompactJSON(description: JSONWriter.compactText(JSONNode(details))).interned(&interner), created: now,
                                 transactionID: transactionID, transactionNumber: transactionNumber)
         generateTokens(order, namespace, instrument: attempt.instrument, details: details)
         order.addHistory(HistoryEntry(created: now, name: "PaymentPaid", instrument: attempt.instrument, number: attempt.id.number,
@@ -386,7 +386,7 @@ struct SwedbankPayOrderLedger: NamespaceStateValue {
         order.status = .paid
         let details = JSONText.object([("cardBrand", .string(token.cardBrand)), ("maskedPan", .string(token.name)),
                                        ("expiryDate", .string(token.expiryDate)), ("transactionInitiator", .string("MERCHANT"))])
-        order.payment = Payment(attempt: attempt, transactionType: .authorization, amount: order.request.amount, detailsJSON: CompactJSON(description: SwedbankPayJSONWriter.compactText(JSONNode(details))).interned(&interner), created: now,
+        order.payment = Payment(attempt: attempt, transactionType: .authorization, amount: order.request.amount, detailsJSON: CompactJSON(description: JSONWriter.compactText(JSONNode(details))).interned(&interner), created: now,
                                 transactionID: ids.uuid(), transactionNumber: nextNumber(namespace))
         order.addHistory(HistoryEntry(created: now, name: "PaymentPaid", instrument: token.instrument, number: attempt.id.number,
                                       initiatedBy: "Merchant"))

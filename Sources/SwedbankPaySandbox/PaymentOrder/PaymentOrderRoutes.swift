@@ -293,7 +293,12 @@ extension HTTPResponse {
 
     /// ``swedbankPay(_:status:version:)`` of a body already written.
     static func swedbankPay(_ body: [UInt8], status: HTTPStatus = .ok, version: SwedbankPayAPIVersion) -> HTTPResponse {
-        var response = HTTPResponse.json(Data(body), status: status, contentType: version.contentType)
+        swedbankPay(Data(body), status: status, version: version)
+    }
+
+    /// ``swedbankPay(_:status:version:)`` of a body already written as `Data`.
+    static func swedbankPay(_ body: Data, status: HTTPStatus = .ok, version: SwedbankPayAPIVersion) -> HTTPResponse {
+        var response = HTTPResponse.json(body, status: status, contentType: version.contentType)
         response.headers.set(name: "api-supported-versions", value: "3.1")
         return response
     }

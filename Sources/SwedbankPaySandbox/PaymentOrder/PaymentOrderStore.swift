@@ -196,7 +196,7 @@ package final class SwedbankPayOrderStore: NamespacedState, Sendable {
     }
 
     /// The payment order document (swedbankpay-api.md §1.3) with `expand`ed nodes and operations on `base`.
-    func document(_ namespace: Namespace, orderID: String, base: String, expand: Set<String>) throws(SwedbankPayProblem) -> [UInt8] {
+    func document(_ namespace: Namespace, orderID: String, base: String, expand: Set<String>) throws(SwedbankPayProblem) -> Data {
         try ledgers.withState(namespace) { (ledger) throws(SwedbankPayProblem) in
             try ledger.order(namespace, orderID).document(base: base, expand: expand)
         }

@@ -153,7 +153,7 @@ enum SwedbankPayOrderValidation {
             language: languages.contains(language) ? language : "en-US", productName: productName, implementation: implementation,
             urls: urls, payeeInfo: payeeInfo, payer: payer, orderItems: orderItems, restrictedToInstruments: restricted,
             instrument: instrument, disableStoredPaymentDetails: disableStored, enablePaymentDetailsConsentCheckbox: consentCheckbox,
-            metadata: metadata, compactJSON: CompactJSON(description: SwedbankPayJSONWriter.compactText(object)))
+            metadata: metadata, compactJSON: CompactJSON(description: JSONWriter.compactText(object)))
     }
 
     /// `urls` (required), each URL checked by MerchantURL.

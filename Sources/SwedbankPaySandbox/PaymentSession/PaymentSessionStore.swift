@@ -336,13 +336,15 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
                   msisdn: String? = nil) throws -> PlayedDecision? {
         let order = step.subjectOrder ?? Self.subjectNode(step.view.request)
         step.subjectOrder = order
-        var subject: [(String, JSONText)] = [("paymentMethod", .string(methodName))]
-        if let card { subject.append(("card", .object([("number", .string(card.number)), ("brand", .string(card.brand))]))) }
-        subject.append(("msisdn", msisdn.map(JSONText.string) ?? .null))
-        subject.append(("body", step.call.body?.jsonText ?? .null))
-        // As JSONNode(.object(subject)) with the paymentorder first: every node at 1:1.
-        let members = [JSONNode.Member(key: "paymentorder", keyPosition: JSONPosition(line: 1, column: 1), value: order)]
-            + (JSONNode(.object(subject)).members ?? [])
+        // As JSONNode of the subject's JSONText, the paymentorder first: every node at 1:1.
+        var members = [Self.member("paymentorder", order), Self.member("paymentMethod", JSONNode(.string(methodName)))]
+        members.reserveCapacity(5)
+        if let card {
+            members.append(Self.member("card", JSONNode(.object([Self.member("number", JSONNode(.string(card.number))),
+                                                                 Self.member("brand", JSONNode(.string(card.brand)))]))))
+        }
+        members.append(Self.member("msisdn", JSONNode(msisdn.map(JSONNode.Value.string) ?? .null)))
+        members.append(Self.member("body", step.call.body.map(Self.subjectNode) ?? JSONNode(.null)))
         let decided: PlayedDecision
         do {
             decided = try play.decide(operation, step.call.facts, in: step.record.namespace, subject: JSONNode(.object(members)),
@@ -358,6 +360,10 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
             return nil
         }
         return decided
+    }
+
+    private static func member(_ key: String, _ value: JSONNode) -> JSONNode.Member {
+        JSONNode.Member(key: key, keyPosition: JSONPosition(line: 1, column: 1), value: value)
     }
 
     /// `JSONNode(node.jsonText)` in one pass: every node at 1:1, numbers as ``JSONNode/jsonText`` reads them and
