@@ -73,7 +73,8 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
         try shard(namespace).withLock { (shard) throws(Failure) -> Result in
             // One look-up: the slot is changed in place through its index (`body` cannot reach the dictionary).
             if let index = shard.slots.index(forKey: namespace) {
-                defer { if shard.slots.values[index].state.isEmpty { shard.slots.remove(at: index) } }
+                // Asked in place (inout): reading `values[index]` would copy the whole slot, every store of it.
+                defer { if Self.isEmpty(&shard.slots.values[index].state) { shard.slots.remove(at: index) } }
                 return try body(&shard.slots.values[index].state)
             }
             var fresh = makeState()
@@ -81,6 +82,8 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
             return try body(&fresh)
         }
     }
+
+    private static func isEmpty(_ state: inout State) -> Bool { state.isEmpty }
 
     /// Drops the namespace's state.
     package func reset(_ namespace: Namespace) {
