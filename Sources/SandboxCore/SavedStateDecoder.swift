@@ -117,9 +117,7 @@ struct JSONTextScanner {
         var escaped = false
         while true {
             // Eight bytes at a time while none of them ends the string, escapes or is a control character.
-            while position &+ 8 <= text.count, !Self.mayStopString(text.loadUnaligned(fromByteOffset: position, as: UInt64.self)) {
-                position &+= 8
-            }
+            skipStringBytes()
             guard position < text.count else { throw fail("a string that does not end", at: start - 1) }
             let byte = text[position]
             if byte == UInt8(ascii: "\"") { break }
@@ -148,12 +146,24 @@ struct JSONTextScanner {
         return (start, end, escaped)
     }
 
-    /// Whether one of the eight bytes is `"`, a backslash or below 0x20 (a byte that is zero after the XOR, or below 0x20).
-    @inline(__always) static func mayStopString(_ word: UInt64) -> Bool {
+    /// Steps eight bytes at a time to the first that ends a string, escapes or is a control character (or to the
+    /// last seven bytes of the text).
+    @inline(__always) mutating func skipStringBytes() {
+        while position &+ 8 <= text.count {
+            let skipped = Self.bytesBeforeStringStop(text.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            position &+= skipped
+            if skipped < 8 { return }
+        }
+    }
+
+    /// How many of the eight bytes (in text order) come before the first `"`, backslash or byte below 0x20; 8 for
+    /// none. A byte found zero after the XOR (or below 0x20) sets its high bit; the lowest set bit is exact.
+    @inline(__always) static func bytesBeforeStringStop(_ loaded: UInt64) -> Int {
+        let word = UInt64(littleEndian: loaded)
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ 0x2222_2222_2222_2222, backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
         let zeroOrControl = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- 0x2020_2020_2020_2020) & ~word)
-        return zeroOrControl & highs != 0
+        return (zeroOrControl & highs).trailingZeroBitCount &>> 3
     }
 
     static func hexValue(_ byte: UInt8) -> UInt8? {
@@ -250,27 +260,27 @@ struct JSONTextScanner {
             }
             return
         }
-        // One pass over the bytes: in a string only its quote and escapes count, outside it the brackets.
-        var depth = 0, inString = false
+        // Outside strings only brackets and quotes count (few bytes: keys' separators, numbers); a string's bytes are
+        // stepped over eight at a time to its closing quote.
+        var depth = 0
         while position < text.count {
-            let byte = text[position]
-            position += 1
-            if inString {
-                if byte == UInt8(ascii: "\\") {
-                    position += 1
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                    if depth == 0 { return }
+            switch text[position] {
+            case UInt8(ascii: "\""):
+                position += 1
+                while true {
+                    skipStringBytes()
+                    guard position < text.count else { throw fail("a value that does not end", at: start) }
+                    let byte = text[position]
+                    if byte == UInt8(ascii: "\"") { position += 1; break }
+                    position += byte == UInt8(ascii: "\\") ? 2 : 1
                 }
-            } else {
-                switch byte {
-                case UInt8(ascii: "\""): inString = true
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { return }
-                default: break
-                }
+                if depth == 0 { return }
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1; position += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                position += 1
+                if depth == 0 { return }
+            default: position += 1
             }
         }
         throw fail("a value that does not end", at: start)

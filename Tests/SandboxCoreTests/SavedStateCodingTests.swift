@@ -8,6 +8,38 @@ import Testing
 @testable import SandboxCore
 
 @Suite struct SavedStateCodingTests {
+
+    /// The eight-bytes-at-a-time scans stop at a string's first quote, escape or control byte wherever it falls in a
+    /// word, and step over an escaped quote: the checked scan (`string()`) and the section's walk.
+    @Test func stringScansStopAtEachOffset() throws {
+        for before in 0..<20 {
+            for stop in ["\"", "\\\"", "\\\\", "\n", "é"] {
+                let filler = String(repeating: "a", count: before)
+                let value = "\"\(filler)\(stop)\(filler)\""
+                let json = Array("{\"k\":[\(value)]} ".utf8)
+                try json.withUnsafeBytes { text in
+                    if stop == "\"" {  // the string ends at the quote after `{"k":["` and the filler
+                        var walk = JSONTextScanner(text: text, position: 6), checked = walk
+                        try walk.skipValueUnchecked()
+                        #expect(walk.position == 7 + before + 1)
+                        #expect(try checked.string().end == 7 + before)
+                        return
+                    }
+                    var walk = JSONTextScanner(text: text, position: 0)
+                    try walk.skipValueUnchecked()
+                    #expect(walk.position == json.count - 1)
+                    var checked = JSONTextScanner(text: text, position: 6)
+                    if stop == "\n" {
+                        #expect(throws: SavedStateSyntaxError.self) { try checked.string() }
+                    } else {
+                        let found = try checked.string()
+                        #expect(found.start == 7 && found.end == json.count - 4 && found.escaped == (stop.first == "\\"))
+                    }
+                }
+            }
+        }
+    }
+
     enum Kind: Codable, Equatable, Sendable {
         case plain
         case amount(Int, currency: String)
