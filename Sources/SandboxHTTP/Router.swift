@@ -174,19 +174,40 @@ package struct Router: Sendable {
         }
         guard request.rawPath.utf8.first == UInt8(ascii: "/") else { return .error(.notFound(request.path)) }
         if let handler = literalRoute(request) { return .handler(checked(handler, &request)) }
-        let rawSegments = request.rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
+        let candidates: Candidates
+        if let plain = plainPathMatches(request.rawPath) {
+            candidates = plain
+        } else {
+            switch decodedPathMatches(request.rawPath) {
+            case .success(let found): candidates = found
+            case .failure(let error): return .error(error)
+            }
+        }
+        guard !candidates.isEmpty else { return .error(.notFound(request.path)) }
+        return handler(among: candidates, for: &request)
+    }
+
+    private typealias Candidates = [(handlers: [String: Handler], parameters: RouteParameters)]
+
+    /// The matches of a path whose segments need decoding (they have a `%`): the segments are decoded first.
+    private func decodedPathMatches(_ rawPath: String) -> Result<Candidates, HTTPError> {
+        let rawSegments = rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
         var segments: [String] = []
         segments.reserveCapacity(rawSegments.count)
         for raw in rawSegments {
             guard let decoded = RequestTarget.percentDecode(Substring(raw), plusAsSpace: false) else {
-                return .error(HTTPError(.badRequest, "invalid percent-encoding in path", kind: .malformedRequest))
+                return .failure(HTTPError(.badRequest, "invalid percent-encoding in path", kind: .malformedRequest))
             }
             segments.append(decoded)
         }
         // Every route whose path matches, most specific first (literal, then :param, then *).
-        var candidates: [(handlers: [String: Handler], parameters: RouteParameters)] = []
+        var candidates: Candidates = []
         Router.collectMatches(segments[...], in: root, parameters: RouteParameters(), into: &candidates)
-        guard !candidates.isEmpty else { return .error(.notFound(request.path)) }
+        return .success(candidates)
+    }
+
+    /// The first candidate (most specific) that takes the request's method binds its parameters; 405 otherwise.
+    private func handler(among candidates: Candidates, for request: inout HTTPRequest) -> Resolution {
         let method = request.method.rawValue
         for candidate in candidates {
             let handlers = candidate.handlers
@@ -256,9 +277,49 @@ package struct Router: Sendable {
         }
     }
 
+    /// The matches of a path without `%` (its segments are their own decoding), walked as byte ranges of the path
+    /// with the rules of ``collectMatches(_:in:parameters:into:)``; nil when the path has a `%`.
+    private func plainPathMatches(_ rawPath: String) -> Candidates? {
+        var rawPath = rawPath
+        return rawPath.withUTF8 { bytes -> Candidates? in
+            if bytes.contains(UInt8(ascii: "%")) { return nil }
+            var candidates: Candidates = []
+            Router.collectPlainMatches(bytes, from: 1, in: root, parameters: RouteParameters(), into: &candidates)
+            return candidates
+        }
+    }
+
+    /// `start` is where the next segment begins (after a `/`), nil past the last one.
+    private static func collectPlainMatches(
+        _ path: UnsafeBufferPointer<UInt8>, from start: Int?, in node: Node, parameters: RouteParameters,
+        into candidates: inout Candidates
+    ) {
+        guard let start else {
+            if !node.handlers.isEmpty { candidates.append((node.handlers, parameters)) }
+            if !node.wildcard.isEmpty { candidates.append((node.wildcard, parameters.appending(name: "*", value: ""))) }
+            return
+        }
+        var end = start
+        while end < path.count && path[end] != UInt8(ascii: "/") { end += 1 }
+        let rest: Int? = end < path.count ? end + 1 : nil
+        let segment = String(decoding: UnsafeBufferPointer(rebasing: path[start..<end]), as: UTF8.self)
+        if let child = node.literals[segment] {
+            collectPlainMatches(path, from: rest, in: child, parameters: parameters, into: &candidates)
+        }
+        if let child = node.parameter.first, start < end {
+            collectPlainMatches(
+                path, from: rest, in: child.node, parameters: parameters.appending(name: child.name, value: segment),
+                into: &candidates)
+        }
+        if !node.wildcard.isEmpty {
+            let remainder = String(decoding: UnsafeBufferPointer(rebasing: path[start...]), as: UTF8.self)
+            candidates.append((node.wildcard, parameters.appending(name: "*", value: remainder)))
+        }
+    }
+
     private static func collectMatches(
         _ segments: ArraySlice<String>, in node: Node, parameters: RouteParameters,
-        into candidates: inout [(handlers: [String: Handler], parameters: RouteParameters)]
+        into candidates: inout Candidates
     ) {
         guard let segment = segments.first else {
             if !node.handlers.isEmpty { candidates.append((node.handlers, parameters)) }

@@ -86,6 +86,28 @@ import Testing
         #expect(try await Self.resolve(router, "GET", "/other").error?.status == .notFound)
     }
 
+    /// A path without `%` is walked as byte ranges, one with `%` segment by segment after decoding: the same routes.
+    @Test func router_MatchesAPlainPath_AsItsPercentEncodedTwin() async throws {
+        let router = Self.router(["GET /static/*", "GET /static/special", "GET /orders/:id", "GET /orders/:id/lines/:line",
+                                  "GET /orders/new/lines/x", "POST /orders/:id"])
+        let paths = ["/static/css/a/b.css", "/static//x/", "/static/special", "/static/special/", "/orders/a-very-long-order-id-0123456789",
+                     "/orders/new/lines/x", "/orders/new/lines/y", "/orders/ä/lines/ö", "/orders//lines/a", "/orders/a/", "/orders/a/lines"]
+        for path in paths {
+            let plain = try await Self.resolve(router, "GET", path)
+            let encoded = try await Self.resolve(router, "GET", path.replacingOccurrences(of: "a", with: "%61"))
+            #expect(plain.label == encoded.label, "\(path)")
+            #expect(plain.parameters == encoded.parameters, "\(path)")
+            #expect(plain.error?.status == encoded.error?.status, "\(path)")
+        }
+        #expect(try await Self.resolve(router, "GET", "/static/css/a/b.css").parameters?["*"] == "css/a/b.css")
+        #expect(try await Self.resolve(router, "GET", "/orders/a/lines/7").parameters == {
+            var expected = RouteParameters()
+            expected.append(name: "id", value: "a")
+            expected.append(name: "line", value: "7")
+            return expected
+        }())
+    }
+
     @Test func router_Answers404_WhenNoPathMatches() async throws {
         let router = Self.router(["GET /a"])
         let error = try #require(try await Self.resolve(router, "GET", "/b").error)
