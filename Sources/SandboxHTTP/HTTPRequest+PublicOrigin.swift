@@ -57,7 +57,7 @@ extension HTTPRequest {
         }
         host = host ?? headers["Host"].flatMap { Self.validHost(Substring($0)) }
         guard let host else { return nil }
-        return "\(scheme ?? "http")://\(host)"
+        return (scheme ?? "http") + "://" + host
     }
 
     /// The last element of a `Forwarded` field value (commas inside quoted strings do not separate elements).
@@ -96,8 +96,18 @@ extension HTTPRequest {
     /// `host [ ":" port ]`: a name of letters, digits and `.-_`, or a well-formed `[IPv6]` literal (RFC 3986 §3.2.2;
     /// not IPvFuture, whose sub-delims could break out of an href), and a port of digits ≤ 65535 (§3.2.3).
     private static func validHost(_ text: Substring) -> String? {
-        let host = text.trimmingSpaces
-        guard !host.isEmpty, host.utf8.count <= 255, let (name, port) = URIAuthority.splitHostAndPort(Array(host.utf8)[...]),
+        var text = text
+        return text.withUTF8 { validHost(bytes: $0) }
+    }
+
+    /// ``validHost(_:)`` on the value's bytes: spaces and tabs trimmed at both ends, as `trimmingSpaces` does
+    /// (anything else that is not ASCII fails the checks below either way).
+    private static func validHost(bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var start = 0, end = bytes.count
+        while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
+        while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        let host = Array(bytes[start..<end])
+        guard !host.isEmpty, host.count <= 255, let (name, port) = URIAuthority.splitHostAndPort(host[...]),
               port.map(URIAuthority.isPort) ?? true
         else { return nil }
         if name.first == UInt8(ascii: "[") {
@@ -107,7 +117,7 @@ extension HTTPRequest {
                                                    || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
             else { return nil }
         }
-        return String(host)
+        return String(decoding: host, as: UTF8.self)
     }
 }
 
