@@ -10,6 +10,36 @@ internal import SandboxHTTP
 /// ``SandboxURLProtocol``: the request as the server would have parsed it, `PaymentSandbox/respond(to:)`, and the
 /// answer as an HTTP client sees it.
 enum InProcessExchange {
+    /// A request as the server would have parsed it, before its id: the method as sent, the target (path and query,
+    /// percent-encoded), `Host` and the other fields, and the URL the answer reports.
+    struct Request {
+        var method: String
+        var target: String
+        var headerFields: [(name: String, value: String)]
+        var url: URL
+
+        /// `request` (its URL's path and query; `Host` from its URL).
+        /// - Throws: `URLError(.badURL)` when the URL is no request target.
+        init(_ request: URLRequest) throws {
+            guard let url = request.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+                throw URLError(.badURL)
+            }
+            target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+            if let query = components.percentEncodedQuery { target += "?" + query }
+            method = request.httpMethod ?? "GET"
+            headerFields = [("Host", InProcessExchange.authority(of: components) ?? "localhost")]
+            for (name, value) in request.allHTTPHeaderFields ?? [:] where name.lowercased() != "host" { headerFields.append((name, value)) }
+            self.url = url
+        }
+
+        init(method: String, target: String, headerFields: [(name: String, value: String)], url: URL) {
+            self.method = method
+            self.target = target
+            self.headerFields = headerFields
+            self.url = url
+        }
+    }
+
     /// Answers `request` (its URL's path and query; `Host` from its URL) with `body`.
     ///
     /// - Parameter publicOrigin: the origin the answer's links are built on (``HTTPRequest/publicOriginOverride``);
@@ -18,18 +48,18 @@ enum InProcessExchange {
     ///   sandbox drops the connection (`commit_then_drop`).
     static func respond(_ sandbox: PaymentSandbox, to request: URLRequest, body: Data,
                         publicOrigin: String? = nil) async throws -> SandboxResponse {
-        guard let url = request.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            throw URLError(.badURL)
-        }
-        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        if let query = components.percentEncodedQuery { target += "?" + query }
+        try await respond(sandbox, to: Request(request), body: body, publicOrigin: publicOrigin)
+    }
+
+    /// Answers `request` with `body` (see ``respond(_:to:body:publicOrigin:)``).
+    static func respond(_ sandbox: PaymentSandbox, to request: Request, body: Data,
+                        publicOrigin: String? = nil) async throws -> SandboxResponse {
         var headers = HTTPHeaders()
-        headers.add(name: "Host", value: authority(of: components) ?? "localhost")
-        for (name, value) in request.allHTTPHeaderFields ?? [:] where name.lowercased() != "host" { headers.add(name: name, value: value) }
+        for (name, value) in request.headerFields { headers.add(name: name, value: value) }
         if !body.isEmpty && headers["Content-Length"] == nil { headers.add(name: "Content-Length", value: String(body.count)) }
         var parsed: HTTPRequest
         do {
-            parsed = try HTTPRequest(method: HTTPMethod(request.httpMethod ?? "GET"), target: target, headers: headers, body: body,
+            parsed = try HTTPRequest(method: HTTPMethod(request.method), target: request.target, headers: headers, body: body,
                                      id: nextRequestID())
         } catch {
             throw URLError(.badURL)
@@ -40,7 +70,7 @@ enum InProcessExchange {
         let noBody = parsed.method == .head || response.status.code == 204 || response.status.code == 304
         fields.append(("Content-Length", String(response.body.count)))
         return SandboxResponse(status: .init(code: response.status.code), headerFields: fields, body: noBody ? Data() : response.body,
-                               url: url)
+                               url: request.url)
     }
 
     /// The request a 3xx leads to as URLSession builds it, or nil when it is no redirect to follow: not 301, 302,
@@ -73,7 +103,7 @@ enum InProcessExchange {
     }
 
     /// `host[:port]`, an IPv6 literal in brackets (RFC 3986 §3.2.2).
-    private static func authority(of components: URLComponents) -> String? {
+    static func authority(of components: URLComponents) -> String? {
         guard var host = components.host, !host.isEmpty else { return nil }
         if host.contains(":") && !host.hasPrefix("[") { host = "[\(host)]" }
         return components.port.map { "\(host):\($0)" } ?? host

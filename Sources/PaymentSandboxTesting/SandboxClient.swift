@@ -39,6 +39,8 @@ public struct SandboxClient: Sendable {
     public var controlToken: String?
     /// Which redirects ``send(_:)`` follows, the same in both modes; by default none.
     public var redirects: RedirectPolicy
+    /// In-process, ``baseURL``'s `scheme://authority` as a path is resolved on it, and its `host[:port]`.
+    let inProcessOrigin: (origin: String, authority: String)?
 
     /// The sandbox that in-process requests go to; nil in live mode.
     public var sandbox: PaymentSandbox? {
@@ -54,6 +56,7 @@ public struct SandboxClient: Sendable {
         try sandbox.loadStateFile()
         transport = .inProcess(sandbox)
         baseURL = sandbox.baseURL ?? URL(string: "http://localhost")!
+        inProcessOrigin = Self.origin(resolvingPathsOn: baseURL)
         self.namespace = namespace
         controlToken = sandbox.configuration.controlToken
         self.redirects = redirects
@@ -76,6 +79,7 @@ public struct SandboxClient: Sendable {
                 redirects: RedirectPolicy = .doNotFollow) {
         transport = .live(session)
         self.baseURL = baseURL
+        inProcessOrigin = nil
         self.namespace = namespace
         self.controlToken = controlToken
         self.redirects = redirects
@@ -103,14 +107,44 @@ public struct SandboxClient: Sendable {
     /// `basicAuth` sets `Authorization: Basic …` (Klarna's credentials).
     public func send(_ method: Method, _ path: String, headers: [String: String] = [:], body: Data? = nil,
                      basicAuth: (user: String, password: String)? = nil) async throws -> SandboxResponse {
+        if case .inProcess(let sandbox) = transport, redirects == .doNotFollow,
+           let request = directRequest(method, path, headers: headers, basicAuth: basicAuth) {
+            return try await InProcessExchange.respond(sandbox, to: request, body: body ?? Data())
+        }
+        return try await send(urlRequest(method, path, headers: headers, body: body, basicAuth: basicAuth))
+    }
+
+    /// The `URLRequest` of ``send(_:_:headers:body:basicAuth:)``.
+    func urlRequest(_ method: Method, _ path: String, headers: [String: String], body: Data?,
+                    basicAuth: (user: String, password: String)?) throws -> URLRequest {
         var request = URLRequest(url: try url(for: path))
         request.httpMethod = method.rawValue
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        if let (user, password) = basicAuth {
-            request.setValue("Basic " + Data("\(user):\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
-        }
+        if let basicAuth { request.setValue(Self.basicCredentials(basicAuth), forHTTPHeaderField: "Authorization") }
         request.httpBody = body
-        return try await send(request)
+        return request
+    }
+
+    /// In-process, the request ``send(_:_:headers:body:basicAuth:)`` sends, built without its `URLRequest` when
+    /// that gives the same request (see `InProcessExchange.Request.init(method:path:fields:authority:origin:)`),
+    /// else nil. ``prepared(_:)``'s fields are added as it adds them.
+    func directRequest(_ method: Method, _ path: String, headers: [String: String],
+                       basicAuth: (user: String, password: String)?) -> InProcessExchange.Request? {
+        guard let inProcessOrigin else { return nil }
+        // An absolute URL on the client's own origin (a link the sandbox returned) is its path.
+        let path = path.hasPrefix(inProcessOrigin.origin + "/") ? String(path.dropFirst(inProcessOrigin.origin.count)) : path
+        var fields = headers
+        if let basicAuth { fields["Authorization"] = Self.basicCredentials(basicAuth) }
+        if let namespace, fields["Sandbox-Namespace"] == nil { fields["Sandbox-Namespace"] = namespace }
+        if let controlToken, InProcessExchange.Request.urlPath(of: path).hasPrefix("/__sandbox/"), fields["Sandbox-Control-Token"] == nil {
+            fields["Sandbox-Control-Token"] = controlToken
+        }
+        return InProcessExchange.Request(method: method.rawValue, path: path, fields: fields, authority: inProcessOrigin.authority,
+                                         origin: inProcessOrigin.origin)
+    }
+
+    private static func basicCredentials(_ credentials: (user: String, password: String)) -> String {
+        "Basic " + Data("\(credentials.user):\(credentials.password)".utf8).base64EncodedString()
     }
 
     /// ``send(_:_:headers:body:basicAuth:)`` with a JSON body given as text (`Content-Type: application/json` unless
@@ -161,7 +195,7 @@ public struct SandboxClient: Sendable {
 
     /// `request` with the client's namespace and control token (the SDK stand-ins, `/__sandbox/klarna/…`, sit behind
     /// the control token too), unless it names its own.
-    private func prepared(_ request: URLRequest) -> URLRequest {
+    func prepared(_ request: URLRequest) -> URLRequest {
         var request = request
         if let namespace, request.value(forHTTPHeaderField: "Sandbox-Namespace") == nil {
             request.setValue(namespace, forHTTPHeaderField: "Sandbox-Namespace")
@@ -177,6 +211,14 @@ public struct SandboxClient: Sendable {
     func followsTo(_ url: URL?) -> Bool {
         guard let url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
         return Self.origin(of: url) == Self.origin(of: baseURL)
+    }
+
+    /// What `URL(string: "/…", relativeTo: base).absoluteURL` puts before the path, and `host[:port]` of `base`.
+    private static func origin(resolvingPathsOn base: URL) -> (origin: String, authority: String)? {
+        guard let root = URL(string: "/", relativeTo: base)?.absoluteURL.absoluteString, root.hasSuffix("/"),
+              let components = URLComponents(url: base, resolvingAgainstBaseURL: false),
+              let authority = InProcessExchange.authority(of: components) else { return nil }
+        return (String(root.dropLast()), authority)
     }
 
     /// `scheme://host:port` with the scheme's default port written out, for comparing origins.

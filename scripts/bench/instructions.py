@@ -4,6 +4,9 @@ runs it).
 
     python3 instructions.py measure BIN DIR KIND N1 N2    one line of key=value pairs (below)
     python3 instructions.py client PORT KIND N            the requests of KIND, N times, against a running sandbox
+    python3 instructions.py measure-inprocess BIN DIR KIND N1 N2
+                                                          the same figure in-process: BIN is scripts/bench/inprocess's
+                                                          inprocess-instructions (SandboxClient, no socket; see there)
 
 For each of N1 and N2: BIN runs under `valgrind --tool=callgrind` (--collect-atstart=yes, the default: every user-space
 instruction of the whole process, all threads) on a free port with --quiet; once GET /__sandbox/health answers (polled
@@ -28,6 +31,11 @@ KINDs (the unit the figure is per):
                      POST /ordermanagement/v1/orders/{order_id}/captures                             per flow (4 requests)
   swedbankpay-order  POST /psp/paymentorders (v3.1 Purchase), POST /checkout/{token}/card (what the checkout page's
                      card form posts, frictionless test card)                                        per order (2 requests)
+
+measure-inprocess runs BIN KIND N under callgrind for N1 and N2 (a copy of BIN without its debug sections, made in DIR
+with `strip -g`: valgrind 3.19 cannot read the DWARF 5 of a dependent package's release build) and differences the
+totals the same way. That process is client and sandbox at once: SandboxClient's URLRequest and SandboxResponse per
+request are in the figure, which is therefore not comparable with the socket figure, only with another build's.
 
 Every flow uses the ids of its own answers. Every answer must be 2xx, except the card form's, which must be the 303 to
 the order's completeUrl (what a browser gets); anything else ends the run (exit 1). At the end of a run the last order
@@ -356,12 +364,46 @@ def measure(binary, directory, kind, n1, n2):
              time.monotonic() - started))
 
 
+def inprocess_run(binary, directory, kind, n):
+    """Ir (and the scenario watcher's, normally none: the binary turns it off) of one in-process run of KIND n times."""
+    out = os.path.join(directory, "callgrind.inprocess.%s.%d.out" % (kind, n))
+    if os.path.exists(out):
+        os.remove(out)
+    command = ["valgrind", "--tool=callgrind", "--quiet", "--collect-atstart=yes", "--callgrind-out-file=" + out,
+               binary, kind, str(n)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=STOP_SECONDS + START_SECONDS)
+    if done.returncode != 0:
+        raise Failure("%s %s %d exited with %d: %s" % (binary, kind, n, done.returncode, done.stderr[-2000:]))
+    ir, watcher = total_ir(out), inclusive_ir(out, WATCHER)
+    log("in-process %s n=%d: Ir %d, scenario watcher %s" % (kind, n, ir, watcher))
+    return ir, watcher
+
+
+def measure_inprocess(binary, directory, kind, n1, n2):
+    if kind not in KINDS:
+        raise Failure("unknown kind %s (known: %s)" % (kind, " ".join(KINDS)))
+    if not 0 <= n1 < n2:
+        raise Failure("need 0 <= N1 < N2")
+    os.makedirs(directory, exist_ok=True)
+    started = time.monotonic()
+    stripped = os.path.join(directory, "inprocess-instructions")
+    subprocess.run(["strip", "-g", "-o", stripped, binary], check=True)
+    ir1, watcher1 = inprocess_run(stripped, directory, kind, n1)
+    ir2, watcher2 = inprocess_run(stripped, directory, kind, n2)
+    _, unit, per_unit, _ = KINDS[kind]
+    per = (ir2 - (watcher2 or 0) - ir1 + (watcher1 or 0)) / (n2 - n1)
+    print("kind=%s mode=inprocess unit=%s requests_per_unit=%d n1=%d ir1=%d n2=%d ir2=%d per_unit=%.0f per_request=%.0f"
+          " seconds=%.0f" % (kind, unit, per_unit, n1, ir1, n2, ir2, per, per / per_unit, time.monotonic() - started))
+
+
 def main(argv):
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     try:
         if len(argv) == 6 and argv[0] == "measure":
             measure(argv[1], argv[2], argv[3], int(argv[4]), int(argv[5]))
+        elif len(argv) == 6 and argv[0] == "measure-inprocess":
+            measure_inprocess(argv[1], argv[2], argv[3], int(argv[4]), int(argv[5]))
         elif len(argv) == 4 and argv[0] == "client":
             conn = Connection(int(argv[1]))
             run_client(conn, argv[2], int(argv[3]))

@@ -31,16 +31,26 @@
 #   INSTR_KINDS="health klarna-session klarna-flow swedbankpay-order"   the kinds measured
 #   INSTR_N="200 2200"        N1 N2 for the single-request kinds
 #   INSTR_FLOW_N="50 550"     N1 N2 for the flows (klarna-flow, swedbankpay-order)
+#   INSTR_INPROCESS=1         0: no in-process figures
+#   INSTR_INPROCESS_N="20 220" and INSTR_INPROCESS_FLOW_N="10 60"   their N1 N2
 #   INSTR_START_SECONDS=300   the longest the sandbox may take to answer its first health request under valgrind
 #   INSTR_STOP_SECONDS=300    ... and to exit after SIGTERM
 #
-# About 2.5 minutes on a 2-core machine (each run ~5 s of start-up under valgrind, then ~70-150 requests a second).
+#   In-process too (INSTR_INPROCESS=1, the default, with scripts/bench.sh --instructions): the same kinds sent
+#   through SandboxClient to an in-process sandbox (no socket) by scripts/bench/inprocess's inprocess-instructions,
+#   built in release against this checkout; instructions.py measure-inprocess. That figure holds the client's own
+#   URLRequest/SandboxResponse work too, so it compares with another build's in-process figure, not with the socket's.
+#
+# About 2.5 minutes on a 2-core machine (and ~2 more in-process, plus its build; each run ~5 s of start-up under valgrind, then ~70-150 requests a second).
 #
 # Installs valgrind with apt-get when it is missing and it can (root or sudo); otherwise says how.
 
 INSTR_KINDS=${INSTR_KINDS:-health klarna-session klarna-flow swedbankpay-order}
 INSTR_N=${INSTR_N:-200 2200}
 INSTR_FLOW_N=${INSTR_FLOW_N:-50 550}
+INSTR_INPROCESS=${INSTR_INPROCESS:-1}
+INSTR_INPROCESS_N=${INSTR_INPROCESS_N:-20 220}
+INSTR_INPROCESS_FLOW_N=${INSTR_INPROCESS_FLOW_N:-10 60}
 INSTR_PY=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/instructions.py
 
 # valgrind from Debian when missing (as root, or with sudo that needs no password); else how to get it.
@@ -124,12 +134,47 @@ instructions_table() {
         "/ (N2 - N1) with N = $INSTR_N requests, $INSTR_FLOW_N flows, on one keep-alive connection)"
 }
 
+# In-process: scripts/bench/inprocess's inprocess-instructions $1 (files under $2); prints request | unit |
+# instructions per unit | per request.
+instructions_inprocess() {
+    local binary=$1 dir=$2 kind n line kv per unit requests
+    mkdir -p "$dir"
+    printf '%-48s %-10s %13s %13s\n' "request (in-process)" "unit" "instructions" "per request"
+    for kind in $INSTR_KINDS; do
+        case $kind in klarna-flow | swedbankpay-order) n=$INSTR_INPROCESS_FLOW_N ;; *) n=$INSTR_INPROCESS_N ;; esac
+        log "instructions in-process: $kind, N=${n// / and N=} under callgrind"
+        # shellcheck disable=SC2086 # N1 N2
+        python3 "$INSTR_PY" measure-inprocess "$binary" "$dir" "$kind" $n >"$dir/$kind.result" 2>"$dir/$kind.progress" \
+            || { cat "$dir/$kind.progress" >&2; die "instructions.py measure-inprocess failed for $kind"; }
+        line=$(tail -n 1 "$dir/$kind.result")
+        for kv in $line; do
+            case ${kv%%=*} in
+                per_unit) per=${kv#*=} ;;
+                unit) unit=${kv#*=} ;;
+                requests_per_unit) requests=${kv#*=} ;;
+            esac
+        done
+        printf '%-48s %-10s %13s %13s\n' "$(instructions_label "$kind")" "$unit ($requests)" "$per" "$((per / requests))"
+    done
+    echo "(the same, through SandboxClient to an in-process sandbox, client included; N = $INSTR_INPROCESS_N requests," \
+        "$INSTR_INPROCESS_FLOW_N flows)"
+}
+
 # scripts/bench.sh --instructions
 instructions_bench() {
     instructions_measure "$BIN" "$TMP/instructions"
     echo
     echo "== instructions per request ($BIN) =="
     instructions_table
+    [[ $INSTR_INPROCESS == 1 ]] || return 0
+    log "swift build -c release --package-path scripts/bench/inprocess --product inprocess-instructions"
+    swift build -c release --package-path "$ROOT/scripts/bench/inprocess" --product inprocess-instructions 2>&1 | tail -n 3 \
+        || die "scripts/bench/inprocess build failed"
+    local table
+    table=$(instructions_inprocess "$ROOT/scripts/bench/inprocess/.build/release/inprocess-instructions" "$TMP/instructions-inprocess")
+    echo
+    echo "== instructions per request in-process (scripts/bench/inprocess's inprocess-instructions) =="
+    echo "$table"
 }
 
 # Run alone: the helpers scripts/bench.sh would give, then the table of one binary.

@@ -17,6 +17,10 @@ let package = Package(
             .product(name: "PaymentSandbox", package: repository.lastPathComponent),
             .product(name: "PaymentSandboxTesting", package: repository.lastPathComponent),
         ]),
+        .executableTarget(name: "inprocess-instructions", dependencies: [
+            .product(name: "PaymentSandbox", package: repository.lastPathComponent),
+            .product(name: "PaymentSandboxTesting", package: repository.lastPathComponent),
+        ]),
         .target(name: "HeapStatistics"),
         .executableTarget(name: "memory-per-flow", dependencies: [
             "HeapStatistics",
