@@ -95,13 +95,22 @@ package struct ScenarioFieldPath: Sendable, Hashable, CustomStringConvertible {
 package struct ScenarioPattern: Sendable, Equatable, CustomStringConvertible {
     package let pattern: String
     package let regex: NSRegularExpression
+    /// The same test without ICU, for the shapes ``PlainPattern`` knows.
+    let plain: PlainPattern?
 
     package init(_ pattern: String) throws {
         self.pattern = pattern
         regex = try NSRegularExpression(pattern: pattern)
+        plain = PlainPattern(pattern)
     }
 
     package func matches(_ string: String) -> Bool {
+        if let plain, let matched = plain.matches(string) { return matched }
+        return regexMatches(string)
+    }
+
+    /// The test by `NSRegularExpression` alone.
+    func regexMatches(_ string: String) -> Bool {
         regex.firstMatch(in: string, range: NSRange(string.startIndex..., in: string)) != nil
     }
 
