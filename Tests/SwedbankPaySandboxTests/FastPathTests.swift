@@ -47,8 +47,24 @@ import Testing
         }
         let bodies = ["pan=4925000000000004&expiry=12/33&cvc=123", "", "&&", "a", "a=", "=b", "a=b=c", "a=1&a=2", "x=a+b%20c",
                       "bad=%zz&half=%4", "utf=%C3%A9&broken=%C3", "msisdn=%2B46739000001", "plus=+", "e=%e2%98%83", "é=ü&k=%41"]
-        for body in bodies {
+        let alphabet = Array("ab=&+%2C3é ")
+        let random = (0..<500).map { _ in String((0..<Int.random(in: 0...16)).map { _ in alphabet.randomElement()! }) }
+        for body in bodies + random {
             #expect(FormFields.parse(Data(body.utf8)) == reference(body), "\(body)")
+        }
+    }
+
+    /// Card input filtered on bytes when ASCII, as `String.filter` filters Characters.
+    @Test func cardInputFilters_MatchCharacterFiltering() {
+        let texts = ["", " ", "4925 0000-0000 0004", "12 / 33", "\t1\n2\r\n/\u{0B}3\u{0C}3", "\r\n", "a\u{1C}b", "１２/３３",
+                     "12\u{85}/33", "12\u{A0}/33", "4925\u{2010}0000"]
+        let alphabet = Array(" -\t\n\r\u{0B}\u{0C}\u{1F}09/aé\u{A0}")
+        let random = (0..<500).map { _ in String((0..<Int.random(in: 0...12)).map { _ in alphabet.randomElement()! }) }
+        for text in texts + random {
+            #expect(CardInput.removingWhitespace(text) == text.filter { !$0.isWhitespace }, "\(text.debugDescription)")
+            let pan = CardInput.removing(from: text, bytes: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "-") },
+                                         characters: { $0 == " " || $0 == "-" })
+            #expect(pan == text.filter { $0 != " " && $0 != "-" }, "\(text.debugDescription)")
         }
     }
 

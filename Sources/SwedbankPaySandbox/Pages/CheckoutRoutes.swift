@@ -183,7 +183,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
 
     private func payBySwish(_ request: HTTPRequest) throws -> HTTPReply {
         try page(request) { token, _ in
-            let msisdn = (FormFields.parse(request.body)["msisdn"] ?? "").filter { !$0.isWhitespace }
+            let msisdn = CardInput.removingWhitespace(FormFields.parse(request.body)["msisdn"] ?? "")
             return try sessions.payBySwish(token, msisdn: msisdn, call(request))
                 .map { Self.outcome($0, mode: mode(request), base: base(request)) }
         }
@@ -331,7 +331,8 @@ enum CardInput {
     struct Problem: Error { var message: String }
 
     static func check(_ fields: [String: String], now: Date) -> Result<SwedbankPayPaymentSessionStore.TypedCard, Problem> {
-        let pan = (fields["pan"] ?? "").filter { $0 != " " && $0 != "-" }
+        let pan = removing(from: fields["pan"] ?? "", bytes: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "-") },
+                           characters: { $0 == " " || $0 == "-" })
         // Only ASCII digits: a digit is then one Character and one byte.
         guard pan.utf8.allSatisfy(isASCIIDigit), (12...19).contains(pan.utf8.count), luhn(pan) else {
             return .failure(Problem(message: "The card number is not valid."))
@@ -339,7 +340,7 @@ enum CardInput {
         guard let brand = brand(pan) else {
             return .failure(Problem(message: "This card brand is not accepted (\(acceptedBrands.joined(separator: ", "))))."))
         }
-        let expiry = (fields["expiry"] ?? "").filter { !$0.isWhitespace }.split(separator: "/")
+        let expiry = removingWhitespace(fields["expiry"] ?? "").split(separator: "/")
         let today = yearAndMonth(now)
         guard expiry.count == 2, let month = Int(expiry[0]), (1...12).contains(month), expiry[1].count == 2 || expiry[1].count == 4,
               var year = Int(expiry[1]) else {
@@ -352,6 +353,18 @@ enum CardInput {
             return .failure(Problem(message: "The CVC must be 3 or 4 digits."))
         }
         return .success(.init(pan: pan, brand: brand))
+    }
+
+    /// `text` without the characters `isRemoved` picks: on its bytes when `text` is ASCII (each byte is then one
+    /// Character, or `\r\n` is one, removed or kept whole alike by both tests), else Character by Character.
+    static func removing(from text: String, bytes isRemoved: (UInt8) -> Bool, characters isRemovedCharacter: (Character) -> Bool) -> String {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.filter { !isRemovedCharacter($0) } }
+        return String(decoding: text.utf8.filter { !isRemoved($0) }, as: UTF8.self)
+    }
+
+    /// `text` without whitespace (`Character.isWhitespace`; of ASCII, tab to carriage return, and space).
+    static func removingWhitespace(_ text: String) -> String {
+        removing(from: text, bytes: { ($0 >= 0x09 && $0 <= 0x0D) || $0 == 0x20 }, characters: { $0.isWhitespace })
     }
 
     /// The UTC (Gregorian) year and month of `date`: by arithmetic from 1970 on (days to civil date), else by Calendar.

@@ -236,8 +236,8 @@ extension SessionResult: Sendable where Value: Sendable {}
 /// `application/x-www-form-urlencoded` fields of a page's form POST.
 enum FormFields {
     static func parse(_ body: Data) -> [String: String] {
+        if let fields = body.withUnsafeBytes({ parse(ascii: $0.bindMemory(to: UInt8.self)) }) { return fields }
         let bytes = [UInt8](body)
-        if bytes.allSatisfy({ $0 < 0x80 }) { return parse(ascii: bytes) }
         var fields: [String: String] = [:]
         for pair in String(decoding: bytes, as: UTF8.self).split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -247,13 +247,24 @@ enum FormFields {
         return fields
     }
 
-    /// ``parse(_:)`` of an ASCII body, on its bytes (the same splits).
-    private static func parse(ascii bytes: [UInt8]) -> [String: String] {
+    /// ``parse(_:)`` of an ASCII body, on its bytes (the same splits: empty pairs skipped, the first `=` splits);
+    /// nil when the body is not ASCII.
+    private static func parse(ascii bytes: UnsafeBufferPointer<UInt8>) -> [String: String]? {
         var fields: [String: String] = [:]
-        for pair in bytes.split(separator: UInt8(ascii: "&")) {
-            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = parts.first else { continue }
-            fields[decode(String(decoding: name, as: UTF8.self))] = parts.count > 1 ? decode(String(decoding: parts[1], as: UTF8.self)) : ""
+        var pairStart = 0
+        while pairStart <= bytes.count {
+            var pairEnd = pairStart, equals = -1
+            while pairEnd < bytes.count, bytes[pairEnd] != UInt8(ascii: "&") {
+                guard bytes[pairEnd] < 0x80 else { return nil }
+                if equals < 0, bytes[pairEnd] == UInt8(ascii: "=") { equals = pairEnd }
+                pairEnd += 1
+            }
+            if pairEnd > pairStart {
+                let nameEnd = equals < 0 ? pairEnd : equals
+                let name = decode(String(decoding: UnsafeBufferPointer(rebasing: bytes[pairStart..<nameEnd]), as: UTF8.self))
+                fields[name] = equals < 0 ? "" : decode(String(decoding: UnsafeBufferPointer(rebasing: bytes[(equals + 1)..<pairEnd]), as: UTF8.self))
+            }
+            pairStart = pairEnd + 1
         }
         return fields
     }
