@@ -92,7 +92,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         guard let decided = try? playPage.decide(.swedbankPayCheckoutRedirect, request, in: paid.namespace, subject: .some(nil), object: token,
                                                  sticky: paid.view.scenario),
               decided.matchedRule else { return result.reply(playPage, request) { $0 } }
-        journal.record(paid.namespace, method: "DECISION", path: request.path, status: 0, note: decided.note.description)
+        journal.record(paid.namespace, method: "DECISION", path: request.path, status: 0, event: decided.note)
         var result = result
         if decided.outcome.swedbankPay == .redirectLost {
             result.value = Self.html(CheckoutPage.result(.paid, orderID: paid.view.orderID, redirectURL: nil, tellsParent: false))
@@ -234,7 +234,7 @@ struct SwedbankPayCheckoutRoutes: Sendable {
         guard result == .paid, let decided = try? playPage.decide(.swedbankPaySwishAppReturn, request, in: document.record.namespace,
                                                                  subject: .some(nil), object: document.record.token, sticky: view.scenario),
               decided.matchedRule else { return reopen }
-        journal.record(document.record.namespace, method: "DECISION", path: request.path, status: 0, note: decided.note.description)
+        journal.record(document.record.namespace, method: "DECISION", path: request.path, status: 0, event: decided.note)
         return playPage.settle(decided, request, reply: decided.outcome.swedbankPay == .redirectLost ? HTTPReply(Self.html(CheckoutPage.swishApp(.paid))) : reopen)
     }
 

@@ -113,7 +113,7 @@ package struct SwedbankPayPaymentOrderRoutes: Sendable {
         } catch {
             throw SwedbankPayProblem.unknownScenario(error)
         }
-        journal.record(namespace, method: "DECISION", path: request.path, status: 0, note: decided.note.description)
+        journal.record(namespace, method: "DECISION", path: request.path, status: 0, event: decided.note)
         return decided
     }
 

@@ -352,7 +352,7 @@ package final class SwedbankPayPaymentSessionStore: NamespacedState, Sendable {
         } catch {
             throw SwedbankPayProblem.unknownScenario(error)
         }
-        journal?.record(step.record.namespace, method: "DECISION", path: step.call.facts.path, status: 0, note: decided.note.description)
+        journal?.record(step.record.namespace, method: "DECISION", path: step.call.facts.path, status: 0, event: decided.note)
         guard !decided.answersCall else {
             step.answeredBy = decided.outcome
             step.delay = Self.total(step.delay, decided.delay)
