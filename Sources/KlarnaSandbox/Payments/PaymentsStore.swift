@@ -112,7 +112,16 @@ package struct KlarnaSDKError: Equatable, Sendable {
 package enum KlarnaSDKCall: String, CaseIterable, Sendable {
     case initialize, load, authorize, reauthorize, finalize
 
-    package var action: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
+    /// The case's name capitalized (`Initialize`, …): written out, read on every SDK call.
+    package var action: String {
+        switch self {
+        case .initialize: "Initialize"
+        case .load: "Load"
+        case .authorize: "Authorize"
+        case .reauthorize: "Reauthorize"
+        case .finalize: "Finalize"
+        }
+    }
 
     package var operation: ScenarioOperation {
         switch self {
