@@ -360,16 +360,17 @@ package final class ScenarioEngine: Sendable {
     ) throws(UnknownScenario) -> (scenario: String?, decision: ScenarioDecision) {
         var asked: [(key: String, value: JSONNode?)] = []
         // The last path resolved: consecutive rules mostly test one field (a playground's rules, an address's email).
-        var last: (path: String, value: JSONNode?)?
+        var lastPath: String?, lastValue: JSONNode?
         return try decide(operation, facts: facts, namespace: namespace, object: object, sticky: sticky) { path in
-            if let last, last.path == path.text { return last.value }
+            if lastPath == path.text { return lastValue }
             let value = path.resolve { key in
                 if let known = asked.first(where: { $0.key == key }) { return known.value }
                 let value = member(key)
                 asked.append((key, value))
                 return value
             }
-            last = (path.text, value)
+            lastPath = path.text
+            lastValue = value
             return value
         }
     }

@@ -119,7 +119,8 @@ enum ClientToken {
     /// The `session_id` claim of a token this sandbox issued, or nil.
     static func sessionID(of token: String) -> String? {
         // A key without a dot (a session id) is no token: nil before splitting it by characters.
-        guard token.utf8.contains(UInt8(ascii: ".")) else { return nil }
+        let dot = UInt8(ascii: ".")
+        guard token.utf8.withContiguousStorageIfAvailable({ $0.contains(dot) }) ?? token.utf8.contains(dot) else { return nil }
         let parts = token.split(separator: ".")
         guard parts.count == 3, let payload = fromBase64URL(String(parts[1])),
               let claims = try? JSONDocument.parse(payload) else { return nil }

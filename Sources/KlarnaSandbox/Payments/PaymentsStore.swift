@@ -328,6 +328,13 @@ struct PaymentsLedger: NamespaceStateValue {
         return (try? liveSession(namespace, key))?.id
     }
 
+    /// ``sessionID(forKey:_:)`` with the session's fields and scenario, from one look-up of the session.
+    func sdkSession(forKey key: String, _ namespace: Namespace) -> (id: String, fields: KlarnaSessionFields, scenario: String?)? {
+        let token = ClientToken.sessionID(of: key)
+        guard let session = try? liveSession(namespace, token ?? key), token == nil || session.clientToken == key else { return nil }
+        return (session.id, session.fields, session.scenario)
+    }
+
     /// `initialize(clientToken:)`: the token names a live session (checked by the caller) that has no order yet.
     func initialize(_ namespace: Namespace, sessionID: String, outcome: ScenarioOutcome = .approve) -> KlarnaSDKResult {
         guard let session = try? liveSession(namespace, sessionID), session.orderID == nil,
@@ -660,6 +667,12 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
 
     func sessionID(forKey key: String, _ namespace: Namespace) -> String? {
         ledgers.withState(namespace) { $0.sessionID(forKey: key, namespace) }
+    }
+
+    /// The live session `key` names (``sessionID(forKey:_:)``), its stored fields and its scenario, read under one lock:
+    /// what an SDK call plays (the customer's view is these fields with the call's `jsonData`).
+    func sdkSession(forKey key: String, _ namespace: Namespace) -> (id: String, fields: KlarnaSessionFields, scenario: String?)? {
+        ledgers.withState(namespace) { $0.sdkSession(forKey: key, namespace) }
     }
 
     func initialize(_ namespace: Namespace, sessionID: String, outcome: ScenarioOutcome = .approve) -> KlarnaSDKResult {
