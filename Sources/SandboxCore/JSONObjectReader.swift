@@ -140,8 +140,13 @@ extension JSONObjectReader {
 
     /// `Int(text)` for a number's text: `-?[0-9]{1,18}` (which cannot overflow) read directly, anything else by `Int`.
     static func wholeNumber(_ text: String) -> Int? {
-        let utf8 = text.utf8
-        guard utf8.count <= 18 else { return Int(text) }
+        guard text.utf8.count <= 18 else { return Int(text) }
+        // Over the contiguous bytes (a number's text is a small string, copied to the stack), not an index walk.
+        return text.utf8.withContiguousStorageIfAvailable { wholeNumber(bytes: $0, text) } ?? wholeNumber(bytes: Array(text.utf8), text)
+    }
+
+    /// ``wholeNumber(_:)`` of `utf8`, the bytes of `text` (at most 18).
+    private static func wholeNumber(bytes utf8: some Collection<UInt8>, _ text: String) -> Int? {
         var magnitude = 0, digits = 0, negative = false
         for byte in utf8 {
             if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {

@@ -11,14 +11,15 @@ import Foundation
 /// must not be able to make it large. A longer `Sandbox-Namespace` header is refused before any route runs
 /// (``refusal(_:)``, answered in the path's error format); a longer Basic user, Bearer token or any other name
 /// stands for the namespace ``bounded(_:)`` makes of it: its first bytes, `~` and a hash of the whole name.
+@usableFromInline
 package struct Namespace: Hashable, Sendable, CustomStringConvertible {
-    package let name: String
+    @usableFromInline package let name: String
     /// `name` as it is when it has at most ``maxLength`` bytes, else ``bounded(_:)`` of it.
     package init(_ name: String) {
         // O(1) for a native string: the check every request pays.
         self.name = name.utf8.count <= Namespace.maxLength ? name : Namespace.bounded(name)
     }
-    package var description: String { name }
+    @usableFromInline package var description: String { name }
 
     package static let `default` = Namespace("default")
     package static let headerName = "Sandbox-Namespace"
@@ -199,8 +200,8 @@ package struct BasicCredentials: Sendable, Equatable {
 
 /// In the state file a namespace is its name.
 extension Namespace: Codable {
-    package init(from decoder: any Decoder) throws { self.init(try decoder.singleValueContainer().decode(String.self)) }
-    package func encode(to encoder: any Encoder) throws {
+    @usableFromInline package init(from decoder: any Decoder) throws { self.init(try decoder.singleValueContainer().decode(String.self)) }
+    @usableFromInline package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(name)
     }

@@ -2,6 +2,7 @@
 import Foundation
 
 /// What a provider keeps per namespace (its sessions, tokens, orders), for ``NamespacedStore``.
+@usableFromInline
 package protocol NamespaceStateValue {
     /// Nothing worth keeping: a namespace whose state is still empty after an access is not stored, so reads
     /// (and failed writes) of an unknown namespace cost no memory.
@@ -22,11 +23,18 @@ package protocol NamespaceStateValue {
 /// state becomes empty is dropped. The state file (`SavedState.swift`) writes every namespace a few objects per hold of its shard's lock
 /// (``underLock(of:_:)``) and fills them through ``restore(_:sequence:_:)``, the one way restored objects come in.
 ///
+/// `@usableFromInline` (and ``Namespace``): a `package` type's inlinable code is inlined into other modules only so.
+@usableFromInline
 package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
     /// One namespace's state and when it was first written (see the type's comment).
-    struct Slot {
-        var state: State
-        let sequence: UInt64
+    @usableFromInline struct Slot {
+        @usableFromInline var state: State
+        @usableFromInline let sequence: UInt64
+
+        @usableFromInline init(state: State, sequence: UInt64) {
+            self.state = state
+            self.sequence = sequence
+        }
     }
 
     /// `@unchecked Sendable`: `State` may hold classes changed in place (a session, an order), which are not
@@ -35,8 +43,10 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
     /// the lock only if a body stores it outside, which the providers' ledgers do not (their classes are
     /// internal and every read copies them into values). Not `inout sending`: the Order Management writes hand
     /// the route's closures an order under the lock, which region checking cannot tell from an escape.
-    struct Shard: @unchecked Sendable {
-        var slots: [Namespace: Slot] = [:]
+    @usableFromInline struct Shard: @unchecked Sendable {
+        @usableFromInline var slots: [Namespace: Slot] = [:]
+
+        @usableFromInline init() {}
     }
 
     /// Sixteen locks: with a namespace per test suite, a few event loops (one per core) serving parallel suites
@@ -44,9 +54,10 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
     /// had 16 (and one 8); more would only help a server with many more cores than this one targets.
     package static var shardCount: Int { 16 }
 
-    private let shards: [Locked<Shard>]
+    // Visible to inlined code: ``withState(_:_:)`` is inlined (and specialized) into the stores of other modules.
+    @usableFromInline let shards: [Locked<Shard>]
     private let sequence = Locked<UInt64>(0)
-    private let makeState: @Sendable () -> State
+    @usableFromInline let makeState: @Sendable () -> State
 
     /// `makeState`: a namespace's empty state, made on its first access.
     package init(_ makeState: @escaping @Sendable () -> State) {
@@ -55,18 +66,21 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
     }
 
     /// The namespace's shard, by an FNV-1a hash of its name: cheaper than `hashValue` (SipHash), paid on every access.
-    private func shard(_ namespace: Namespace) -> Locked<Shard> {
+    @inlinable
+    func shard(_ namespace: Namespace) -> Locked<Shard> {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in namespace.name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return shards[Int(hash % UInt64(shards.count))]
     }
 
     /// A number that grows with every call, across namespaces: the order of creation (the eviction seam).
-    package func nextSequence() -> UInt64 { sequence.withLock { $0 += 1; return $0 } }
+    @usableFromInline package func nextSequence() -> UInt64 { sequence.withLock { $0 += 1; return $0 } }
 
     /// Runs `body` on the namespace's state under its shard's lock, reading or changing it in place. A namespace
     /// is created by the first access that leaves its state non-empty, and dropped by the access that leaves it
     /// empty (its last object evicted, expired or cancelled): a namespace that holds nothing costs nothing here.
+    /// Inlinable: specialized for its store's `State`, it looks no generic type up at run time.
+    @inlinable
     package func withState<Result: Sendable, Failure: Error>(
         _ namespace: Namespace, _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -83,7 +97,8 @@ package final class NamespacedStore<State: NamespaceStateValue>: Sendable {
         }
     }
 
-    private static func isEmpty(_ state: inout State) -> Bool { state.isEmpty }
+    @usableFromInline
+    static func isEmpty(_ state: inout State) -> Bool { state.isEmpty }
 
     /// Drops the namespace's state.
     package func reset(_ namespace: Namespace) {

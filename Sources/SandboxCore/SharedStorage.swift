@@ -9,7 +9,8 @@ import Foundation
 /// (a `@Boxed` nil is left out when encoding and a missing key decodes as nil, as an `Optional` property is).
 
 /// A value shared by every copy of the struct that holds it (8 bytes inline instead of the value's size).
-@propertyWrapper
+/// `@usableFromInline` (as ``Boxed``): only so are a `package` type's inlinable members inlined into other modules.
+@propertyWrapper @usableFromInline
 package struct Shared<Value> {
     @usableFromInline var box: SharedBox<Value>
 
@@ -30,7 +31,7 @@ package struct Shared<Value> {
 }
 
 /// An optional group of fields that is usually absent: nil costs 8 bytes inline, a value one shared box.
-@propertyWrapper
+@propertyWrapper @usableFromInline
 package struct Boxed<Wrapped> {
     @usableFromInline var box: SharedBox<Wrapped>?
 
@@ -62,43 +63,43 @@ extension Shared: Sendable where Value: Sendable {}
 extension Boxed: Sendable where Wrapped: Sendable {}
 
 extension Shared: Equatable where Value: Equatable {
-    package static func == (lhs: Shared, rhs: Shared) -> Bool { lhs.box === rhs.box || lhs.box.value == rhs.box.value }
+    @usableFromInline package static func == (lhs: Shared, rhs: Shared) -> Bool { lhs.box === rhs.box || lhs.box.value == rhs.box.value }
 }
 
 extension Boxed: Equatable where Wrapped: Equatable {
-    package static func == (lhs: Boxed, rhs: Boxed) -> Bool { lhs.box === rhs.box || lhs.wrappedValue == rhs.wrappedValue }
+    @usableFromInline package static func == (lhs: Boxed, rhs: Boxed) -> Bool { lhs.box === rhs.box || lhs.wrappedValue == rhs.wrappedValue }
 }
 
 extension Shared: Hashable where Value: Hashable {
-    package func hash(into hasher: inout Hasher) { hasher.combine(wrappedValue) }
+    @usableFromInline package func hash(into hasher: inout Hasher) { hasher.combine(wrappedValue) }
 }
 
 extension Boxed: Hashable where Wrapped: Hashable {
-    package func hash(into hasher: inout Hasher) { hasher.combine(wrappedValue) }
+    @usableFromInline package func hash(into hasher: inout Hasher) { hasher.combine(wrappedValue) }
 }
 
 extension Shared: Encodable where Value: Encodable {
-    package func encode(to encoder: any Encoder) throws {
+    @usableFromInline package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(wrappedValue)
     }
 }
 
 extension Shared: Decodable where Value: Decodable {
-    package init(from decoder: any Decoder) throws {
+    @usableFromInline package init(from decoder: any Decoder) throws {
         self.init(wrappedValue: try decoder.singleValueContainer().decode(Value.self))
     }
 }
 
 extension Boxed: Encodable where Wrapped: Encodable {
-    package func encode(to encoder: any Encoder) throws {
+    @usableFromInline package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         if let value = wrappedValue { try container.encode(value) } else { try container.encodeNil() }
     }
 }
 
 extension Boxed: Decodable where Wrapped: Decodable {
-    package init(from decoder: any Decoder) throws {
+    @usableFromInline package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         self.init(wrappedValue: container.decodeNil() ? nil : try container.decode(Wrapped.self))
     }

@@ -11,6 +11,10 @@ import Darwin
 ///
 /// Not `Synchronization.Mutex`: on Linux that is built on raw futexes, which ThreadSanitizer cannot see,
 /// so every access under it is reported as a race; CI runs the tests under TSan and must stay quiet.
+///
+/// `@usableFromInline`: only so are a `package` type's `@inlinable` members inlined into other modules; without it they
+/// call `withLock` unspecialized, looking its generic types up at run time on every call.
+@usableFromInline
 package final class Locked<Value: Sendable>: @unchecked Sendable {
     // Visible to inlined code: `withLock` is inlined (and specialized) into its callers in other modules.
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>

@@ -359,13 +359,19 @@ package final class ScenarioEngine: Sendable {
         object: String, sticky: String?
     ) throws(UnknownScenario) -> (scenario: String?, decision: ScenarioDecision) {
         var asked: [(key: String, value: JSONNode?)] = []
+        // The last path resolved: consecutive rules mostly test one field (a playground's rules, an address's email).
+        var lastPath: String?, lastValue: JSONNode?
         return try decide(operation, facts: facts, namespace: namespace, object: object, sticky: sticky) { path in
-            path.resolve { key in
+            if lastPath == path.text { return lastValue }
+            let value = path.resolve { key in
                 if let known = asked.first(where: { $0.key == key }) { return known.value }
                 let value = member(key)
                 asked.append((key, value))
                 return value
             }
+            lastPath = path.text
+            lastValue = value
+            return value
         }
     }
 
@@ -383,7 +389,7 @@ package final class ScenarioEngine: Sendable {
             selected = (scenario, decisions.rules(of: sticky, for: operation))
         } else {
             for candidate in decisions.contentRules[operation] ?? [] {
-                if let rule = candidate.scenario.firstMatchingRule(among: candidate.rules, headers: facts.headers, field: field) {
+                if let rule = Self.firstMatchingRule(of: candidate.scenario, among: candidate.rules, headers: facts.headers, field: field) {
                     selected = candidate
                     matched = rule
                     break
@@ -394,7 +400,7 @@ package final class ScenarioEngine: Sendable {
             }
         }
         guard let (scenario, rules) = selected, !rules.isEmpty,
-              let ruleIndex = matched ?? scenario.firstMatchingRule(among: rules, headers: facts.headers, field: field)
+              let ruleIndex = matched ?? Self.firstMatchingRule(of: scenario, among: rules, headers: facts.headers, field: field)
         else { return (selected?.scenario.name, .approve) }
         let key = CounterKey(namespace: namespace, object: object, operation: operation, scenario: scenario.name, rule: ruleIndex)
         let callIndex = state.withLock { state -> Int in
@@ -408,6 +414,19 @@ package final class ScenarioEngine: Sendable {
             return calls
         }
         return (scenario.name, scenario.rules[ruleIndex].decision(ruleIndex: ruleIndex, callIndex: callIndex))
+    }
+
+    /// ``Scenario/firstMatchingRule(among:headers:field:)``, each condition read in place rather than copied (a
+    /// content-rule scenario has a score of rules for a call, each tested on every call).
+    private static func firstMatchingRule(of scenario: Scenario, among candidates: [Int], headers: HTTPHeaders,
+                                          field: (ScenarioFieldPath) -> JSONNode?) -> Int? {
+        scenario.rules.withUnsafeBufferPointer { rules in
+            candidates.first { candidate in
+                rules[candidate].conditions.withUnsafeBufferPointer { conditions in
+                    !conditions.indices.contains { !conditions[$0].holds(headers: headers, field: field) }
+                }
+            }
+        }
     }
 
     private func headerScenario(_ headers: HTTPHeaders, _ index: DecisionIndex? = nil) throws(UnknownScenario) -> Scenario? {

@@ -129,6 +129,29 @@ import Testing
         #expect(ClientToken.sessionID(of: parts.joined(separator: ".")) == id)
     }
 
+    /// The payload's tail is encoded once per claims and joined to the head at a group of three: every length of session
+    /// id (each seam) and ids to escape give the token encoded whole, signature included.
+    @Test func token_IsTheWholePayloadEncoded_ForEveryIDLength() {
+        var fields = KlarnaSessionFields()
+        fields.purchaseCountry = "se"
+        fields.locale = "sv-SE"
+        let claims = ClientToken.Claims(fields)
+        let header = ClientToken.base64URL(bytes: JSONText.object([("alg", .string("RS256")), ("kid", .string("payment-sandbox")),
+                                                                   ("typ", .string("JWT"))]).bytes)
+        let ids = (0..<40).map { String(repeating: "a", count: $0) } + ["q\"uote", "é-\u{1}", "6f1c9a62-0b7e-4d4f-9a55-3c1e2a7b8d90"]
+        for id in ids {
+            for claims in [claims, ClientToken.Claims(KlarnaSessionFields())] {
+                let expected = header + "." + ClientToken.base64URL(bytes: Self.referencePayload(sessionID: id, claims: claims)) + "."
+                    + ClientToken.base64URL(bytes: Array("payment-sandbox:\(id)".utf8))
+                #expect(ClientToken.make(sessionID: id, claims: claims) == expected, "id \(id)")
+            }
+        }
+    }
+
+    @Test func sdkCallAction_IsItsNameCapitalized() {
+        for call in KlarnaSDKCall.allCases { #expect(call.action == call.rawValue.prefix(1).uppercased() + call.rawValue.dropFirst()) }
+    }
+
     @Test func sessionIDWithoutDots_IsNoToken() {
         #expect(ClientToken.sessionID(of: "6f1c9a62-0b7e-4d4f-9a55-3c1e2a7b8d90") == nil)
         #expect(ClientToken.sessionID(of: "") == nil)

@@ -213,6 +213,25 @@ private func string(_ length: Int, _ character: Character = "a") -> String {
         #expect(try sessionFailure { $0["locale"] = locale } == .badValue("locale"))
     }
 
+    /// The pattern is checked before the amounts, the market after them: a locale that breaks only the pattern is named
+    /// ahead of a negative amount; one that keeps it (any number of parts, either case) is not.
+    @Test(arguments: [("en-GB", false), ("EN-gb-Xy", false), ("ab", false), ("ab-cd-ef-gh", false), ("en_GB", true), ("en-", true),
+                      ("-GB", true), ("e1-GB", true), ("en-GBR", true), ("é-GB", true), ("", true), ("en--GB", true), ("a", true)])
+    func validateSession_ChecksLocalePattern_BeforeAmounts(locale: String, breaksPattern: Bool) throws {
+        #expect(try sessionFailure { $0["locale"] = locale; $0["order_amount"] = -1 } == .badValue(breaksPattern ? "locale" : "order_amount"))
+    }
+
+    /// Lengths count Unicode scalars, not bytes: 255 two-byte names pass, 256 do not; the unit's 1...8 likewise.
+    @Test func validateSession_CountsLengthsInScalars() throws {
+        let line = "order_lines[0]"
+        #expect(try sessionFailure { editLine(&$0, 0) { $0["name"] = String(repeating: "é", count: 255) } } == nil)
+        #expect(try sessionFailure { editLine(&$0, 0) { $0["name"] = String(repeating: "é", count: 256) } } == .badValue("\(line).name"))
+        #expect(try sessionFailure { editLine(&$0, 0) { $0["quantity_unit"] = String(repeating: "é", count: 8) } } == nil)
+        #expect(try sessionFailure { editLine(&$0, 0) { $0["quantity_unit"] = "😀" } } == nil)
+        #expect(try sessionFailure { editLine(&$0, 0) { $0["quantity_unit"] = String(repeating: "😀", count: 9) } } == .badValue("\(line).quantity_unit"))
+        #expect(try sessionFailure { editLine(&$0, 0) { $0["quantity_unit"] = "" } } == .badValue("\(line).quantity_unit"))
+    }
+
     @Test func validateSession_Rejects_NegativeOrderAmounts() throws {
         #expect(try sessionFailure { $0["order_amount"] = -1 } == .badValue("order_amount"))
         #expect(try sessionFailure { $0["order_tax_amount"] = -1 } == .badValue("order_tax_amount"))

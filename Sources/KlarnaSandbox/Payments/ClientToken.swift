@@ -7,7 +7,7 @@ import Foundation
 enum ClientToken {
     /// What a token says besides the session id: from the fields the session was created with. A session keeps these
     /// (a few short strings) and makes its token when it is read, instead of keeping the token's few hundred bytes.
-    struct Claims: Equatable, Sendable, Codable {
+    struct Claims: Hashable, Sendable, Codable {
         var purchaseCountry, design, locale: String?
 
         init(_ fields: KlarnaSessionFields) {
@@ -22,13 +22,72 @@ enum ClientToken {
     }
 
     /// The payload is written byte by byte, as JSONText writes it (a token is made for every session created and read).
+    /// Only its head (`{"session_id":"…"`) differs between the sessions of one set of claims: the rest of the payload
+    /// is encoded once per claims (``encodedTail(_:split:)``) and copied.
     static func make(sessionID: String, claims: Claims) -> String {
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(sessionID.utf8.count + 24)
+        scratch.append(contentsOf: #"{"session_id":"#.utf8)
+        KlarnaJSONBytes.appendString(sessionID, to: &scratch)
+        // The head and the tail's first bytes are whole groups of three: their encodings join without a seam.
+        let tail = encodedTail(claims, split: (3 - scratch.count % 3) % 3)
+        scratch.append(contentsOf: tail.first)
+        let signedCount = signedPrefix.count + sessionID.utf8.count
+        // header.payload.signature, written into one string.
+        let length = encodedHeaderBytes.count + 2 + encodedLength(scratch.count) + tail.encoded.count + encodedLength(signedCount)
+        return String(unsafeUninitializedCapacity: length) { out in
+            var written = out.initialize(from: encodedHeaderBytes).1
+            out[written] = UInt8(ascii: ".")
+            written = scratch.withUnsafeBufferPointer { base64URL($0, into: out, at: written + 1) }
+            written += UnsafeMutableBufferPointer(rebasing: out[written...]).initialize(from: tail.encoded).1
+            out[written] = UInt8(ascii: ".")
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(contentsOf: signedPrefix)
+            scratch.append(contentsOf: sessionID.utf8)
+            return scratch.withUnsafeBufferPointer { base64URL($0, into: out, at: written + 1) }
+        }
+    }
+
+    private static let signedPrefix = Array("payment-sandbox:".utf8)
+
+    /// The payload after the session id (from `,"base_url"` on) for `claims`, in base64url from its byte `split` on,
+    /// and its first `split` bytes (0 to 2). Kept for the last few claims seen (a sandbox sees few).
+    private static func encodedTail(_ claims: Claims, split: Int) -> EncodedTail {
+        let key = TailKey(claims: claims, split: split)
+        if let known = tails.withLock({ $0[key] }) { return known }
+        let bytes = payloadTail(claims)
+        let encoded = bytes.withUnsafeBufferPointer { all in
+            let rest = UnsafeBufferPointer(rebasing: all[split...])
+            return [UInt8](unsafeUninitializedCapacity: encodedLength(rest.count)) { out, count in
+                count = base64URL(rest, into: out, at: 0)
+            }
+        }
+        let made = EncodedTail(first: Array(bytes[..<split]), encoded: encoded)
+        tails.withLock { tails in
+            if tails.count >= 64 { tails.removeAll() }
+            tails[key] = made
+        }
+        return made
+    }
+
+    private struct TailKey: Hashable, Sendable {
+        var claims: Claims
+        var split: Int
+    }
+
+    private struct EncodedTail: Sendable {
+        let first: [UInt8]
+        let encoded: [UInt8]
+    }
+
+    private static let tails = Locked<[TailKey: EncodedTail]>([:])
+
+    /// The payload's bytes after the session id's closing quote.
+    private static func payloadTail(_ claims: Claims) -> [UInt8] {
         let country = KlarnaJSONBytes.uppercased(claims.purchaseCountry ?? "")
         let region = ["US", "CA", "MX"].contains(country) ? "na" : ["AU", "NZ"].contains(country) ? "oc" : "eu"
         var payload: [UInt8] = []
         payload.reserveCapacity(320)
-        payload.append(contentsOf: #"{"session_id":"#.utf8)
-        KlarnaJSONBytes.appendString(sessionID, to: &payload)
         payload.append(contentsOf: #","base_url":"https://js.playground.klarna.com/"#.utf8)
         payload.append(contentsOf: region.utf8)
         payload.append(contentsOf: #"/kp","design":"#.utf8)
@@ -38,17 +97,7 @@ enum ClientToken {
         payload.append(contentsOf: #","purchase_country":"#.utf8)
         KlarnaJSONBytes.appendString(country, to: &payload)
         payload.append(contentsOf: #","environment":"playground","merchant_name":"payment-sandbox","session_type":"PAYMENTS","scheme":true}"#.utf8)
-        var signed: [UInt8] = Array("payment-sandbox:".utf8)
-        signed.append(contentsOf: sessionID.utf8)
-        // header.payload.signature, written into one string.
-        let length = encodedHeaderBytes.count + 2 + encodedLength(payload.count) + encodedLength(signed.count)
-        return String(unsafeUninitializedCapacity: length) { out in
-            var written = out.initialize(from: encodedHeaderBytes).1
-            out[written] = UInt8(ascii: ".")
-            written = payload.withUnsafeBufferPointer { base64URL($0, into: out, at: written + 1) }
-            out[written] = UInt8(ascii: ".")
-            return signed.withUnsafeBufferPointer { base64URL($0, into: out, at: written + 1) }
-        }
+        return payload
     }
 
     private static let encodedHeaderBytes = Array(encodedHeader.utf8)
@@ -70,7 +119,8 @@ enum ClientToken {
     /// The `session_id` claim of a token this sandbox issued, or nil.
     static func sessionID(of token: String) -> String? {
         // A key without a dot (a session id) is no token: nil before splitting it by characters.
-        guard token.utf8.contains(UInt8(ascii: ".")) else { return nil }
+        let dot = UInt8(ascii: ".")
+        guard token.utf8.withContiguousStorageIfAvailable({ $0.contains(dot) }) ?? token.utf8.contains(dot) else { return nil }
         let parts = token.split(separator: ".")
         guard parts.count == 3, let payload = fromBase64URL(String(parts[1])),
               let claims = try? JSONDocument.parse(payload) else { return nil }

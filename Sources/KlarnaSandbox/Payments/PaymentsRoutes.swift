@@ -135,12 +135,15 @@ package struct KlarnaPaymentsRoutes: Sendable {
 private func standIn(_ call: KlarnaSDKCall, _ request: HTTPRequest, store: KlarnaPaymentsStore, play: ScenarioPlayer<KlarnaErrorFormat>) throws -> HTTPReply {
     let namespace = Namespace(for: request)
     let key = try request.parameters.require("session_id")
-    guard let id = store.sessionID(forKey: key, namespace) else { throw KlarnaError.unknownSDKSession(in: namespace) }
+    // The session and its fields under one lock; the customer's view of them (with `jsonData`) is made here.
+    guard let (id, stored, sticky) = store.sdkSession(forKey: key, namespace) else { throw KlarnaError.unknownSDKSession(in: namespace) }
     let body = try SDKRequest.decode(request.body)
-    let view = store.customerView(namespace, sessionID: id, data: body.jsonData)
+    var fields = stored
+    if let data = body.jsonData { fields.merge(data) }
+    let view = fields
     // Of the session as a tree, only the members a scenario's conditions look at.
-    return play(call.operation, request, namespace, subjectMember: { key in view?.fields.jsonMember(key).map(JSONNode.init) }, object: id,
-                sticky: view?.scenario) { outcome in
+    return play(call.operation, request, namespace, subjectMember: { key in view.jsonMember(key).map(JSONNode.init) }, object: id,
+                sticky: sticky) { outcome in
         let result: KlarnaSDKResult
         switch call {
         case .initialize:

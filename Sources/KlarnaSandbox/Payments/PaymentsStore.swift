@@ -112,7 +112,16 @@ package struct KlarnaSDKError: Equatable, Sendable {
 package enum KlarnaSDKCall: String, CaseIterable, Sendable {
     case initialize, load, authorize, reauthorize, finalize
 
-    package var action: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
+    /// The case's name capitalized (`Initialize`, …): written out, read on every SDK call.
+    package var action: String {
+        switch self {
+        case .initialize: "Initialize"
+        case .load: "Load"
+        case .authorize: "Authorize"
+        case .reauthorize: "Reauthorize"
+        case .finalize: "Finalize"
+        }
+    }
 
     package var operation: ScenarioOperation {
         switch self {
@@ -317,6 +326,13 @@ struct PaymentsLedger: NamespaceStateValue {
             return id
         }
         return (try? liveSession(namespace, key))?.id
+    }
+
+    /// ``sessionID(forKey:_:)`` with the session's fields and scenario, from one look-up of the session.
+    func sdkSession(forKey key: String, _ namespace: Namespace) -> (id: String, fields: KlarnaSessionFields, scenario: String?)? {
+        let token = ClientToken.sessionID(of: key)
+        guard let session = try? liveSession(namespace, token ?? key), token == nil || session.clientToken == key else { return nil }
+        return (session.id, session.fields, session.scenario)
     }
 
     /// `initialize(clientToken:)`: the token names a live session (checked by the caller) that has no order yet.
@@ -651,6 +667,12 @@ package final class KlarnaPaymentsStore: NamespacedState, Sendable {
 
     func sessionID(forKey key: String, _ namespace: Namespace) -> String? {
         ledgers.withState(namespace) { $0.sessionID(forKey: key, namespace) }
+    }
+
+    /// The live session `key` names (``sessionID(forKey:_:)``), its stored fields and its scenario, read under one lock:
+    /// what an SDK call plays (the customer's view is these fields with the call's `jsonData`).
+    func sdkSession(forKey key: String, _ namespace: Namespace) -> (id: String, fields: KlarnaSessionFields, scenario: String?)? {
+        ledgers.withState(namespace) { $0.sdkSession(forKey: key, namespace) }
     }
 
     func initialize(_ namespace: Namespace, sessionID: String, outcome: ScenarioOutcome = .approve) -> KlarnaSDKResult {

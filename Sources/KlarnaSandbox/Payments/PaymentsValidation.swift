@@ -159,7 +159,7 @@ enum PaymentsValidation {
 
     /// The market of a purchase country, case-insensitively ("gb" is GB: the schema's regex accepts either case).
     static func market(for country: String) -> (currency: String, locales: [String])? {
-        markets[country.uppercased()]
+        markets[KlarnaJSONBytes.uppercased(country)]
     }
 
     // MARK: - Schema-level checks
@@ -172,6 +172,9 @@ enum PaymentsValidation {
 
     private static func checkLength(_ value: String?, min: Int = 0, max: Int, _ path: @autoclosure () -> String) throws(KlarnaError) {
         guard let value else { return }
+        // A scalar is 1 to 4 UTF-8 bytes: most texts are within the bounds by their byte count alone.
+        let bytes = value.utf8.count
+        if bytes <= max && (bytes + 3) / 4 >= min { return }
         let length = value.unicodeScalars.count
         if length < min || length > max { throw .badValue(path()) }
     }
@@ -202,8 +205,13 @@ enum PaymentsValidation {
     /// `^[A-Za-z]{2,2}(?:-[A-Za-z]{2,2})*$`
     private static func checkLocale(_ value: String?, _ path: @autoclosure () -> String) throws(KlarnaError) {
         guard let value else { return }
-        let parts = value.split(separator: "-", omittingEmptySubsequences: false)
-        if !parts.allSatisfy({ isASCIILetters($0, count: 2) }) { throw .badValue(path()) }
+        // Byte by byte: letters at every offset but 2, 5, 8, … (a dash), 2 + 3n bytes in all.
+        let utf8 = value.utf8
+        guard utf8.count % 3 == 2 else { throw .badValue(path()) }
+        for (offset, byte) in utf8.enumerated() {
+            let isLetter = (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            if offset % 3 == 2 ? byte != UInt8(ascii: "-") : !isLetter { throw .badValue(path()) }
+        }
     }
 
     private static func isASCIILetters<S: StringProtocol>(_ text: S, count: Int) -> Bool {
