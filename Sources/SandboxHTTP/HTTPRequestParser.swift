@@ -214,7 +214,7 @@ package struct HTTPRequestParser: Sendable {
         self.start += length
     }
 
-    private mutating func finish(_ request: HTTPRequest) -> HTTPParserEvent {
+    private mutating func finish(_ request: consuming HTTPRequest) -> HTTPParserEvent {
         let endsConnection = !request.wantsKeepAlive || request.method == .connect
             || (request.headers.contains("Upgrade") && request.headers.containsToken("upgrade", in: "Connection"))
         if endsConnection {
@@ -315,25 +315,33 @@ package struct HTTPRequestParser: Sendable {
         }
         let headers = try parseFields(from: fieldsStart, to: headEnd, section: "header")
 
+        // Read before the request is made, thrown after (a bad target is reported first): the request is then
+        // returned without a copy kept for the throws.
+        let hostProblem = Self.hostProblem(headers, version: version)
         requestCounter += 1
-        var request: HTTPRequest
+        let request: HTTPRequest
         do {
             request = try HTTPRequest(method: method, target: target, version: version, headers: headers,
                                       id: idPrefix + String(requestCounter))
         } catch {
             throw HTTPParseError(.badRequest, error.reason)
         }
-        // RFC 9112 §3.2: a server MUST respond 400 to an HTTP/1.1 request without exactly one Host.
+        if let hostProblem { throw HTTPParseError(.badRequest, hostProblem, head: request) }
+        return request
+    }
+
+    /// RFC 9112 §3.2: a server MUST respond 400 to an HTTP/1.1 request without exactly one Host. What is wrong, or nil.
+    private static func hostProblem(_ headers: HTTPHeaders, version: HTTPVersion) -> String? {
         var host: String?
         for field in headers.fields where HTTPHeaders.sameName(field.name, "Host") {
-            if host != nil { throw HTTPParseError(.badRequest, "more than one Host header", head: request) }
+            if host != nil { return "more than one Host header" }
             host = field.value
         }
-        if version == .http1_1 && host == nil { throw HTTPParseError(.badRequest, "missing Host header", head: request) }
+        if version == .http1_1 && host == nil { return "missing Host header" }
         if var host, host.withUTF8({ $0.contains { $0 == .space || $0 == .tab || $0 == UInt8(ascii: "/") } }) {
-            throw HTTPParseError(.badRequest, "invalid Host header", head: request)
+            return "invalid Host header"
         }
-        return request
+        return nil
     }
 
     /// The index of the CR that ends the line starting at `from` (before `to`), or nil.
