@@ -262,6 +262,10 @@ package struct HTTPRequestParser: Sendable {
             // Only CR and LF need a look; the bytes between them are skipped in a tight loop, up to the limit.
             let skipEnd = min(bytes.count, start + limit)
             while i < bytes.count {
+                // Eight bytes at a time while none of them is a control up to CR, then byte by byte.
+                while i + 8 <= skipEnd, !Self.hasControlUpToCR(UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)) {
+                    i += 8
+                }
                 while i < skipEnd && bytes[i] > .cr { i += 1 }
                 if i == bytes.count { break }
                 if i - start >= limit {
@@ -344,14 +348,18 @@ package struct HTTPRequestParser: Sendable {
         return nil
     }
 
-    /// The index of the CR that ends the line starting at `from` (before `to`), or nil.
+    /// The index of the CR that ends the line starting at `from` (before `to`), or nil. The LF is found by memchr.
     private static func lineEnd(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int? {
-        var i = from
-        while i < to {
-            if bytes[i] == .lf { return i - 1 }
-            i += 1
-        }
-        return nil
+        guard from < to, let base = bytes.baseAddress, let found = memchr(base + from, Int32(UInt8.lf), to - from) else { return nil }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found)) - 1
+    }
+
+    /// Whether a byte of `word` is at most CR (0x0D): the bytes ``findSectionEnd(_:limit:maxLines:what:)`` stops at.
+    /// A byte below 0x0E borrows in `word - 0x0E…`; the first one found is exact (a later one may be a false alarm,
+    /// which only ends the fast loop early).
+    @inline(__always)
+    private static func hasControlUpToCR(_ word: UInt64) -> Bool {
+        (word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word & 0x8080_8080_8080_8080 != 0
     }
 
     private static func parseRequestLine(_ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) throws(HTTPParseError)
