@@ -50,7 +50,7 @@ package final class Journal: Sendable, HTTPExchangeObserver {
         package var headersTruncated = false
         /// What the sandbox decided, e.g. `scenario=reject <provider>.<api>.authorize: reject (rule 0)`;
         /// empty for calls no scenario looked at. Described when read, cut to ``textLimit`` bytes and then marked
-        /// with ``truncationMarker``. A note given as text is cut when journaled (see ``append(_:)``).
+        /// with ``truncationMarker``. A note given as text is cut when journaled (see ``append(_:noteIsText:)``).
         package var note: String {
             guard let noteSource else { return "" }
             return noteSource as? String ?? Journal.cutNote(String(describing: noteSource))
@@ -144,22 +144,41 @@ package final class Journal: Sendable, HTTPExchangeObserver {
     /// Journals one answered call with its note (the server calls it; so may an in-process caller of
     /// ``Router/respond(to:timeout:)``, see there). A dropped connection is journaled with status 499.
     package func exchangeCompleted(_ exchange: HTTPExchange, durationSeconds: Double) {
+        guard let note = exchange.note else {
+            return journal(exchange, durationSeconds: durationSeconds, noteNamespace: nil, noteIsText: false)
+        }
+        // The namespace the handler ran the call in, when its note names one (a browser's call names none itself).
+        // The sandbox's own note type is tried first: a cast to a struct is far cheaper than to `any JournalNote`.
+        if let note = note as? NamespaceNote {
+            return journal(exchange, durationSeconds: durationSeconds, noteNamespace: note.namespace, noteIsText: false)
+        }
+        journal(exchange, durationSeconds: durationSeconds, noteNamespace: (note as? any JournalNote)?.namespace,
+                noteIsText: note is String)
+    }
+
+    /// ``exchangeCompleted(_:durationSeconds:)`` for an observer that has cast the note to its own ``JournalNote``
+    /// type already: `noteNamespace` is that note's ``JournalNote/namespace``, and the note is not looked at again.
+    package func exchangeCompleted(_ exchange: HTTPExchange, durationSeconds: Double, noteNamespace: Namespace?) {
+        journal(exchange, durationSeconds: durationSeconds, noteNamespace: noteNamespace, noteIsText: false)
+    }
+
+    /// Journals `exchange` in `noteNamespace`, else in the namespace its request names; `noteIsText`: its note is a
+    /// `String`, cut now (see ``append(_:noteIsText:)``).
+    private func journal(_ exchange: HTTPExchange, durationSeconds: Double, noteNamespace: Namespace?, noteIsText: Bool) {
         let request = exchange.request
         guard isJournaled(request.path) else { return }
-        // The namespace the handler ran the call in, when its note names one (a browser's call names none itself).
-        let namespace = (exchange.note as? any JournalNote)?.namespace ?? Namespace(for: request)
+        let namespace = noteNamespace ?? Namespace(for: request)
         let query = !Journal.hasQuery(request.target) ? nil : request.target.utf8.firstIndex(of: UInt8(ascii: "?")).map { Journal.ownedPrefix(request.target.utf8[request.target.utf8.index(after: $0)...]) }
         // The decoded path is a string of its own: kept as it is unless it must be cut.
         let path = request.path.utf8.count <= Journal.textLimit ? (text: request.path, truncated: false) : Journal.ownedPrefix(request.path.utf8[...])
-        let entry = Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: request.id,
+        var entry = Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: request.id,
                           method: request.method.rawValue, path: path.text, pathTruncated: path.truncated,
                           query: query?.text, queryTruncated: query?.truncated ?? false, status: exchange.status,
                           durationSeconds: durationSeconds, requestBodyBytes: Journal.ownedPrefix(request.body, bodyLimit),
                           requestBodyTruncated: request.body.count > bodyLimit,
                           noteSource: exchange.note)
-        var kept = entry
-        (kept.headers, kept.headersTruncated) = Journal.boundedHeaders(request.headers)
-        append(kept)
+        (entry.headers, entry.headersTruncated) = Journal.boundedHeaders(request.headers)
+        append(&entry, noteIsText: noteIsText)
     }
 
     /// Whether `target` has a `?`, looked for in its bytes at once.
@@ -186,10 +205,11 @@ package final class Journal: Sendable, HTTPExchangeObserver {
     package func record(_ namespace: Namespace, method: String, path: String, status: Int, event note: any CustomStringConvertible & Sendable,
                        body: Data = Data(), requestID: String = "", durationSeconds: Double = 0) -> Int {
         let path = Journal.ownedPrefix(path.utf8[...])
-        return append(Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: requestID,
-                            method: method, path: path.text, pathTruncated: path.truncated, query: nil, queryTruncated: false,
-                            status: status, durationSeconds: durationSeconds,
-                            requestBodyBytes: Journal.ownedPrefix(body, bodyLimit), requestBodyTruncated: body.count > bodyLimit, noteSource: note))
+        var entry = Entry(sequence: 0, namespace: namespace, time: registry.now(namespace), requestID: requestID,
+                          method: method, path: path.text, pathTruncated: path.truncated, query: nil, queryTruncated: false,
+                          status: status, durationSeconds: durationSeconds,
+                          requestBodyBytes: Journal.ownedPrefix(body, bodyLimit), requestBodyTruncated: body.count > bodyLimit, noteSource: note)
+        return append(&entry, noteIsText: note is String)
     }
 
     /// Changes the note (and the body, unless nil) of the entry numbered `sequence` in place, for a burst of events
@@ -250,12 +270,11 @@ package final class Journal: Sendable, HTTPExchangeObserver {
         return cut.truncated ? cut.text + truncationMarker : note
     }
 
-    /// Journals `entry`; a note given as text (a DISTRIBUTION's recipient, a callback's error) is cut now, so
-    /// a 4 MiB e-mail address is not kept. Other notes are the sandbox's own values, described (and cut) when read.
+    /// Journals `entry`; a note given as text (`noteIsText`: a DISTRIBUTION's recipient, a callback's error) is cut
+    /// now, so a 4 MiB e-mail address is not kept. Other notes are the sandbox's own values, described (and cut) when read.
     @discardableResult
-    private func append(_ entry: Entry) -> Int {
-        var entry = entry
-        if let text = entry.noteSource as? String { entry.noteSource = Journal.cutNote(text) }
+    private func append(_ entry: inout Entry, noteIsText: Bool) -> Int {
+        if noteIsText, let text = entry.noteSource as? String { entry.noteSource = Journal.cutNote(text) }
         let (sequence, woken) = state.withLock { ring -> (Int, [HeldWait<Entry>]) in
             ring.sequence += 1
             entry.sequence = ring.sequence

@@ -299,7 +299,7 @@ final class HTTPConnection {
         request.trustedForwardedHeaders = configuration.trustedForwardedHeaders
         request.publicOriginOverride = configuration.publicBaseURL
         // Resolution, the handler and error mapping are the router's (Router.respond(to:timeout:) does the same).
-        switch loop.shared.router.route(request) {
+        switch loop.shared.route(request) {
         case .answered(let exchange):
             finish(exchange, started: started)
         case .pending(let pending):
@@ -342,7 +342,7 @@ final class HTTPConnection {
                                                  keepAlive: keepAlive, date: loop.currentDate(), into: &output)
         if !keptAlive { closeAfterFlush = true }
         requestsAnswered += 1
-        if loop.shared.logger != nil {
+        if loop.shared.logs {
             log(request.id, request.method.rawValue, request.path, response.status.code, started: started, bytes: output.count - before)
         }
         if let observer = loop.shared.observer {

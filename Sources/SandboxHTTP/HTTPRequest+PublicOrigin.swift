@@ -34,6 +34,8 @@ extension HTTPRequest {
         if let override = publicOriginOverride, !override.isEmpty {
             return override.hasSuffix("/") ? String(override.dropLast()) : override
         }
+        // No trusted proxy (the default): `Host` over http, made in one string.
+        if trustedForwardedHeaders.isEmpty { return headers["Host"].flatMap(Self.httpOrigin(host:)) }
         var scheme: String?, host: String?
         if trustedForwardedHeaders.contains(.forwarded) {
             // Several field lines of one name are one comma-separated list (RFC 9110 §5.3).
@@ -98,6 +100,43 @@ extension HTTPRequest {
     private static func validHost(_ text: Substring) -> String? {
         var text = text
         return text.withUTF8 { validHost(bytes: $0) }
+    }
+
+    /// `http://` and ``validHost(_:)`` of `value`, written into one new string; a name is checked here on the value's
+    /// bytes (an IP literal as ``validHost(_:)`` checks it).
+    static func httpOrigin(host value: String) -> String? {
+        var value = value
+        return value.withUTF8 { bytes -> String? in
+            var start = 0, end = bytes.count
+            while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
+            while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+            let host = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            guard host.first != UInt8(ascii: "[") else { return validHost(bytes: bytes).map { "http://" + $0 } }
+            guard isNameAndPort(host) else { return nil }
+            let scheme: StaticString = "http://"
+            return String(unsafeUninitializedCapacity: scheme.utf8CodeUnitCount + host.count) { out in
+                out.baseAddress!.initialize(from: scheme.utf8Start, count: scheme.utf8CodeUnitCount)
+                (out.baseAddress! + scheme.utf8CodeUnitCount).initialize(from: host.baseAddress!, count: host.count)
+                return scheme.utf8CodeUnitCount + host.count
+            }
+        }
+    }
+
+    /// What ``validHost(bytes:)`` takes that is not an IP literal: 1 to 255 bytes, a name of letters, digits and `.-_`,
+    /// then nothing or `:` and a port of digits ≤ 65535.
+    private static func isNameAndPort(_ host: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !host.isEmpty, host.count <= 255 else { return false }
+        let nameEnd = host.firstIndex(of: UInt8(ascii: ":")) ?? host.count
+        guard nameEnd > 0, host[..<nameEnd].allSatisfy({ URIAuthority.isAlpha($0) || URIAuthority.isDigit($0) || $0 == UInt8(ascii: ".")
+                                                         || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
+        else { return false }
+        var port = 0
+        for byte in host[min(nameEnd + 1, host.count)...] {
+            guard URIAuthority.isDigit(byte) else { return false }
+            port = port * 10 + Int(byte - UInt8(ascii: "0"))
+            if port > 65535 { return false }
+        }
+        return true
     }
 
     /// ``validHost(_:)`` on the value's bytes: spaces and tabs trimmed at both ends, as `trimmingSpaces` does

@@ -214,7 +214,7 @@ package struct HTTPRequestParser: Sendable {
         self.start += length
     }
 
-    private mutating func finish(_ request: HTTPRequest) -> HTTPParserEvent {
+    private mutating func finish(_ request: consuming HTTPRequest) -> HTTPParserEvent {
         let endsConnection = !request.wantsKeepAlive || request.method == .connect
             || (request.headers.contains("Upgrade") && request.headers.containsToken("upgrade", in: "Connection"))
         if endsConnection {
@@ -262,6 +262,10 @@ package struct HTTPRequestParser: Sendable {
             // Only CR and LF need a look; the bytes between them are skipped in a tight loop, up to the limit.
             let skipEnd = min(bytes.count, start + limit)
             while i < bytes.count {
+                // Eight bytes at a time while none of them is a control up to CR, then byte by byte.
+                while i + 8 <= skipEnd, !Self.hasControlUpToCR(UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)) {
+                    i += 8
+                }
                 while i < skipEnd && bytes[i] > .cr { i += 1 }
                 if i == bytes.count { break }
                 if i - start >= limit {
@@ -315,35 +319,47 @@ package struct HTTPRequestParser: Sendable {
         }
         let headers = try parseFields(from: fieldsStart, to: headEnd, section: "header")
 
+        // Read before the request is made, thrown after (a bad target is reported first): the request is then
+        // returned without a copy kept for the throws.
+        let hostProblem = Self.hostProblem(headers, version: version)
         requestCounter += 1
-        var request: HTTPRequest
+        let request: HTTPRequest
         do {
             request = try HTTPRequest(method: method, target: target, version: version, headers: headers,
                                       id: idPrefix + String(requestCounter))
         } catch {
             throw HTTPParseError(.badRequest, error.reason)
         }
-        // RFC 9112 §3.2: a server MUST respond 400 to an HTTP/1.1 request without exactly one Host.
-        var host: String?
-        for field in headers.fields where HTTPHeaders.sameName(field.name, "Host") {
-            if host != nil { throw HTTPParseError(.badRequest, "more than one Host header", head: request) }
-            host = field.value
-        }
-        if version == .http1_1 && host == nil { throw HTTPParseError(.badRequest, "missing Host header", head: request) }
-        if var host, host.withUTF8({ $0.contains { $0 == .space || $0 == .tab || $0 == UInt8(ascii: "/") } }) {
-            throw HTTPParseError(.badRequest, "invalid Host header", head: request)
-        }
+        if let hostProblem { throw HTTPParseError(.badRequest, hostProblem, head: request) }
         return request
     }
 
-    /// The index of the CR that ends the line starting at `from` (before `to`), or nil.
-    private static func lineEnd(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int? {
-        var i = from
-        while i < to {
-            if bytes[i] == .lf { return i - 1 }
-            i += 1
+    /// RFC 9112 §3.2: a server MUST respond 400 to an HTTP/1.1 request without exactly one Host. What is wrong, or nil.
+    private static func hostProblem(_ headers: HTTPHeaders, version: HTTPVersion) -> String? {
+        var host: String?
+        for field in headers.fields where HTTPHeaders.sameName(field.name, "Host") {
+            if host != nil { return "more than one Host header" }
+            host = field.value
+        }
+        if version == .http1_1 && host == nil { return "missing Host header" }
+        if var host, host.withUTF8({ $0.contains { $0 == .space || $0 == .tab || $0 == UInt8(ascii: "/") } }) {
+            return "invalid Host header"
         }
         return nil
+    }
+
+    /// The index of the CR that ends the line starting at `from` (before `to`), or nil. The LF is found by memchr.
+    private static func lineEnd(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int? {
+        guard from < to, let base = bytes.baseAddress, let found = memchr(base + from, Int32(UInt8.lf), to - from) else { return nil }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found)) - 1
+    }
+
+    /// Whether a byte of `word` is at most CR (0x0D): the bytes ``findSectionEnd(_:limit:maxLines:what:)`` stops at.
+    /// A byte below 0x0E borrows in `word - 0x0E…`; the first one found is exact (a later one may be a false alarm,
+    /// which only ends the fast loop early).
+    @inline(__always)
+    private static func hasControlUpToCR(_ word: UInt64) -> Bool {
+        (word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word & 0x8080_8080_8080_8080 != 0
     }
 
     private static func parseRequestLine(_ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) throws(HTTPParseError)

@@ -165,13 +165,21 @@ final class ServerShared: Sendable {
     let openConnections = Locked<Int>(0)
     let nextConnectionID = Locked<UInt64>(1)
 
+    /// Whether there is a ``logger``, read without copying it out.
+    let logs: Bool
+
     init(configuration: HTTPServerConfiguration, router: Router, logger: (any HTTPServerLogger)?,
          observer: (any HTTPExchangeObserver)?) {
         self.configuration = configuration
         self.router = router
         self.logger = logger
         self.observer = observer
+        logs = logger != nil
     }
+
+    /// ``Router/route(_:)`` on the router in place: read through a connection's `loop.shared.router`, the router (a
+    /// struct of a dozen references) was copied and released for every request.
+    func route(_ request: consuming HTTPRequest) -> Router.Routing { router.route(request) }
 }
 
 /// Lets ``HTTPServer/stop()`` wait for every loop thread to finish.

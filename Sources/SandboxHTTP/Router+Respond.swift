@@ -103,18 +103,23 @@ extension Router {
         case .error(let error):
             return .answered(HTTPExchange(request: request, outcome: .response(errorRenderer(forPath: request.path).render(error, for: request))))
         case .handler(.immediate(let handler)):
+            // One settle after the do/catch: the request moves into the exchange instead of being copied there.
+            let reply: HTTPReply, unexpectedError: (any Error)?
             do {
-                return Self.settle(try handler(request), request, unexpectedError: nil)
+                reply = try handler(request)
+                unexpectedError = nil
             } catch {
-                let (reply, unexpected) = self.reply(for: error, to: request)
-                return Self.settle(reply, request, unexpectedError: unexpected ? error : nil)
+                let (errorReply, unexpected) = self.reply(for: error, to: request)
+                reply = errorReply
+                unexpectedError = unexpected ? error : nil
             }
+            return Self.settle(reply, request, unexpectedError: unexpectedError)
         case .handler(.async(let handler)):
             return .pending(PendingAnswer(request: request, work: .handler(handler)))
         }
     }
 
-    private static func settle(_ reply: HTTPReply, _ request: HTTPRequest, unexpectedError: (any Error)?) -> Routing {
+    private static func settle(_ reply: HTTPReply, _ request: consuming HTTPRequest, unexpectedError: (any Error)?) -> Routing {
         switch reply.answer {
         case .response(let response):
             return .answered(HTTPExchange(request: request, outcome: .response(response), note: reply.note, unexpectedError: unexpectedError))

@@ -41,10 +41,36 @@ package struct Router: Sendable {
     package init() {}
 
     private struct Node: Sendable {
-        var literals: [String: Node] = [:]
+        /// In the order added; a node has a few, found by comparing (no hashing, no string made from the path).
+        var literals: [LiteralChild] = []
+        /// Whether a literal has a non-ASCII byte: then a segment is compared as a string (canonical equivalence).
+        var hasNonASCIILiteral = false
         var parameter: [ParameterChild] = []  // zero or one; an array keeps the recursive struct finite
         var wildcard: [String: Handler] = [:]
         var handlers: [String: Handler] = [:]
+
+        /// The literal child `segment` (compared as `String`s compare, as a dictionary's key would be).
+        func literal(_ segment: String) -> Node? {
+            for index in literals.indices where literals[index].segment == segment { return literals[index].node }
+            return nil
+        }
+
+        /// ``literal(_:)`` for a segment given as bytes: compared byte by byte when it and the literals are ASCII.
+        func literal(bytes segment: UnsafeBufferPointer<UInt8>) -> Node? {
+            if hasNonASCIILiteral || segment.contains(where: { $0 >= 0x80 }) {
+                return literal(String(decoding: segment, as: UTF8.self))
+            }
+            for index in literals.indices where literals[index].bytes.count == segment.count {
+                if literals[index].bytes.withUnsafeBufferPointer({ $0.elementsEqual(segment) }) { return literals[index].node }
+            }
+            return nil
+        }
+    }
+
+    private struct LiteralChild: Sendable {
+        var segment: String
+        var bytes: [UInt8]
+        var node: Node
     }
 
     private struct ParameterChild: Sendable {
@@ -102,7 +128,12 @@ package struct Router: Sendable {
             precondition(node.parameter[0].name == name, "conflicting parameter names :\(node.parameter[0].name) and :\(name)")
             insert(handler, method: method, segments: rest, into: &node.parameter[0].node)
         } else {
-            insert(handler, method: method, segments: rest, into: &node.literals[segment, default: Node()])
+            let index = node.literals.firstIndex { $0.segment == segment } ?? node.literals.endIndex
+            if index == node.literals.endIndex {
+                node.literals.append(LiteralChild(segment: segment, bytes: Array(segment.utf8), node: Node()))
+                if segment.utf8.contains(where: { $0 >= 0x80 }) { node.hasNonASCIILiteral = true }
+            }
+            insert(handler, method: method, segments: rest, into: &node.literals[index].node)
         }
     }
 
@@ -116,7 +147,7 @@ package struct Router: Sendable {
     private static func collectRoutes(_ node: Node, path: String, into found: inout [String]) {
         found += node.handlers.keys.map { "\($0) \(path.isEmpty ? "/" : path)" }
         found += node.wildcard.keys.map { "\($0) \(path)/*" }
-        for (segment, child) in node.literals { collectRoutes(child, path: path + "/" + segment, into: &found) }
+        for child in node.literals { collectRoutes(child.node, path: path + "/" + child.segment, into: &found) }
         for child in node.parameter { collectRoutes(child.node, path: path + "/:" + child.name, into: &found) }
     }
 
@@ -302,13 +333,14 @@ package struct Router: Sendable {
         var end = start
         while end < path.count && path[end] != UInt8(ascii: "/") { end += 1 }
         let rest: Int? = end < path.count ? end + 1 : nil
-        let segment = String(decoding: UnsafeBufferPointer(rebasing: path[start..<end]), as: UTF8.self)
-        if let child = node.literals[segment] {
+        let bytes = UnsafeBufferPointer(rebasing: path[start..<end])
+        if let child = node.literal(bytes: bytes) {
             collectPlainMatches(path, from: rest, in: child, parameters: parameters, into: &candidates)
         }
         if let child = node.parameter.first, start < end {
+            let value = String(decoding: bytes, as: UTF8.self)
             collectPlainMatches(
-                path, from: rest, in: child.node, parameters: parameters.appending(name: child.name, value: segment),
+                path, from: rest, in: child.node, parameters: parameters.appending(name: child.name, value: value),
                 into: &candidates)
         }
         if !node.wildcard.isEmpty {
@@ -327,7 +359,7 @@ package struct Router: Sendable {
             return
         }
         let rest = segments.dropFirst()
-        if let child = node.literals[segment] {
+        if let child = node.literal(segment) {
             collectMatches(rest, in: child, parameters: parameters, into: &candidates)
         }
         if let child = node.parameter.first, !segment.isEmpty {

@@ -38,6 +38,23 @@ struct ControlHostsASCIITests {
         }
     }
 
+    @Test(arguments: authorities + ["LocalHost", "X.LOCALHOST.", "xlocalhost", "a.localhost:65535", "SHOP.EXAMPLE.:1", "shop.example:",
+                                    "1.2.3.4", "01.2.3.4", "1.2.3.4:", "1.2.3.", ".1.2.3", "1.2.3.4.", "999.1.1.1", "0.0.0.0:0", "[::1]:65536"])
+    func allowsOnBytesAsOnCharacters(_ text: String) {
+        for hosts in [ControlHosts(allowedHosts: ["shop.example"], publicBaseURL: "https://sandbox.example:8443"),
+                      ControlHosts(allowedHosts: [], publicBaseURL: nil)] {
+            #expect(ASCIIAuthority.allows(text, names: hosts.names) == hosts.allowsText(text), "\(text)")
+        }
+    }
+
+    @Test func jsonOnBytesAsOnCharacters() {
+        for value in ["application/json", "APPLICATION/JSON", "application/json;", " application/json ; x=1", "application/a+json",
+                      "application/+json", "application/x+jsonx", "application/jso", "application", "application/json5", ";application/json",
+                      "text/plain; application/json", "\tapplication/vnd.api+JSON", "", " ", "application/ json", "application /json"] {
+            #expect(ControlRequestCheck.isJSON(value) == ControlRequestCheck.isJSONText(value), "\(value)")
+        }
+    }
+
     @Test func jsonContentTypes() {
         for json in ["application/json", "Application/JSON; charset=utf-8", " application/vnd.api+json ", "\tapplication/problem+JSON\t;x",
                      "application/ä+json"] {

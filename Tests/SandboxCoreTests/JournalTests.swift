@@ -52,6 +52,31 @@ import Musl
         #expect(journal.entries(Namespace("a"), .init()).map(\.path) == ["/__sandbox/acme/pages/p2/pay"])
     }
 
+    /// A note of another ``JournalNote`` type names its namespace through the general cast; the entry point of an
+    /// observer that read the namespace itself (the metrics, for a scenario's note) journals the same entries.
+    @Test func journal_FilesAJournalNote_AsAnObserverThatReadItsNamespaceDoes() throws {
+        struct OtherNote: JournalNote {
+            var namespace: Namespace?
+            var description: String { "other note" }
+        }
+        let viaCast = Journal(capacity: 4, registry: registry), viaObserver = Journal(capacity: 4, registry: registry)
+        for namespace in [Namespace("owner"), nil] {
+            let request = try HTTPRequest(method: .post, target: "/payments/v1/sessions?x=1", headers: ["Sandbox-Namespace": "a"],
+                                          body: Data("{}".utf8))
+            let exchange = HTTPExchange(request: request, response: HTTPResponse(status: .ok), note: OtherNote(namespace: namespace))
+            viaCast.exchangeCompleted(exchange, durationSeconds: 0.5)
+            viaObserver.exchangeCompleted(exchange, durationSeconds: 0.5, noteNamespace: namespace)
+        }
+        func summary(_ journal: Journal) -> [String] {
+            (journal.allEntries(Namespace("owner")) + journal.allEntries(Namespace("a"))).map {
+                "\($0.namespace) \($0.method) \($0.path) \($0.query ?? "-") \($0.status) \($0.note) \($0.requestBody) \($0.headers.count)"
+            }
+        }
+        #expect(summary(viaCast) == ["owner POST /payments/v1/sessions x=1 200 other note {} 1",
+                                     "a POST /payments/v1/sessions x=1 200 other note {} 1"])
+        #expect(summary(viaObserver) == summary(viaCast))
+    }
+
     @Test func journal_IsPerNamespace_AndLeavesOutControlEndpoints() throws {
         let journal = Journal(capacity: 10, registry: registry)
         journal.journal(sandboxPathPrefix: "/__sandbox/klarna/")   // a provider's endpoints under /__sandbox/

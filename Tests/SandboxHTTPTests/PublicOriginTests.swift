@@ -81,6 +81,17 @@ import Testing
         }
     }
 
+    /// Without a trusted proxy the origin is made from Host's bytes at once; with one but no forwarded header it is the
+    /// general path's: the same answer for every Host.
+    @Test func host_WithoutAProxy_AsTheGeneralPathReadsIt() throws {
+        for host in ["127.0.0.1:8080", " sandbox:80\t", "a:65535", "a:65536", "a:", "a:1x", ":80", "", " ", "a b", "ä.test", "x.test.:1",
+                     "[::1]:8080", " [::1] ", "[::1", "[v1.x]", String(repeating: "a", count: 255), String(repeating: "a", count: 256),
+                     "a:80:80", "sandbox_1.test", "a/b", "a%41"] {
+            let general = try Self.origin([("Host", host)], trusted: .xForwarded)
+            #expect(try Self.origin([("Host", host)], trusted: []) == general, "\(host)")
+        }
+    }
+
     /// The configured public base URL, or an in-process client's URL (HTTPRequest.publicOriginOverride), wins over
     /// `Host` and every forwarded header, trusted or not; a trailing `/` is dropped.
     @Test func override_WinsOverHostAndProxy() throws {

@@ -108,6 +108,23 @@ import Testing
         }())
     }
 
+    /// Literal segments are compared as bytes while they and the path's segment are ASCII, else as strings compare
+    /// (canonical equivalence), as the dictionary of literals did.
+    @Test func router_ComparesLiteralSegments_AsStringsDo() async throws {
+        let router = Self.router(["GET /caf\u{E9}/menu", "GET /\u{212A}elvin", "GET /orders/new", "GET /orders/:id", "GET /a//b"])
+        #expect(try await Self.resolve(router, "GET", "/cafe\u{301}/menu").label == "GET /caf\u{E9}/menu")
+        #expect(try await Self.resolve(router, "GET", "/caf\u{E9}/menu").label == "GET /caf\u{E9}/menu")
+        #expect(try await Self.resolve(router, "GET", "/Kelvin").label == "GET /\u{212A}elvin")
+        #expect(try await Self.resolve(router, "GET", "/kelvin").error?.status == .notFound)
+        #expect(try await Self.resolve(router, "GET", "/orders/new").label == "GET /orders/new")
+        for other in ["nex", "ne", "newx", "New", "n\u{E9}w"] {
+            #expect(try await Self.resolve(router, "GET", "/orders/\(other)").label == "GET /orders/:id", "\(other)")
+        }
+        #expect(try await Self.resolve(router, "GET", "/a//b").label == "GET /a//b")
+        #expect(try await Self.resolve(router, "GET", "/a/b").error?.status == .notFound)
+        #expect(router.routes.contains("GET /caf\u{E9}/menu"))
+    }
+
     @Test func router_Answers404_WhenNoPathMatches() async throws {
         let router = Self.router(["GET /a"])
         let error = try #require(try await Self.resolve(router, "GET", "/b").error)

@@ -13,6 +13,8 @@ import SandboxPlugIn
 final class SandboxMetrics: HTTPExchangeObserver {
     /// The next observer (the journal): it sees every exchange as before.
     private let next: any HTTPExchangeObserver
+    /// `next` when it is the journal: it is handed the namespace of a scenario's note, cast once here.
+    private let journal: Journal?
     let layout: Layout
     private let shards: [CounterShard]
 
@@ -23,16 +25,21 @@ final class SandboxMetrics: HTTPExchangeObserver {
 
     init(providers: [any SandboxProvider], vocabulary: ScenarioVocabulary, next: any HTTPExchangeObserver) {
         self.next = next
+        journal = next as? Journal
         let layout = Layout(providers: providers, vocabulary: vocabulary)
         self.layout = layout
         shards = (0..<Self.shardCount).map { _ in CounterShard(count: layout.slotCount) }
     }
 
     func exchangeCompleted(_ exchange: HTTPExchange, durationSeconds: Double) {
-        next.exchangeCompleted(exchange, durationSeconds: durationSeconds)
+        let note = exchange.note == nil ? nil : exchange.note as? ScenarioNote
+        if let note, let journal {
+            journal.exchangeCompleted(exchange, durationSeconds: durationSeconds, noteNamespace: note.namespace)
+        } else {
+            next.exchangeCompleted(exchange, durationSeconds: durationSeconds)
+        }
         // Slots are worked out before the lock, from the layout (a class: read, never copied).
         let layout = self.layout
-        let note = exchange.note == nil ? nil : exchange.note as? ScenarioNote
         let row = note.flatMap { layout.operationRows[$0.operation.rawValue] } ?? layout.row(forPath: exchange.request.path)
         let status = exchange.status
         let statusClass = status == HTTPExchange.droppedStatus ? 5 : min(max(status / 100, 1), 5) - 1
