@@ -67,7 +67,12 @@ extension Shared: Equatable where Value: Equatable {
 }
 
 extension Boxed: Equatable where Wrapped: Equatable {
-    @usableFromInline package static func == (lhs: Boxed, rhs: Boxed) -> Bool { lhs.box === rhs.box || lhs.wrappedValue == rhs.wrappedValue }
+    // On the boxes, not on `wrappedValue`: an `Optional<Wrapped>` comparison looks up its type's metadata each time.
+    @usableFromInline package static func == (lhs: Boxed, rhs: Boxed) -> Bool {
+        guard let left = lhs.box else { return rhs.box == nil }
+        guard let right = rhs.box else { return false }
+        return left === right || left.value == right.value
+    }
 }
 
 extension Shared: Hashable where Value: Hashable {

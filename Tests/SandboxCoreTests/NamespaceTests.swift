@@ -33,6 +33,24 @@ import Testing
         #expect(withColon == BasicCredentials(user: "u", password: "p:q"))
     }
 
+    /// The last header parsed is kept: headers in any order, repeated or not, give what parsing them gives.
+    @Test func basicCredentials_RepeatedAndAlternatingHeadersParseAlike() throws {
+        func basic(_ text: String) -> String { "Basic " + Data(text.utf8).base64EncodedString() }
+        let long = basic("user:" + String(repeating: "p", count: 600))
+        let headers = [basic("a:1"), basic("a:1"), basic("b:2"), "Basic !!!", "Basic !!!", basic("a:1"), "Bearer x", basic("é:ü"),
+                       long, long, basic("b:2"), "basic   " + Data("c:3".utf8).base64EncodedString(), basic("nocolon"), basic("a:1")]
+        let expected: [BasicCredentials?] = [.init(user: "a", password: "1"), .init(user: "a", password: "1"),
+                                             .init(user: "b", password: "2"), nil, nil, .init(user: "a", password: "1"), nil,
+                                             .init(user: "é", password: "ü"), .init(user: "user", password: String(repeating: "p", count: 600)),
+                                             .init(user: "user", password: String(repeating: "p", count: 600)),
+                                             .init(user: "b", password: "2"), .init(user: "c", password: "3"), nil,
+                                             .init(user: "a", password: "1")]
+        for (header, credentials) in zip(headers, expected) {
+            #expect(BasicCredentials(try Self.request(["Authorization": header])) == credentials, "\(header)")
+        }
+        #expect(BasicCredentials(try Self.request([:])) == nil)
+    }
+
     @Test func registry_ClocksArePerNamespace() {
         let base = ManualClock(Date(timeIntervalSince1970: 1_000_000))
         let registry = NamespaceRegistry(clock: base)
