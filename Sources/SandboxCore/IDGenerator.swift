@@ -47,22 +47,18 @@ public final class RandomIDGenerator: IDGenerator {
     }
 
     static func format(_ high: UInt64, _ low: UInt64) -> String {
-        let hex: StaticString = "0123456789abcdef"
-        return String(unsafeUninitializedCapacity: 36) { buffer in
+        // 8-4-4-4-12 hex digits: the 32 nibbles from the most significant, a dash before the 9th, 13th, 17th and 21st.
+        var bytes: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &bytes) { buffer in
+            let hex: StaticString = "0123456789abcdef"
             var index = 0
-            func put(_ value: UInt64, nibbles: Int) {
-                for shift in stride(from: (nibbles - 1) * 4, through: 0, by: -4) {
-                    buffer[index] = hex.utf8Start[Int((value >> UInt64(shift)) & 0xF)]
-                    index += 1
-                }
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { buffer[index] = UInt8(ascii: "-"); index += 1 }
+                let word = nibble < 16 ? high : low
+                buffer[index] = hex.utf8Start[Int((word >> UInt64(60 - (nibble % 16) * 4)) & 0xF)]
+                index += 1
             }
-            func dash() { buffer[index] = UInt8(ascii: "-"); index += 1 }
-            put(high >> 32, nibbles: 8); dash()
-            put(high >> 16, nibbles: 4); dash()
-            put(high, nibbles: 4); dash()
-            put(low >> 48, nibbles: 4); dash()
-            put(low, nibbles: 12)
-            return index
+            return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[..<36]), as: UTF8.self)
         }
     }
 }

@@ -97,12 +97,15 @@ package struct JSONNode: Sendable, Equatable, CustomStringConvertible {
     /// The index of the last member named `key`; lengths are compared before the text.
     package static func lastIndex(of key: String, in members: [Member]) -> Int? {
         let length = key.utf8.count
-        var index = members.endIndex
-        while index > members.startIndex {
-            index -= 1
-            if members[index].key.utf8.count == length && members[index].key == key { return index }
+        // Over the buffer: each member's key is read in place, not copied.
+        return members.withUnsafeBufferPointer { members in
+            var index = members.count
+            while index > 0 {
+                index -= 1
+                if members[index].key.utf8.count == length && members[index].key == key { return index }
+            }
+            return nil
         }
-        return nil
     }
 
     /// The element at `index`, when this is an array and the index is in range.
