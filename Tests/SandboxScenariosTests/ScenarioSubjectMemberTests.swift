@@ -8,7 +8,11 @@ import PaymentSandbox
 
 @Suite struct ScenarioSubjectMemberTests {
     static func engine() throws -> ScenarioEngine {
-        let scenario = try Scenario.parse(#"""
+        ScenarioEngine(library: ScenarioLibrary(scenarios: [try scenario()]), vocabulary: .sandbox, contentRuleScenarios: ["content"])
+    }
+
+    static func scenario() throws -> Scenario {
+        try Scenario.parse(#"""
             {"name": "content", "description": "t", "rules": [
               {"operation": "klarna.payments.authorize", "when": [{"field": "billing_address.email", "matches": "(?i)\\+reject"}], "outcome": "reject"},
               {"operation": "klarna.payments.authorize", "when": [{"field": "billing_address.phone", "equals": "+100"}], "outcome": "cancel"},
@@ -17,7 +21,6 @@ import PaymentSandbox
               {"operation": "klarna.payments.create_order", "when": [{"field": "billing_address.email", "contains": "+pend"}], "outcome": "fraud_pending"}
             ]}
             """#, file: "content.json", vocabulary: .sandbox).get()
-        return ScenarioEngine(library: ScenarioLibrary(scenarios: [scenario]), vocabulary: .sandbox, contentRuleScenarios: ["content"])
     }
 
     static let subjects = [
@@ -45,6 +48,19 @@ import PaymentSandbox
             #expect(byMember.scenario == expected.scenario, "\(operation) \(text)")
             #expect(byMember.decision == expected.decision, "\(operation) \(text)")
             #expect(Set(asked).count == asked.count, "each member asked once: \(asked)")
+        }
+    }
+
+    /// The engine passes over a content rule whose required field is absent; the scenario's own decision tests every
+    /// condition of every rule: both decide alike.
+    @Test(arguments: subjects)
+    func contentRulesDecideAsEveryConditionTested(_ text: String) throws {
+        let whole = try JSONDocument.parse(Data(text.utf8))
+        let scenario = try Self.scenario()
+        for operation in [ScenarioOperation.klarnaPaymentsAuthorize, .klarnaPaymentsCreateOrder] {
+            let decided = try Self.engine().decide(operation, facts: ScenarioRequestFacts(headers: [:], path: "/t"), namespace: Namespace("a"),
+                                                   lazySubject: { whole }, object: "o", sticky: nil)
+            #expect(decided.decision == scenario.decide(operation, body: whole, headers: [:], callIndex: 0), "\(operation) \(text)")
         }
     }
 
