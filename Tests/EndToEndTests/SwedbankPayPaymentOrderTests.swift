@@ -55,14 +55,13 @@ struct SwedbankPayClient: Sendable {
         return try #require(try response.jsonObject()["entries"] as? [[String: Any]], "\(response)")
     }
 
-    func waitForJournal(_ query: String, count: Int) async throws -> [[String: Any]] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            let entries = try await journal(query)
-            if entries.count >= count { return entries }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        Issue.record("the journal never had \(count) entries for \(query)")
+    /// The entries `query` selects once there are at least `count` (``waitForJournalEntries(_:headers:_:count:sourceLocation:)``).
+    func waitForJournal(_ query: String, count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [[String: Any]] {
+        var headers: [(String, String)] = []
+        let auth = authorization ?? "Bearer \(token)"
+        if !auth.isEmpty { headers.append(("Authorization", auth)) }
+        if let namespace { headers.append(("Sandbox-Namespace", namespace)) }
+        _ = try await waitForJournalEntries(server, headers: headers, query, count: count, sourceLocation: sourceLocation)
         return try await journal(query)
     }
 

@@ -45,15 +45,10 @@ enum KlarnaHPP {
     static let expiresAt = "2027-01-17T07:00:00.000Z"
     static let createdAt = "2027-01-15T08:00:00.000Z"
 
-    /// The journal entries `query` selects once there are at least `count` (10 s at most).
-    static func waitForJournal(_ client: KlarnaClient, _ query: String, count: Int) async throws -> [[String: Any]] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            let entries = try await client.journal(query)
-            if entries.count >= count { return entries }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        Issue.record("the journal never had \(count) entries for \(query)")
+    /// The journal entries `query` selects once there are at least `count` (``waitForJournalEntries(_:headers:_:count:sourceLocation:)``).
+    static func waitForJournal(_ client: KlarnaClient, _ query: String, count: Int,
+                               sourceLocation: SourceLocation = #_sourceLocation) async throws -> [[String: Any]] {
+        _ = try await waitForJournalEntries(client.server, headers: client.headers(), query, count: count, sourceLocation: sourceLocation)
         return try await client.journal(query)
     }
 }

@@ -46,15 +46,19 @@ struct SwedbankPayMerchant: Sendable {
     }
 
     /// The namespace's journal entries of `method`, once there are at least `count` (callbacks are journaled when
-    /// their answer comes); records an issue after 30 s (a loaded machine has taken over 10 s to journal one).
+    /// their answer comes). Nothing polls: each entry is one held wait (`waitForRequest`, `after` the last found). A
+    /// wait that times out (408: nothing within 25 s, as when parallel tests keep the callback's task from running)
+    /// is asked again, four times at most; then its 408, with the nearest misses, fails the test.
     func waitForJournal(method: SandboxClient.Method, count: Int) async throws -> [SandboxJournalEntry] {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            let entries = try await client.control.journal(method: method)
-            if entries.count >= count { return entries }
-            try await Task.sleep(for: .milliseconds(20))
+        var after = 0, found = 0, timeouts = 0
+        while found < count {
+            do {
+                after = try await client.control.waitForRequest(SandboxRequestPattern(method: method), after: after, timeout: .seconds(25)).sequence
+                found += 1
+            } catch let error as SandboxControlError where error.status == 408 && timeouts < 4 {
+                timeouts += 1
+            }
         }
-        Issue.record("the journal never had \(count) \(method) entries")
         return try await client.control.journal(method: method)
     }
 }
