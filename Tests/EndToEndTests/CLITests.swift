@@ -142,7 +142,7 @@ struct CLITests {
             let line = try #require(try await child.firstStdoutLine(timeout: ChildProcess.startupTimeout))
             let port = try #require(Self.listeningPort(line), "unexpected startup line: \(line)")
             #expect(try await RawClient.exchange(port: port, rawRequest("GET", "/__sandbox/health")).status == 200)
-            let deadline = ContinuousClock.now + .seconds(2)
+            let deadline = ContinuousClock.now + .seconds(30)
             while !child.stdout.contains("GET /__sandbox/health 200"), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
             }

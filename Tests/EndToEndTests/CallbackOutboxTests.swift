@@ -27,6 +27,8 @@ final class MerchantListener: Sendable {
     }
 
     private let state = Locked(State())
+    /// One event per call received.
+    private let arrivals = EventCount()
 
     var received: [Received] { state.withLock { $0.received } }
     /// Calls answered so far.
@@ -52,6 +54,7 @@ final class MerchantListener: Sendable {
                 state.received.append(Received(target: request.target, contentType: request.headers["Content-Type"], body: request.body))
                 return state.holding
             }
+            arrivals.add()
             if held {
                 await withCheckedContinuation { continuation in
                     let now = state.withLock { state -> Bool in
@@ -68,15 +71,11 @@ final class MerchantListener: Sendable {
         return router
     }
 
-    /// The calls so far once there are at least `count` (10 s at most).
+    /// The calls so far once there are at least `count` (an issue when ``EventCount``'s backstop passes first).
     func wait(for count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Received] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            let received = self.received
-            if received.count >= count { return received }
-            try await Task.sleep(for: .milliseconds(10))
+        if await !arrivals.wait(for: count) {
+            Issue.record("expected \(count) callbacks, got \(received.count)", sourceLocation: sourceLocation)
         }
-        Issue.record("expected \(count) callbacks, got \(received.count)", sourceLocation: sourceLocation)
         return received
     }
 }
@@ -91,10 +90,10 @@ struct OutboxClient: Sendable {
         return try #require(try response.jsonObject()["callbacks"] as? [[String: Any]])
     }
 
-    /// The outbox once `done` holds for it (10 s at most).
+    /// The outbox once `done` holds for it (60 s at most: a loaded start has delayed callbacks by 30 s).
     func wait(_ what: String = "", sourceLocation: SourceLocation = #_sourceLocation,
               until done: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             let callbacks = try await list("?limit=1000")   // the page's most: every callback a test makes
             if done(callbacks) { return callbacks }

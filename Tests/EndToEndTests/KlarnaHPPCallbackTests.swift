@@ -108,6 +108,8 @@ final class CallbackListener: Sendable {
     }
 
     private let state: Locked<(received: [Received], failuresLeft: Int)>
+    /// One event per call received.
+    private let arrivals = EventCount()
 
     init(failuresFirst: Int) { state = Locked(([], failuresFirst)) }
 
@@ -122,20 +124,17 @@ final class CallbackListener: Sendable {
                 state.failuresLeft -= 1
                 return true
             }
+            arrivals.add()
             return fail ? .text("try again", status: .internalServerError) : .text("ok")
         }
         return router
     }
 
-    /// The calls so far once there are at least `count` (10 s at most).
+    /// The calls so far once there are at least `count` (an issue when ``EventCount``'s backstop passes first).
     func wait(for count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Received] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            let received = self.received
-            if received.count >= count { return received }
-            try await Task.sleep(for: .milliseconds(10))
+        if await !arrivals.wait(for: count) {
+            Issue.record("expected \(count) callbacks, got \(received.count)", sourceLocation: sourceLocation)
         }
-        Issue.record("expected \(count) callbacks, got \(received.count)", sourceLocation: sourceLocation)
         return received
     }
 }

@@ -76,7 +76,7 @@ struct ScenarioSpecialFileTests {
                 }
                 /// Opens the gate's write end (it succeeds only once the queue is in open(2)): the queue goes on.
                 func release() async throws {
-                    let deadline = ContinuousClock.now + .seconds(10)
+                    let deadline = ContinuousClock.now + .seconds(60)
                     while ContinuousClock.now < deadline {
                         let fd = open(gate, O_WRONLY | O_NONBLOCK)
                         if fd >= 0 { close(fd); return }
@@ -84,7 +84,7 @@ struct ScenarioSpecialFileTests {
                     }
                     Issue.record("the file queue never reached the gate")
                 }
-                let deadline = ContinuousClock.now + .seconds(10)
+                let deadline = ContinuousClock.now + .seconds(60)
                 while !blocked.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
                 try #require(blocked.withLock { $0 }, "the file queue never ran the blocking work")
 
@@ -123,7 +123,7 @@ struct ScenarioSpecialFileTests {
                 let client = KlarnaClient(server, namespace: uniqueNamespace("watch-fifo"))
                 /// Polls GET /__sandbox/scenarios for up to 10 s until `done` holds.
                 func eventually(_ what: String, _ done: ([String: Any]) -> Bool) async throws {
-                    let deadline = ContinuousClock.now + .seconds(10)
+                    let deadline = ContinuousClock.now + .seconds(60)
                     var last: [String: Any] = [:]
                     while ContinuousClock.now < deadline {
                         last = try await client.scenarioList()

@@ -77,7 +77,7 @@ struct StateFileCLITests {
                 defer { second.kill() }
                 let lost = try await KlarnaClient(again, namespace: StateFileTests.namespace, password: "secret").newSession()
                 let snapshot = Task { try? await StateFileTests.send(again, "POST", "/__sandbox/snapshot") }
-                let deadline = ContinuousClock.now + .seconds(10)
+                let deadline = ContinuousClock.now + .seconds(60)
                 while !second.stderr.contains("test pause:"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
                 try #require(second.stderr.contains("test pause:"), "the write never paused; stderr: \(second.stderr)")
                 #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).contains { $0.hasPrefix("state.json.tmp-") })
@@ -123,7 +123,7 @@ struct StateFileCLITests {
                 let server = RunningServer(port: try #require(CLITests.listeningPort(line)), inProcess: nil)
                 let session = try await KlarnaClient(server, namespace: StateFileTests.namespace, password: "secret").newSession()
                 // Written by the interval, without a signal or a request.
-                let deadline = ContinuousClock.now + .seconds(10)
+                let deadline = ContinuousClock.now + .seconds(60)
                 var written = ""
                 while !written.contains(session), ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(50))
