@@ -342,16 +342,21 @@ def one_run(binary, directory, kind, n):
     return ir, watcher
 
 
-def measure(binary, directory, kind, n1, n2):
+def two_runs(run, binary, directory, kind, n1, n2):
+    """Checks the arguments, then (Ir, watcher Ir) of RUN at N1 and at N2, the kind's unit, and when it started."""
     if kind not in KINDS:
         raise Failure("unknown kind %s (known: %s)" % (kind, " ".join(KINDS)))
     if not 0 <= n1 < n2:
         raise Failure("need 0 <= N1 < N2")
     os.makedirs(directory, exist_ok=True)
     started = time.monotonic()
-    ir1, watcher1 = one_run(binary, directory, kind, n1)
-    ir2, watcher2 = one_run(binary, directory, kind, n2)
+    first, second = run(binary, directory, kind, n1), run(binary, directory, kind, n2)
     _, unit, per_unit, _ = KINDS[kind]
+    return first, second, unit, per_unit, started
+
+
+def measure(binary, directory, kind, n1, n2):
+    (ir1, watcher1), (ir2, watcher2), unit, per_unit, started = two_runs(one_run, binary, directory, kind, n1, n2)
     raw = (ir2 - ir1) / (n2 - n1)
     if watcher1 is None or watcher2 is None:
         log("warning: ScenarioWatcher.fingerprint not found in the callgrind output: the figure includes the scenario"
@@ -380,17 +385,10 @@ def inprocess_run(binary, directory, kind, n):
 
 
 def measure_inprocess(binary, directory, kind, n1, n2):
-    if kind not in KINDS:
-        raise Failure("unknown kind %s (known: %s)" % (kind, " ".join(KINDS)))
-    if not 0 <= n1 < n2:
-        raise Failure("need 0 <= N1 < N2")
     os.makedirs(directory, exist_ok=True)
-    started = time.monotonic()
     stripped = os.path.join(directory, "inprocess-instructions")
     subprocess.run(["strip", "-g", "-o", stripped, binary], check=True)
-    ir1, watcher1 = inprocess_run(stripped, directory, kind, n1)
-    ir2, watcher2 = inprocess_run(stripped, directory, kind, n2)
-    _, unit, per_unit, _ = KINDS[kind]
+    (ir1, watcher1), (ir2, watcher2), unit, per_unit, started = two_runs(inprocess_run, stripped, directory, kind, n1, n2)
     per = (ir2 - (watcher2 or 0) - ir1 + (watcher1 or 0)) / (n2 - n1)
     print("kind=%s mode=inprocess unit=%s requests_per_unit=%d n1=%d ir1=%d n2=%d ir2=%d per_unit=%.0f per_request=%.0f"
           " seconds=%.0f" % (kind, unit, per_unit, n1, ir1, n2, ir2, per, per / per_unit, time.monotonic() - started))
