@@ -26,12 +26,18 @@ struct SwedbankPayClient: Sendable {
         self.namespace = namespace
     }
 
-    func send(_ method: String, _ path: String, body: String? = nil, contentType: String = "application/json;version=3.1",
-              headers extra: [(String, String)] = []) async throws -> RawResponse {
+    /// The merchant's credentials and namespace, as every request sends them.
+    var credentials: [(String, String)] {
         var headers: [(String, String)] = []
         let auth = authorization ?? "Bearer \(token)"
         if !auth.isEmpty { headers.append(("Authorization", auth)) }
         if let namespace { headers.append(("Sandbox-Namespace", namespace)) }
+        return headers
+    }
+
+    func send(_ method: String, _ path: String, body: String? = nil, contentType: String = "application/json;version=3.1",
+              headers extra: [(String, String)] = []) async throws -> RawResponse {
+        var headers = credentials
         if body != nil { headers.append(("Content-Type", contentType)) }
         return try await server.exchange(klarnaRequest(method, path, port: port, headers: headers + extra, body: body))
     }
@@ -57,11 +63,7 @@ struct SwedbankPayClient: Sendable {
 
     /// The entries `query` selects once there are at least `count` (``waitForJournalEntries(_:headers:_:count:sourceLocation:)``).
     func waitForJournal(_ query: String, count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [[String: Any]] {
-        var headers: [(String, String)] = []
-        let auth = authorization ?? "Bearer \(token)"
-        if !auth.isEmpty { headers.append(("Authorization", auth)) }
-        if let namespace { headers.append(("Sandbox-Namespace", namespace)) }
-        _ = try await waitForJournalEntries(server, headers: headers, query, count: count, sourceLocation: sourceLocation)
+        _ = try await waitForJournalEntries(server, headers: credentials, query, count: count, sourceLocation: sourceLocation)
         return try await journal(query)
     }
 
