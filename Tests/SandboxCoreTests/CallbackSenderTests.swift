@@ -10,17 +10,19 @@ import Testing
 struct CallbackSenderTests {
     let registry = NamespaceRegistry(clock: ManualClock())
 
-    /// The notes of the namespace's CALLBACK entries once there are `count` of them (30 s at most: a busy CI machine under
-    /// ThreadSanitizer can take seconds to start the first send task).
+    /// The notes of the namespace's CALLBACK entries once there are `count` of them: each entry is waited for as it is
+    /// journaled (``Journal/waitForEntry(_:after:timeout:where:)``), 120 s at most (a busy machine under
+    /// ThreadSanitizer has kept a send task from starting for over 30 s).
     func notes(_ journal: Journal, _ namespace: Namespace, count: Int) async throws -> [String] {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            let entries = journal.entries(namespace, .init()).filter { $0.method == "CALLBACK" }
-            if entries.count >= count { return entries.map(\.note) }
-            try await Task.sleep(for: .milliseconds(5))
+        var after = 0
+        for _ in 0..<count {
+            guard let entry = await journal.waitForEntry(namespace, after: after, timeout: .seconds(120), where: { $0.method == "CALLBACK" }) else {
+                Issue.record("fewer than \(count) CALLBACK entries")
+                return []
+            }
+            after = entry.sequence
         }
-        Issue.record("fewer than \(count) CALLBACK entries")
-        return []
+        return journal.entries(namespace, .init()).filter { $0.method == "CALLBACK" }.map(\.note)
     }
 
     @Test("each schedule words its calls: attempt n/m and retry in s, or call n/m and the offset after the first call")
@@ -44,9 +46,9 @@ struct CallbackSenderTests {
         }
     }
 
-    /// Until `done` holds (30 s at most, for the reason above).
+    /// Until `done` holds (120 s at most, for the reason above).
     func eventually(_ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ done: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while !done() {
             guard ContinuousClock.now < deadline else {
                 Issue.record("never happened: \(what)", sourceLocation: sourceLocation)
