@@ -14,6 +14,9 @@ final class EventCount: Sendable {
 
     private let state = Locked<(count: Int, waiters: [UUID: Waiter])>((0, [:]))
 
+    /// The events so far.
+    var count: Int { state.withLock { $0.count } }
+
     /// Counts one event; wakes the waits it completes.
     func add() {
         let done = state.withLock { state -> [Waiter] in

@@ -26,7 +26,7 @@ extension RunningServer {
     /// The one request function: sends `request` (the bytes a client writes) and returns the first response, over
     /// this server's transport. A dropped connection throws ``RawClientError/closedBeforeResponse(partial:)`` with
     /// nothing received, on either transport.
-    func exchange(_ request: String, toHEAD: Bool = false, timeout: Duration = .seconds(5)) async throws -> RawResponse {
+    func exchange(_ request: String, toHEAD: Bool = false, timeout: Duration = .seconds(30)) async throws -> RawResponse {
         guard let sandbox = inProcess else {
             return try await RawClient.exchange(port: port, request, toHEAD: toHEAD, timeout: timeout)
         }

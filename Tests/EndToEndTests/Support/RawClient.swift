@@ -327,11 +327,11 @@ final class RawClient: Sendable {
     }
 
     /// Reads one response. 1xx interim responses are returned like any other; call again for the final one.
-    func readResponse(toHEAD: Bool = false, timeout: Duration = .seconds(5)) async throws -> RawResponse {
+    func readResponse(toHEAD: Bool = false, timeout: Duration = .seconds(30)) async throws -> RawResponse {
         try await onThread { [self] in try readResponseBlocking(toHEAD: toHEAD, timeout: timeout) }
     }
 
-    func readResponseBlocking(toHEAD: Bool = false, timeout: Duration = .seconds(5)) throws -> RawResponse {
+    func readResponseBlocking(toHEAD: Bool = false, timeout: Duration = .seconds(30)) throws -> RawResponse {
         let deadline = monotonicNow() + timeout.totalNanoseconds
         while true {
             let (snapshot, eof, reset) = state.withLock { ($0.buffer, $0.eof, $0.reset) }
@@ -397,7 +397,7 @@ final class RawClient: Sendable {
     // MARK: Conveniences
 
     /// Connects, sends `request`, reads one response and closes.
-    static func exchange(port: Int, _ request: String, toHEAD: Bool = false, timeout: Duration = .seconds(5)) async throws -> RawResponse {
+    static func exchange(port: Int, _ request: String, toHEAD: Bool = false, timeout: Duration = .seconds(30)) async throws -> RawResponse {
         let client = try await connect(port: port)
         defer { client.close() }
         try await client.send(request)
