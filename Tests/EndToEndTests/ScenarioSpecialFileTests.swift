@@ -166,8 +166,8 @@ struct ScenarioSpecialFileTests {
             let child = try await Self.pausedWhileLoading(["validate", "scenarios"])
             defer { child.kill() }
             child.terminate()
-            let status = try await child.waitForExit(timeout: .seconds(10))
-            #expect(status == 143, "exit status \(String(describing: status)) (nil: still running after 10 s); stderr: \(child.stderr)")
+            let status = try await child.waitForExit(timeout: .seconds(60))
+            #expect(status == 143, "exit status \(String(describing: status)) (nil: still running after 60 s); stderr: \(child.stderr)")
             #expect(child.stderr.hasSuffix("payment-sandbox: validate: SIGTERM received, stopping\n"), "\(child.stderr)")
             #expect(child.stdout.isEmpty)
         }
@@ -179,8 +179,8 @@ struct ScenarioSpecialFileTests {
             let child = try await Self.pausedWhileLoading(["--port", "0", "--quiet"])
             defer { child.kill() }
             child.interrupt()
-            let status = try await child.waitForExit(timeout: .seconds(10))
-            #expect(status == 130, "exit status \(String(describing: status)) (nil: still running after 10 s); stderr: \(child.stderr)")
+            let status = try await child.waitForExit(timeout: .seconds(60))
+            #expect(status == 130, "exit status \(String(describing: status)) (nil: still running after 60 s); stderr: \(child.stderr)")
             #expect(child.stderr.hasSuffix("payment-sandbox: SIGINT received while starting; not started\n"), "\(child.stderr)")
             #expect(!child.stdout.contains("listening"))
         }

@@ -111,9 +111,9 @@ struct StateFileLinkTests {
         try await withStateDirectory { directory in
             let (path, reason) = try Self.specialFile(kind, in: directory)
             let (status, stdout, stderr) = try await ResourceGate.shared {
-                try await ChildProcess.run(try CLITests.binary(), ["--port", "0", "--quiet", "--state-file", path], timeout: .seconds(20))
+                try await ChildProcess.run(try CLITests.binary(), ["--port", "0", "--quiet", "--state-file", path], timeout: .seconds(60))
             }
-            #expect(status == 1, "exit status \(String(describing: status)) (nil: still running after 20 s); stderr: \(stderr)")
+            #expect(status == 1, "exit status \(String(describing: status)) (nil: still running after 60 s); stderr: \(stderr)")
             #expect(stderr == "payment-sandbox: not starting: state file \(path): \(reason)\n")
             #expect(!stdout.contains("listening"))
         }
