@@ -23,8 +23,9 @@ final class Counter: Sendable {
 @Suite("Lifecycle")
 struct LifecycleTests {
     /// The request is held in its handler until stop() has begun (the server no longer reports a port), so that it
-    /// is surely in flight when the stop comes, however long a loaded machine takes to start the stopping task. One
-    /// event loop: the stop and the handler's answer reach it in that order.
+    /// is in flight when the stop comes, however long a loaded machine takes to start the stopping task. stop()
+    /// queues the stop for the loop right after the port goes, long before the released handler's answer can reach
+    /// it; one event loop, so both go through the same queue.
     @Test("stop() lets an in-flight request finish with Connection: close, then refuses new connections")
     func gracefulStop() async throws {
         let started = Counter(), released = EventCount()
