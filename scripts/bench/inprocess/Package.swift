@@ -17,12 +17,15 @@ let package = Package(
             .product(name: "PaymentSandbox", package: repository.lastPathComponent),
             .product(name: "PaymentSandboxTesting", package: repository.lastPathComponent),
         ]),
+        .target(name: "BenchRequests"),
         .executableTarget(name: "inprocess-instructions", dependencies: [
+            "BenchRequests",
             .product(name: "PaymentSandbox", package: repository.lastPathComponent),
             .product(name: "PaymentSandboxTesting", package: repository.lastPathComponent),
         ]),
         .target(name: "HeapStatistics"),
         .executableTarget(name: "memory-per-flow", dependencies: [
+            "BenchRequests",
             "HeapStatistics",
             .product(name: "PaymentSandbox", package: repository.lastPathComponent),
             .product(name: "PaymentSandboxTesting", package: repository.lastPathComponent),

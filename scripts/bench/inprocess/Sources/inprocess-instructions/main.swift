@@ -11,21 +11,11 @@
 // mostly the sandbox's own work; SandboxClient's building of each URLRequest and SandboxResponse is counted in it.
 // The main thread waits on a semaphore (the work is a detached task: top-level code is the main actor's) rather than
 // running Dispatch's main queue: valgrind 3.19 crashes in the signal thread that a top-level `await` makes of it.
+import BenchRequests
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
 
-struct BenchFailure: Error, CustomStringConvertible {
-    var description: String
-}
-
-let cart = #"""
-{"purchase_country":"GB","purchase_currency":"GBP","locale":"en-GB","order_amount":62400,"order_tax_amount":10400,\#
-"order_lines":[{"type":"physical","name":"Battery Power Pack","quantity":1,"unit_price":59500,"tax_rate":2000,\#
-"total_amount":59500,"total_tax_amount":9917},{"type":"shipping_fee","name":"Shipping","quantity":1,"unit_price":2900,\#
-"tax_rate":2000,"total_amount":2900,"total_tax_amount":483}]}
-"""#
-let order = String(cart.dropLast()) + #","billing_address":{"postal_code":"W1S 3BE"}}"#
 let klarnaAuth = (user: "kp-instr-0", password: "secret")
 let swedbankPayHeaders = ["Authorization": "Bearer spay-instr-0", "Content-Type": "application/json;version=3.1"]
 
@@ -60,7 +50,7 @@ func firstIndex(of needle: [UInt8], in bytes: [UInt8], from: Int) -> Int? {
 }
 
 func klarnaSession(_ client: SandboxClient) async throws -> String {
-    try member("session_id", in: expect(try await client.send("POST", "/payments/v1/sessions", json: cart, basicAuth: klarnaAuth), 200, "session"))
+    try member("session_id", in: expect(try await client.send("POST", "/payments/v1/sessions", json: klarnaCart, basicAuth: klarnaAuth), 200, "session"))
 }
 
 func klarnaFlow(_ client: SandboxClient) async throws {
@@ -68,7 +58,7 @@ func klarnaFlow(_ client: SandboxClient) async throws {
     let authorized = try await client.send("POST", "/__sandbox/klarna/payments/sessions/\(session)/authorize",
                                            json: #"{"jsonData":{"billing_address":{"postal_code":"W1S 3BE"}}}"#, basicAuth: klarnaAuth)
     let token = try member("authorization_token", in: expect(authorized, 200, "authorize"))
-    let created = try await client.send("POST", "/payments/v1/authorizations/\(token)/order", json: order, basicAuth: klarnaAuth)
+    let created = try await client.send("POST", "/payments/v1/authorizations/\(token)/order", json: klarnaOrder, basicAuth: klarnaAuth)
     let orderID = try member("order_id", in: expect(created, 200, "order"))
     _ = try expect(try await client.send("POST", "/ordermanagement/v1/orders/\(orderID)/captures",
                                          json: #"{"captured_amount":62400,"description":"Shipped"}"#,

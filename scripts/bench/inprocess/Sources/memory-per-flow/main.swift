@@ -19,6 +19,7 @@
 // Run:    memory-per-flow [--flows 20000] [--warmup 2000]
 // Prints: klarna_kib_per_flow=... swedbankpay_kib_per_order=... klarna_rss_kib_per_flow=... swedbankpay_rss_kib_per_order=... flows=...
 //         klarna_steps: session=... authorize=... order=... read=... capture=... | swedbankpay_steps: create=... pay=... capture=...
+import BenchRequests
 import Foundation
 import PaymentSandbox
 import PaymentSandboxTesting
@@ -57,22 +58,10 @@ func residentBytes() -> Int? {
     return kib * 1024
 }
 
-struct BenchFailure: Error, CustomStringConvertible {
-    var description: String
-}
-
 func json(_ response: SandboxResponse, _ expected: Int, _ what: String) throws -> [String: Any] {
     guard response.status.code == expected else { throw BenchFailure(description: "\(what): \(response.status) \(response.text)") }
     return response.jsonObject() ?? [:]
 }
-
-let klarnaCart = #"""
-{"purchase_country":"GB","purchase_currency":"GBP","locale":"en-GB","order_amount":62400,"order_tax_amount":10400,\#
-"order_lines":[{"type":"physical","name":"Battery Power Pack","quantity":1,"unit_price":59500,"tax_rate":2000,\#
-"total_amount":59500,"total_tax_amount":9917},{"type":"shipping_fee","name":"Shipping","quantity":1,"unit_price":2900,\#
-"tax_rate":2000,"total_amount":2900,"total_tax_amount":483}]}
-"""#
-let klarnaOrder = String(klarnaCart.dropLast()) + #","billing_address":{"postal_code":"W1S 3BE"}}"#
 
 /// A flow as steps, each run for every flow before the next (so the heap growth of each step shows on its own); a step
 /// gets the flow's number and what the previous step returned.
